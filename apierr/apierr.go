@@ -1,0 +1,161 @@
+// Package apierr defines the gateway error object and writes it in the
+// gateway error shape, {"error": {...}}, or in the Anthropic envelope for
+// /v1/messages callers.
+package apierr
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+)
+
+// Error types of the gateway error object (spec part 7).
+const (
+	TypeProvider       = "provider_error"
+	TypeRateLimit      = "rate_limit_error"
+	TypeInvalidRequest = "invalid_request_error"
+	TypeAuthentication = "authentication_error"
+	TypeNotFound       = "not_found_error"
+)
+
+// Error is the gateway error object. It implements error so it can travel
+// through ordinary Go error returns and be recovered with errors.As.
+type Error struct {
+	// Type is one of the Type* constants.
+	Type string `json:"type"`
+	// Message is a human-readable explanation. It never contains a secret.
+	Message string `json:"message"`
+	// Code is a machine-readable reason, or null.
+	Code *string `json:"code"`
+	// Param names the offending request parameter, or null.
+	Param *string `json:"param"`
+	// Provider is the provider instance involved, if any.
+	Provider string `json:"provider"`
+	// StatusCode is the HTTP status sent with the error.
+	StatusCode int `json:"status_code"`
+	// RetryAfter, when positive, is sent as the Retry-After header in
+	// seconds. It is not part of the body.
+	RetryAfter int `json:"-"`
+}
+
+// Error implements the error interface.
+func (e *Error) Error() string { return e.Message }
+
+// New returns an error of the given status and type.
+func New(status int, typ, message string) *Error {
+	return &Error{Type: typ, Message: message, StatusCode: status}
+}
+
+// WithCode sets the machine-readable code and returns e.
+func (e *Error) WithCode(code string) *Error { e.Code = &code; return e }
+
+// WithParam sets the offending parameter and returns e.
+func (e *Error) WithParam(param string) *Error { e.Param = &param; return e }
+
+// WithProvider sets the provider name and returns e.
+func (e *Error) WithProvider(name string) *Error { e.Provider = name; return e }
+
+// InvalidRequest is a 400 invalid_request_error.
+func InvalidRequest(message string) *Error {
+	return New(http.StatusBadRequest, TypeInvalidRequest, message)
+}
+
+// NotFound is a 404 not_found_error.
+func NotFound(message string) *Error {
+	return New(http.StatusNotFound, TypeNotFound, message)
+}
+
+// Unauthorized is a 401 authentication_error.
+func Unauthorized(message string) *Error {
+	return New(http.StatusUnauthorized, TypeAuthentication, message)
+}
+
+// ProviderError is a provider_error with the given status (5xx from the
+// upstream, 502 unreachable, 504 timeout).
+func ProviderError(status int, provider, message string) *Error {
+	return New(status, TypeProvider, message).WithProvider(provider)
+}
+
+// From returns err as an *Error, wrapping any other error as a 500
+// provider_error whose message is err's text.
+func From(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return New(http.StatusInternalServerError, TypeProvider, err.Error())
+}
+
+// Write sends err in the gateway error shape.
+func Write(w http.ResponseWriter, err error) {
+	e := From(err)
+	body, _ := json.Marshal(struct {
+		Error *Error `json:"error"`
+	}{e})
+	writeBody(w, e, body)
+}
+
+// WriteAnthropic sends err in the Anthropic error envelope, used on
+// /v1/messages routes.
+func WriteAnthropic(w http.ResponseWriter, err error) {
+	e := From(err)
+	body, _ := json.Marshal(struct {
+		Type  string `json:"type"`
+		Error struct {
+			Type    string `json:"type"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}{Type: "error", Error: struct {
+		Type    string `json:"type"`
+		Message string `json:"message"`
+	}{Type: AnthropicType(e), Message: e.Message}})
+	writeBody(w, e, body)
+}
+
+// AnthropicType maps a gateway error onto the closest Anthropic error type.
+func AnthropicType(e *Error) string {
+	switch {
+	case e.StatusCode == http.StatusUnauthorized:
+		return "authentication_error"
+	case e.StatusCode == http.StatusForbidden:
+		return "permission_error"
+	case e.StatusCode == http.StatusNotFound:
+		return "not_found_error"
+	case e.StatusCode == http.StatusRequestEntityTooLarge:
+		return "request_too_large"
+	case e.StatusCode == http.StatusTooManyRequests:
+		return "rate_limit_error"
+	case e.StatusCode == 529:
+		return "overloaded_error"
+	case e.StatusCode >= 500:
+		return "api_error"
+	default:
+		return "invalid_request_error"
+	}
+}
+
+func writeBody(w http.ResponseWriter, e *Error, body []byte) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	if e.RetryAfter > 0 {
+		h.Set("Retry-After", strconv.Itoa(e.RetryAfter))
+	}
+	status := e.StatusCode
+	if status < 400 || status > 599 {
+		status = http.StatusInternalServerError
+	}
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// WriteFor sends err in the envelope the route's clients expect: the
+// Anthropic one on /v1/messages, the gateway shape everywhere else.
+func WriteFor(w http.ResponseWriter, r *http.Request, err error) {
+	if len(r.URL.Path) >= 12 && r.URL.Path[:12] == "/v1/messages" {
+		WriteAnthropic(w, err)
+		return
+	}
+	Write(w, err)
+}

@@ -1,0 +1,67 @@
+package apierr
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http/httptest"
+	"testing"
+)
+
+func TestWriteGatewayShape(t *testing.T) {
+	rec := httptest.NewRecorder()
+	e := NotFound("model \"x\" not found").WithCode("model_not_found").WithParam("model")
+	e.RetryAfter = 3
+	Write(rec, fmt.Errorf("wrapped: %w", e))
+	if rec.Code != 404 {
+		t.Fatalf("status %d", rec.Code)
+	}
+	if rec.Header().Get("Retry-After") != "3" {
+		t.Fatalf("Retry-After %q", rec.Header().Get("Retry-After"))
+	}
+	var got struct {
+		Error map[string]any `json:"error"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"type": "not_found_error", "message": "model \"x\" not found", "code": "model_not_found",
+		"param": "model", "provider": "", "status_code": float64(404)}
+	for k, v := range want {
+		if got.Error[k] != v {
+			t.Errorf("%s = %v, want %v", k, got.Error[k], v)
+		}
+	}
+}
+
+func TestWriteNullCodeAndPlainError(t *testing.T) {
+	rec := httptest.NewRecorder()
+	Write(rec, errors.New("boom"))
+	if rec.Code != 500 {
+		t.Fatalf("status %d", rec.Code)
+	}
+	var got struct {
+		Error map[string]any `json:"error"`
+	}
+	_ = json.Unmarshal(rec.Body.Bytes(), &got)
+	if v, ok := got.Error["code"]; !ok || v != nil {
+		t.Fatalf("code should be null, got %v (present %v)", v, ok)
+	}
+}
+
+func TestWriteAnthropicEnvelope(t *testing.T) {
+	rec := httptest.NewRecorder()
+	WriteAnthropic(rec, Unauthorized("missing key"))
+	var got struct {
+		Type  string `json:"type"`
+		Error struct {
+			Type, Message string
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if rec.Code != 401 || got.Type != "error" || got.Error.Type != "authentication_error" || got.Error.Message != "missing key" {
+		t.Fatalf("got %d %+v", rec.Code, got)
+	}
+}

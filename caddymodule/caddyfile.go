@@ -1,0 +1,217 @@
+package caddymodule
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
+	"github.com/dustin/go-humanize"
+
+	"github.com/modelgate/modelgate/config"
+)
+
+func init() {
+	httpcaddyfile.RegisterGlobalOption("modelgate", parseGlobalOption)
+}
+
+// parseGlobalOption parses the `modelgate` global option block:
+//
+//	modelgate {
+//		storage          <path>
+//		master_key       [<key>]
+//		config_file      <path>
+//		user_path_header <header>
+//		max_request_body <size>
+//		entitlements     <name...>
+//		admin {
+//			endpoints_enabled     <bool>
+//			ui_enabled            <bool>
+//			live_logs_enabled     <bool>
+//			legacy_alias          auto|on|off
+//			allow_unauthenticated <bool>
+//		}
+//		provider <name> {
+//			type        <type>
+//			api_key     [<key>]
+//			base_url    <url>
+//			models      <id...>
+//			models_mode fallback|allowlist
+//			api_version <version>
+//			timeout     <duration>
+//			latency     <duration>
+//		}
+//	}
+func parseGlobalOption(d *caddyfile.Dispenser, existing any) (any, error) {
+	app := new(App)
+	if existing != nil {
+		return nil, d.Err("the modelgate global option may appear only once")
+	}
+	d.Next() // option name
+	if d.NextArg() {
+		return nil, d.ArgErr()
+	}
+	for d.NextBlock(0) {
+		var err error
+		switch d.Val() {
+		case "storage":
+			app.Storage, err = oneArg(d)
+		case "master_key":
+			app.MasterKey, err = optionalArg(d)
+		case "config_file":
+			app.ConfigFile, err = oneArg(d)
+		case "user_path_header":
+			app.Server.UserPathHeader, err = oneArg(d)
+		case "max_request_body":
+			var v string
+			if v, err = oneArg(d); err == nil {
+				var n uint64
+				if n, err = humanize.ParseBytes(v); err != nil {
+					return nil, d.Errf("max_request_body: %v", err)
+				}
+				app.Server.MaxRequestBodyBytes = int64(n)
+			}
+		case "entitlements":
+			app.Entitlements = append(app.Entitlements, d.RemainingArgs()...)
+		case "admin":
+			err = parseAdmin(d, &app.Admin)
+		case "provider":
+			var p config.Provider
+			if p, err = parseProvider(d); err == nil {
+				if _, dup := app.Providers.Get(p.Name); dup {
+					return nil, d.Errf("provider %q is defined twice", p.Name)
+				}
+				app.Providers = append(app.Providers, p)
+			}
+		default:
+			return nil, d.Errf("unrecognized modelgate option %q", d.Val())
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return httpcaddyfile.App{Name: "modelgate", Value: caddyconfig.JSON(app, nil)}, nil
+}
+
+func oneArg(d *caddyfile.Dispenser) (string, error) {
+	name := d.Val()
+	if !d.NextArg() {
+		return "", d.ArgErr()
+	}
+	v := d.Val()
+	if d.NextArg() {
+		return "", d.Errf("%s takes one argument", name)
+	}
+	return v, nil
+}
+
+// optionalArg is oneArg for settings usually filled from an environment
+// placeholder such as {$GATEWAY_MASTER_KEY}: when the variable is unset the
+// token vanishes, which means "not set" rather than a syntax error.
+func optionalArg(d *caddyfile.Dispenser) (string, error) {
+	args := d.RemainingArgs()
+	switch len(args) {
+	case 0:
+		return "", nil
+	case 1:
+		return args[0], nil
+	}
+	return "", d.ArgErr()
+}
+
+func boolArg(d *caddyfile.Dispenser) (*bool, error) {
+	v, err := oneArg(d)
+	if err != nil {
+		return nil, err
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return nil, d.Errf("%s: %q is not a boolean", d.Val(), v)
+	}
+	return &b, nil
+}
+
+func durationArg(d *caddyfile.Dispenser) (time.Duration, error) {
+	v, err := oneArg(d)
+	if err != nil {
+		return 0, err
+	}
+	dur, err := caddy.ParseDuration(v)
+	if err != nil {
+		return 0, d.Errf("%q is not a duration: %v", v, err)
+	}
+	return dur, nil
+}
+
+func parseAdmin(d *caddyfile.Dispenser, a *config.Admin) error {
+	if d.NextArg() {
+		return d.ArgErr()
+	}
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		var err error
+		switch d.Val() {
+		case "endpoints_enabled":
+			a.EndpointsEnabled, err = boolArg(d)
+		case "ui_enabled":
+			a.UIEnabled, err = boolArg(d)
+		case "live_logs_enabled":
+			a.LiveLogsEnabled, err = boolArg(d)
+		case "allow_unauthenticated":
+			a.AllowUnauthenticated, err = boolArg(d)
+		case "legacy_alias":
+			a.LegacyAlias, err = oneArg(d)
+		default:
+			return d.Errf("unrecognized admin option %q", d.Val())
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func parseProvider(d *caddyfile.Dispenser) (config.Provider, error) {
+	var p config.Provider
+	if !d.NextArg() {
+		return p, d.ArgErr()
+	}
+	p.Name = d.Val()
+	if d.NextArg() {
+		return p, d.ArgErr()
+	}
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		var err error
+		switch d.Val() {
+		case "type":
+			p.Type, err = oneArg(d)
+		case "api_key":
+			p.APIKey, err = optionalArg(d)
+		case "base_url":
+			p.BaseURL, err = oneArg(d)
+		case "models":
+			p.Models = append(p.Models, d.RemainingArgs()...)
+		case "models_mode":
+			p.ModelsMode, err = oneArg(d)
+		case "api_version":
+			p.APIVersion, err = oneArg(d)
+		case "timeout":
+			var dur time.Duration
+			if dur, err = durationArg(d); err == nil {
+				p.TimeoutSeconds = int((dur + time.Second - 1) / time.Second)
+			}
+		case "latency":
+			var dur time.Duration
+			if dur, err = durationArg(d); err == nil {
+				p.LatencyMS = int(dur / time.Millisecond)
+			}
+		default:
+			return p, d.Errf("provider %s: unrecognized option %q", p.Name, d.Val())
+		}
+		if err != nil {
+			return p, err
+		}
+	}
+	return p, nil
+}

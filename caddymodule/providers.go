@@ -1,0 +1,75 @@
+package caddymodule
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/modelgate/modelgate/config"
+	"github.com/modelgate/modelgate/providers"
+	"github.com/modelgate/modelgate/providers/mock"
+)
+
+// buildProviders turns configured instances into registry entries.
+// Types whose adapter belongs to later work are skipped with a warning.
+func buildProviders(ps config.Providers, logger *zap.Logger) ([]providers.Entry, error) {
+	entries := make([]providers.Entry, 0, len(ps))
+	ua := "modelgate/" + Version
+	for _, p := range ps {
+		var client *http.Client
+		switch p.Type {
+		case "openai", "azure", "groq", "xai", "deepseek", "openrouter", "mistral", "ollama", "vllm", "gemini":
+			client = &http.Client{Transport: upstreamTransport(time.Duration(p.TimeoutSeconds) * time.Second)}
+		case "mock":
+			client = &http.Client{Transport: mock.NewTransport(mock.Options{
+				Latency: time.Duration(p.LatencyMS) * time.Millisecond,
+			})}
+			if p.BaseURL == "" {
+				p.BaseURL = "http://mock.invalid/v1"
+			}
+		case "anthropic", "elevenlabs":
+			logger.Warn("provider type not served yet; instance skipped",
+				zap.String("provider", p.Name), zap.String("type", p.Type))
+			continue
+		default:
+			return nil, fmt.Errorf("providers.%s.type: unknown provider type %q", p.Name, p.Type)
+		}
+		adapter := providers.NewOpenAICompat(providers.OpenAICompatOptions{
+			Name: p.Name, Type: p.Type, BaseURL: p.BaseURL, APIKey: p.APIKey,
+			APIVersion: p.APIVersion, Client: client, UserAgent: ua,
+		})
+		entries = append(entries, providers.Entry{
+			Provider:  adapter,
+			Models:    p.Models,
+			Allowlist: p.ModelsMode == "allowlist",
+		})
+	}
+	return entries, nil
+}
+
+// upstreamTransport is the HTTP transport for one provider instance:
+// pooled keep-alive connections, bounded connect and TLS time, and
+// headerTimeout as the wait for the upstream's response headers.
+func upstreamTransport(headerTimeout time.Duration) *http.Transport {
+	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+	return &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           dialer.DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          1024,
+		MaxIdleConnsPerHost:   256,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ExpectContinueTimeout: time.Second,
+		ResponseHeaderTimeout: headerTimeout,
+		// Bodies pass through as the upstream sent them; transparent
+		// decompression would buffer streams.
+		DisableCompression: true,
+	}
+}
+
+// Version is Modelgate's release version.
+const Version = "0.1.0-dev"

@@ -1,0 +1,126 @@
+package config
+
+import "time"
+
+// Ptr returns a pointer to v; handy for building configs in code.
+func Ptr[T any](v T) *T { return &v }
+
+// Bool returns *p, or def when p is nil.
+func Bool(p *bool, def bool) bool {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+// Int returns *p, or def when p is nil.
+func Int(p *int, def int) int {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+// Int64 returns *p, or def when p is nil.
+func Int64(p *int64, def int64) int64 {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+func seconds(n, def int) time.Duration {
+	if n == 0 {
+		n = def
+	}
+	return time.Duration(n) * time.Second
+}
+
+// ModelsRefresh is how often provider model listings are refreshed.
+func (s Server) ModelsRefresh() time.Duration {
+	return seconds(s.ModelsRefreshSeconds, DefaultModelsRefreshSeconds)
+}
+
+// ModelsTimeout bounds one provider's model listing request.
+func (s Server) ModelsTimeout() time.Duration {
+	return seconds(s.ModelsTimeoutSeconds, DefaultModelsTimeoutSeconds)
+}
+
+// EndpointsOn reports whether the admin REST API is enabled.
+func (a Admin) EndpointsOn() bool { return Bool(a.EndpointsEnabled, DefaultAdminEndpointsEnabled) }
+
+// UIOn reports whether the dashboard is enabled. It is false whenever the
+// admin API is off.
+func (a Admin) UIOn() bool { return a.EndpointsOn() && Bool(a.UIEnabled, DefaultAdminUIEnabled) }
+
+// LiveLogsOn reports whether the dashboard opens the live log stream.
+func (a Admin) LiveLogsOn() bool { return Bool(a.LiveLogsEnabled, DefaultLiveLogsEnabled) }
+
+// UnauthenticatedAllowed reports whether admin.allow_unauthenticated is on.
+func (a Admin) UnauthenticatedAllowed() bool {
+	return Bool(a.AllowUnauthenticated, DefaultAllowUnauthenticated)
+}
+
+// LegacyAliasMode returns auto, on or off.
+func (a Admin) LegacyAliasMode() string {
+	if a.LegacyAlias == "" {
+		return DefaultLegacyAlias
+	}
+	return a.LegacyAlias
+}
+
+// On reports whether audit logging is enabled.
+func (l Logging) On() bool { return Bool(l.Enabled, DefaultLoggingEnabled) }
+
+// BodiesOn reports whether bodies are recorded in audit entries.
+func (l Logging) BodiesOn() bool { return Bool(l.LogBodies, DefaultLogBodies) }
+
+// HeadersOn reports whether headers are recorded in audit entries.
+func (l Logging) HeadersOn() bool { return Bool(l.LogHeaders, DefaultLogHeaders) }
+
+// Retention is how long audit entries are kept; 0 keeps them forever.
+func (l Logging) Retention() time.Duration {
+	return time.Duration(Int(l.RetentionDays, DefaultRetentionDays)) * 24 * time.Hour
+}
+
+// BodyLimit is the largest body, in bytes, recorded in an audit entry.
+func (l Logging) BodyLimit() int64 { return Int64(l.MaxBodyBytes, DefaultLogMaxBodyBytes) }
+
+// On reports whether usage tracking is enabled.
+func (u Usage) On() bool { return Bool(u.Enabled, DefaultUsageEnabled) }
+
+// On reports whether the response cache is enabled.
+func (c Cache) On() bool { return Bool(c.Enabled, DefaultCacheEnabled) }
+
+// TTL is how long a cached response is served.
+func (c Cache) TTL() time.Duration {
+	return time.Duration(Int(c.TTLSeconds, DefaultCacheTTLSeconds)) * time.Second
+}
+
+// On reports whether rate limiting is enabled.
+func (r RateLimits) On() bool { return Bool(r.Enabled, DefaultRateLimitsEnabled) }
+
+// FlushEvery is the period between counter snapshots; 0 means no periodic
+// write.
+func (r RateLimits) FlushEvery() time.Duration {
+	return time.Duration(Int(r.FlushInterval, DefaultFlushInterval)) * time.Second
+}
+
+// On reports whether budget management is enabled.
+func (b Budgets) On() bool { return Bool(b.Enabled, DefaultBudgetsEnabled) }
+
+// Timeout bounds the wait for the upstream's response headers.
+func (p Provider) Timeout() time.Duration {
+	return seconds(p.TimeoutSeconds, DefaultProviderTimeoutSeconds)
+}
+
+// Latency is the mock provider's artificial delay before the first byte.
+func (p Provider) Latency() time.Duration { return time.Duration(p.LatencyMS) * time.Millisecond }
+
+// Mode returns the provider's models mode, fallback when unset.
+func (p Provider) Mode() string {
+	if p.ModelsMode == "" {
+		return DefaultModelsMode
+	}
+	return p.ModelsMode
+}

@@ -1,0 +1,161 @@
+// Package config holds Modelgate's configuration schema and the rules for
+// layering it: built-in defaults, the YAML config file, the Caddy app config
+// (Caddyfile or JSON) and environment variables, highest precedence last.
+//
+// The package does not import Caddy; the caddymodule package feeds it.
+package config
+
+// Config is the whole gateway configuration. The same structure is the YAML
+// file's schema and is embedded in the Caddy app's JSON config, so a setting
+// has one name everywhere. Optional booleans and numbers are pointers so that
+// a layer can tell "not set" from "set to the zero value".
+type Config struct {
+	// Storage is the path of the embedded bbolt database file.
+	// Default ./data/modelgate.db; env MODELGATE_DATA_PATH.
+	Storage string `yaml:"storage,omitempty" json:"storage,omitempty"`
+
+	// MasterKey is the gateway master credential; it always has admin
+	// access. Env GATEWAY_MASTER_KEY.
+	MasterKey string `yaml:"master_key,omitempty" json:"master_key,omitempty"`
+
+	// Server holds request-handling settings.
+	Server Server `yaml:"server,omitempty" json:"server,omitzero"`
+
+	// Admin holds the admin API and dashboard switches.
+	Admin Admin `yaml:"admin,omitempty" json:"admin,omitzero"`
+
+	// Logging holds the audit-log settings.
+	Logging Logging `yaml:"logging,omitempty" json:"logging,omitzero"`
+
+	// Usage holds the usage-tracking settings.
+	Usage Usage `yaml:"usage,omitempty" json:"usage,omitzero"`
+
+	// Cache holds the response-cache settings.
+	Cache Cache `yaml:"cache,omitempty" json:"cache,omitzero"`
+
+	// Providers are the upstream provider instances, in configuration order.
+	// Order matters: a bare model name served by several providers routes to
+	// the first of them.
+	Providers Providers `yaml:"providers,omitempty" json:"providers,omitempty"`
+
+	// VirtualModels are declarative aliases (see the virtual-model issue).
+	VirtualModels []any `yaml:"virtual_models,omitempty" json:"virtual_models,omitempty"`
+
+	// Failover maps a primary model to an ordered list of fallback selectors.
+	Failover map[string][]string `yaml:"failover,omitempty" json:"failover,omitempty"`
+
+	// RateLimits holds rate-limit settings and seeded rules.
+	RateLimits RateLimits `yaml:"rate_limits,omitempty" json:"rate_limits,omitzero"`
+
+	// Budgets holds budget settings and seeded budgets.
+	Budgets Budgets `yaml:"budgets,omitempty" json:"budgets,omitzero"`
+
+	// Passthrough holds the /p/<provider>/ passthrough settings.
+	Passthrough Passthrough `yaml:"passthrough,omitempty" json:"passthrough,omitzero"`
+
+	// Entitlements lists paid features that are switched on, such as
+	// quota_templates. Env GATEWAY_ENTITLEMENTS (comma-separated).
+	Entitlements []string `yaml:"entitlements,omitempty" json:"entitlements,omitempty"`
+}
+
+// Server holds request-handling settings.
+type Server struct {
+	// UserPathHeader is the request header that carries the caller's user
+	// path. Default X-Modelgate-User-Path; env USER_PATH_HEADER.
+	UserPathHeader string `yaml:"user_path_header,omitempty" json:"user_path_header,omitempty"`
+
+	// MaxRequestBodyBytes caps the size of a model request body; larger
+	// bodies get 413. Default 32 MiB; env MAX_REQUEST_BODY_BYTES.
+	MaxRequestBodyBytes int64 `yaml:"max_request_body_bytes,omitempty" json:"max_request_body_bytes,omitempty"`
+
+	// ModelsRefreshSeconds is how often provider model listings are
+	// refreshed in the background. Default 300.
+	ModelsRefreshSeconds int `yaml:"models_refresh_seconds,omitempty" json:"models_refresh_seconds,omitempty"`
+
+	// ModelsTimeoutSeconds bounds one provider's model listing request.
+	// Default 10.
+	ModelsTimeoutSeconds int `yaml:"models_timeout_seconds,omitempty" json:"models_timeout_seconds,omitempty"`
+}
+
+// Admin holds the admin API and dashboard switches.
+type Admin struct {
+	// EndpointsEnabled turns the admin REST API on or off (default on).
+	// Env ADMIN_ENDPOINTS_ENABLED.
+	EndpointsEnabled *bool `yaml:"endpoints_enabled,omitempty" json:"endpoints_enabled,omitempty"`
+
+	// UIEnabled turns the dashboard on or off (default on). It is forced
+	// off, with a warning, when the admin API is off. Env ADMIN_UI_ENABLED.
+	UIEnabled *bool `yaml:"ui_enabled,omitempty" json:"ui_enabled,omitempty"`
+
+	// LiveLogsEnabled makes the dashboard open the live log stream.
+	// Env DASHBOARD_LIVE_LOGS_ENABLED.
+	LiveLogsEnabled *bool `yaml:"live_logs_enabled,omitempty" json:"live_logs_enabled,omitempty"`
+
+	// LegacyAlias is auto, on or off: how /admin/api/v1/* is served.
+	// Env ADMIN_LEGACY_ALIAS.
+	LegacyAlias string `yaml:"legacy_alias,omitempty" json:"legacy_alias,omitempty"`
+
+	// AllowUnauthenticated lets /admin/* through when no master key and no
+	// managed key exist. Off by default.
+	AllowUnauthenticated *bool `yaml:"allow_unauthenticated,omitempty" json:"allow_unauthenticated,omitempty"`
+}
+
+// Logging holds the audit-log settings.
+type Logging struct {
+	// Enabled turns audit logging on or off (default on). Env LOGGING_ENABLED.
+	Enabled *bool `yaml:"enabled,omitempty" json:"enabled,omitempty"`
+	// LogBodies records request and response bodies in audit entries.
+	LogBodies *bool `yaml:"log_bodies,omitempty" json:"log_bodies,omitempty"`
+	// LogHeaders records request and response headers (secrets redacted).
+	LogHeaders *bool `yaml:"log_headers,omitempty" json:"log_headers,omitempty"`
+	// RetentionDays is how long audit entries are kept; 0 keeps them forever.
+	RetentionDays *int `yaml:"retention_days,omitempty" json:"retention_days,omitempty"`
+	// MaxBodyBytes caps a recorded body; larger ones are marked too big.
+	MaxBodyBytes *int64 `yaml:"max_body_bytes,omitempty" json:"max_body_bytes,omitempty"`
+}
+
+// Usage holds the usage-tracking settings.
+type Usage struct {
+	// Enabled turns usage tracking on or off (default on).
+	// Env USAGE_ENABLED.
+	Enabled *bool `yaml:"enabled,omitempty" json:"enabled,omitempty"`
+}
+
+// Cache holds the response-cache settings.
+type Cache struct {
+	// Enabled turns the response cache on (default off).
+	Enabled *bool `yaml:"enabled,omitempty" json:"enabled,omitempty"`
+	// TTLSeconds is how long a cached response is served.
+	TTLSeconds *int `yaml:"ttl_seconds,omitempty" json:"ttl_seconds,omitempty"`
+}
+
+// RateLimits holds rate-limit settings and seeded rules. The rule lists are
+// validated by the rate-limit engine.
+type RateLimits struct {
+	// Enabled turns rate limiting on or off (default on).
+	Enabled *bool `yaml:"enabled,omitempty" json:"enabled,omitempty"`
+	// FlushInterval is the number of seconds between counter snapshots;
+	// 0 skips the periodic write. Default 1; env RATE_LIMITS_FLUSH_INTERVAL.
+	FlushInterval *int `yaml:"flush_interval,omitempty" json:"flush_interval,omitempty"`
+	// UserPaths are seeded user-path rules.
+	UserPaths []any `yaml:"user_paths,omitempty" json:"user_paths,omitempty"`
+	// Providers are seeded provider rules.
+	Providers []any `yaml:"providers,omitempty" json:"providers,omitempty"`
+	// Models are seeded model rules.
+	Models []any `yaml:"models,omitempty" json:"models,omitempty"`
+}
+
+// Budgets holds budget settings and seeded budgets.
+type Budgets struct {
+	// Enabled turns budget management on or off (default on).
+	Enabled *bool `yaml:"enabled,omitempty" json:"enabled,omitempty"`
+	// UserPaths are seeded budgets.
+	UserPaths []any `yaml:"user_paths,omitempty" json:"user_paths,omitempty"`
+}
+
+// Passthrough holds the /p/<provider>/ passthrough settings.
+type Passthrough struct {
+	// EnabledProviders lists the provider names usable through
+	// /p/<provider>/. Env ENABLED_PASSTHROUGH_PROVIDERS (comma-separated).
+	EnabledProviders []string `yaml:"enabled_providers,omitempty" json:"enabled_providers,omitempty"`
+}

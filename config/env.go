@@ -1,0 +1,166 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Env is the result of reading the environment: a partial Config holding
+// only what environment variables set, plus type-level base URL overrides.
+type Env struct {
+	// Config holds only the fields set by environment variables, including
+	// the providers registered from <TYPE>_API_KEY and friends.
+	Config Config
+	// DefaultBaseURLs maps a provider type to the base URL given by
+	// <TYPE>_BASE_URL, for the types where that variable does not itself
+	// register a provider (every type except ollama and vllm). Resolve uses
+	// it for every provider of the type that sets no base_url.
+	DefaultBaseURLs map[string]string
+}
+
+// envSetting binds one environment variable to the Config field it sets.
+type envSetting struct {
+	name  string
+	apply func(c *Config, v string) error
+}
+
+// envSettings are the non-provider variables, in the order they are read.
+var envSettings = []envSetting{
+	{"GATEWAY_MASTER_KEY", func(c *Config, v string) error { c.MasterKey = v; return nil }},
+	{"MODELGATE_DATA_PATH", func(c *Config, v string) error { c.Storage = v; return nil }},
+	{"USER_PATH_HEADER", func(c *Config, v string) error { c.Server.UserPathHeader = v; return nil }},
+	{"MAX_REQUEST_BODY_BYTES", func(c *Config, v string) error {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n <= 0 {
+			return fmt.Errorf("%q is not a positive integer", v)
+		}
+		c.Server.MaxRequestBodyBytes = n
+		return nil
+	}},
+	{"ADMIN_ENDPOINTS_ENABLED", boolSetter(func(c *Config) **bool { return &c.Admin.EndpointsEnabled })},
+	{"ADMIN_UI_ENABLED", boolSetter(func(c *Config) **bool { return &c.Admin.UIEnabled })},
+	{"DASHBOARD_LIVE_LOGS_ENABLED", boolSetter(func(c *Config) **bool { return &c.Admin.LiveLogsEnabled })},
+	{"ADMIN_LEGACY_ALIAS", func(c *Config, v string) error {
+		v = strings.ToLower(v)
+		if !validLegacyAlias(v) {
+			return fmt.Errorf("%q is not one of auto, on, off", v)
+		}
+		c.Admin.LegacyAlias = v
+		return nil
+	}},
+	{"ADMIN_ALLOW_UNAUTHENTICATED", boolSetter(func(c *Config) **bool { return &c.Admin.AllowUnauthenticated })},
+	{"LOGGING_ENABLED", boolSetter(func(c *Config) **bool { return &c.Logging.Enabled })},
+	{"USAGE_ENABLED", boolSetter(func(c *Config) **bool { return &c.Usage.Enabled })},
+	{"CACHE_ENABLED", boolSetter(func(c *Config) **bool { return &c.Cache.Enabled })},
+	{"RATE_LIMITS_ENABLED", boolSetter(func(c *Config) **bool { return &c.RateLimits.Enabled })},
+	{"RATE_LIMITS_FLUSH_INTERVAL", func(c *Config, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return fmt.Errorf("%q is not a non-negative integer number of seconds", v)
+		}
+		c.RateLimits.FlushInterval = &n
+		return nil
+	}},
+	{"BUDGETS_ENABLED", boolSetter(func(c *Config) **bool { return &c.Budgets.Enabled })},
+	{"ENABLED_PASSTHROUGH_PROVIDERS", func(c *Config, v string) error {
+		c.Passthrough.EnabledProviders = splitList(v)
+		return nil
+	}},
+	{"GATEWAY_ENTITLEMENTS", func(c *Config, v string) error {
+		list := splitList(v)
+		for _, e := range list {
+			if !knownEntitlement(e) {
+				return fmt.Errorf("unknown entitlement %q (known: %s)", e, strings.Join(knownEntitlements, ", "))
+			}
+		}
+		c.Entitlements = list
+		return nil
+	}},
+}
+
+// FromEnv reads the gateway's environment variables from environ, given in
+// os.Environ() form. Empty (or blank) variables count as unset and values
+// are trimmed. Every malformed variable is reported, each error naming the
+// variable and its bad value.
+func FromEnv(environ []string) (Env, error) {
+	vars := envMap(environ)
+	var env Env
+	var errs []error
+	for _, s := range envSettings {
+		v, ok := vars[s.name]
+		if !ok {
+			continue
+		}
+		if err := s.apply(&env.Config, v); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", s.name, err))
+		}
+	}
+	ps, baseURLs, perrs := envProviders(vars)
+	errs = append(errs, perrs...)
+	if len(errs) > 0 {
+		return Env{}, errors.Join(errs...)
+	}
+	env.Config.Providers = ps
+	env.DefaultBaseURLs = baseURLs
+	return env, nil
+}
+
+// envMap turns KEY=value pairs into a map, dropping blank values. As with
+// os.Getenv, the first occurrence of a key wins.
+func envMap(environ []string) map[string]string {
+	vars := make(map[string]string, len(environ))
+	for _, kv := range environ {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			continue
+		}
+		if _, dup := vars[k]; dup {
+			continue
+		}
+		vars[k] = strings.TrimSpace(v)
+	}
+	for k, v := range vars {
+		if v == "" {
+			delete(vars, k)
+		}
+	}
+	return vars
+}
+
+// ParseBool parses a boolean setting: true/false, 1/0, yes/no or on/off,
+// in any case.
+func ParseBool(s string) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "true", "1", "yes", "on":
+		return true, nil
+	case "false", "0", "no", "off":
+		return false, nil
+	}
+	return false, fmt.Errorf("%q is not a boolean (use true/false, 1/0, yes/no or on/off)", s)
+}
+
+func boolSetter(field func(c *Config) **bool) func(c *Config, v string) error {
+	return func(c *Config, v string) error {
+		b, err := ParseBool(v)
+		if err != nil {
+			return err
+		}
+		*field(c) = &b
+		return nil
+	}
+}
+
+// splitList splits a comma-separated value, trimming items and dropping
+// empty ones. The result is never nil, so a value of only commas sets an
+// explicitly empty list.
+func splitList(v string) []string {
+	out := []string{}
+	for _, item := range strings.Split(v, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
+}

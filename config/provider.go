@@ -1,0 +1,52 @@
+package config
+
+// Provider configures one upstream provider instance.
+type Provider struct {
+	// Name is the instance name used in `provider_name/model` selectors.
+	// In YAML it is the map key; in JSON it is a field.
+	Name string `yaml:"-" json:"name"`
+
+	// Type is the provider family: openai, azure, groq, xai, deepseek,
+	// openrouter, mistral, ollama, vllm, gemini, anthropic, elevenlabs or
+	// mock. Defaults to the instance name when that is a known type.
+	Type string `yaml:"type,omitempty" json:"type,omitempty"`
+
+	// APIKey is the provider credential sent upstream. It is never logged
+	// or returned by any endpoint.
+	APIKey string `yaml:"api_key,omitempty" json:"api_key,omitempty"`
+
+	// BaseURL overrides the type's default base URL.
+	BaseURL string `yaml:"base_url,omitempty" json:"base_url,omitempty"`
+
+	// Models is a configured model list: used when the upstream listing
+	// fails or is empty, or exclusively when ModelsMode is allowlist.
+	Models []string `yaml:"models,omitempty" json:"models,omitempty"`
+
+	// ModelsMode is fallback (default) or allowlist.
+	ModelsMode string `yaml:"models_mode,omitempty" json:"models_mode,omitempty"`
+
+	// APIVersion is the Azure api-version query parameter.
+	APIVersion string `yaml:"api_version,omitempty" json:"api_version,omitempty"`
+
+	// TimeoutSeconds bounds the wait for an upstream's response headers;
+	// a slower upstream gets 504. Default 300.
+	TimeoutSeconds int `yaml:"timeout_seconds,omitempty" json:"timeout_seconds,omitempty"`
+
+	// LatencyMS delays every response of the mock provider, before its
+	// first byte, by this many milliseconds.
+	LatencyMS int `yaml:"latency_ms,omitempty" json:"latency_ms,omitempty"`
+}
+
+// Providers is an ordered list of provider instances. In YAML it is written
+// as a map from name to settings; the order of the keys is kept.
+type Providers []Provider
+
+// Get returns the provider with the given name and whether it exists.
+func (ps Providers) Get(name string) (Provider, bool) {
+	for _, p := range ps {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Provider{}, false
+}

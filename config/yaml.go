@@ -1,0 +1,172 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// LoadYAMLFile reads and strictly decodes a YAML config file. Unknown keys
+// are errors; messages keep yaml's "line N:" and are prefixed with the file
+// path. An empty file is an empty Config.
+func LoadYAMLFile(path string) (Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Config{}, fmt.Errorf("config file: %w", err)
+	}
+	c, err := ParseYAML(data)
+	if err != nil {
+		return Config{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return c, nil
+}
+
+// ParseYAML strictly decodes one YAML document into a Config. Unknown keys,
+// at any depth, are errors naming the line. Empty input is an empty Config.
+func ParseYAML(data []byte) (Config, error) {
+	var c Config
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&c); err != nil {
+		if errors.Is(err, io.EOF) {
+			return Config{}, nil
+		}
+		return Config{}, err
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		if err != nil {
+			return Config{}, err
+		}
+		return Config{}, fmt.Errorf("yaml: line %d: the config must be a single YAML document", extra.Line)
+	}
+	return c, nil
+}
+
+// UnmarshalYAML decodes a mapping from provider name to settings, keeping
+// the key order and filling Name from the key. It is as strict as the rest
+// of the file: unknown keys inside a provider and repeated names are errors
+// naming the line. A provider with no settings (`ollama:`) is allowed.
+func (ps *Providers) UnmarshalYAML(value *yaml.Node) error {
+	value = resolveAlias(value)
+	if value.Kind == yaml.ScalarNode && value.ShortTag() == "!!null" {
+		*ps = nil
+		return nil
+	}
+	if value.Kind != yaml.MappingNode {
+		return &yaml.TypeError{Errors: []string{fmt.Sprintf(
+			"line %d: providers must be a mapping of provider name to settings", value.Line)}}
+	}
+	var problems []string
+	out := make(Providers, 0, len(value.Content)/2)
+	seen := map[string]int{}
+	for i := 0; i+1 < len(value.Content); i += 2 {
+		k, v := value.Content[i], resolveAlias(value.Content[i+1])
+		if k.Kind != yaml.ScalarNode {
+			problems = append(problems, fmt.Sprintf("line %d: a provider name must be a string", k.Line))
+			continue
+		}
+		if line, dup := seen[k.Value]; dup {
+			problems = append(problems, fmt.Sprintf(
+				"line %d: provider %q already defined at line %d", k.Line, k.Value, line))
+			continue
+		}
+		seen[k.Value] = k.Line
+		p := Provider{Name: k.Value}
+		switch {
+		case v.Kind == yaml.ScalarNode && v.ShortTag() == "!!null":
+			// No settings: everything comes from defaults and the name.
+		case v.Kind == yaml.MappingNode:
+			if unknown := unknownKeys(v, providerFields()); len(unknown) > 0 {
+				problems = append(problems, unknown...)
+				continue
+			}
+			if err := v.Decode(&p); err != nil {
+				var te *yaml.TypeError
+				if errors.As(err, &te) {
+					problems = append(problems, te.Errors...)
+					continue
+				}
+				return err
+			}
+			p.Name = k.Value
+		default:
+			problems = append(problems, fmt.Sprintf(
+				"line %d: provider %q: settings must be a mapping", v.Line, k.Value))
+			continue
+		}
+		out = append(out, p)
+	}
+	if len(problems) > 0 {
+		return &yaml.TypeError{Errors: problems}
+	}
+	*ps = out
+	return nil
+}
+
+// MarshalYAML writes the providers as a mapping from name to settings, in
+// order, so that ParseYAML reads back the same list.
+func (ps Providers) MarshalYAML() (any, error) {
+	m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+	for _, p := range ps {
+		var v yaml.Node
+		if err := v.Encode(p); err != nil {
+			return nil, fmt.Errorf("provider %q: %w", p.Name, err)
+		}
+		k := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: p.Name}
+		m.Content = append(m.Content, k, &v)
+	}
+	return m, nil
+}
+
+func resolveAlias(n *yaml.Node) *yaml.Node {
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	return n
+}
+
+// unknownKeys reports, in yaml's own words, the keys of mapping n that are
+// not in known. Merge keys (<<) are followed so that settings shared
+// through anchors are checked too.
+func unknownKeys(n *yaml.Node, known map[string]bool) []string {
+	var out []string
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], resolveAlias(n.Content[i+1])
+		if k.Kind == yaml.ScalarNode && k.Value == "<<" && (k.Tag == "" || k.ShortTag() == "!!merge") {
+			merged := []*yaml.Node{v}
+			if v.Kind == yaml.SequenceNode {
+				merged = v.Content
+			}
+			for _, m := range merged {
+				if m = resolveAlias(m); m.Kind == yaml.MappingNode {
+					out = append(out, unknownKeys(m, known)...)
+				}
+			}
+			continue
+		}
+		if !known[k.Value] {
+			out = append(out, fmt.Sprintf("line %d: field %s not found in type config.Provider", k.Line, k.Value))
+		}
+	}
+	return out
+}
+
+// providerFields returns the YAML keys a provider accepts.
+func providerFields() map[string]bool {
+	known := map[string]bool{}
+	t := reflect.TypeFor[Provider]()
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
+		if name != "" && name != "-" {
+			known[name] = true
+		}
+	}
+	return known
+}

@@ -1,0 +1,69 @@
+package handlers
+
+import (
+	"encoding/json"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig"
+	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+)
+
+// chain is the order of the request path (architecture doc): the admin API
+// answers right after authentication, so admin calls are neither audited
+// as model traffic nor rate-limited.
+var chain = []string{
+	"modelgate_auth",
+	"modelgate_admin",
+	"modelgate_audit",
+	"modelgate_rate_limit",
+	"modelgate_virtual_model",
+	"modelgate_provider_proxy",
+}
+
+func init() {
+	for _, name := range chain {
+		httpcaddyfile.RegisterHandlerDirective(name, parseBare(name))
+		httpcaddyfile.RegisterDirectiveOrder(name, httpcaddyfile.Before, "reverse_proxy")
+	}
+	httpcaddyfile.RegisterDirective("modelgate", parseModelgate)
+	httpcaddyfile.RegisterDirectiveOrder("modelgate", httpcaddyfile.Before, "reverse_proxy")
+}
+
+// parseBare parses a chain directive, which takes no arguments or block:
+//
+//	modelgate_auth [<matcher>]
+func parseBare(name string) httpcaddyfile.UnmarshalHandlerFunc {
+	return func(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
+		h.Next()
+		if h.NextArg() || h.NextBlock(0) {
+			return nil, h.Errf("%s takes no arguments", name)
+		}
+		mod, err := caddy.GetModule("http.handlers." + name)
+		if err != nil {
+			return nil, err
+		}
+		return mod.New().(caddyhttp.MiddlewareHandler), nil
+	}
+}
+
+// parseModelgate expands the `modelgate` site directive to the whole chain,
+// as one subroute:
+//
+//	modelgate [<matcher>]
+func parseModelgate(h httpcaddyfile.Helper) ([]httpcaddyfile.ConfigValue, error) {
+	matcherSet, err := h.ExtractMatcherSet() // also rewinds the dispenser
+	if err != nil {
+		return nil, err
+	}
+	h.Next()
+	if h.NextArg() || h.NextBlock(0) {
+		return nil, h.Err("modelgate takes no arguments; configure it in the global modelgate option")
+	}
+	handlers := make([]json.RawMessage, len(chain))
+	for i, name := range chain {
+		handlers[i] = caddyconfig.JSONModuleObject(struct{}{}, "handler", name, nil)
+	}
+	sub := &caddyhttp.Subroute{Routes: caddyhttp.RouteList{{HandlersRaw: handlers}}}
+	return h.NewRoute(matcherSet, sub), nil
+}

@@ -1,0 +1,70 @@
+package handlers
+
+import (
+	"net/http"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+)
+
+func init() {
+	caddy.RegisterModule(Audit{})
+	caddy.RegisterModule(RateLimit{})
+	caddy.RegisterModule(VirtualModel{})
+	caddy.RegisterModule(Admin{})
+}
+
+// Interface guards.
+var (
+	_ caddyhttp.MiddlewareHandler = (*Audit)(nil)
+	_ caddyhttp.MiddlewareHandler = (*RateLimit)(nil)
+	_ caddyhttp.MiddlewareHandler = (*VirtualModel)(nil)
+	_ caddyhttp.MiddlewareHandler = (*Admin)(nil)
+)
+
+// notYetActive is the behaviour of a chain stage whose feature has not
+// landed: it passes every request on unchanged, so the chain's shape and
+// the Caddyfile stay stable while the stages are filled in.
+type notYetActive struct{}
+
+// ServeHTTP passes the request on.
+func (notYetActive) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+	return next.ServeHTTP(w, r)
+}
+
+// Audit (modelgate_audit) will record every request for the audit log and
+// usage tracking. Not yet active: it passes requests on.
+type Audit struct{ notYetActive }
+
+// CaddyModule returns the Caddy module information.
+func (Audit) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{ID: "http.handlers.modelgate_audit", New: func() caddy.Module { return new(Audit) }}
+}
+
+// RateLimit (modelgate_rate_limit) will enforce user-path rate limits and
+// budgets. Not yet active: it passes requests on.
+type RateLimit struct{ notYetActive }
+
+// CaddyModule returns the Caddy module information.
+func (RateLimit) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{ID: "http.handlers.modelgate_rate_limit", New: func() caddy.Module { return new(RateLimit) }}
+}
+
+// VirtualModel (modelgate_virtual_model) will resolve aliases to concrete
+// targets with load balancing and failover. Not yet active: it passes
+// requests on.
+type VirtualModel struct{ notYetActive }
+
+// CaddyModule returns the Caddy module information.
+func (VirtualModel) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{ID: "http.handlers.modelgate_virtual_model", New: func() caddy.Module { return new(VirtualModel) }}
+}
+
+// Admin (modelgate_admin) will serve the admin REST API and dashboard
+// under /admin/. Not yet active: it passes requests on.
+type Admin struct{ notYetActive }
+
+// CaddyModule returns the Caddy module information.
+func (Admin) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{ID: "http.handlers.modelgate_admin", New: func() caddy.Module { return new(Admin) }}
+}

@@ -1,0 +1,241 @@
+package providers
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// Entry is one provider instance with its configured model list.
+type Entry struct {
+	// Provider is the adapter.
+	Provider Provider
+	// Models is the configured model list: the fallback when the upstream
+	// listing fails or is empty, or the whole list when Allowlist is set.
+	Models []string
+	// Allowlist makes Models the only models served, without asking the
+	// upstream.
+	Allowlist bool
+}
+
+// RegistryOptions configure NewRegistry.
+type RegistryOptions struct {
+	// RefreshInterval is how often listings are refreshed; 0 never.
+	RefreshInterval time.Duration
+	// Timeout bounds one provider's listing request.
+	Timeout time.Duration
+	// Logger receives listing failures; nil discards them.
+	Logger *zap.Logger
+}
+
+// ListedModel is one model served by one provider instance.
+type ListedModel struct {
+	// Model is the upstream's entry.
+	Model Model
+	// Provider is the instance serving it.
+	Provider Provider
+}
+
+// Registry holds the configured provider instances, in configuration order,
+// and the model index built from their listings. A bare model name routes
+// to the first instance (in order) that lists it.
+type Registry struct {
+	entries []Entry
+	byName  map[string]Provider
+	opts    RegistryOptions
+
+	mu       sync.RWMutex
+	listings map[string][]Model // provider name → models
+	index    map[string]Provider
+
+	ready     chan struct{}
+	readyOnce sync.Once
+}
+
+// NewRegistry returns a registry of entries. Allowlisted and configured
+// fallback lists are served at once; upstream listings arrive after Start.
+func NewRegistry(entries []Entry, opts RegistryOptions) *Registry {
+	if opts.Logger == nil {
+		opts.Logger = zap.NewNop()
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = 10 * time.Second
+	}
+	r := &Registry{
+		entries:  entries,
+		byName:   make(map[string]Provider, len(entries)),
+		opts:     opts,
+		listings: make(map[string][]Model, len(entries)),
+		ready:    make(chan struct{}),
+	}
+	for _, e := range entries {
+		r.byName[e.Provider.Name()] = e.Provider
+		r.listings[e.Provider.Name()] = configured(e.Models)
+	}
+	r.rebuildIndex()
+	return r
+}
+
+func configured(ids []string) []Model {
+	out := make([]Model, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, Model{ID: id})
+	}
+	return out
+}
+
+// Providers returns the instances in configuration order.
+func (r *Registry) Providers() []Provider {
+	out := make([]Provider, len(r.entries))
+	for i, e := range r.entries {
+		out[i] = e.Provider
+	}
+	return out
+}
+
+// Provider returns the instance with the given name.
+func (r *Registry) Provider(name string) (Provider, bool) {
+	p, ok := r.byName[name]
+	return p, ok
+}
+
+// Start fetches every listing in the background, once at once and then
+// every RefreshInterval, until ctx is done. It never blocks: a slow or
+// failing provider delays nobody else.
+func (r *Registry) Start(ctx context.Context) {
+	go func() {
+		r.refreshAll(ctx)
+		r.readyOnce.Do(func() { close(r.ready) })
+		if r.opts.RefreshInterval <= 0 {
+			return
+		}
+		t := time.NewTicker(r.opts.RefreshInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				r.refreshAll(ctx)
+			}
+		}
+	}()
+}
+
+// Ready is closed once the first round of listings has finished.
+func (r *Registry) Ready() <-chan struct{} { return r.ready }
+
+func (r *Registry) refreshAll(ctx context.Context) {
+	var wg sync.WaitGroup
+	for _, e := range r.entries {
+		if e.Allowlist {
+			continue
+		}
+		wg.Add(1)
+		go func(e Entry) {
+			defer wg.Done()
+			r.refreshOne(ctx, e)
+		}(e)
+	}
+	wg.Wait()
+}
+
+func (r *Registry) refreshOne(ctx context.Context, e Entry) {
+	ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
+	defer cancel()
+	name := e.Provider.Name()
+	models, err := e.Provider.ListModels(ctx)
+	if err != nil {
+		r.opts.Logger.Warn("provider model listing failed; keeping the previous list",
+			zap.String("provider", name), zap.Error(err))
+		return
+	}
+	if len(models) == 0 {
+		models = configured(e.Models)
+	}
+	r.mu.Lock()
+	r.listings[name] = models
+	r.mu.Unlock()
+	r.rebuildIndex()
+}
+
+func (r *Registry) rebuildIndex() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	index := make(map[string]Provider)
+	for _, e := range r.entries {
+		for _, m := range r.listings[e.Provider.Name()] {
+			if _, taken := index[m.ID]; !taken {
+				index[m.ID] = e.Provider
+			}
+		}
+	}
+	r.index = index
+}
+
+// Models returns every served model, provider by provider in
+// configuration order.
+func (r *Registry) Models() []ListedModel {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	var out []ListedModel
+	for _, e := range r.entries {
+		for _, m := range r.listings[e.Provider.Name()] {
+			out = append(out, ListedModel{Model: m, Provider: e.Provider})
+		}
+	}
+	return out
+}
+
+// ErrUnknownModel is returned by Resolve for a model no provider serves.
+type ErrUnknownModel struct{ Model string }
+
+func (e *ErrUnknownModel) Error() string {
+	return fmt.Sprintf("model %q is not served by any configured provider", e.Model)
+}
+
+// Resolve maps a client's model string to a provider and the model id to
+// send upstream. "name/model" picks the instance called name; otherwise
+// the whole string is looked up in the index (ids may contain slashes).
+// While the first listings are still arriving, an unknown name waits for
+// them (bounded by ctx) before it is refused.
+func (r *Registry) Resolve(ctx context.Context, model string) (Provider, string, error) {
+	if p, m, ok := r.lookup(model); ok {
+		return p, m, nil
+	}
+	select {
+	case <-r.ready:
+	case <-ctx.Done():
+		return nil, "", ctx.Err()
+	}
+	if p, m, ok := r.lookup(model); ok {
+		return p, m, nil
+	}
+	return nil, "", &ErrUnknownModel{Model: model}
+}
+
+// Selector returns the shortest model string that routes to model id on
+// provider p: the bare id when it resolves there, else "name/id" (the id is
+// served first by another provider, or its prefix names another instance).
+func (r *Registry) Selector(p Provider, id string) string {
+	if q, m, ok := r.lookup(id); ok && q == p && m == id {
+		return id
+	}
+	return p.Name() + "/" + id
+}
+
+func (r *Registry) lookup(model string) (Provider, string, bool) {
+	if name, rest, ok := strings.Cut(model, "/"); ok && rest != "" {
+		if p, ok := r.byName[name]; ok {
+			return p, rest, true
+		}
+	}
+	r.mu.RLock()
+	p, ok := r.index[model]
+	r.mu.RUnlock()
+	return p, model, ok
+}

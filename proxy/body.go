@@ -1,0 +1,95 @@
+package proxy
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/modelgate/modelgate/apierr"
+)
+
+// readBody reads a JSON request body of at most max bytes and checks that it
+// is a JSON object. Oversized bodies get 413, malformed ones 400.
+func readBody(r *http.Request, max int64) ([]byte, error) {
+	if max > 0 && r.ContentLength > max {
+		return nil, tooLarge(max)
+	}
+	var src io.Reader = r.Body
+	if max > 0 {
+		src = io.LimitReader(r.Body, max+1)
+	}
+	size := r.ContentLength
+	if size <= 0 || size > 1<<20 {
+		size = 4096
+	}
+	body, err := readAllSized(src, int(size))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, tooLarge(max)
+		}
+		return nil, apierr.InvalidRequest("could not read request body: " + err.Error())
+	}
+	if max > 0 && int64(len(body)) > max {
+		return nil, tooLarge(max)
+	}
+	if len(body) == 0 {
+		return nil, apierr.InvalidRequest("request body is empty; expected a JSON object").WithCode("invalid_json")
+	}
+	if !gjson.ValidBytes(body) {
+		return nil, apierr.InvalidRequest("request body is not valid JSON").WithCode("invalid_json")
+	}
+	if first := firstNonSpace(body); first != '{' {
+		return nil, apierr.InvalidRequest("request body must be a JSON object").WithCode("invalid_json")
+	}
+	return body, nil
+}
+
+func tooLarge(max int64) error {
+	return apierr.New(http.StatusRequestEntityTooLarge, apierr.TypeInvalidRequest,
+		fmt.Sprintf("request body exceeds the limit of %d bytes", max)).WithCode("request_too_large")
+}
+
+// readAllSized is io.ReadAll starting from a buffer of the expected size.
+func readAllSized(r io.Reader, size int) ([]byte, error) {
+	b := make([]byte, 0, size+1)
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err != nil {
+			if err == io.EOF {
+				return b, nil
+			}
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
+}
+
+func firstNonSpace(b []byte) byte {
+	for _, c := range b {
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		}
+		return c
+	}
+	return 0
+}
+
+// modelField returns the request's model, or a 400 naming the param.
+func modelField(body []byte) (string, error) {
+	m := gjson.GetBytes(body, "model")
+	if !m.Exists() || m.Type == gjson.Null {
+		return "", apierr.InvalidRequest("missing required parameter: model").WithParam("model").WithCode("missing_required_parameter")
+	}
+	if m.Type != gjson.String || m.Str == "" {
+		return "", apierr.InvalidRequest("model must be a non-empty string").WithParam("model")
+	}
+	return m.Str, nil
+}

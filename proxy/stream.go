@@ -1,0 +1,120 @@
+package proxy
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"net/http"
+
+	"github.com/tidwall/gjson"
+)
+
+// relayStream copies a server-sent-event stream to the client one event at
+// a time, flushing after each, so the client sees every event as soon as
+// the upstream sends it. It records usage from the chunk that carries it
+// and drops the usage-only chunk the gateway asked for on the client's
+// behalf. It stops when either side goes away; the upstream request shares
+// the client's context, so a client disconnect cancels it.
+func relayStream(w http.ResponseWriter, resp *http.Response, c *call) {
+	h := w.Header()
+	h.Del("Content-Length")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(resp.StatusCode)
+	rc := http.NewResponseController(w)
+	_ = rc.Flush()
+
+	events := newEventReader(resp.Body)
+	for {
+		ev, err := events.next()
+		if len(ev) > 0 {
+			if forward := c.inspectEvent(ev); forward {
+				if _, werr := w.Write(ev); werr != nil {
+					return
+				}
+				if ferr := rc.Flush(); ferr != nil {
+					return
+				}
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// inspectEvent records usage carried by ev and reports whether ev goes to
+// the client.
+func (c *call) inspectEvent(ev []byte) bool {
+	data := eventData(ev)
+	if len(data) == 0 || data[0] != '{' || !bytes.Contains(data, []byte(`"usage"`)) {
+		return true
+	}
+	u := gjson.GetBytes(data, "usage")
+	usage, ok := parseUsage(u)
+	if !ok {
+		return true
+	}
+	c.info.SetUsage(usage)
+	if c.wantUsage {
+		return true
+	}
+	// The chunk the gateway asked for: usage only, no choices.
+	choices := gjson.GetBytes(data, "choices")
+	return !(choices.IsArray() && len(choices.Array()) == 0)
+}
+
+// eventData returns the payload of the event's first data field.
+func eventData(ev []byte) []byte {
+	for len(ev) > 0 {
+		line := ev
+		if i := bytes.IndexByte(ev, '\n'); i >= 0 {
+			line, ev = ev[:i], ev[i+1:]
+		} else {
+			ev = nil
+		}
+		line = bytes.TrimSuffix(line, []byte{'\r'})
+		if rest, ok := bytes.CutPrefix(line, []byte("data:")); ok {
+			return bytes.TrimPrefix(rest, []byte{' '})
+		}
+	}
+	return nil
+}
+
+// eventReader splits a byte stream into server-sent events, each returned
+// with its terminating blank line, byte for byte as received. It is written
+// here rather than taken from an SSE library because the gateway must pass
+// events through unchanged; the libraries parse into fields and re-encode.
+type eventReader struct {
+	r   *bufio.Reader
+	buf []byte
+}
+
+func newEventReader(r io.Reader) *eventReader {
+	return &eventReader{r: bufio.NewReaderSize(r, 16<<10)}
+}
+
+// next returns the next complete event. At the end of the stream it
+// returns whatever was left (possibly an unterminated event) and the error.
+// The returned slice is valid until the next call.
+func (e *eventReader) next() ([]byte, error) {
+	e.buf = e.buf[:0]
+	for {
+		line, err := e.r.ReadSlice('\n')
+		e.buf = append(e.buf, line...)
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err != nil {
+			return e.buf, err
+		}
+		if isBlankLine(line) {
+			// End of an event (or a stray blank line, passed on as is).
+			return e.buf, nil
+		}
+	}
+}
+
+func isBlankLine(line []byte) bool {
+	return len(line) == 1 || (len(line) == 2 && line[0] == '\r')
+}

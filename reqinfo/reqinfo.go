@@ -1,0 +1,121 @@
+// Package reqinfo carries what each stage of the handler chain learns about
+// one request (caller, user path, models, provider, usage, attempts) in a
+// single value stored in the request context. The audit stage reads it once
+// the response is done.
+package reqinfo
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// AuthMethod says how the caller authenticated.
+type AuthMethod string
+
+// Authentication methods.
+const (
+	AuthNone       AuthMethod = "none"
+	AuthMasterKey  AuthMethod = "master_key"
+	AuthManagedKey AuthMethod = "managed_key"
+)
+
+// Usage is the token usage of one response.
+type Usage struct {
+	InputTokens           int64
+	OutputTokens          int64
+	TotalTokens           int64
+	CachedInputTokens     int64
+	CacheWriteInputTokens int64
+	ReasoningTokens       int64
+}
+
+// Attempt records one upstream call.
+type Attempt struct {
+	Provider   string
+	Model      string
+	StatusCode int
+	StartedAt  time.Time
+	Duration   time.Duration
+	Err        string
+}
+
+// Info is the request-scoped state. Fields are written by one stage at a
+// time in chain order; the mutex guards the few that a streaming response
+// updates while others may read (usage, status).
+type Info struct {
+	// Start is when the gateway received the request.
+	Start time.Time
+	// AuthMethod is how the caller authenticated.
+	AuthMethod AuthMethod
+	// KeyHash is the hex SHA-256 of the caller's credential ("" if none).
+	KeyHash string
+	// KeyID identifies the managed key, if any.
+	KeyID string
+	// Admin reports whether the caller may use /admin/*.
+	Admin bool
+	// UserPath is the caller's normalized user path.
+	UserPath string
+	// SessionID is the detected session, if any.
+	SessionID string
+
+	// RequestedModel is the model string the client sent.
+	RequestedModel string
+	// ResolvedModel is the model id sent upstream.
+	ResolvedModel string
+	// ProviderName is the provider instance that served the request.
+	ProviderName string
+	// ProviderType is that instance's family.
+	ProviderType string
+	// Stream reports whether the response is streamed.
+	Stream bool
+
+	mu       sync.Mutex
+	usage    Usage
+	hasUsage bool
+	attempts []Attempt
+}
+
+type ctxKey struct{}
+
+// New returns a fresh Info stamped with the current time.
+func New() *Info { return &Info{Start: time.Now(), AuthMethod: AuthNone} }
+
+// With returns a context carrying info.
+func With(ctx context.Context, info *Info) context.Context {
+	return context.WithValue(ctx, ctxKey{}, info)
+}
+
+// From returns the Info in ctx, or nil.
+func From(ctx context.Context) *Info {
+	info, _ := ctx.Value(ctxKey{}).(*Info)
+	return info
+}
+
+// SetUsage records the response's token usage.
+func (i *Info) SetUsage(u Usage) {
+	i.mu.Lock()
+	i.usage, i.hasUsage = u, true
+	i.mu.Unlock()
+}
+
+// Usage returns the recorded usage and whether any was recorded.
+func (i *Info) Usage() (Usage, bool) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return i.usage, i.hasUsage
+}
+
+// AddAttempt records one upstream call.
+func (i *Info) AddAttempt(a Attempt) {
+	i.mu.Lock()
+	i.attempts = append(i.attempts, a)
+	i.mu.Unlock()
+}
+
+// Attempts returns a copy of the recorded upstream calls.
+func (i *Info) Attempts() []Attempt {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return append([]Attempt(nil), i.attempts...)
+}

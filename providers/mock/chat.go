@@ -1,0 +1,234 @@
+package mock
+
+import (
+	"math"
+	"net/http"
+	"time"
+
+	"github.com/tidwall/gjson"
+)
+
+// Finish reasons used by the mock.
+const (
+	finishStop      = "stop"
+	finishLength    = "length"
+	finishToolCalls = "tool_calls"
+)
+
+// chatRequest is the validated part of a chat completion request that the
+// mock uses.
+type chatRequest struct {
+	model        string
+	messages     []gjson.Result
+	stream       bool
+	includeUsage bool
+	maxTokens    int           // 0: unlimited
+	tool         *gjson.Result // the "function" object of the tool to call, or nil
+}
+
+// completion is the deterministic answer to a chat request, independent of
+// whether it is streamed.
+type completion struct {
+	id           string
+	created      int64
+	model        string
+	content      string    // the answer text, unless toolCall is set
+	toolCall     *toolCall // the single tool call, or nil
+	finishReason string
+	usage        usage
+}
+
+// usage is the OpenAI chat usage object.
+type usage struct {
+	PromptTokens            int                     `json:"prompt_tokens"`
+	CompletionTokens        int                     `json:"completion_tokens"`
+	TotalTokens             int                     `json:"total_tokens"`
+	PromptTokensDetails     promptTokensDetails     `json:"prompt_tokens_details"`
+	CompletionTokensDetails completionTokensDetails `json:"completion_tokens_details"`
+}
+
+type promptTokensDetails struct {
+	CachedTokens int `json:"cached_tokens"`
+}
+
+type completionTokensDetails struct {
+	ReasoningTokens int `json:"reasoning_tokens"`
+}
+
+// chatCompletion is the non-streamed response body.
+type chatCompletion struct {
+	ID      string       `json:"id"`
+	Object  string       `json:"object"`
+	Created int64        `json:"created"`
+	Model   string       `json:"model"`
+	Choices []chatChoice `json:"choices"`
+	Usage   usage        `json:"usage"`
+}
+
+type chatChoice struct {
+	Index        int         `json:"index"`
+	Message      chatMessage `json:"message"`
+	Logprobs     *struct{}   `json:"logprobs"`
+	FinishReason string      `json:"finish_reason"`
+}
+
+type chatMessage struct {
+	Role      string     `json:"role"`
+	Content   *string    `json:"content"`
+	Refusal   *string    `json:"refusal"`
+	ToolCalls []toolCall `json:"tool_calls,omitempty"`
+}
+
+// toolCall is one function call in an assistant message.
+type toolCall struct {
+	ID       string           `json:"id"`
+	Type     string           `json:"type"`
+	Function toolCallFunction `json:"function"`
+}
+
+type toolCallFunction struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// handleChat serves POST /chat/completions.
+func (h *handler) handleChat(w http.ResponseWriter, r *http.Request) {
+	root, body, ok := readJSON(w, r)
+	if !ok {
+		return
+	}
+	req, apiErr := h.parseChatRequest(root)
+	if apiErr != nil {
+		writeError(w, apiErr)
+		return
+	}
+	c := complete(req, digest(body))
+	if req.stream {
+		h.writeStream(w, r, c, req.includeUsage)
+		return
+	}
+	writeJSON(w, http.StatusOK, c.response())
+}
+
+// parseChatRequest validates a chat completion request body.
+func (h *handler) parseChatRequest(root gjson.Result) (*chatRequest, *apiError) {
+	model := root.Get("model")
+	if model.Type != gjson.String || model.Str == "" {
+		return nil, missingModel()
+	}
+	if !h.chatModels[model.Str] {
+		return nil, modelNotFound(model.Str)
+	}
+	req := &chatRequest{model: model.Str}
+
+	msgs := root.Get("messages")
+	if !msgs.IsArray() {
+		return nil, invalidRequest("messages", "Missing required parameter: 'messages'.")
+	}
+	req.messages = msgs.Array()
+	if len(req.messages) == 0 {
+		return nil, invalidRequest("messages", "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.")
+	}
+	for i, m := range req.messages {
+		if !m.IsObject() || m.Get("role").Type != gjson.String {
+			return nil, invalidRequest("messages", "Invalid value for 'messages[%d]': expected an object with a string 'role'.", i)
+		}
+	}
+
+	switch s := root.Get("stream"); s.Type {
+	case gjson.True:
+		req.stream = true
+	case gjson.False, gjson.Null:
+	default:
+		return nil, invalidRequest("stream", "Invalid type for 'stream': expected a boolean.")
+	}
+	req.includeUsage = req.stream && root.Get("stream_options.include_usage").Type == gjson.True
+
+	param := "max_completion_tokens"
+	limit := root.Get(param)
+	if !limit.Exists() || limit.Type == gjson.Null {
+		param = "max_tokens"
+		limit = root.Get(param)
+	}
+	if limit.Exists() && limit.Type != gjson.Null {
+		if limit.Type != gjson.Number || limit.Num < 1 || limit.Num != math.Trunc(limit.Num) {
+			return nil, invalidRequest(param, "Invalid '%s': expected an integer of at least 1.", param)
+		}
+		req.maxTokens = int(min(limit.Num, math.MaxInt32))
+	}
+
+	tool, apiErr := chooseTool(root.Get("tools"), root.Get("tool_choice"))
+	if apiErr != nil {
+		return nil, apiErr
+	}
+	req.tool = tool
+	return req, nil
+}
+
+// complete computes the deterministic answer to req.
+func complete(req *chatRequest, d requestDigest) *completion {
+	c := &completion{
+		id:           d.completionID(),
+		created:      time.Now().Unix(),
+		model:        req.model,
+		finishReason: finishStop,
+	}
+	last := req.messages[len(req.messages)-1]
+	var completionTokens int
+	switch {
+	case last.Get("role").Str == "tool":
+		c.content = answerText(c, "Tool result received: ", contentText(last.Get("content")), req.maxTokens)
+		completionTokens = estimateTokens(c.content)
+	case req.tool != nil:
+		name := req.tool.Get("name").Str
+		args := toolArguments(req.tool.Get("parameters"), lastUserText(req.messages))
+		c.toolCall = &toolCall{
+			ID:       d.toolCallID(),
+			Type:     "function",
+			Function: toolCallFunction{Name: name, Arguments: args},
+		}
+		c.finishReason = finishToolCalls
+		completionTokens = estimateTokens(name + args)
+	default:
+		c.content = answerText(c, "Echo: ", lastUserText(req.messages), req.maxTokens)
+		completionTokens = estimateTokens(c.content)
+	}
+	prompt := promptTokens(req.messages)
+	c.usage = usage{
+		PromptTokens:     prompt,
+		CompletionTokens: completionTokens,
+		TotalTokens:      prompt + completionTokens,
+	}
+	return c
+}
+
+// answerText returns prefix + text, with text cut to maxTokens words when
+// maxTokens > 0; cutting sets c's finish reason to "length".
+func answerText(c *completion, prefix, text string, maxTokens int) string {
+	if maxTokens > 0 {
+		var cut bool
+		if text, cut = truncateWords(text, maxTokens); cut {
+			c.finishReason = finishLength
+		}
+	}
+	return prefix + text
+}
+
+// response returns the non-streamed response body for c.
+func (c *completion) response() chatCompletion {
+	msg := chatMessage{Role: "assistant"}
+	if c.toolCall != nil {
+		msg.ToolCalls = []toolCall{*c.toolCall}
+	} else {
+		content := c.content
+		msg.Content = &content
+	}
+	return chatCompletion{
+		ID:      c.id,
+		Object:  "chat.completion",
+		Created: c.created,
+		Model:   c.model,
+		Choices: []chatChoice{{Index: 0, Message: msg, FinishReason: c.finishReason}},
+		Usage:   c.usage,
+	}
+}

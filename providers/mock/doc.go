@@ -1,0 +1,16 @@
+// Package mock is a deterministic, network-free model server that speaks the
+// OpenAI wire format.
+//
+// It serves GET /v1/models, POST /v1/chat/completions (plain and streamed)
+// and POST /v1/embeddings, with or without the "/v1" prefix. Answers depend
+// only on the request: chat requests are echoed ("Echo: <last user text>"),
+// tool definitions produce a tool call whose arguments are derived from the
+// function's JSON schema, tool results are acknowledged, and embeddings are
+// pseudo-random unit vectors seeded from a hash of the input text. Only the
+// "created" timestamps vary between identical requests.
+//
+// The package is used in two ways: in-process, as modelgate's built-in
+// "mock" provider, through the in-memory http.RoundTripper returned by
+// NewTransport; and over real HTTP by cmd/mockupstream, for benchmarks and
+// black-box tests. It imports nothing from Caddy or the rest of modelgate.
+package mock

@@ -1,0 +1,164 @@
+package mock
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/tidwall/gjson"
+)
+
+// maxBodyBytes bounds request bodies.
+const maxBodyBytes = 32 << 20
+
+// handler serves the mock OpenAI-compatible API.
+type handler struct {
+	opts            Options
+	chatModels      map[string]bool
+	embeddingModels map[string]bool
+}
+
+// NewHandler returns an http.Handler serving the OpenAI-compatible routes
+// GET /v1/models, GET /v1/models/{id}, POST /v1/chat/completions and
+// POST /v1/embeddings, with or without the "/v1" prefix. Every other path
+// gets a 404 and a wrong method a 405, both with OpenAI-shaped error bodies.
+func NewHandler(opts Options) http.Handler {
+	opts = opts.withDefaults()
+	h := &handler{
+		opts:            opts,
+		chatModels:      make(map[string]bool, len(opts.Models)),
+		embeddingModels: make(map[string]bool, len(opts.EmbeddingModels)),
+	}
+	for _, m := range opts.Models {
+		h.chatModels[m] = true
+	}
+	for _, m := range opts.EmbeddingModels {
+		h.embeddingModels[m] = true
+	}
+	return h
+}
+
+// ServeHTTP implements http.Handler.
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !sleep(r.Context(), h.opts.Latency) {
+		return // the client is gone; nobody would read an answer
+	}
+	if !h.authorized(r) {
+		writeError(w, &apiError{
+			status:  http.StatusUnauthorized,
+			message: "Incorrect API key provided. You can find your API key in the mock provider's configuration.",
+			typ:     "invalid_request_error",
+			code:    "invalid_api_key",
+		})
+		return
+	}
+
+	path := r.URL.Path
+	if path == "/v1" || strings.HasPrefix(path, "/v1/") {
+		path = path[len("/v1"):]
+	}
+	if len(path) > 1 {
+		path = strings.TrimSuffix(path, "/")
+	}
+
+	switch {
+	case path == "/models":
+		if allow(w, r, http.MethodGet) {
+			h.handleModels(w)
+		}
+	case strings.HasPrefix(path, "/models/"):
+		if allow(w, r, http.MethodGet) {
+			h.handleModel(w, strings.TrimPrefix(path, "/models/"))
+		}
+	case path == "/chat/completions":
+		if allow(w, r, http.MethodPost) {
+			h.handleChat(w, r)
+		}
+	case path == "/embeddings":
+		if allow(w, r, http.MethodPost) {
+			h.handleEmbeddings(w, r)
+		}
+	default:
+		writeError(w, &apiError{
+			status:  http.StatusNotFound,
+			message: fmt.Sprintf("Invalid URL (%s %s)", r.Method, r.URL.Path),
+			typ:     "invalid_request_error",
+		})
+	}
+}
+
+// authorized reports whether r carries the configured API key, if any.
+func (h *handler) authorized(r *http.Request) bool {
+	if h.opts.APIKey == "" {
+		return true
+	}
+	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	return ok && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(token)), []byte(h.opts.APIKey)) == 1
+}
+
+// allow reports whether r uses method, answering 405 when it does not.
+func allow(w http.ResponseWriter, r *http.Request, method string) bool {
+	if r.Method == method {
+		return true
+	}
+	w.Header().Set("Allow", method)
+	writeError(w, &apiError{
+		status:  http.StatusMethodNotAllowed,
+		message: fmt.Sprintf("Method %s not allowed for %s; use %s.", r.Method, r.URL.Path, method),
+		typ:     "invalid_request_error",
+	})
+	return false
+}
+
+// readJSON reads r's body as a JSON object. On failure it answers the
+// request itself and returns ok == false.
+func readJSON(w http.ResponseWriter, r *http.Request) (root gjson.Result, body []byte, ok bool) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	if err != nil {
+		if r.Context().Err() != nil {
+			return root, nil, false
+		}
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			writeError(w, &apiError{
+				status:  http.StatusRequestEntityTooLarge,
+				message: fmt.Sprintf("Request body exceeds the limit of %d bytes.", maxBodyBytes),
+				typ:     "invalid_request_error",
+			})
+			return root, nil, false
+		}
+		writeError(w, invalidRequest("", "Cannot read the request body: %v", err))
+		return root, nil, false
+	}
+	if !gjson.ValidBytes(body) {
+		writeError(w, badJSON())
+		return root, nil, false
+	}
+	root = gjson.ParseBytes(body)
+	if !root.IsObject() {
+		writeError(w, badJSON())
+		return root, nil, false
+	}
+	return root, body, true
+}
+
+// sleep waits for d or until ctx is done, reporting whether the full
+// duration elapsed. A non-positive d returns true at once.
+func sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

@@ -1,0 +1,165 @@
+package mock
+
+import (
+	"encoding/json"
+	"net/http"
+	"time"
+)
+
+// chatChunk is one streamed "chat.completion.chunk" event.
+type chatChunk struct {
+	ID      string        `json:"id"`
+	Object  string        `json:"object"`
+	Created int64         `json:"created"`
+	Model   string        `json:"model"`
+	Choices []chunkChoice `json:"choices"`
+	// Usage is omitted unless usage was requested; then it is null on
+	// every chunk but the last, which carries a *usage.
+	Usage any `json:"usage,omitempty"`
+}
+
+type chunkChoice struct {
+	Index        int        `json:"index"`
+	Delta        chunkDelta `json:"delta"`
+	Logprobs     *struct{}  `json:"logprobs"`
+	FinishReason *string    `json:"finish_reason"`
+}
+
+type chunkDelta struct {
+	Role      string          `json:"role,omitempty"`
+	Content   *string         `json:"content,omitempty"`
+	ToolCalls []toolCallDelta `json:"tool_calls,omitempty"`
+}
+
+type toolCallDelta struct {
+	Index    int                   `json:"index"`
+	ID       string                `json:"id,omitempty"`
+	Type     string                `json:"type,omitempty"`
+	Function toolCallFunctionDelta `json:"function"`
+}
+
+type toolCallFunctionDelta struct {
+	Name      string `json:"name,omitempty"`
+	Arguments string `json:"arguments"`
+}
+
+// nullJSON is the JSON null literal, used for "usage":null.
+var nullJSON = json.RawMessage("null")
+
+// toolArgumentPieces is how many deltas tool call arguments are split into.
+const toolArgumentPieces = 3
+
+// chunks returns the streamed form of c: a role chunk, the content (one
+// chunk per word) or the tool call (a header chunk, then the arguments in
+// pieces), a chunk with the finish reason and, if includeUsage, a final
+// chunk with no choices and the usage.
+func (c *completion) chunks(includeUsage bool) []chatChunk {
+	var usageField any
+	if includeUsage {
+		usageField = nullJSON
+	}
+	mk := func(d chunkDelta, finish *string) chatChunk {
+		return chatChunk{
+			ID:      c.id,
+			Object:  "chat.completion.chunk",
+			Created: c.created,
+			Model:   c.model,
+			Choices: []chunkChoice{{Index: 0, Delta: d, FinishReason: finish}},
+			Usage:   usageField,
+		}
+	}
+
+	empty := ""
+	out := []chatChunk{mk(chunkDelta{Role: "assistant", Content: &empty}, nil)}
+	if tc := c.toolCall; tc != nil {
+		out = append(out, mk(chunkDelta{ToolCalls: []toolCallDelta{{
+			ID:       tc.ID,
+			Type:     tc.Type,
+			Function: toolCallFunctionDelta{Name: tc.Function.Name},
+		}}}, nil))
+		for _, piece := range splitEven(tc.Function.Arguments, toolArgumentPieces) {
+			out = append(out, mk(chunkDelta{ToolCalls: []toolCallDelta{{
+				Function: toolCallFunctionDelta{Arguments: piece},
+			}}}, nil))
+		}
+	} else {
+		for _, word := range splitWords(c.content) {
+			out = append(out, mk(chunkDelta{Content: &word}, nil))
+		}
+	}
+	finish := c.finishReason
+	out = append(out, mk(chunkDelta{}, &finish))
+	if includeUsage {
+		u := c.usage
+		out = append(out, chatChunk{
+			ID:      c.id,
+			Object:  "chat.completion.chunk",
+			Created: c.created,
+			Model:   c.model,
+			Choices: []chunkChoice{},
+			Usage:   &u,
+		})
+	}
+	return out
+}
+
+// writeStream streams c as server-sent events, flushing after each event
+// and waiting ChunkDelay between events. It stops early when the request
+// context is cancelled or a write fails.
+func (h *handler) writeStream(w http.ResponseWriter, r *http.Request, c *completion, includeUsage bool) {
+	ctx := r.Context()
+	rc := http.NewResponseController(w)
+	hdr := w.Header()
+	hdr.Set("Content-Type", "text/event-stream")
+	hdr.Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	_ = rc.Flush()
+
+	var timer *time.Timer
+	if h.opts.ChunkDelay > 0 {
+		timer = time.NewTimer(h.opts.ChunkDelay)
+		defer timer.Stop()
+	}
+	// pause waits ChunkDelay before every event but the first.
+	pause := func(first bool) bool {
+		if ctx.Err() != nil {
+			return false
+		}
+		if first || timer == nil {
+			return true
+		}
+		timer.Reset(h.opts.ChunkDelay)
+		select {
+		case <-timer.C:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	send := func(event []byte) bool {
+		if _, err := w.Write(event); err != nil {
+			return false
+		}
+		_ = rc.Flush()
+		return true
+	}
+
+	var buf []byte
+	for i, chunk := range c.chunks(includeUsage) {
+		if !pause(i == 0) {
+			return
+		}
+		buf = append(buf[:0], "data: "...)
+		var err error
+		if buf, err = appendJSON(buf, chunk); err != nil {
+			return
+		}
+		buf = append(buf, "\n\n"...)
+		if !send(buf) {
+			return
+		}
+	}
+	if pause(false) {
+		send([]byte("data: [DONE]\n\n"))
+	}
+}

@@ -1,0 +1,355 @@
+package mock
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+const chatBody = `{"model":"mock-chat","messages":[{"role":"user","content":"hello"}]}`
+
+// longStream is a streamed chat request with many words.
+func longStream(words int) string {
+	return `{"model":"mock-chat","stream":true,"messages":[{"role":"user","content":"` + strings.Repeat("word ", words) + `"}]}`
+}
+
+// watched wraps h, closing done when a ServeHTTP call returns.
+func watched(h http.Handler) (http.Handler, <-chan struct{}) {
+	done := make(chan struct{})
+	var once atomic.Bool
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, r)
+		if !once.Swap(true) {
+			close(done)
+		}
+	}), done
+}
+
+func post(t *testing.T, ctx context.Context, rt http.RoundTripper, body string) (*http.Response, error) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://mock.invalid/v1/chat/completions", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	return rt.RoundTrip(req)
+}
+
+// settle waits for the goroutine count to drop to at most base.
+func settle(t *testing.T, base int) {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Second)
+	for runtime.NumGoroutine() > base {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<16)
+			t.Fatalf("goroutines: %d, want <= %d\n%s", runtime.NumGoroutine(), base, buf[:runtime.Stack(buf, true)])
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestTransportChat(t *testing.T) {
+	client := &http.Client{Transport: NewTransport(Options{APIKey: "k"})}
+	req, _ := http.NewRequest(http.MethodPost, "http://anything/v1/chat/completions", strings.NewReader(chatBody))
+	req.Header.Set("Authorization", "Bearer k")
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != 200 || resp.Status != "200 OK" || resp.Header.Get("Content-Type") != "application/json" {
+		t.Errorf("status %q, headers %v", resp.Status, resp.Header)
+	}
+	if resp.ContentLength != int64(len(b)) {
+		t.Errorf("ContentLength = %d, body has %d bytes", resp.ContentLength, len(b))
+	}
+	if got := mustJSON(t, string(b)).Get("choices.0.message.content").Str; got != "Echo: hello" {
+		t.Errorf("content = %q", got)
+	}
+
+	// Without the key: 401 through the transport too.
+	resp, err = client.Post("http://anything/v1/chat/completions", "application/json", strings.NewReader(chatBody))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("status without key = %d", resp.StatusCode)
+	}
+}
+
+func TestTransportResponseWriter(t *testing.T) {
+	tests := []struct {
+		name       string
+		handler    http.HandlerFunc
+		wantStatus int
+		wantBody   string
+		wantHeader string // value of X-Test
+		wantErr    bool   // from RoundTrip
+		wantReadEr bool   // from reading the body
+	}{
+		{name: "nothing written", handler: func(w http.ResponseWriter, r *http.Request) {}, wantStatus: 200},
+		{name: "status only", handler: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("X-Test", "a")
+			w.WriteHeader(http.StatusTeapot)
+			w.Header().Set("X-Test", "changed after commit")
+		}, wantStatus: 418, wantHeader: "a"},
+		{name: "informational ignored", handler: func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusEarlyHints)
+			w.WriteHeader(http.StatusCreated)
+			w.WriteHeader(http.StatusAccepted)
+			io.WriteString(w, "x")
+		}, wantStatus: 201, wantBody: "x"},
+		{name: "echo request body", handler: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("X-Test", r.Method+" "+r.URL.Path+" "+r.Header.Get("Content-Type"))
+			io.Copy(w, r.Body)
+		}, wantStatus: 200, wantBody: chatBody, wantHeader: "POST /v1/chat/completions application/json"},
+		{name: "flusher", handler: func(w http.ResponseWriter, r *http.Request) {
+			f, ok := w.(http.Flusher)
+			if !ok {
+				w.WriteHeader(500)
+				return
+			}
+			f.Flush()
+			io.WriteString(w, "flushed")
+		}, wantStatus: 200, wantBody: "flushed"},
+		{name: "panic before write", handler: func(w http.ResponseWriter, r *http.Request) { panic("boom") }, wantErr: true},
+		{name: "panic after write", handler: func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, "partial")
+			panic("boom")
+		}, wantStatus: 200, wantReadEr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, err := post(t, context.Background(), &transport{handler: tt.handler}, chatBody)
+			if tt.wantErr {
+				if err == nil {
+					resp.Body.Close()
+					t.Fatal("RoundTrip succeeded, want error")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			b, err := io.ReadAll(resp.Body)
+			if (err != nil) != tt.wantReadEr {
+				t.Errorf("read error = %v, want error: %v", err, tt.wantReadEr)
+			}
+			if resp.StatusCode != tt.wantStatus {
+				t.Errorf("status = %d, want %d", resp.StatusCode, tt.wantStatus)
+			}
+			if !tt.wantReadEr && string(b) != tt.wantBody {
+				t.Errorf("body = %q, want %q", b, tt.wantBody)
+			}
+			if got := resp.Header.Get("X-Test"); got != tt.wantHeader {
+				t.Errorf("X-Test = %q, want %q", got, tt.wantHeader)
+			}
+		})
+	}
+}
+
+// TestTransportStreamsIncrementally checks that the first event reaches the
+// caller while the handler is still streaming.
+func TestTransportStreamsIncrementally(t *testing.T) {
+	const delay = 30 * time.Millisecond
+	h, done := watched(NewHandler(Options{ChunkDelay: delay}))
+	start := time.Now()
+	resp, err := post(t, context.Background(), &transport{handler: h}, longStream(10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Errorf("Content-Type = %q", ct)
+	}
+	r := bufio.NewReader(resp.Body)
+	first, err := r.ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(first, `"role":"assistant"`) {
+		t.Errorf("first event = %q", first)
+	}
+	select {
+	case <-done:
+		t.Fatal("handler finished before the first event was read: response is not streamed")
+	default:
+	}
+	// 10 words → 1 role + 11 content + finish + [DONE] events, 13 delays.
+	if elapsed := time.Since(start); elapsed >= 13*delay {
+		t.Errorf("first event after %v, the whole stream takes %v", elapsed, 13*delay)
+	}
+	rest, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := sseEvents(t, first+string(rest))
+	if got := reassemble(t, events).content; got != "Echo: "+strings.Repeat("word ", 10) {
+		t.Errorf("content = %q", got)
+	}
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		t.Fatal("handler still running after the body was read")
+	}
+}
+
+func TestTransportBodyCloseStopsHandler(t *testing.T) {
+	base := runtime.NumGoroutine()
+	h, done := watched(NewHandler(Options{ChunkDelay: 5 * time.Millisecond}))
+	resp, err := post(t, context.Background(), &transport{handler: h}, longStream(10000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bufio.NewReader(resp.Body).ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		t.Fatal("handler still running after Body.Close")
+	}
+	if _, err := resp.Body.Read(make([]byte, 10)); !errors.Is(err, errClosedBody) {
+		t.Errorf("read after close: %v", err)
+	}
+	settle(t, base)
+}
+
+func TestTransportBodyCloseWithoutChunkDelay(t *testing.T) {
+	base := runtime.NumGoroutine()
+	h, done := watched(NewHandler(Options{}))
+	resp, err := post(t, context.Background(), &transport{handler: h}, longStream(10000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close() // without reading anything: the handler is blocked writing
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		t.Fatal("handler still running after Body.Close")
+	}
+	settle(t, base)
+}
+
+func TestTransportContextCancelMidStream(t *testing.T) {
+	base := runtime.NumGoroutine()
+	h, done := watched(NewHandler(Options{ChunkDelay: 5 * time.Millisecond}))
+	ctx, cancel := context.WithCancel(context.Background())
+	resp, err := post(t, ctx, &transport{handler: h}, longStream(10000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	r := bufio.NewReader(resp.Body)
+	if _, err := r.ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	_, err = io.ReadAll(r)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("read after cancel: %v, want context.Canceled", err)
+	}
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		t.Fatal("handler still running after cancellation")
+	}
+	resp.Body.Close()
+	settle(t, base)
+}
+
+func TestTransportCancelDuringLatency(t *testing.T) {
+	base := runtime.NumGoroutine()
+	h, done := watched(NewHandler(Options{Latency: 10 * time.Second}))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	resp, err := post(t, ctx, &transport{handler: h}, chatBody)
+	if err == nil {
+		resp.Body.Close()
+		t.Fatal("RoundTrip succeeded despite cancellation")
+	}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("err = %v, want context.DeadlineExceeded", err)
+	}
+	if elapsed := time.Since(start); elapsed > 2*time.Second {
+		t.Errorf("RoundTrip returned after %v", elapsed)
+	}
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		t.Fatal("handler still waiting after cancellation")
+	}
+	settle(t, base)
+}
+
+func TestTransportLatency(t *testing.T) {
+	const latency = 60 * time.Millisecond
+	start := time.Now()
+	resp, err := post(t, context.Background(), NewTransport(Options{Latency: latency}), chatBody)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if elapsed := time.Since(start); elapsed < latency {
+		t.Errorf("response after %v, before the %v latency", elapsed, latency)
+	}
+}
+
+// TestTransportNoLeak runs many requests, finished and abandoned in
+// various ways, and checks that no goroutine is left behind.
+func TestTransportNoLeak(t *testing.T) {
+	base := runtime.NumGoroutine()
+	rt := NewTransport(Options{})
+	for i := 0; i < 30; i++ {
+		body := chatBody
+		if i%2 == 0 {
+			body = longStream(200)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		resp, err := post(t, ctx, rt, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch i % 3 {
+		case 0: // read to the end
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		case 1: // abandon unread, the context staying alive
+			resp.Body.Close()
+		case 2: // cancel, then drain
+			cancel()
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+		defer cancel()
+	}
+	settle(t, base)
+}
+
+func TestTransportNilBodyAndDefaultStatus(t *testing.T) {
+	req, _ := http.NewRequest(http.MethodGet, "http://mock/v1/models", nil)
+	resp, err := NewTransport(Options{}).RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || !strings.Contains(string(b), `"mock-chat"`) {
+		t.Errorf("status %d body %s", resp.StatusCode, b)
+	}
+}

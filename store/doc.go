@@ -1,0 +1,19 @@
+// Package store is modelgate's embedded persistence layer: a single bbolt
+// file with one batched background writer.
+//
+// Hot paths (audit records, usage and rate-limit counters) hand writes to
+// [Store.Enqueue], which never blocks: the Write (not the bytes it points
+// to) is copied into a bounded queue and committed later by the writer
+// goroutine, which groups queued writes into one bbolt transaction per
+// batch. The writer commits what is queued every [Options.FlushInterval],
+// and immediately once [Options.MaxBatch] writes are waiting. [Store.Flush] waits until everything
+// enqueued before it is committed; [Store.Close] stops accepting writes,
+// commits everything already queued and closes the file.
+//
+// Reads use [Store.View]; rare administrative writes may use [Store.Update]
+// directly, which bbolt serialises with the writer's transactions.
+//
+// The package deliberately does not import Caddy; *Store nevertheless
+// satisfies caddy.Destructor through [Store.Destruct] so it can live in a
+// caddy.UsagePool.
+package store

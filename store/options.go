@@ -1,0 +1,69 @@
+package store
+
+import (
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// Defaults applied by Open to zero-valued Options fields.
+const (
+	// DefaultFlushInterval is the default Options.FlushInterval.
+	DefaultFlushInterval = 100 * time.Millisecond
+	// DefaultQueueSize is the default Options.QueueSize.
+	DefaultQueueSize = 65536
+	// DefaultMaxBatch is the default Options.MaxBatch.
+	DefaultMaxBatch = 4096
+	// DefaultOpenTimeout is the default Options.OpenTimeout.
+	DefaultOpenTimeout = 5 * time.Second
+)
+
+// Options configure Open.
+type Options struct {
+	// Path is the bbolt file. Its parent directory is created (mode 0o700)
+	// if missing. Required.
+	Path string
+	// FlushInterval is how often the writer commits queued writes, so it
+	// bounds how long an accepted write stays invisible (when the writer
+	// keeps up). Default 100ms.
+	FlushInterval time.Duration
+	// QueueSize is the capacity of the write queue; Enqueue drops writes
+	// when it is full. Default 65536.
+	QueueSize int
+	// MaxBatch is the maximum number of writes per transaction. A full batch
+	// is committed at once, without waiting for FlushInterval: the writer is
+	// woken as soon as min(MaxBatch, QueueSize/2) writes are waiting (so with
+	// MaxBatch above QueueSize/2 batches are smaller than MaxBatch).
+	// Default 4096.
+	MaxBatch int
+	// OpenTimeout is how long Open waits for bbolt's exclusive file lock
+	// before failing with an error saying the file is locked by another
+	// process. Default 5s.
+	OpenTimeout time.Duration
+	// Logger receives writer warnings and errors. Optional; nil means
+	// zap.NewNop().
+	Logger *zap.Logger
+	// NoSync disables fsync after each commit. Only for benchmarks and
+	// tests: a crash can corrupt or lose the database.
+	NoSync bool
+}
+
+// withDefaults returns o with zero or negative fields replaced by defaults.
+func (o Options) withDefaults() Options {
+	if o.FlushInterval <= 0 {
+		o.FlushInterval = DefaultFlushInterval
+	}
+	if o.QueueSize <= 0 {
+		o.QueueSize = DefaultQueueSize
+	}
+	if o.MaxBatch <= 0 {
+		o.MaxBatch = DefaultMaxBatch
+	}
+	if o.OpenTimeout <= 0 {
+		o.OpenTimeout = DefaultOpenTimeout
+	}
+	if o.Logger == nil {
+		o.Logger = zap.NewNop()
+	}
+	return o
+}

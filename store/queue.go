@@ -1,0 +1,117 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// Write is one queued mutation of a top-level bucket.
+//
+// Key and Value are not copied by Enqueue: the caller must not modify them
+// after handing them over. The bucket is created on first Put.
+type Write struct {
+	// Bucket is the top-level bucket name; must not be empty.
+	Bucket string
+	// Key must be non-empty and at most bbolt.MaxKeySize bytes.
+	Key []byte
+	// Value is stored under Key. nil deletes Key; an empty non-nil slice
+	// stores an empty value.
+	Value []byte
+}
+
+// Enqueue queues w for the writer and reports whether it was accepted. It
+// never blocks: when the queue is full or the store is closed it returns
+// false, counts the write in Stats.Dropped and logs a warning at most once
+// per second.
+func (s *Store) Enqueue(w Write) bool {
+	if s.state.Add(1)&closedBit != 0 {
+		s.state.Add(-1)
+		s.dropped(true)
+		return false
+	}
+	// Count before the send so Committed can never overtake Enqueued.
+	s.ctr.enqueued.Add(1)
+	select {
+	case s.ch <- op{w: w}:
+		s.state.Add(-1)
+		if len(s.ch) >= s.kickAt {
+			s.wake()
+		}
+		return true
+	default:
+		s.ctr.enqueued.Add(^uint64(0))
+		s.state.Add(-1)
+		s.dropped(false)
+		return false
+	}
+}
+
+// wake kicks the writer without blocking; a pending kick is enough.
+func (s *Store) wake() {
+	select {
+	case s.kick <- struct{}{}:
+	default:
+	}
+}
+
+// dropped counts a rejected write. Queue-full drops are reported by the
+// writer (see writer.reportDrops) so that this path stays a single atomic
+// add even when every call is dropping; drops after Close are logged here.
+func (s *Store) dropped(closed bool) {
+	n := s.ctr.dropped.Add(1)
+	if closed {
+		s.warnDropped("store closed", n)
+	}
+}
+
+// warnDropped logs a drop warning unless one was logged less than a second
+// ago.
+func (s *Store) warnDropped(reason string, total uint64) bool {
+	now := time.Now().UnixNano()
+	last := s.lastWarn.Load()
+	if now-last < int64(time.Second) || !s.lastWarn.CompareAndSwap(last, now) {
+		return false
+	}
+	s.log.Warn("dropping writes",
+		zap.String("reason", reason),
+		zap.Uint64("dropped_total", total),
+		zap.Int("queue_size", cap(s.ch)))
+	return true
+}
+
+// Flush waits until every write accepted by Enqueue before the call has been
+// committed (or has failed), or ctx is done. It sends a marker through the
+// write queue, so ordering with concurrent Enqueue calls is preserved; unlike
+// Enqueue it waits for room in the queue. It returns an error if the batch
+// the marker closed failed to commit or had writes rejected (failures of
+// earlier batches show only in Stats.Failed), ctx.Err() if ctx ended first,
+// and nil once the store has finished closing (Close commits everything
+// queued).
+func (s *Store) Flush(ctx context.Context) error {
+	if s.state.Add(1)&closedBit != 0 {
+		s.state.Add(-1)
+		select {
+		case <-s.done:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	res := make(chan error, 1)
+	select {
+	case s.ch <- op{flush: res}:
+		s.state.Add(-1)
+		s.wake()
+	case <-ctx.Done():
+		s.state.Add(-1)
+		return ctx.Err()
+	}
+	select {
+	case err := <-res:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

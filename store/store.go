@@ -1,0 +1,181 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+	"go.uber.org/zap"
+)
+
+// ErrClosed is returned by View, Update and EnsureBuckets once Close has
+// started.
+var ErrClosed = errors.New("store: closed")
+
+// closedBit marks the store closed inside Store.state; the bits below it
+// count Enqueue/Flush calls currently between their closed check and their
+// channel send.
+const closedBit = int64(1) << 62
+
+// Store is an open bbolt file plus its batched writer. It is safe for
+// concurrent use.
+type Store struct {
+	path string
+	db   *bbolt.DB
+	log  *zap.Logger
+	opts Options
+
+	// state is closedBit | number of senders in flight. Close sets the bit,
+	// waits for the in-flight count to reach zero and only then closes ch,
+	// so no send ever hits a closed channel and Enqueue never waits on a
+	// lock.
+	state atomic.Int64
+	ch    chan op
+	kick  chan struct{} // capacity 1; wakes the writer before its next tick
+	// kickAt is the queue length at which Enqueue wakes the writer:
+	// MaxBatch, but at most half the queue so a small queue does not fill
+	// up before the writer runs.
+	kickAt int
+	done   chan struct{} // closed when the writer goroutine has exited
+
+	ctr      counters
+	lastWarn atomic.Int64 // unix nanos of the last "dropping writes" warning
+
+	closeOnce sync.Once
+	closeErr  error
+
+	// testHookCommit, if set before the writer starts, runs in the writer
+	// goroutine before each batch transaction. Tests only.
+	testHookCommit func()
+}
+
+// op is one queue element: either a write or, when flush is non-nil, a Flush
+// marker.
+type op struct {
+	w     Write
+	flush chan error
+}
+
+// Open opens (creating if needed) the bbolt file at opts.Path and starts the
+// writer goroutine. It fails if another process, or another Store in this
+// process, holds the file for longer than opts.OpenTimeout.
+func Open(opts Options) (*Store, error) {
+	return open(opts, nil)
+}
+
+// open is Open with an optional test hook installed before the writer starts.
+func open(opts Options, hook func()) (*Store, error) {
+	if opts.Path == "" {
+		return nil, errors.New("store: Options.Path is required")
+	}
+	opts = opts.withDefaults()
+	if err := os.MkdirAll(filepath.Dir(opts.Path), 0o700); err != nil {
+		return nil, fmt.Errorf("store: create directory for %s: %w", opts.Path, err)
+	}
+	db, err := bbolt.Open(opts.Path, 0o600, &bbolt.Options{
+		Timeout: opts.OpenTimeout,
+		NoSync:  opts.NoSync,
+	})
+	if err != nil {
+		if errors.Is(err, berrors.ErrTimeout) {
+			return nil, fmt.Errorf("store: open %s: file is locked by another process (or another store in this process); gave up after %s: %w",
+				opts.Path, opts.OpenTimeout, err)
+		}
+		return nil, fmt.Errorf("store: open %s: %w", opts.Path, err)
+	}
+	s := &Store{
+		path:           opts.Path,
+		db:             db,
+		log:            opts.Logger.With(zap.String("store", opts.Path)),
+		opts:           opts,
+		ch:             make(chan op, opts.QueueSize),
+		kick:           make(chan struct{}, 1),
+		kickAt:         max(1, min(opts.MaxBatch, opts.QueueSize/2)),
+		done:           make(chan struct{}),
+		testHookCommit: hook,
+	}
+	w := newWriter(s)
+	go w.run()
+	return s, nil
+}
+
+// Path returns the bbolt file path given in Options.Path.
+func (s *Store) Path() string { return s.path }
+
+// DB returns the underlying bbolt database for callers that need more than
+// View and Update. Do not close it; use Close.
+func (s *Store) DB() *bbolt.DB { return s.db }
+
+// closed reports whether Close has started.
+func (s *Store) closed() bool { return s.state.Load()&closedBit != 0 }
+
+// View runs fn in a read-only transaction. Writes still in the queue are not
+// visible; call Flush first if fn must see them.
+func (s *Store) View(fn func(tx *bbolt.Tx) error) error {
+	if s.closed() {
+		return ErrClosed
+	}
+	return s.db.View(fn)
+}
+
+// Update runs fn in a synchronous read-write transaction and commits it
+// before returning. It is meant for rare administrative operations; bbolt
+// serialises it with the writer's batches, so it is safe to use alongside
+// Enqueue, but writes still queued may be applied after it.
+func (s *Store) Update(fn func(tx *bbolt.Tx) error) error {
+	if s.closed() {
+		return ErrClosed
+	}
+	return s.db.Update(fn)
+}
+
+// EnsureBuckets creates the named top-level buckets that do not exist yet,
+// in one transaction. The writer creates buckets on demand, so this is only
+// needed by code that reads a bucket before anything was written to it.
+func (s *Store) EnsureBuckets(names ...string) error {
+	return s.Update(func(tx *bbolt.Tx) error {
+		for _, n := range names {
+			if _, err := tx.CreateBucketIfNotExists([]byte(n)); err != nil {
+				return fmt.Errorf("store: create bucket %q: %w", n, err)
+			}
+		}
+		return nil
+	})
+}
+
+// Close stops accepting writes, waits until every queued write has been
+// committed (or has failed) and closes the database. It is idempotent and
+// safe to call concurrently; every call returns the result of the first.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() {
+		s.state.Or(closedBit)
+		// Wait for senders that passed the closed check before we set it.
+		// Enqueue holds its slot for a few nanoseconds; a Flush may hold it
+		// until the writer makes room in the queue, which it always does.
+		for i := 0; s.state.Load() != closedBit; i++ {
+			if i < 100 {
+				runtime.Gosched()
+			} else {
+				time.Sleep(100 * time.Microsecond)
+			}
+		}
+		close(s.ch)
+		s.wake()
+		<-s.done
+		if err := s.db.Close(); err != nil {
+			s.closeErr = fmt.Errorf("store: close %s: %w", s.path, err)
+		}
+	})
+	return s.closeErr
+}
+
+// Destruct is Close. It makes *Store a caddy.Destructor so a Store can be
+// shared through a caddy.UsagePool across config reloads.
+func (s *Store) Destruct() error { return s.Close() }

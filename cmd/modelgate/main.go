@@ -7,8 +7,7 @@ import (
 
 	_ "github.com/caddyserver/caddy/v2/modules/standard"
 
-	_ "github.com/modelgate/modelgate/caddymodule"
-	_ "github.com/modelgate/modelgate/handlers"
+	_ "github.com/modelgate/modelgate"
 )
 
 func main() {

@@ -61,7 +61,7 @@ func (c *call) inspectEvent(ev []byte) bool {
 	}
 	// The chunk the gateway asked for: usage only, no choices.
 	choices := gjson.GetBytes(data, "choices")
-	return !(choices.IsArray() && len(choices.Array()) == 0)
+	return !(choices.IsArray() && choices.Get("#").Int() == 0)
 }
 
 // eventData returns the payload of the event's first data field.

@@ -6,6 +6,7 @@ package proxy
 
 import (
 	"net/http"
+	"sort"
 	"strings"
 
 	"go.uber.org/zap"
@@ -69,4 +70,22 @@ func (s *Service) logger() *zap.Logger {
 		return zap.NewNop()
 	}
 	return s.Logger
+}
+
+// Route is one model endpoint the service answers.
+type Route struct {
+	// Method is the HTTP method.
+	Method string
+	// Path is the URL path.
+	Path string
+}
+
+// Routes lists the endpoints the service answers, sorted by path.
+func Routes() []Route {
+	out := make([]Route, 0, len(routes))
+	for path, rt := range routes {
+		out = append(out, Route{Method: rt.method, Path: path})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
 }

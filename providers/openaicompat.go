@@ -88,6 +88,21 @@ func (p *OpenAICompat) Name() string { return p.name }
 // Type implements Provider.
 func (p *OpenAICompat) Type() string { return p.typ }
 
+// Shape implements Provider.
+func (p *OpenAICompat) Shape() Shape { return ShapeChat }
+
+// Supports implements Provider: chat, embeddings and models everywhere;
+// the Responses API natively only on OpenAI itself.
+func (p *OpenAICompat) Supports(ep Endpoint) bool {
+	switch ep {
+	case EndpointChat, EndpointEmbeddings, EndpointModels:
+		return true
+	case EndpointResponses:
+		return p.typ == "openai"
+	}
+	return false
+}
+
 // StreamUsageOption implements Provider.
 func (p *OpenAICompat) StreamUsageOption() bool { return p.streamOpt }
 

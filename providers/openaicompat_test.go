@@ -116,6 +116,8 @@ type slowLister struct {
 func (s *slowLister) Name() string            { return s.name }
 func (s *slowLister) Type() string            { return "openai" }
 func (s *slowLister) StreamUsageOption() bool { return true }
+func (s *slowLister) Shape() Shape            { return ShapeChat }
+func (s *slowLister) Supports(Endpoint) bool  { return true }
 func (s *slowLister) Do(context.Context, Endpoint, string, []byte) (*http.Response, error) {
 	return nil, nil
 }

@@ -16,6 +16,23 @@ const (
 	EndpointChat       Endpoint = "chat/completions"
 	EndpointEmbeddings Endpoint = "embeddings"
 	EndpointModels     Endpoint = "models"
+	// EndpointResponses is OpenAI's Responses API.
+	EndpointResponses Endpoint = "responses"
+	// EndpointMessages is Anthropic's Messages API.
+	EndpointMessages Endpoint = "messages"
+	// EndpointCountTokens is Anthropic's token counting endpoint.
+	EndpointCountTokens Endpoint = "messages/count_tokens"
+)
+
+// Shape is the API shape an upstream speaks natively for chat.
+type Shape int
+
+// API shapes.
+const (
+	// ShapeChat is OpenAI Chat Completions.
+	ShapeChat Shape = iota
+	// ShapeMessages is Anthropic Messages.
+	ShapeMessages
 )
 
 // Model is one entry of a provider's model list.
@@ -43,4 +60,8 @@ type Provider interface {
 	// StreamUsageOption reports whether the upstream understands
 	// stream_options.include_usage on streamed chat completions.
 	StreamUsageOption() bool
+	// Shape is the API shape the upstream speaks for chat.
+	Shape() Shape
+	// Supports reports whether the upstream serves ep natively.
+	Supports(ep Endpoint) bool
 }

@@ -26,6 +26,10 @@ type stubProvider struct {
 func (p *stubProvider) Name() string            { return p.name }
 func (p *stubProvider) Type() string            { return "openai" }
 func (p *stubProvider) StreamUsageOption() bool { return p.streamOpt }
+func (p *stubProvider) Shape() providers.Shape  { return providers.ShapeChat }
+func (p *stubProvider) Supports(ep providers.Endpoint) bool {
+	return ep == providers.EndpointChat || ep == providers.EndpointEmbeddings
+}
 func (p *stubProvider) ListModels(context.Context) ([]providers.Model, error) {
 	return []providers.Model{{ID: "m1"}}, nil
 }

@@ -37,6 +37,10 @@ type Error struct {
 	// RetryAfter, when positive, is sent as the Retry-After header in
 	// seconds. It is not part of the body.
 	RetryAfter int `json:"-"`
+	// RetryAfterHeader, when set, is sent as the Retry-After header as it
+	// is (an upstream's value: seconds or an HTTP date), instead of
+	// RetryAfter.
+	RetryAfterHeader string `json:"-"`
 }
 
 // Error implements the error interface.
@@ -139,7 +143,10 @@ func writeBody(w http.ResponseWriter, e *Error, body []byte) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(len(body)))
-	if e.RetryAfter > 0 {
+	switch {
+	case e.RetryAfterHeader != "":
+		h.Set("Retry-After", e.RetryAfterHeader)
+	case e.RetryAfter > 0:
 		h.Set("Retry-After", strconv.Itoa(e.RetryAfter))
 	}
 	status := e.StatusCode

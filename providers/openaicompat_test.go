@@ -173,3 +173,27 @@ func TestRegistryIsolatesFailingProviders(t *testing.T) {
 		t.Fatalf("unknown model: %v", err)
 	}
 }
+
+func TestResolveSlashedIDs(t *testing.T) {
+	openai := &slowLister{name: "openai", ids: []string{"gpt-4o"}}
+	groq := &slowLister{name: "groq", ids: []string{"openai/gpt-oss-20b", "groq/compound", "llama"}}
+	r := NewRegistry([]Entry{{Provider: openai}, {Provider: groq}}, RegistryOptions{})
+	r.Start(context.Background())
+	<-r.Ready()
+	for _, c := range []struct{ model, provider, upstream, selector string }{
+		{"openai/gpt-oss-20b", "groq", "openai/gpt-oss-20b", "openai/gpt-oss-20b"}, // groq's own id, not openai's
+		{"groq/compound", "groq", "groq/compound", "groq/compound"},
+		{"openai/gpt-4o", "openai", "gpt-4o", "gpt-4o"},              // openai lists gpt-4o
+		{"openai/unlisted", "openai", "unlisted", "openai/unlisted"}, // unlisted model of a named provider
+		{"groq/llama", "groq", "llama", "llama"},
+	} {
+		p, m, err := r.Resolve(context.Background(), c.model)
+		if err != nil || p.Name() != c.provider || m != c.upstream {
+			t.Errorf("%s: got %v %q %v", c.model, p, m, err)
+			continue
+		}
+		if sel := r.Selector(p, m); sel != c.selector {
+			t.Errorf("%s: selector %q, want %q", c.model, sel, c.selector)
+		}
+	}
+}

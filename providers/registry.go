@@ -51,6 +51,7 @@ type Registry struct {
 	mu       sync.RWMutex
 	listings map[string][]Model // provider name → models
 	index    map[string]Provider
+	listed   map[string]map[string]bool // provider name → model id set
 
 	ready     chan struct{}
 	readyOnce sync.Once
@@ -167,14 +168,18 @@ func (r *Registry) rebuildIndex() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	index := make(map[string]Provider)
+	listed := make(map[string]map[string]bool, len(r.entries))
 	for _, e := range r.entries {
+		set := make(map[string]bool)
 		for _, m := range r.listings[e.Provider.Name()] {
+			set[m.ID] = true
 			if _, taken := index[m.ID]; !taken {
 				index[m.ID] = e.Provider
 			}
 		}
+		listed[e.Provider.Name()] = set
 	}
-	r.index = index
+	r.index, r.listed = index, listed
 }
 
 // Models returns every served model, provider by provider in
@@ -199,8 +204,10 @@ func (e *ErrUnknownModel) Error() string {
 }
 
 // Resolve maps a client's model string to a provider and the model id to
-// send upstream. "name/model" picks the instance called name; otherwise
-// the whole string is looked up in the index (ids may contain slashes).
+// send upstream. Model ids may themselves contain slashes
+// ("openai/gpt-oss-20b" on Groq), so "name/rest" is read, in this order, as
+// instance name's listed model rest; as a listed id of its own (first
+// provider in order); as instance name's unlisted model rest.
 // While the first listings are still arriving, an unknown name waits for
 // them (bounded by ctx) before it is refused.
 func (r *Registry) Resolve(ctx context.Context, model string) (Provider, string, error) {
@@ -229,13 +236,19 @@ func (r *Registry) Selector(p Provider, id string) string {
 }
 
 func (r *Registry) lookup(model string) (Provider, string, bool) {
-	if name, rest, ok := strings.Cut(model, "/"); ok && rest != "" {
-		if p, ok := r.byName[name]; ok {
-			return p, rest, true
-		}
-	}
+	name, rest, prefixed := strings.Cut(model, "/")
+	named, isName := r.byName[name]
+	prefixed = prefixed && rest != "" && isName
 	r.mu.RLock()
-	p, ok := r.index[model]
-	r.mu.RUnlock()
-	return p, model, ok
+	defer r.mu.RUnlock()
+	if prefixed && r.listed[name][rest] {
+		return named, rest, true
+	}
+	if p, ok := r.index[model]; ok {
+		return p, model, true
+	}
+	if prefixed {
+		return named, rest, true
+	}
+	return nil, "", false
 }

@@ -74,9 +74,12 @@ func upstreamError(provider string, resp *http.Response) *apierr.Error {
 	if msg == "" {
 		msg = http.StatusText(resp.StatusCode)
 	}
-	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
-		// Upstream auth messages may quote part of the provider's key.
+	upstreamAuth := resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden
+	if upstreamAuth {
+		// Upstream auth messages may quote part of the provider's key, and
+		// their codes would read as if the client's key were wrong.
 		msg = "the upstream refused the gateway's credentials (status " + strconv.Itoa(resp.StatusCode) + ")"
+		code = "upstream_auth_failed"
 	}
 	ge := apierr.New(resp.StatusCode, typeForStatus(resp.StatusCode), "provider "+provider+": "+msg).WithProvider(provider)
 	if code != "" {
@@ -85,8 +88,8 @@ func upstreamError(provider string, resp *http.Response) *apierr.Error {
 	if param != "" {
 		ge.WithParam(param)
 	}
-	if ra, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && ra > 0 {
-		ge.RetryAfter = ra
+	if ra := strings.TrimSpace(resp.Header.Get("Retry-After")); ra != "" {
+		ge.RetryAfterHeader = ra // seconds or an HTTP date, passed on as sent
 	} else if resp.StatusCode == http.StatusTooManyRequests {
 		ge.RetryAfter = 1
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -147,7 +148,7 @@ func sizeHint(n int64) int {
 }
 
 // passedHeaders are the upstream response headers a client gets.
-var passedHeaders = []string{"Content-Type", "X-Request-Id", "Openai-Processing-Ms", "Openai-Version"}
+var passedHeaders = []string{"Content-Type", "X-Request-Id", "Request-Id", "Openai-Processing-Ms", "Openai-Version"}
 
 func copyResponseHeaders(dst, src http.Header) {
 	for _, k := range passedHeaders {
@@ -157,7 +158,10 @@ func copyResponseHeaders(dst, src http.Header) {
 	}
 }
 
+// isEventStream reports whether the response is a server-sent-event
+// stream. Media types compare case-insensitively.
 func isEventStream(h http.Header) bool {
+	const sse = "text/event-stream"
 	ct := h.Get("Content-Type")
-	return len(ct) >= 17 && ct[:17] == "text/event-stream"
+	return len(ct) >= len(sse) && strings.EqualFold(ct[:len(sse)], sse)
 }

@@ -39,13 +39,15 @@ func chat(t *testing.T, base, model string) (int, string) {
 	t.Helper()
 	var resp *http.Response
 	var err error
-	for try := 0; try < 3; try++ {
+	backoff := 100 * time.Millisecond
+	for try := 0; try < 4; try++ {
 		resp, err = http.Post(base+"/v1/chat/completions", "application/json",
 			strings.NewReader(`{"model":"`+model+`","messages":[{"role":"user","content":"hi"}]}`))
 		if err == nil {
 			break
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(backoff) // exponential, as the SDKs back off
+		backoff *= 2
 	}
 	if err != nil {
 		return 0, err.Error()

@@ -1,0 +1,424 @@
+package e2e
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestAPIProviderWireFormats checks the per-type differences of the
+// upstream request: azure's deployment URL and api-key header, mistral's
+// missing stream_options, and no credential at all for a keyless vllm.
+func TestAPIProviderWireFormats(t *testing.T) {
+	apiClearEnv(t)
+	az := apiNewReplay(t, "openai")
+	azAnswer := fixture(t, "openai", "chat_completion.json")
+	az.Handle("/openai/deployments/my-deploy/chat/completions", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(azAnswer)
+	})
+	mi := apiNewReplay(t, "openai")
+	mi.Handle("/v1/chat/completions", apiUsageUpstream)
+	vl := apiNewReplay(t, "openai")
+	g := startGateway(t, "master_key "+apiMasterKey+"\n"+
+		apiProvider("az", "azure", "az-key-123", az.srv.URL, "models my-deploy", "models_mode allowlist")+
+		apiProvider("mi", "mistral", "mi-key-456", mi.BaseURL(), "models mistral-small", "models_mode allowlist")+
+		apiProvider("vl", "vllm", "", vl.BaseURL(), "models qwen", "models_mode allowlist"))
+
+	t.Run("azure", func(t *testing.T) {
+		status, _, body := apiHTTP(t, http.MethodPost, g.URL+"/v1/chat/completions", apiMasterKey,
+			`{"model":"az/my-deploy","messages":[{"role":"user","content":"hi"}]}`)
+		if status != 200 || !strings.Contains(string(body), "Hello, World!") {
+			t.Fatalf("status %d: %s", status, body)
+		}
+		rs := az.Requests("/openai/deployments/my-deploy/chat/completions")
+		if len(rs) != 1 {
+			t.Fatalf("azure upstream got %d requests at the deployment URL (all: %+v)", len(rs), az.Requests(""))
+		}
+		r := rs[0]
+		if r.Query != "api-version=2024-10-21" {
+			t.Errorf("azure query = %q", r.Query)
+		}
+		if r.Header.Get("Api-Key") != "az-key-123" || r.Header.Get("Authorization") != "" {
+			t.Errorf("azure credential headers: api-key=%q Authorization=%q", r.Header.Get("Api-Key"), r.Header.Get("Authorization"))
+		}
+		apiNoSecret(t, r, apiMasterKey)
+	})
+	t.Run("mistral stream gets no stream_options", func(t *testing.T) {
+		status, _, body := apiHTTP(t, http.MethodPost, g.URL+"/v1/chat/completions", apiMasterKey,
+			`{"model":"mistral-small","stream":true,"messages":[{"role":"user","content":"hi"}]}`)
+		if status != 200 || apiExpectFromStream(t, body).Content != "Hello there" {
+			t.Fatalf("status %d: %s", status, body)
+		}
+		if so, ok := mi.LastChat(t).JSON(t)["stream_options"]; ok {
+			t.Errorf("mistral upstream got stream_options %v", so)
+		}
+		if got := mi.LastChat(t).Header.Get("Authorization"); got != "Bearer mi-key-456" {
+			t.Errorf("mistral Authorization = %q", got)
+		}
+	})
+	t.Run("keyless vllm gets no credential", func(t *testing.T) {
+		status, _, body := apiHTTP(t, http.MethodPost, g.URL+"/v1/chat/completions", apiMasterKey,
+			`{"model":"vl/qwen","messages":[{"role":"user","content":"hi"}]}`)
+		if status != 200 {
+			t.Fatalf("status %d: %s", status, body)
+		}
+		r := vl.LastChat(t)
+		if r.Header.Get("Authorization") != "" || r.Header.Get("Api-Key") != "" || r.Header.Get("X-Api-Key") != "" {
+			t.Errorf("keyless upstream got credentials: %v", r.Header)
+		}
+		if r.JSON(t)["model"] != "qwen" {
+			t.Errorf("model = %v", r.JSON(t)["model"])
+		}
+		apiNoSecret(t, r, apiMasterKey)
+	})
+}
+
+// TestAPIStreamShapes sends unusual but valid event streams through the
+// gateway: CRLF line endings, an event larger than any read buffer, and a
+// usage chunk without a trailing [DONE]; the client gets the upstream's
+// bytes (minus the usage chunk it did not ask for).
+func TestAPIStreamShapes(t *testing.T) {
+	apiClearEnv(t)
+	big := strings.Repeat("abcdefghij", 4000) // 40 000 bytes of content
+	usageCRLF := strings.ReplaceAll(apiUsageChunk, "\n", "\r\n")
+	shapes := map[string]struct {
+		events   []string
+		want     string // what the client must receive
+		content  string
+		upstream string
+	}{
+		"crlf": {
+			events: []string{
+				"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\r\n\r\n",
+				usageCRLF,
+				"data: [DONE]\r\n\r\n",
+			},
+			want:    "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\r\n\r\ndata: [DONE]\r\n\r\n",
+			content: "Hi",
+		},
+		"large event": {
+			events: []string{
+				"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" + big + "\"}}]}\n\n",
+				apiUsageChunk,
+				"data: [DONE]\n\n",
+			},
+			want:    "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" + big + "\"}}]}\n\ndata: [DONE]\n\n",
+			content: big,
+		},
+		"usage chunk last, no [DONE], no final blank line": {
+			events: []string{
+				"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"end\"}}]}\n\n",
+				strings.TrimSuffix(apiUsageChunk, "\n"),
+			},
+			want:    "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"end\"}}]}\n\n",
+			content: "end",
+		},
+		"comments and named events pass": {
+			events: []string{
+				": keep-alive\n\n",
+				"event: message\nid: 1\ndata: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"x\"}}]}\n\n",
+				"data: [DONE]\n\n",
+			},
+			want:    ": keep-alive\n\nevent: message\nid: 1\ndata: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"x\"}}]}\n\ndata: [DONE]\n\n",
+			content: "x",
+		},
+	}
+	u := apiNewReplay(t, "openai")
+	u.Handle("/v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		for name, s := range shapes {
+			if strings.Contains(string(body), `"content":"`+name+`"`) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				for _, ev := range s.events {
+					_, _ = io.WriteString(w, ev)
+					_ = http.NewResponseController(w).Flush()
+				}
+				return
+			}
+		}
+		http.Error(w, "unknown shape", 500)
+	})
+	g := startGateway(t, apiProvider("up", "openai", "sk-up", u.BaseURL(), "models m", "models_mode allowlist"))
+	for name, s := range shapes {
+		t.Run(name, func(t *testing.T) {
+			status, _, body := apiHTTP(t, http.MethodPost, g.URL+"/v1/chat/completions", "",
+				`{"model":"m","stream":true,"messages":[{"role":"user","content":"`+name+`"}]}`)
+			if status != 200 {
+				t.Fatalf("status %d: %.300s", status, body)
+			}
+			if string(body) != s.want {
+				t.Errorf("client received (%d bytes)\n%.400q\nwant (%d bytes)\n%.400q", len(body), body, len(s.want), s.want)
+			}
+		})
+	}
+}
+
+// TestAPIStreamOptionsShapes: whatever stream_options the client sent,
+// the upstream gets valid JSON asking for usage, or the client gets a
+// clean 400.
+func TestAPIStreamOptionsShapes(t *testing.T) {
+	apiClearEnv(t)
+	u := apiNewReplay(t, "openai")
+	u.Handle("/v1/chat/completions", apiUsageUpstream)
+	g := startGateway(t, apiProvider("up", "openai", "sk-up", u.BaseURL(), "models m", "models_mode allowlist"))
+	for _, c := range []struct {
+		name, opts string
+		status     int
+	}{
+		{"null", `null`, 200},
+		{"empty object", `{}`, 200},
+		{"include_usage null", `{"include_usage":null}`, 200},
+		{"other option kept", `{"include_obfuscation":false}`, 200},
+		{"array", `[1]`, 400},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			u.Reset()
+			status, _, body := apiHTTP(t, http.MethodPost, g.URL+"/v1/chat/completions", "",
+				`{"model":"m","stream":true,"stream_options":`+c.opts+`,"messages":[{"role":"user","content":"hi"}]}`)
+			if status != c.status {
+				t.Fatalf("status %d, want %d: %s", status, c.status, body)
+			}
+			if status != 200 {
+				e := apiDecodeErr(t, status, body)
+				if e.Type != "invalid_request_error" {
+					t.Errorf("type %q", e.Type)
+				}
+				return
+			}
+			up := u.LastChat(t).JSON(t)
+			so, _ := up["stream_options"].(map[string]any)
+			if so["include_usage"] != true {
+				t.Errorf("upstream stream_options = %v", up["stream_options"])
+			}
+			if c.name == "other option kept" && so["include_obfuscation"] != false {
+				t.Errorf("client's own stream option lost: %v", so)
+			}
+			if strings.Contains(string(body), `"choices":[]`) {
+				t.Errorf("client got the usage chunk it did not ask for")
+			}
+		})
+	}
+}
+
+// TestAPIRetryAfterForwarding: the upstream's Retry-After reaches the
+// client as sent.
+func TestAPIRetryAfterForwarding(t *testing.T) {
+	apiClearEnv(t)
+	u := apiNewReplay(t, "openai")
+	u.Handle("/v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		switch {
+		case strings.Contains(string(body), "http-date"):
+			w.Header().Set("Retry-After", "Wed, 21 Oct 2037 07:28:00 GMT")
+			w.WriteHeader(429)
+		case strings.Contains(string(body), "unavailable"):
+			w.Header().Set("Retry-After", "30")
+			w.WriteHeader(503)
+		default:
+			w.Header().Set("Retry-After", "12")
+			w.WriteHeader(429)
+		}
+		_, _ = io.WriteString(w, `{"error":{"message":"slow down","type":"requests","code":"rate_limit_exceeded"}}`)
+	})
+	g := startGateway(t, apiProvider("up", "openai", "sk-up", u.BaseURL(), "models m", "models_mode allowlist"))
+	for _, c := range []struct {
+		name, content string
+		status        int
+		retryAfter    string
+		bug           string
+	}{
+		{"429 seconds", "seconds", 429, "12", ""},
+		{"503 seconds", "unavailable", 503, "30", ""},
+		{"429 HTTP-date", "http-date", 429, "Wed, 21 Oct 2037 07:28:00 GMT", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.bug != "" {
+				t.Skip("BUG: " + c.bug)
+			}
+			status, hdr, body := apiHTTP(t, http.MethodPost, g.URL+"/v1/chat/completions", "",
+				`{"model":"m","messages":[{"role":"user","content":"`+c.content+`"}]}`)
+			if status != c.status {
+				t.Fatalf("status %d: %s", status, body)
+			}
+			if got := hdr.Get("Retry-After"); got != c.retryAfter {
+				t.Errorf("Retry-After = %q, upstream sent %q", got, c.retryAfter)
+			}
+			apiDecodeErr(t, status, body)
+		})
+	}
+}
+
+// TestAPIFirstListingRoundWait: a bare model only a slow-listing provider
+// serves is answered once that listing arrives, not refused early.
+func TestAPIFirstListingRoundWait(t *testing.T) {
+	apiClearEnv(t)
+	u := apiNewReplay(t, "openai")
+	models := fixture(t, "openai", "models.json")
+	u.Handle("/v1/models", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(600 * time.Millisecond):
+		case <-r.Context().Done():
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(models)
+	})
+	g := startGateway(t, apiProvider("openai", "openai", "sk-o", u.BaseURL()))
+	start := time.Now()
+	status, _, body := apiHTTP(t, http.MethodPost, g.URL+"/v1/chat/completions", "",
+		`{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}]}`)
+	if status != 200 {
+		t.Fatalf("bare model during the first listing round: %d %s", status, body)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("took %v", took)
+	}
+	status, _, body = apiHTTP(t, http.MethodPost, g.URL+"/v1/chat/completions", "",
+		`{"model":"gpt-404","messages":[{"role":"user","content":"hi"}]}`)
+	if status != 404 {
+		t.Fatalf("unknown model after the listing: %d %s", status, body)
+	}
+}
+
+// TestAPIConcurrentStreams: parallel streamed requests each get their own
+// answer, complete.
+func TestAPIConcurrentStreams(t *testing.T) {
+	g := apiMockGateway(t)
+	const n = 24
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			word := fmt.Sprintf("request-%02d", i)
+			req, _ := http.NewRequest(http.MethodPost, g.URL+"/v1/chat/completions",
+				strings.NewReader(`{"model":"mock-chat","stream":true,"messages":[{"role":"user","content":"`+word+` says hello"}]}`))
+			req.Header.Set("Authorization", "Bearer "+apiMasterKey)
+			resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer resp.Body.Close()
+			br := bufio.NewReader(resp.Body)
+			raw := []byte{}
+			for {
+				ev, err := apiReadEvent(br)
+				raw = append(raw, ev...)
+				if err != nil {
+					break
+				}
+			}
+			for _, d := range apiEventData(raw) {
+				if strings.Contains(d, "request-") && !strings.Contains(d, word) {
+					errs <- fmt.Errorf("%s got another request's chunk: %s", word, d)
+					return
+				}
+			}
+			exp, err := apiParseStream(raw)
+			if err != nil {
+				errs <- err
+				return
+			}
+			if got, want := exp.Content, "Echo: "+word+" says hello"; got != want {
+				errs <- fmt.Errorf("%s: content %q, want %q", word, got, want)
+			}
+		}(i)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+// TestAPIRequestBodyFidelity: the gateway forwards the client's body as
+// sent, byte for byte, changing only the model when a provider prefix
+// must go.
+func TestAPIRequestBodyFidelity(t *testing.T) {
+	apiClearEnv(t)
+	u := apiNewReplay(t, "openai")
+	g := startGateway(t, apiProvider("up", "openai", "sk-up", u.BaseURL(), "models m", "models_mode allowlist"))
+	body := "{\n  \"temperature\": 0.70,\n  \"seed\": 123456789012345678901,\n  \"model\": %q,\n" +
+		"  \"messages\": [{\"role\": \"user\", \"content\": \"caf\\u00e9 \\\"quoted\\\" </script>\"}],\n" +
+		"  \"vendor_extension\": {\"nested\": [1, 2.50, null, true], \"empty\": {}}\n}\n"
+	for _, c := range []struct{ sent, upstream string }{
+		{"m", "m"},
+		{"up/m", "m"},
+	} {
+		t.Run(c.sent, func(t *testing.T) {
+			u.Reset()
+			status, _, resp := apiHTTP(t, http.MethodPost, g.URL+"/v1/chat/completions", "", fmt.Sprintf(body, c.sent))
+			if status != 200 {
+				t.Fatalf("status %d: %s", status, resp)
+			}
+			got := string(u.LastChat(t).Body)
+			want := fmt.Sprintf(body, c.upstream)
+			if got != want {
+				t.Errorf("upstream body differs from the client's:\n got %q\nwant %q", got, want)
+			}
+		})
+	}
+}
+
+// TestAPITimeoutCoversHeadersOnly: a provider's timeout bounds the wait
+// for the upstream's response headers, not a long answer that started in
+// time.
+func TestAPITimeoutCoversHeadersOnly(t *testing.T) {
+	apiClearEnv(t)
+	u := apiNewReplay(t, "openai")
+	u.Handle("/v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		stream := strings.Contains(string(body), `"stream":true`)
+		if stream {
+			w.Header().Set("Content-Type", "text/event-stream")
+		} else {
+			w.Header().Set("Content-Type", "application/json")
+		}
+		w.WriteHeader(200)
+		rc := http.NewResponseController(w)
+		_ = rc.Flush()
+		for i := 0; i < 3; i++ {
+			select {
+			case <-time.After(400 * time.Millisecond):
+			case <-r.Context().Done():
+				return
+			}
+			if stream {
+				_, _ = fmt.Fprintf(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"%d\"}}]}\n\n", i)
+			} else if i == 0 {
+				_, _ = io.WriteString(w, `{"id":"x","object":"chat.completion","created":1,"model":"m",`)
+			}
+			_ = rc.Flush()
+		}
+		if stream {
+			_, _ = io.WriteString(w, "data: [DONE]\n\n")
+		} else {
+			_, _ = io.WriteString(w, `"choices":[{"index":0,"message":{"role":"assistant","content":"late but whole"},"finish_reason":"stop"}]}`)
+		}
+	})
+	g := startGateway(t, apiProvider("up", "openai", "sk-up", u.BaseURL(), "models m", "models_mode allowlist", "timeout 1s"))
+	for _, c := range []struct {
+		name, body, want string
+	}{
+		{"stream", `{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`, "data: [DONE]\n\n"},
+		{"non-stream", `{"model":"m","messages":[{"role":"user","content":"hi"}]}`, `"content":"late but whole"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			status, _, body := apiHTTP(t, http.MethodPost, g.URL+"/v1/chat/completions", "", c.body)
+			if status != 200 || !strings.Contains(string(body), c.want) {
+				t.Fatalf("an answer that started in time but lasted 1.2s with timeout 1s: %d %s", status, body)
+			}
+			if c.name == "stream" && apiExpectFromStream(t, body).Content != "012" {
+				t.Errorf("stream content = %q", apiExpectFromStream(t, body).Content)
+			}
+		})
+	}
+}

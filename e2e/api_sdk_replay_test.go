@@ -432,7 +432,8 @@ func TestAPISDKModelsList(t *testing.T) {
 		t.Fatalf("GET /v1/models: %d %v %.200s", status, err, raw)
 	}
 	for _, m := range shape.Data {
-		if len(m) != 4 || m["id"] == nil || string(m["object"]) != `"model"` || m["created"] == nil || m["owned_by"] == nil {
+		_, hasMeta := m["metadata"]
+		if len(m) != 4 && !(len(m) == 5 && hasMeta) || m["id"] == nil || string(m["object"]) != `"model"` || m["created"] == nil || m["owned_by"] == nil {
 			t.Fatalf("model entry shape: %v", m)
 		}
 	}
@@ -542,4 +543,31 @@ func TestAPIDuplicateModelAcrossProviders(t *testing.T) {
 func apiDrain(r io.ReadCloser) {
 	_, _ = io.Copy(io.Discard, r)
 	_ = r.Close()
+}
+
+// TestAPIModelsCarryCatalogMetadata: known models carry the catalog's
+// metadata in /v1/models; unknown ones have none.
+func TestAPIModelsCarryCatalogMetadata(t *testing.T) {
+	apiClearEnv(t)
+	g := startGateway(t, apiProvider("demo", "mock", "", "", "models mock-chat gpt-4o-mini", "models_mode allowlist"))
+	status, _, raw := apiHTTP(t, http.MethodGet, g.URL+"/v1/models", "", "")
+	var out struct {
+		Data []struct {
+			ID       string                     `json:"id"`
+			Metadata map[string]json.RawMessage `json:"metadata"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(raw, &out); status != 200 || err != nil {
+		t.Fatalf("%d %v %s", status, err, raw)
+	}
+	got := map[string]map[string]json.RawMessage{}
+	for _, m := range out.Data {
+		got[m.ID] = m.Metadata
+	}
+	if md := got["gpt-4o-mini"]; md == nil || md["pricing"] == nil || md["context_window"] == nil || md["display_name"] == nil {
+		t.Fatalf("gpt-4o-mini metadata: %v", md)
+	}
+	if md, ok := got["mock-chat"]; !ok || md != nil {
+		t.Fatalf("mock-chat should be listed without metadata: %v (listed %v)", md, ok)
+	}
 }

@@ -1,0 +1,18 @@
+// Package catalog is Modelgate's built-in model catalog: metadata (display
+// name, family, categories, context window, capabilities) and list prices for
+// the current models of every supported provider family, embedded in the
+// binary from data/*.json, one file per provider family.
+//
+// Lookup resolves a provider type and a model id (exact, then normalized) to
+// its Metadata; Cost prices one request's UsageRecord with a model's Pricing.
+// Returned metadata is shared with the catalog and must be treated as
+// read-only.
+//
+// A data file holds "provider" (the provider type, equal to the file name),
+// "vendor_prefixes" (the "vendor/" prefixes that aggregators such as
+// OpenRouter put before this family's ids), "pricing_sources" (the default
+// for models without their own) and "models": each an "id", optional
+// "aliases" (further ids that resolve to it) and the Metadata fields inline.
+// Unknown fields, duplicate ids and aliases are rejected; the package tests
+// check every entry against the specification's enums and sanity rules.
+package catalog

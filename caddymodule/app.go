@@ -6,6 +6,7 @@ package caddymodule
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,10 +15,12 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"go.uber.org/zap"
 
+	"github.com/modelgate/modelgate/admin"
 	"github.com/modelgate/modelgate/config"
 	"github.com/modelgate/modelgate/keys"
 	"github.com/modelgate/modelgate/providers"
 	"github.com/modelgate/modelgate/proxy"
+	"github.com/modelgate/modelgate/selfusage"
 	"github.com/modelgate/modelgate/store"
 )
 
@@ -36,6 +39,14 @@ var (
 // reload provisions and starts the new app while the old one still runs,
 // and bbolt's file lock would otherwise make the new app wait for itself.
 var stores = caddy.NewUsagePool()
+
+// keyServices shares one managed-key service per store path, the same way:
+// old and new config see the same keys (a key created through the old
+// config during a reload is not lost to the new one), and the last holder
+// persists pending last-used times before the store closes. Every Start
+// takes one reference in each pool and every Stop releases both, keys
+// first, so a service never outlives its store.
+var keyServices = caddy.NewUsagePool()
 
 // App is the modelgate Caddy app (JSON `apps.modelgate`, Caddyfile global
 // option `modelgate`). It owns the providers, the store and the services
@@ -58,6 +69,15 @@ type App struct {
 	storePath string
 	store     *store.Store
 	cancel    context.CancelFunc
+
+	// keySvc and adminAPI need the store, which opens in Start; they are
+	// set before ready is closed and read only after it (see WaitReady).
+	keySvc    *keys.Service
+	keysHeld  bool // this instance holds a keyServices reference
+	adminAPI  *admin.Handler
+	selfUsage *selfusage.Handler
+	ready     chan struct{}
+	startErr  error
 }
 
 // CaddyModule returns the Caddy module information.
@@ -110,15 +130,33 @@ func (a *App) Provision(ctx caddy.Context) error {
 		MaxBodyBytes: eff.Server.MaxRequestBodyBytes,
 		Logger:       a.logger.Named("proxy"),
 	}
-	if !a.auth.Required() {
-		a.logger.Warn("no master key configured: model endpoints are open to anyone who can reach them; set GATEWAY_MASTER_KEY")
-	}
+	a.selfUsage = &selfusage.Handler{}
+	a.ready = make(chan struct{})
 	return nil
 }
 
-// Start opens (or shares) the store and starts fetching model listings in
-// the background.
+// Start opens (or shares) the store and the managed-key service, builds
+// the admin API, marks the app ready for the handlers and starts fetching
+// model listings in the background.
+//
+// The store opens here rather than in Provision because Caddy provisions
+// a config it may never start (`caddy validate`, `adapt`, a failed load)
+// and, on reload, provisions the new config while the old one still holds
+// the bbolt file lock. Everything that needs the store is therefore built
+// here too, and the handlers wait for it through WaitReady: Caddy starts
+// apps in no fixed order, so the HTTP server may already accept requests.
 func (a *App) Start() error {
+	err := a.start()
+	a.startErr = err
+	select {
+	case <-a.ready: // Caddy starts an app once; this only guards misuse.
+	default:
+		close(a.ready)
+	}
+	return err
+}
+
+func (a *App) start() error {
 	val, _, err := stores.LoadOrNew(a.storePath, func() (caddy.Destructor, error) {
 		return store.Open(store.Options{Path: a.storePath, Logger: a.logger.Named("store")})
 	})
@@ -126,6 +164,27 @@ func (a *App) Start() error {
 		return fmt.Errorf("modelgate: opening storage: %w", err)
 	}
 	a.store = val.(*store.Store)
+	st := a.store
+	kv, _, err := keyServices.LoadOrNew(a.storePath, func() (caddy.Destructor, error) {
+		return keys.Open(keys.NewStoreBackend(st), keys.Options{Logger: a.logger.Named("keys")})
+	})
+	if err != nil {
+		a.store = nil
+		_, _ = stores.Delete(a.storePath)
+		return fmt.Errorf("modelgate: loading managed keys: %w", err)
+	}
+	a.keySvc, a.keysHeld = kv.(*keys.Service), true
+	a.auth.UseKeys(a.keySvc)
+	a.adminAPI = admin.New(admin.Options{
+		Config:    a.effective,
+		Providers: a.providerInfo(),
+		Version:   Version,
+		Keys:      a.keySvc,
+		Logger:    a.logger.Named("admin"),
+	})
+	if !a.auth.Required() {
+		a.logger.Warn("no master key and no managed keys: model endpoints are open to anyone who can reach them; set GATEWAY_MASTER_KEY")
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	a.cancel = cancel
 	a.registry.Start(ctx)
@@ -142,13 +201,23 @@ func (a *App) Stop() error {
 		a.cancel()
 		a.cancel = nil
 	}
+	var errs []error
+	if a.keysHeld {
+		// Released before the store: the last holder queues pending
+		// last-used times, which closing the store then commits. The
+		// service itself stays reachable for requests still in flight.
+		a.keysHeld = false
+		if _, err := keyServices.Delete(a.storePath); err != nil {
+			errs = append(errs, fmt.Errorf("modelgate: closing managed keys: %w", err))
+		}
+	}
 	if a.store != nil {
 		a.store = nil
 		if _, err := stores.Delete(a.storePath); err != nil {
-			return fmt.Errorf("modelgate: closing storage: %w", err)
+			errs = append(errs, fmt.Errorf("modelgate: closing storage: %w", err))
 		}
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // Cleanup releases what Provision built.
@@ -168,6 +237,40 @@ func (a *App) Registry() *providers.Registry { return a.registry }
 
 // Store returns the open store, or nil before Start.
 func (a *App) Store() *store.Store { return a.store }
+
+// WaitReady waits until Start has run (or ctx ends) and reports whether it
+// succeeded. Handlers call it before using Keys, AdminAPI or the managed keys
+// of Auth; once the app is started it costs one channel check.
+func (a *App) WaitReady(ctx context.Context) error {
+	select {
+	case <-a.ready:
+		if a.startErr != nil {
+			return errors.New("modelgate failed to start")
+		}
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Keys returns the managed-key service, or nil before Start.
+func (a *App) Keys() *keys.Service { return a.keySvc }
+
+// AdminAPI returns the admin API handler, or nil before Start.
+func (a *App) AdminAPI() *admin.Handler { return a.adminAPI }
+
+// SelfUsage returns the GET /v1/usage handler.
+func (a *App) SelfUsage() *selfusage.Handler { return a.selfUsage }
+
+// providerInfo lists the provider instances in service.
+func (a *App) providerInfo() []admin.ProviderInfo {
+	ps := a.registry.Providers()
+	out := make([]admin.ProviderInfo, len(ps))
+	for i, p := range ps {
+		out[i] = admin.ProviderInfo{Name: p.Name(), Type: p.Type()}
+	}
+	return out
+}
 
 // AllowUnauthenticatedAdmin reports whether /admin/* is open when no
 // credential exists at all.

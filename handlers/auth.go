@@ -2,15 +2,17 @@ package handlers
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
+	"github.com/modelgate/modelgate/admin"
 	"github.com/modelgate/modelgate/apierr"
 	"github.com/modelgate/modelgate/caddymodule"
 	"github.com/modelgate/modelgate/keys"
 	"github.com/modelgate/modelgate/reqinfo"
+	"github.com/modelgate/modelgate/ui"
+	"github.com/modelgate/modelgate/userpath"
 )
 
 func init() {
@@ -24,9 +26,24 @@ var (
 )
 
 // Auth (modelgate_auth) identifies the caller from `Authorization: Bearer`
-// or `x-api-key` and refuses missing or invalid credentials with 401. It
-// starts the request-scoped state the later stages fill in. /health, the
-// dashboard pages and static assets need no credential.
+// or `x-api-key` (spec part 5, interface.md §4) and settles the caller's
+// user path. It starts the request-scoped state the later stages fill in:
+// reqinfo.Info gets the auth method, key hash and id, admin access and the
+// normalized user path.
+//
+//   - The master key always has admin access.
+//   - A managed key is accepted on the model endpoints and GET /v1/usage;
+//     on /admin/* only with dashboard access, otherwise 403
+//     dashboard_access_denied.
+//   - Missing, unknown, expired or deactivated credentials get 401.
+//   - /health, the dashboard pages and static assets need no credential.
+//   - With no master key and no managed key at all, model endpoints are
+//     open and /admin/* is refused unless admin.allow_unauthenticated.
+//
+// The user path is the one bound to the managed key, or else the
+// configured user-path header, or "/"; a malformed one gets 400.
+// The credential headers are removed once read, so that no later stage,
+// upstream or access log sees them.
 type Auth struct {
 	app *caddymodule.App
 }
@@ -52,49 +69,99 @@ func (h *Auth) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.
 		info = reqinfo.New()
 		r = r.WithContext(reqinfo.With(r.Context(), info))
 	}
+	cred, sent := keys.Credential(r.Header)
+	r.Header.Del("Authorization")
+	r.Header.Del("X-Api-Key")
+
 	path := r.URL.Path
 	if isPublic(path) {
 		return next.ServeHTTP(w, r)
 	}
-	admin := path == "/admin" || strings.HasPrefix(path, "/admin/")
+	if err := h.app.WaitReady(r.Context()); err != nil {
+		apierr.WriteFor(w, r, notReady())
+		return nil
+	}
+	cfg := h.app.Effective()
+	adminPath := admin.IsAdminPath(path)
+	if adminPath && !cfg.Admin.EndpointsOn() {
+		// The admin API is switched off: the admin stage answers 404, and
+		// there is nothing to protect.
+		return next.ServeHTTP(w, r)
+	}
 	auth := h.app.Auth()
-	cred, sent := keys.Credential(r.Header)
 	if !auth.Required() {
 		// No credential exists at all: model endpoints are open, the admin
 		// API only when explicitly allowed.
-		if admin && !h.app.AllowUnauthenticatedAdmin() {
+		if adminPath && !cfg.Admin.UnauthenticatedAllowed() {
 			apierr.WriteFor(w, r, apierr.Unauthorized("the admin API needs a master key; none is configured").WithCode("admin_auth_unconfigured"))
 			return nil
 		}
-		info.Admin = admin
-		return next.ServeHTTP(w, r)
+		info.Admin = adminPath
+		return h.withUserPath(w, r, next, info, "")
 	}
 	if !sent {
 		apierr.WriteFor(w, r, apierr.Unauthorized("missing API key: send Authorization: Bearer <key> or x-api-key").WithCode("missing_api_key"))
 		return nil
 	}
 	res := auth.Authenticate(cred)
+	info.KeyHash, info.KeyID = res.KeyHash, res.KeyID
 	if !res.OK {
-		apierr.WriteFor(w, r, apierr.Unauthorized("invalid API key").WithCode("invalid_api_key"))
+		apierr.WriteFor(w, r, refusal(res.Refusal))
 		return nil
 	}
-	info.KeyHash, info.Admin = res.KeyHash, res.Admin
+	info.Admin = res.Admin
 	if res.Master {
 		info.AuthMethod = reqinfo.AuthMasterKey
 	} else {
 		info.AuthMethod = reqinfo.AuthManagedKey
 	}
-	if admin && !res.Admin {
+	if adminPath && !res.Admin {
 		apierr.WriteFor(w, r, apierr.New(http.StatusForbidden, apierr.TypeAuthentication,
-			"this API key has no dashboard access").WithCode("dashboard_access_denied"))
+			"this API key has no dashboard access; grant it with PATCH /admin/auth-keys/{id} {\"dashboard_access\":true}").
+			WithCode("dashboard_access_denied"))
 		return nil
 	}
+	return h.withUserPath(w, r, next, info, res.UserPath)
+}
+
+// withUserPath settles the caller's user path, then passes the request on:
+// bound (the managed key's path) wins over the header; without either the
+// path is "/".
+func (h *Auth) withUserPath(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, info *reqinfo.Info, bound string) error {
+	if bound != "" {
+		info.UserPath = bound
+		return next.ServeHTTP(w, r)
+	}
+	header := h.app.Effective().Server.UserPathHeader
+	p, err := userpath.Normalize(r.Header.Get(header))
+	if err != nil {
+		apierr.WriteFor(w, r, apierr.InvalidRequest("invalid "+header+" header: "+err.Error()).
+			WithCode("invalid_user_path").WithParam(header))
+		return nil
+	}
+	info.UserPath = p
 	return next.ServeHTTP(w, r)
+}
+
+// refusal is the 401 for a refused credential. Messages never quote it.
+func refusal(r keys.Refusal) *apierr.Error {
+	msg := "invalid API key"
+	switch r {
+	case keys.RefusedExpired:
+		msg = "this API key has expired"
+	case keys.RefusedDeactivated:
+		msg = "this API key has been deactivated"
+	}
+	return apierr.Unauthorized(msg).WithCode(string(r))
+}
+
+// notReady is the answer while the modelgate app has not started (a few
+// microseconds at most) or failed to.
+func notReady() *apierr.Error {
+	return apierr.New(http.StatusServiceUnavailable, apierr.TypeProvider, "the gateway is not ready").WithCode("gateway_not_ready")
 }
 
 // isPublic reports whether path is served without a credential.
 func isPublic(path string) bool {
-	return path == "/health" ||
-		path == "/admin/dashboard" || strings.HasPrefix(path, "/admin/dashboard/") ||
-		strings.HasPrefix(path, "/admin/static/")
+	return path == "/health" || ui.IsUIPath(path)
 }

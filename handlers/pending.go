@@ -11,7 +11,6 @@ func init() {
 	caddy.RegisterModule(Audit{})
 	caddy.RegisterModule(RateLimit{})
 	caddy.RegisterModule(VirtualModel{})
-	caddy.RegisterModule(Admin{})
 }
 
 // Interface guards.
@@ -19,7 +18,6 @@ var (
 	_ caddyhttp.MiddlewareHandler = (*Audit)(nil)
 	_ caddyhttp.MiddlewareHandler = (*RateLimit)(nil)
 	_ caddyhttp.MiddlewareHandler = (*VirtualModel)(nil)
-	_ caddyhttp.MiddlewareHandler = (*Admin)(nil)
 )
 
 // notYetActive is the behaviour of a chain stage whose feature has not
@@ -58,13 +56,4 @@ type VirtualModel struct{ notYetActive }
 // CaddyModule returns the Caddy module information.
 func (VirtualModel) CaddyModule() caddy.ModuleInfo {
 	return caddy.ModuleInfo{ID: "http.handlers.modelgate_virtual_model", New: func() caddy.Module { return new(VirtualModel) }}
-}
-
-// Admin (modelgate_admin) will serve the admin REST API and dashboard
-// under /admin/. Not yet active: it passes requests on.
-type Admin struct{ notYetActive }
-
-// CaddyModule returns the Caddy module information.
-func (Admin) CaddyModule() caddy.ModuleInfo {
-	return caddy.ModuleInfo{ID: "http.handlers.modelgate_admin", New: func() caddy.Module { return new(Admin) }}
 }

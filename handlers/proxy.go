@@ -7,6 +7,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
 	"github.com/modelgate/modelgate/caddymodule"
+	"github.com/modelgate/modelgate/selfusage"
 )
 
 func init() {
@@ -41,8 +42,13 @@ func (h *ProviderProxy) Provision(ctx caddy.Context) (err error) {
 	return err
 }
 
-// ServeHTTP answers the request.
+// ServeHTTP answers the request. GET /v1/usage goes to the self-usage
+// handler instead of the proxy service.
 func (h *ProviderProxy) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Handler) error {
+	if p := r.URL.Path; p == selfusage.Path || p == selfusage.Path+"/" {
+		h.app.SelfUsage().ServeHTTP(w, r)
+		return nil
+	}
 	h.app.Proxy().ServeHTTP(w, r)
 	return nil
 }

@@ -1,6 +1,8 @@
-// Package keys authenticates callers: the gateway master key now, managed
-// API keys (stored only as hashes) as they are added. Every comparison of
-// a secret runs in constant time over fixed-size hashes.
+// Package keys authenticates callers and manages API keys: the gateway
+// master key, and managed keys (sk_mg_ followed by 32 base62 characters)
+// that are shown once at creation and stored only as SHA-256 hashes. Every
+// comparison of a secret runs in constant time over fixed-size hashes, and
+// no key ever appears in a log line or an error message.
 package keys
 
 import (

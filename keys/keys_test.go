@@ -3,6 +3,7 @@ package keys
 import (
 	"net/http"
 	"testing"
+	"time"
 )
 
 func TestCredential(t *testing.T) {
@@ -52,5 +53,42 @@ func TestAuthenticate(t *testing.T) {
 	}
 	if r := NewAuthenticator("").Authenticate(""); r.OK {
 		t.Fatal("empty credential accepted without a master key")
+	}
+}
+
+func TestAuthenticateManaged(t *testing.T) {
+	c := newClock()
+	s := mustOpen(t, newMem(), c)
+	a := NewAuthenticator("")
+	if a.Required() {
+		t.Fatal("required before any key exists")
+	}
+	_, secret := mustCreate(t, s, NewKey{Name: "no-admin", UserPath: "/u"})
+	a.UseKeys(s)
+	if !a.Required() || a.HasMaster() {
+		t.Fatal("one managed key makes authentication required")
+	}
+	r := a.Authenticate(secret)
+	if !r.OK || r.Master || r.Admin || r.UserPath != "/u" || r.KeyID == "" || r.Refusal != "" {
+		t.Fatalf("managed key: %+v", r)
+	}
+	k2, secret2 := mustCreate(t, s, NewKey{Name: "admin", DashboardAccess: true})
+	if r := a.Authenticate(secret2); !r.OK || !r.Admin || r.Master {
+		t.Fatalf("dashboard key: %+v", r)
+	}
+	if _, err := s.Deactivate(k2.ID); err != nil {
+		t.Fatal(err)
+	}
+	if r := a.Authenticate(secret2); r.OK || r.Refusal != RefusedDeactivated || r.KeyID != k2.ID {
+		t.Fatalf("deactivated key: %+v", r)
+	}
+	exp := c.Now().Add(time.Minute)
+	_, secret3 := mustCreate(t, s, NewKey{Name: "exp", ExpiresAt: &exp})
+	c.Add(2 * time.Minute)
+	if r := a.Authenticate(secret3); r.OK || r.Refusal != RefusedExpired {
+		t.Fatalf("expired key: %+v", r)
+	}
+	if r := a.Authenticate("sk_mg_nope"); r.OK || r.Refusal != RefusedInvalid || r.KeyID != "" {
+		t.Fatalf("unknown key: %+v", r)
 	}
 }

@@ -1,0 +1,155 @@
+package admin
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/modelgate/modelgate/config"
+)
+
+func TestEndpointsOff(t *testing.T) {
+	h, _ := newTestHandler(t, func(c *config.Config, _ *Options) { c.Admin.EndpointsEnabled = config.Ptr(false) })
+	for _, p := range []string{"/admin/auth-keys", "/admin/runtime/config", "/admin/openapi.json", "/admin/dashboard", "/admin/static/modelgate.css", "/admin/api/v1/auth-keys"} {
+		do(h, "GET", p, "").expectErr(t, 404, "invalid_request_error", "unknown_route")
+	}
+}
+
+func TestUIOff(t *testing.T) {
+	h, _ := newTestHandler(t, func(c *config.Config, _ *Options) { c.Admin.UIEnabled = config.Ptr(false) })
+	for _, p := range []string{"/admin/dashboard", "/admin/dashboard/audit", "/admin/static/modelgate.css"} {
+		do(h, "GET", p, "").expectErr(t, 404, "invalid_request_error", "unknown_route")
+	}
+	if res := do(h, "GET", "/admin/auth-keys", ""); res.status != 200 {
+		t.Fatalf("API with the UI off: %d", res.status)
+	}
+	if res := do(h, "GET", "/admin/runtime/config", ""); res.json(t)["features"].(map[string]any)["admin_ui_enabled"] != false {
+		t.Fatalf("runtime config: %s", res.body)
+	}
+}
+
+func TestUIOn(t *testing.T) {
+	h, _ := newTestHandler(t, nil)
+	for _, p := range []string{"/admin/dashboard", "/admin/dashboard/audit", "/admin/static/modelgate.css"} {
+		if res := do(h, "GET", p, ""); res.status != 200 {
+			t.Fatalf("%s: %d", p, res.status)
+		}
+	}
+}
+
+func TestRuntimeConfig(t *testing.T) {
+	h, _ := newTestHandler(t, func(c *config.Config, _ *Options) {
+		c.Logging.Enabled = config.Ptr(false)
+		c.Passthrough.EnabledProviders = []string{"openai"}
+	})
+	res := do(h, "GET", "/admin/runtime/config", "")
+	if res.status != 200 {
+		t.Fatalf("%d %s", res.status, res.body)
+	}
+	for _, secret := range []string{testMaster, "sk-provider-secret"} {
+		if strings.Contains(string(res.body), secret) {
+			t.Fatalf("runtime config leaks %q: %s", secret, res.body)
+		}
+	}
+	m := res.json(t)
+	f := m["features"].(map[string]any)
+	if f["logging_enabled"] != false || f["admin_endpoints_enabled"] != true || f["usage_enabled"] != true ||
+		f["master_key_configured"] != true || f["rate_limits_enabled"] != true {
+		t.Fatalf("features %v", f)
+	}
+	s := m["settings"].(map[string]any)
+	if s["user_path_header"] != "X-Modelgate-User-Path" || s["legacy_alias"] != "auto" || s["rate_limits_flush_interval"] != 1.0 ||
+		s["passthrough_providers"].([]any)[0] != "openai" || s["legacy_alias_sunset"] != "2026-08-09T00:00:00Z" {
+		t.Fatalf("settings %v", s)
+	}
+	ps := m["providers"].([]any)
+	if len(ps) != 2 || ps[1].(map[string]any)["name"] != "demo" || ps[1].(map[string]any)["type"] != "mock" {
+		t.Fatalf("providers %v", ps)
+	}
+	if m["version"] != "9.9.9-test" || m["api_version"] != "1.0" {
+		t.Fatalf("versions %v", m)
+	}
+}
+
+// fakeUsage is a UsageSource with fixed answers.
+type fakeUsage struct{ win Window }
+
+func (f *fakeUsage) Summary(_ context.Context, w Window) (UsageSummary, error) {
+	f.win = w
+	return UsageSummary{TotalRequests: 7, TotalTokens: 70}, nil
+}
+
+func (f *fakeUsage) Periods(context.Context, Window, string) ([]UsagePeriod, error) {
+	return []UsagePeriod{{Date: "2026-05-04", Requests: 7}}, nil
+}
+
+func (f *fakeUsage) Sessions(_ context.Context, q SessionQuery) (SessionPage, error) {
+	return SessionPage{Sessions: []UsageSession{{SessionID: "s1", UserPath: q.UserPath}}}, nil
+}
+
+func TestUsageOff(t *testing.T) {
+	src := &fakeUsage{}
+	h, _ := newTestHandler(t, func(c *config.Config, o *Options) {
+		c.Usage.Enabled = config.Ptr(false)
+		o.Usage = src
+	})
+	m := do(h, "GET", "/admin/usage/summary", "").json(t)
+	for _, f := range []string{"total_requests", "total_input_tokens", "total_output_tokens", "total_tokens", "cached_input_tokens", "cache_write_input_tokens", "total_cost"} {
+		if m[f] != 0.0 {
+			t.Errorf("%s = %v, want 0", f, m[f])
+		}
+	}
+	if m["start_date"] != "2026-04-05" || m["end_date"] != "2026-05-04" {
+		t.Errorf("default window %v..%v", m["start_date"], m["end_date"])
+	}
+	if res := do(h, "GET", "/admin/usage/daily?interval=weekly", ""); res.status != 200 || strings.TrimSpace(string(res.body)) != "[]" {
+		t.Fatalf("daily: %d %s", res.status, res.body)
+	}
+	if res := do(h, "GET", "/admin/usage/sessions", ""); res.status != 200 || string(res.body) != `{"sessions":[],"next_cursor":null}` {
+		t.Fatalf("sessions: %d %s", res.status, res.body)
+	}
+}
+
+func TestUsageOnWithoutTracker(t *testing.T) {
+	h, _ := newTestHandler(t, nil)
+	if m := do(h, "GET", "/admin/usage/summary?days=7", "").json(t); m["total_requests"] != 0.0 || m["start_date"] != "2026-04-28" {
+		t.Fatalf("summary %v", m)
+	}
+}
+
+func TestUsageSource(t *testing.T) {
+	src := &fakeUsage{}
+	h, _ := newTestHandler(t, func(_ *config.Config, o *Options) { o.Usage = src })
+	m := do(h, "GET", "/admin/usage/summary?start_date=2026-01-01&end_date=2026-01-31&days=3", "").json(t)
+	if m["total_requests"] != 7.0 || m["start_date"] != "2026-01-01" || m["end_date"] != "2026-01-31" {
+		t.Fatalf("summary %v", m)
+	}
+	if src.win.Start.Format("2006-01-02") != "2026-01-01" || src.win.End.Format("2006-01-02") != "2026-01-31" {
+		t.Fatalf("window %+v", src.win)
+	}
+	if res := do(h, "GET", "/admin/usage/sessions?user_path=team/a/", ""); !strings.Contains(string(res.body), `"user_path":"/team/a"`) {
+		t.Fatalf("sessions %s", res.body)
+	}
+}
+
+func TestUsageParams(t *testing.T) {
+	h, _ := newTestHandler(t, nil)
+	for _, c := range []struct{ q, param string }{
+		{"/admin/usage/summary?days=0", "days"},
+		{"/admin/usage/summary?days=x", "days"},
+		{"/admin/usage/summary?start_date=2026-13-01", "start_date"},
+		{"/admin/usage/summary?end_date=yesterday", "end_date"},
+		{"/admin/usage/summary?start_date=2026-02-02&end_date=2026-02-01", "start_date"},
+		{"/admin/usage/daily?interval=hourly", "interval"},
+		{"/admin/usage/sessions?limit=0", "limit"},
+		{"/admin/usage/sessions?user_path=/a/../b", "user_path"},
+	} {
+		e := do(h, "GET", c.q, "").err(t)
+		if e.StatusCode != 400 || e.Type != "invalid_request_error" || e.Param == nil || *e.Param != c.param {
+			t.Errorf("%s: %+v", c.q, e)
+		}
+	}
+	if res := do(h, "GET", "/admin/usage/sessions?limit=1000", ""); res.status != 200 {
+		t.Fatalf("limit above 200 is clamped: %d", res.status)
+	}
+}

@@ -1,0 +1,74 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestAccessUserPath: the user path comes from the configured header,
+// normalized; a malformed one gets 400; a key's bound path overrides it.
+func TestAccessUserPath(t *testing.T) {
+	accClearEnv(t)
+	g := startGateway(t, accBlock(""))
+	bound := accCreateKey(t, g, `{"name":"bound","user_path":"team/alpha/"}`)
+	if bound.View["user_path"] != "/team/alpha" {
+		t.Fatalf("bound path stored as %v", bound.View["user_path"])
+	}
+	free := accCreateKey(t, g, `{"name":"free"}`)
+	const hdr = "X-Modelgate-User-Path"
+	cases := []struct {
+		name, key, header, want string
+	}{
+		{"master without header", accMaster, "", "/"},
+		{"master picks a path", accMaster, "team/beta/", "/team/beta"},
+		{"unbound key uses the header", free.Secret, "/team/gamma", "/team/gamma"},
+		{"bound key, no header", bound.Secret, "", "/team/alpha"},
+		{"bound key overrides the header", bound.Secret, "/someone/else", "/team/alpha"},
+		{"bound key ignores even a bad header", bound.Secret, "/a//b", "/team/alpha"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h := bearer(c.key)
+			if c.header != "" {
+				h = append(h, hdr, c.header)
+			}
+			res := accDo(t, "GET", g.URL+"/v1/usage", "", h...)
+			if res.Status != 200 {
+				t.Fatalf("%d %s", res.Status, res.Body)
+			}
+			m := res.JSON(t)
+			if m["user_path"] != c.want {
+				t.Fatalf("user_path %v, want %s", m["user_path"], c.want)
+			}
+			if m["usage"] != nil || len(m["budgets"].([]any)) != 0 || len(m["rate_limits"].([]any)) != 0 || m["server_time"] == nil {
+				t.Fatalf("body %s", res.Body)
+			}
+		})
+	}
+	for _, bad := range []string{"/a//b", "/a/../b", "/a/./b", "/a b", "/" + strings.Repeat("x", 600)} {
+		for _, route := range []struct{ method, path, body string }{{"GET", "/v1/usage", ""}, {"POST", "/v1/chat/completions", accChat}} {
+			e := accDo(t, route.method, g.URL+route.path, route.body, append(bearer(accMaster), hdr, bad)...).
+				ExpectErr(t, 400, "invalid_request_error", "invalid_user_path")
+			if accStr(e.Param) != hdr {
+				t.Errorf("param %v", accStr(e.Param))
+			}
+		}
+	}
+	accAdmin(t, g, "POST", "/admin/auth-keys", `{"name":"x","user_path":"/a/../b"}`).ExpectErr(t, 400, "invalid_request_error", "invalid_value")
+	// /v1/messages callers get the Anthropic envelope.
+	res := accDo(t, "POST", g.URL+"/v1/messages", `{}`, append(bearer(accMaster), hdr, "/a//b")...)
+	if res.Status != 400 || !strings.Contains(string(res.Body), `"type":"error"`) {
+		t.Fatalf("messages: %d %s", res.Status, res.Body)
+	}
+}
+
+// TestAccessUserPathHeaderName: the header name is configurable.
+func TestAccessUserPathHeaderName(t *testing.T) {
+	accClearEnv(t)
+	t.Setenv("USER_PATH_HEADER", "X-Tenant")
+	g := startGateway(t, accBlock(""))
+	res := accDo(t, "GET", g.URL+"/v1/usage", "", append(bearer(accMaster), "X-Tenant", "acme/prod", "X-Modelgate-User-Path", "/ignored")...)
+	if res.JSON(t)["user_path"] != "/acme/prod" {
+		t.Fatalf("%s", res.Body)
+	}
+}

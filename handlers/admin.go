@@ -1,0 +1,71 @@
+package handlers
+
+import (
+	"net/http"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+
+	"github.com/modelgate/modelgate/admin"
+	"github.com/modelgate/modelgate/apierr"
+	"github.com/modelgate/modelgate/caddymodule"
+	"github.com/modelgate/modelgate/reqinfo"
+	"github.com/modelgate/modelgate/ui"
+)
+
+func init() {
+	caddy.RegisterModule(Admin{})
+}
+
+// Interface guards.
+var (
+	_ caddy.Provisioner           = (*Admin)(nil)
+	_ caddyhttp.MiddlewareHandler = (*Admin)(nil)
+)
+
+// Admin (modelgate_admin) serves /admin/*: the admin REST API, its legacy
+// /admin/api/v1/ alias and the dashboard (package admin). Other paths pass
+// on. With the admin API switched off, /admin/* answers 404; with the UI
+// off, the dashboard does.
+//
+// It relies on modelgate_auth in front of it: an API request that stage
+// did not admit to /admin/* is refused with 401, so a route that places
+// this handler alone cannot expose the API.
+type Admin struct {
+	app *caddymodule.App
+}
+
+// CaddyModule returns the Caddy module information.
+func (Admin) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{
+		ID:  "http.handlers.modelgate_admin",
+		New: func() caddy.Module { return new(Admin) },
+	}
+}
+
+// Provision connects the handler to the modelgate app.
+func (h *Admin) Provision(ctx caddy.Context) (err error) {
+	h.app, err = loadApp(ctx)
+	return err
+}
+
+// ServeHTTP answers /admin/* and passes everything else on.
+func (h *Admin) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+	path := r.URL.Path
+	if !admin.IsAdminPath(path) {
+		return next.ServeHTTP(w, r)
+	}
+	if err := h.app.WaitReady(r.Context()); err != nil {
+		apierr.Write(w, notReady())
+		return nil
+	}
+	if h.app.Effective().Admin.EndpointsOn() && !ui.IsUIPath(path) {
+		if info := reqinfo.From(r.Context()); info == nil || !info.Admin {
+			apierr.Write(w, apierr.Unauthorized("the admin API needs modelgate_auth in front of modelgate_admin").
+				WithCode("admin_auth_required"))
+			return nil
+		}
+	}
+	h.app.AdminAPI().ServeHTTP(w, r)
+	return nil
+}

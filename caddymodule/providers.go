@@ -30,7 +30,17 @@ func buildProviders(ps config.Providers, logger *zap.Logger) ([]providers.Entry,
 			if p.BaseURL == "" {
 				p.BaseURL = "http://mock.invalid/v1"
 			}
-		case "anthropic", "elevenlabs":
+		case "anthropic":
+			entries = append(entries, providers.Entry{
+				Provider: providers.NewAnthropic(providers.AnthropicOptions{
+					Name: p.Name, BaseURL: p.BaseURL, APIKey: p.APIKey, UserAgent: ua,
+					Client: &http.Client{Transport: upstreamTransport(time.Duration(p.TimeoutSeconds) * time.Second)},
+				}),
+				Models:    p.Models,
+				Allowlist: p.ModelsMode == "allowlist",
+			})
+			continue
+		case "elevenlabs":
 			logger.Warn("provider type not served yet; instance skipped",
 				zap.String("provider", p.Name), zap.String("type", p.Type))
 			continue

@@ -18,29 +18,47 @@ import (
 
 // call is one model request on its way upstream.
 type call struct {
-	ep        providers.Endpoint
-	body      []byte
+	in        ingress
+	ep        providers.Endpoint // upstream endpoint
+	body      []byte             // upstream body
 	provider  providers.Provider
 	model     string // upstream model id
 	stream    bool
-	wantUsage bool // the client asked for the usage chunk itself
+	wantUsage bool // chat clients: the client asked for the usage chunk itself
 	info      *reqinfo.Info
+	tr        *translation // nil: passthrough
 }
 
 func (s *Service) chatCompletions(w http.ResponseWriter, r *http.Request) {
-	s.forward(w, r, providers.EndpointChat)
+	s.forward(w, r, ingressChat)
 }
 
 func (s *Service) embeddings(w http.ResponseWriter, r *http.Request) {
-	s.forward(w, r, providers.EndpointEmbeddings)
+	s.forward(w, r, ingressEmbeddings)
 }
 
-// forward reads and checks the request, resolves its model and relays the
-// upstream's answer.
-func (s *Service) forward(w http.ResponseWriter, r *http.Request, ep providers.Endpoint) {
-	c, err := s.prepare(r, ep)
+func (s *Service) messages(w http.ResponseWriter, r *http.Request) {
+	s.forward(w, r, ingressMessages)
+}
+
+func (s *Service) responses(w http.ResponseWriter, r *http.Request) {
+	s.forward(w, r, ingressResponses)
+}
+
+func (s *Service) countTokens(w http.ResponseWriter, r *http.Request) {
+	s.forward(w, r, ingressCountTokens)
+}
+
+// forward reads and checks the request, resolves its model, plans
+// passthrough or translation, and relays the upstream's answer.
+func (s *Service) forward(w http.ResponseWriter, r *http.Request, in ingress) {
+	c, err := s.prepare(r, in)
 	if err != nil {
-		apierr.Write(w, err)
+		apierr.WriteFor(w, r, err)
+		return
+	}
+	if c.ep == "" { // answered locally (token estimate)
+		writeLocal(w, c)
 		return
 	}
 	started := time.Now()
@@ -52,7 +70,7 @@ func (s *Service) forward(w http.ResponseWriter, r *http.Request, ep providers.E
 			return // the client went away; nobody to answer
 		}
 		s.logger().Warn("upstream request failed", zap.String("provider", c.provider.Name()), zap.Error(err))
-		apierr.Write(w, transportError(c.provider.Name(), err))
+		apierr.WriteFor(w, r, transportError(c.provider.Name(), err))
 		return
 	}
 	defer resp.Body.Close()
@@ -61,22 +79,28 @@ func (s *Service) forward(w http.ResponseWriter, r *http.Request, ep providers.E
 			StartedAt: started, Duration: time.Since(started)})
 	}()
 	if resp.StatusCode >= 400 {
-		apierr.Write(w, upstreamError(c.provider.Name(), resp))
+		apierr.WriteFor(w, r, upstreamError(c.provider.Name(), resp))
 		return
 	}
 	copyResponseHeaders(w.Header(), resp.Header)
 	w.Header().Set("X-Modelgate-Provider", c.provider.Name())
-	if c.stream && isEventStream(resp.Header) {
+	streamed := c.stream && isEventStream(resp.Header)
+	switch {
+	case c.tr != nil && streamed:
+		relayTranslatedStream(w, resp, c)
+	case c.tr != nil:
+		relayTranslatedBody(w, r, resp, c)
+	case streamed:
 		relayStream(w, resp, c)
-		return
+	default:
+		relayBody(w, resp, c)
 	}
-	relayBody(w, resp, c)
 }
 
-// prepare reads the body, resolves the model and rewrites the few fields
-// that must change for the upstream. An untouched body is forwarded as the
-// client sent it.
-func (s *Service) prepare(r *http.Request, ep providers.Endpoint) (*call, error) {
+// prepare reads the body, resolves the model and plans the upstream call.
+// A passthrough body is forwarded as the client sent it but for the few
+// fields that must change (model, the usage request on chat streams).
+func (s *Service) prepare(r *http.Request, in ingress) (*call, error) {
 	body, err := readBody(r, s.MaxBodyBytes)
 	if err != nil {
 		return nil, err
@@ -100,15 +124,20 @@ func (s *Service) prepare(r *http.Request, ep providers.Endpoint) (*call, error)
 			return nil, apierr.InvalidRequest("could not rewrite model: " + err.Error())
 		}
 	}
-	c := &call{ep: ep, body: body, provider: p, model: model}
-	if ep == providers.EndpointChat {
+	c := &call{in: in, body: body, provider: p, model: model}
+	if in.streams {
 		res := gjson.GetManyBytes(body, "stream", "stream_options.include_usage")
 		c.stream = res[0].Bool()
 		c.wantUsage = res[1].Bool()
-		if c.stream && !c.wantUsage && p.StreamUsageOption() {
-			if c.body, err = sjson.SetBytes(c.body, "stream_options.include_usage", true); err != nil {
-				return nil, apierr.InvalidRequest("could not set stream_options: " + err.Error())
-			}
+	}
+	if err := s.plan(c); err != nil {
+		return nil, err
+	}
+	// Chat-shaped streams upstream: ask for the usage chunk.
+	if c.stream && c.ep == providers.EndpointChat && p.StreamUsageOption() &&
+		!gjson.GetBytes(c.body, "stream_options.include_usage").Bool() {
+		if c.body, err = sjson.SetBytes(c.body, "stream_options.include_usage", true); err != nil {
+			return nil, apierr.InvalidRequest("could not set stream_options: " + err.Error())
 		}
 	}
 	c.info = reqinfo.From(r.Context())
@@ -132,7 +161,7 @@ func relayBody(w http.ResponseWriter, resp *http.Response, c *call) {
 			"reading the upstream response failed: "+err.Error()))
 		return
 	}
-	if u, ok := parseUsage(gjson.GetBytes(body, "usage")); ok {
+	if u, ok := bodyUsage(c.ep, body); ok {
 		c.info.SetUsage(u)
 	}
 	w.Header().Del("Content-Length")

@@ -32,10 +32,13 @@ type route struct {
 }
 
 var routes = map[string]route{
-	"/v1/chat/completions": {http.MethodPost, (*Service).chatCompletions},
-	"/v1/embeddings":       {http.MethodPost, (*Service).embeddings},
-	"/v1/models":           {http.MethodGet, (*Service).listModels},
-	"/health":              {http.MethodGet, (*Service).health},
+	"/v1/chat/completions":      {http.MethodPost, (*Service).chatCompletions},
+	"/v1/embeddings":            {http.MethodPost, (*Service).embeddings},
+	"/v1/messages":              {http.MethodPost, (*Service).messages},
+	"/v1/messages/count_tokens": {http.MethodPost, (*Service).countTokens},
+	"/v1/responses":             {http.MethodPost, (*Service).responses},
+	"/v1/models":                {http.MethodGet, (*Service).listModels},
+	"/health":                   {http.MethodGet, (*Service).health},
 }
 
 // ServeHTTP dispatches a request to its endpoint: an unknown path gets 404
@@ -47,13 +50,13 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	rt, ok := routes[path]
 	if !ok {
-		apierr.Write(w, apierr.New(http.StatusNotFound, apierr.TypeInvalidRequest,
+		apierr.WriteFor(w, r, apierr.New(http.StatusNotFound, apierr.TypeInvalidRequest,
 			"unknown route: "+r.Method+" "+r.URL.Path).WithCode("unknown_route"))
 		return
 	}
 	if r.Method != rt.method && !(rt.method == http.MethodGet && r.Method == http.MethodHead) {
 		w.Header().Set("Allow", rt.method)
-		apierr.Write(w, apierr.New(http.StatusMethodNotAllowed, apierr.TypeInvalidRequest,
+		apierr.WriteFor(w, r, apierr.New(http.StatusMethodNotAllowed, apierr.TypeInvalidRequest,
 			"method "+r.Method+" is not allowed on "+path+"; use "+rt.method).WithCode("method_not_allowed"))
 		return
 	}

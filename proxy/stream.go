@@ -7,6 +7,8 @@ import (
 	"net/http"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/modelgate/modelgate/providers"
 )
 
 // relayStream copies a server-sent-event stream to the client one event at
@@ -50,8 +52,17 @@ func (c *call) inspectEvent(ev []byte) bool {
 	if len(data) == 0 || data[0] != '{' || !bytes.Contains(data, []byte(`"usage"`)) {
 		return true
 	}
-	u := gjson.GetBytes(data, "usage")
-	usage, ok := parseUsage(u)
+	switch c.ep {
+	case providers.EndpointMessages:
+		c.inspectAnthropicEvent(data)
+		return true
+	case providers.EndpointResponses:
+		if u, ok := parseResponsesUsage(gjson.GetBytes(data, "response.usage")); ok {
+			c.info.SetUsage(u)
+		}
+		return true
+	}
+	usage, ok := parseUsage(gjson.GetBytes(data, "usage"))
 	if !ok {
 		return true
 	}
@@ -62,6 +73,28 @@ func (c *call) inspectEvent(ev []byte) bool {
 	// The chunk the gateway asked for: usage only, no choices.
 	choices := gjson.GetBytes(data, "choices")
 	return !(choices.IsArray() && choices.Get("#").Int() == 0)
+}
+
+// inspectAnthropicEvent accumulates usage over message_start (input side)
+// and message_delta (cumulative output) events.
+func (c *call) inspectAnthropicEvent(data []byte) {
+	res := gjson.GetManyBytes(data, "type", "message.usage", "usage")
+	switch res[0].Str {
+	case "message_start":
+		if u, ok := parseAnthropicUsage(res[1]); ok {
+			c.info.SetUsage(u)
+		}
+	case "message_delta":
+		prev, _ := c.info.Usage()
+		if res[2].Get("input_tokens").Exists() {
+			if u, ok := parseAnthropicUsage(res[2]); ok {
+				prev = u
+			}
+		}
+		prev.OutputTokens = res[2].Get("output_tokens").Int()
+		prev.TotalTokens = prev.InputTokens + prev.OutputTokens
+		c.info.SetUsage(prev)
+	}
 }
 
 // eventData returns the payload of the event's first data field.

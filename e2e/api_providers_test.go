@@ -27,6 +27,20 @@ func TestAPIEnvRegisteredProvider(t *testing.T) {
 	g := startGateway(t, "")
 	client := apiSDK(g, "no-master-key-set")
 	want := apiParseFixtureChat(t, "groq", "chat_completion.json")
+	// Both instances list the same models; a bare name routes to the first
+	// (groq) once both listings are in. Until then it goes to whichever
+	// has listed it, so wait for the steady state.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		status, _, body := apiHTTP(t, http.MethodGet, g.URL+"/v1/models", "", "")
+		if status == 200 && apiJSONHas(body, "llama-3.3-70b-versatile") && apiJSONHas(body, "groq-team-b/llama-3.3-70b-versatile") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("both env providers' listings never arrived: %s", body)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 
 	for _, c := range []struct {
 		model string

@@ -1,0 +1,130 @@
+package limits
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Environment variable prefixes that seed rules.
+const (
+	// EnvUserPathPrefix seeds user-path rules: SET_RATE_LIMIT_<PATH>.
+	EnvUserPathPrefix = "SET_RATE_LIMIT_"
+	// EnvProviderPrefix seeds provider rules: SET_PROVIDER_RATE_LIMIT_<NAME>.
+	EnvProviderPrefix = "SET_PROVIDER_RATE_LIMIT_"
+)
+
+// RulesFromEnv reads the rule-seeding variables from environ ("NAME=value"
+// entries, as os.Environ returns them):
+//
+//   - SET_RATE_LIMIT_<PATH> seeds user-path rules; the suffix maps to a path
+//     by EnvSuffixToUserPath (SET_RATE_LIMIT_ alone is "/",
+//     SET_RATE_LIMIT_TEAM__ALPHA is "/team/alpha").
+//   - SET_PROVIDER_RATE_LIMIT_<NAME> seeds provider rules; the name is
+//     lower-cased with underscores turned into hyphens.
+//
+// The value is the compact form "rpm=60,tpm=10000,concurrent=5" (rpm/tpm
+// per minute, rph/tph per hour, rpd/tpd per day, concurrent in flight;
+// separated by commas or spaces; caps of one period make one rule), or a
+// JSON array of rule objects with the fields period, period_seconds,
+// max_requests, max_tokens and per_child. Rules are returned sorted by
+// variable name, with source "config", validated except for the
+// entitlement (SetConfigRules checks it). Errors name the variable.
+func RulesFromEnv(environ []string) ([]Rule, error) {
+	type seeded struct {
+		name string
+		rule Rule
+	}
+	var out []seeded
+	names := map[Key]string{}
+	vars := slices.Clone(environ)
+	slices.Sort(vars)
+	for _, kv := range vars {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok {
+			continue
+		}
+		var scope Scope
+		var subject string
+		switch {
+		case strings.HasPrefix(name, EnvProviderPrefix):
+			scope = ScopeProvider
+			suffix := name[len(EnvProviderPrefix):]
+			if suffix == "" {
+				return nil, fmt.Errorf("%s: missing provider name after %s", name, EnvProviderPrefix)
+			}
+			subject = strings.ReplaceAll(strings.ToLower(suffix), "_", "-")
+		case strings.HasPrefix(name, EnvUserPathPrefix):
+			scope = ScopeUserPath
+			p, err := EnvSuffixToUserPath(name[len(EnvUserPathPrefix):])
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
+			subject = p
+		default:
+			continue
+		}
+		rules, err := parseLimitValue(value)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		for i, r := range rules {
+			r.Scope, r.Subject, r.Source = scope, subject, SourceConfig
+			r = r.normalized()
+			if err := r.Validate(true); err != nil {
+				if len(rules) > 1 {
+					return nil, fmt.Errorf("%s: rule %d: %w", name, i, err)
+				}
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
+			k := r.Key()
+			if other, dup := names[k]; dup {
+				return nil, fmt.Errorf("%s: %w: %s is also set by %s", name, ErrInvalidRule, k, other)
+			}
+			names[k] = name
+			out = append(out, seeded{name, r})
+		}
+	}
+	rules := make([]Rule, len(out))
+	for i, s := range out {
+		rules[i] = s.rule
+	}
+	return rules, nil
+}
+
+// EnvSuffixToUserPath maps the suffix of a SET_RATE_LIMIT_ (or
+// SET_BUDGET_) variable to a user path: "" is "/", "__" separates
+// segments, a single "_" stays inside a segment, and everything is
+// lower-cased: "TEAM__ALPHA_ONE" is "/team/alpha_one".
+func EnvSuffixToUserPath(suffix string) (string, error) {
+	if suffix == "" {
+		return "/", nil
+	}
+	segs := strings.Split(suffix, "__")
+	var b strings.Builder
+	for _, s := range segs {
+		if s == "" {
+			return "", errors.New("empty user-path segment (use __ only between segments)")
+		}
+		b.WriteByte('/')
+		b.WriteString(strings.ToLower(s))
+	}
+	return b.String(), nil
+}
+
+// MergeRules returns high plus the rules of low whose keys high does not
+// define: use it to give environment rules precedence over YAML rules.
+func MergeRules(high, low []Rule) []Rule {
+	seen := make(map[Key]bool, len(high))
+	out := slices.Clone(high)
+	for _, r := range high {
+		seen[r.Key()] = true
+	}
+	for _, r := range low {
+		if !seen[r.Key()] {
+			out = append(out, r)
+		}
+	}
+	return out
+}

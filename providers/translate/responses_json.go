@@ -2,7 +2,6 @@ package translate
 
 import (
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 )
@@ -86,58 +85,13 @@ func respInner(dst []byte, r gjson.Result) []byte {
 	if r.Type == gjson.String && len(r.Raw) >= 2 && r.Raw[0] == '"' {
 		return append(dst, r.Raw[1:len(r.Raw)-1]...)
 	}
-	s := respAppendString(nil, r.String())
-	return append(dst, s[1:len(s)-1]...)
+	return escapeJSON(dst, r.String())
 }
-
-const respHex = "0123456789abcdef"
 
 // respAppendString appends s as a JSON string literal. Invalid UTF-8 becomes
 // U+FFFD, like encoding/json; HTML characters are left as they are.
 func respAppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', respHex[c>>4], respHex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', respHex[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
+	dst = escapeJSON(dst, s)
 	return append(dst, '"')
 }

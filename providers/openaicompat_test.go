@@ -197,3 +197,20 @@ func TestResolveSlashedIDs(t *testing.T) {
 		}
 	}
 }
+
+func TestAllowlistRefusesUnlistedPrefixedModels(t *testing.T) {
+	open := &slowLister{name: "open", ids: []string{"x"}}
+	closed := &slowLister{name: "closed"}
+	r := NewRegistry([]Entry{{Provider: open}, {Provider: closed, Models: []string{"only"}, Allowlist: true}}, RegistryOptions{})
+	r.Start(context.Background())
+	<-r.Ready()
+	if p, m, err := r.Resolve(context.Background(), "closed/only"); err != nil || p.Name() != "closed" || m != "only" {
+		t.Fatalf("allowlisted model: %v %q %v", p, m, err)
+	}
+	if _, _, err := r.Resolve(context.Background(), "closed/other"); err == nil {
+		t.Fatal("a model outside the allowlist was routed by prefix")
+	}
+	if p, m, err := r.Resolve(context.Background(), "open/unlisted"); err != nil || p.Name() != "open" || m != "unlisted" {
+		t.Fatalf("unlisted model of an open provider: %v %q %v", p, m, err)
+	}
+}

@@ -52,6 +52,7 @@ type Registry struct {
 	listings map[string][]Model // provider name → models
 	index    map[string]Provider
 	listed   map[string]map[string]bool // provider name → model id set
+	closed   map[string]bool            // provider name → serves only its allowlist
 
 	ready     chan struct{}
 	readyOnce sync.Once
@@ -71,10 +72,12 @@ func NewRegistry(entries []Entry, opts RegistryOptions) *Registry {
 		byName:   make(map[string]Provider, len(entries)),
 		opts:     opts,
 		listings: make(map[string][]Model, len(entries)),
+		closed:   make(map[string]bool, len(entries)),
 		ready:    make(chan struct{}),
 	}
 	for _, e := range entries {
 		r.byName[e.Provider.Name()] = e.Provider
+		r.closed[e.Provider.Name()] = e.Allowlist
 		r.listings[e.Provider.Name()] = configured(e.Models)
 	}
 	r.rebuildIndex()
@@ -207,7 +210,8 @@ func (e *ErrUnknownModel) Error() string {
 // send upstream. Model ids may themselves contain slashes
 // ("openai/gpt-oss-20b" on Groq), so "name/rest" is read, in this order, as
 // instance name's listed model rest; as a listed id of its own (first
-// provider in order); as instance name's unlisted model rest.
+// provider in order); as instance name's unlisted model rest, unless that
+// instance serves only its allowlist.
 // While the first listings are still arriving, an unknown name waits for
 // them (bounded by ctx) before it is refused.
 func (r *Registry) Resolve(ctx context.Context, model string) (Provider, string, error) {
@@ -247,7 +251,7 @@ func (r *Registry) lookup(model string) (Provider, string, bool) {
 	if p, ok := r.index[model]; ok {
 		return p, model, true
 	}
-	if prefixed {
+	if prefixed && !r.closed[name] {
 		return named, rest, true
 	}
 	return nil, "", false

@@ -1,8 +1,10 @@
 package proxy
 
 import (
+	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -76,6 +78,7 @@ func (s *Service) plan(c *call) error {
 		var chat []byte
 		if chat, err = translate.ResponsesToChatRequest(orig); err == nil {
 			c.body, err = translate.ChatToMessagesRequest(chat, defaultMaxTokens)
+			err = asResponsesError(err, gjson.GetBytes(orig, "instructions").Exists())
 		}
 		c.tr = &translation{
 			response: func(up []byte) ([]byte, translate.Usage, error) {
@@ -125,6 +128,58 @@ func fitChatBody(p providers.Provider, body []byte) ([]byte, error) {
 		body, err = sjson.DeleteBytes(body, "stream_options")
 	}
 	return body, err
+}
+
+// asResponsesError renames the parameter of a refusal from the second
+// translation step (Chat Completions → Messages) to the Responses field the
+// client actually sent.
+func asResponsesError(err error, hasInstructions bool) error {
+	te, ok := err.(*translate.Error)
+	if !ok || te.Param == "" {
+		return err
+	}
+	return &translate.Error{Message: te.Message, Param: responsesParam(te.Param, hasInstructions)}
+}
+
+// responsesParam maps a Chat Completions parameter path onto the
+// Responses request it was translated from.
+func responsesParam(param string, hasInstructions bool) string {
+	head, rest := param, ""
+	if i := strings.IndexAny(param, ".["); i >= 0 {
+		head, rest = param[:i], param[i:]
+	}
+	switch head {
+	case "max_completion_tokens", "max_tokens":
+		return "max_output_tokens"
+	case "reasoning_effort":
+		return "reasoning.effort"
+	case "response_format":
+		return "text.format"
+	case "tool_choice":
+		return "tool_choice"
+	case "tools":
+		// tools[N].function.name → tools[N].name: Responses tools are flat.
+		return "tools" + strings.Replace(rest, ".function", "", 1)
+	case "messages":
+		var n int
+		if _, err := fmt.Sscanf(rest, "[%d]", &n); err != nil {
+			return "input"
+		}
+		if hasInstructions {
+			if n == 0 {
+				return "instructions"
+			}
+			n--
+		}
+		out := "input[" + strconv.Itoa(n) + "]"
+		if i := strings.Index(rest, ".content["); i >= 0 {
+			if j := strings.IndexByte(rest[i:], ']'); j >= 0 {
+				out += rest[i : i+j+1]
+			}
+		}
+		return out
+	}
+	return param
 }
 
 // translationError turns a translation failure into a 400 naming the

@@ -49,7 +49,7 @@ func sseResponse(body string) *http.Response {
 }
 
 func newService(t testing.TB, p *stubProvider) *Service {
-	reg := providers.NewRegistry([]providers.Entry{{Provider: p, Models: []string{"m1"}, Allowlist: true}}, providers.RegistryOptions{})
+	reg := providers.NewRegistry([]providers.Entry{{Provider: p, Models: []string{"m1"}}}, providers.RegistryOptions{})
 	reg.Start(context.Background())
 	<-reg.Ready()
 	return &Service{Registry: reg, MaxBodyBytes: 1 << 20}

@@ -1,0 +1,187 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/modelgate/modelgate/bench/internal/stats"
+)
+
+// runMatrix runs every cell. A round runs the whole matrix once; within
+// it, each group (one workload, body size and concurrency) runs its
+// targets back to back, in alternating order from round to round (direct,
+// caddy, modelgate, then modelgate, caddy, direct). A burst of other work
+// on a shared machine then touches one round of a group, not all, and a
+// cell's figures are the median over its rounds.
+func runMatrix(ctx context.Context, o options, b bins, s *servers, messagesServed bool, logf func(string, ...any)) ([]*Cell, error) {
+	cells, jobs := planJobs(o, messagesServed)
+	for i, j := range jobs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		time.Sleep(o.settleBefore)
+		c := j.cell
+		res, rss, anon, err := runCell(ctx, o, b, s, c.cellKey)
+		switch {
+		case err != nil:
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			c.Status = "error: " + firstLine(err.Error())
+		case res.OK == 0:
+			c.Status = "error: no successful requests (" + res.FirstError + ")"
+		case !strings.HasPrefix(c.Status, "error"):
+			c.Status = statusOK
+		}
+		if res != nil {
+			c.Rounds = append(c.Rounds, res)
+		}
+		if rss > 0 {
+			c.roundsRSS, c.roundsAnon = append(c.roundsRSS, float64(rss)), append(c.roundsAnon, float64(anon))
+		}
+		logf("[%d/%d] round %d %s", i+1, len(jobs), j.round+1, progressLine(c.cellKey, res, rss, err))
+		for _, p := range []*proc{s.upstream, s.caddy, s.modelgate} {
+			if p.exited() {
+				return nil, p.failure(fmt.Errorf("exited during the run: %v", p.waitErr))
+			}
+		}
+	}
+	for _, c := range cells {
+		c.Result = combineRounds(c.Rounds)
+		c.PeakRSSBytes, c.PeakAnonBytes = int64(medianOf(c.roundsRSS)), int64(medianOf(c.roundsAnon))
+		if len(c.Rounds) < 2 {
+			continue
+		}
+		for _, r := range c.Rounds {
+			c.RoundsRPS = append(c.RoundsRPS, round1(r.ThroughputRPS))
+			if r.Latency != nil {
+				c.RoundsP50Ms = append(c.RoundsP50Ms, r.Latency.P50)
+			}
+			if r.TTFT != nil {
+				c.RoundsTTFTP50Ms = append(c.RoundsTTFTP50Ms, r.TTFT.P50)
+			}
+		}
+	}
+	return cells, nil
+}
+
+// job is one load generator run: a cell in one round.
+type job struct {
+	cell  *Cell
+	round int
+}
+
+// planJobs lays out the cells of the selected workloads and the order in
+// which to measure them (see runMatrix). Cells of messages workloads are
+// marked not served, and get no jobs, unless messagesServed.
+func planJobs(o options, messagesServed bool) ([]*Cell, []job) {
+	var cells []*Cell
+	var groups [][]*Cell
+	for _, w := range workloads {
+		if len(o.only) > 0 && !o.only[w.Name] {
+			continue
+		}
+		for _, size := range o.sizes {
+			for _, conc := range o.concurrency {
+				group := make([]*Cell, len(w.Targets))
+				for i, t := range w.Targets {
+					group[i] = &Cell{cellKey: cellKey{Workload: w.Name, Target: t, Concurrency: conc, BodySize: size}}
+					if w.Shape == "messages" && !messagesServed {
+						group[i].Status = statusNotServed
+					}
+				}
+				cells = append(cells, group...)
+				if w.Shape != "messages" || messagesServed {
+					groups = append(groups, group)
+				}
+			}
+		}
+	}
+	var jobs []job
+	for r := 0; r < o.rounds; r++ {
+		for _, group := range groups {
+			for i := range group {
+				if r%2 == 1 {
+					i = len(group) - 1 - i
+				}
+				jobs = append(jobs, job{group[i], r})
+			}
+		}
+	}
+	return cells, jobs
+}
+
+// runCell runs the load generator for one cell while watching the target
+// server's peak memory.
+func runCell(ctx context.Context, o options, b bins, s *servers, k cellKey) (res *stats.Result, rss, anon int64, err error) {
+	var w workload
+	for _, x := range workloads {
+		if x.Name == k.Workload {
+			w = x
+		}
+	}
+	var watched *proc
+	switch k.Target {
+	case targetCaddy:
+		watched = s.caddy
+	case targetModelgate:
+		watched = s.modelgate
+	}
+	var pw *peakWatch
+	if watched != nil {
+		pw = watchPeak(watched.pid())
+	}
+	res, err = loadgen(ctx, b, o, w, k, s.urls[k.Target])
+	if pw != nil {
+		rss, anon = pw.stop()
+	}
+	return res, rss, anon, err
+}
+
+// loadgen runs the load generator once and decodes its JSON.
+func loadgen(ctx context.Context, b bins, o options, w workload, k cellKey, url string) (*stats.Result, error) {
+	args := []string{
+		"-url", url, "-shape", w.Shape, "-stream=" + strconv.FormatBool(w.Stream),
+		"-concurrency", strconv.Itoa(k.Concurrency), "-duration", o.duration.String(), "-warmup", o.warmup.String(),
+		"-body-size", strconv.Itoa(k.BodySize), "-api-key", keyFor(k.Target), "-model", benchModel,
+		"-max-tokens", strconv.Itoa(o.maxTokens),
+	}
+	cmd := exec.CommandContext(ctx, b.loadgen, args...)
+	var errBuf strings.Builder
+	cmd.Stderr = &errBuf
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("loadgen: %w: %s", err, strings.TrimSpace(errBuf.String()))
+	}
+	var res stats.Result
+	if err := json.Unmarshal(out, &res); err != nil {
+		return nil, fmt.Errorf("loadgen output: %w", err)
+	}
+	return &res, nil
+}
+
+func progressLine(k cellKey, res *stats.Result, rss int64, err error) string {
+	head := fmt.Sprintf("%-15s %5s c=%-3d %-9s", k.Workload, sizeName(k.BodySize), k.Concurrency, k.Target)
+	switch {
+	case err != nil:
+		return head + " error: " + firstLine(err.Error())
+	case res.Latency == nil:
+		return head + " no successful requests: " + res.FirstError
+	}
+	line := fmt.Sprintf("%s %7.0f rps  p50 %.3f ms  p99 %.3f ms", head, res.ThroughputRPS, res.Latency.P50, res.Latency.P99)
+	if res.TTFT != nil {
+		line += fmt.Sprintf("  TTFT p50 %.3f ms", res.TTFT.P50)
+	}
+	if rss > 0 {
+		line += "  RSS " + mib(rss) + " MiB"
+	}
+	if n := res.Errors + res.Non2xx; n > 0 {
+		line += fmt.Sprintf("  %d errors (%s)", n, res.FirstError)
+	}
+	return line
+}

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+)
+
+// bins are the binaries a run builds.
+type bins struct{ modelgate, mockupstream, loadgen string }
+
+// run is the whole harness: build, start, measure, report.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	o, err := parseOptions(args, stderr)
+	if err != nil {
+		return err
+	}
+	root, err := findRoot()
+	if err != nil {
+		return err
+	}
+	if o.out == "" {
+		o.out = filepath.Join(root, "bench", "results")
+	}
+	tmp, err := os.MkdirTemp("", "modelgate-bench-")
+	if err != nil {
+		return err
+	}
+	if o.keepTemp {
+		fmt.Fprintln(stderr, "temporary directory kept:", tmp)
+	} else {
+		defer os.RemoveAll(tmp)
+	}
+	logf := func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }
+
+	report := &Report{StartedAt: time.Now().UTC().Truncate(time.Second), Host: hostInfo(root), Settings: Settings{
+		DurationS: o.duration.Seconds(), WarmupS: o.warmup.Seconds(), Concurrency: o.concurrency, BodySizes: o.sizes,
+		MaxTokens: o.maxTokens, ChunkDelay: o.chunkDelay.String(), Latency: "0s", Rounds: o.rounds, Quick: o.quick,
+	}}
+
+	logf("building modelgate, mockupstream and loadgen into %s ...", tmp)
+	b, err := build(ctx, root, filepath.Join(tmp, "bin"))
+	if err != nil {
+		return err
+	}
+
+	ps := &procs{}
+	defer ps.stopAll()
+	srv, err := startServers(ctx, ps, b, tmp, o)
+	if err != nil {
+		return err
+	}
+	report.Idle = map[string]memInfo{}
+	for t, p := range map[string]*proc{targetCaddy: srv.caddy, targetModelgate: srv.modelgate} {
+		if m, err := readMem(p.pid()); err == nil {
+			report.Idle[t] = m
+		}
+	}
+	messagesServed, err := probeTargets(ctx, srv, report)
+	if err != nil {
+		return err
+	}
+
+	report.Cells, err = runMatrix(ctx, o, b, srv, messagesServed, logf)
+	if err != nil {
+		return err
+	}
+	if o.profile {
+		if report.Profile, err = runProfile(ctx, o, b, srv, report.StartedAt, logf); err != nil {
+			report.Notes = append(report.Notes, "profile: "+err.Error())
+			logf("profile failed: %v", err)
+		}
+	}
+	ps.stopAll() // free the CPU for the in-process benchmarks
+
+	if o.allocs {
+		logf("running go test -bench %s -benchmem ./proxy ...", allocBenchPattern)
+		var out string
+		if report.Allocs, out, err = runAllocBenches(ctx, root); err != nil {
+			report.AllocsError = err.Error() + "\n" + out
+			logf("in-process benchmarks failed: %v", err)
+		}
+	}
+
+	fillDerived(report.Cells, report.Allocs)
+	report.Budget = evaluateBudget(report.Cells, o.concurrency, o.sizes)
+	report.BudgetPass = budgetPassed(report.Budget)
+	printTable(stdout, report)
+	path, err := writeJSON(o.out, report)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "\nwrote %s (and latest.json)\n", path)
+	if o.strict && !report.BudgetPass {
+		return errBudget
+	}
+	return nil
+}
+
+// build compiles the three binaries into dir.
+func build(ctx context.Context, root, dir string) (bins, error) {
+	b := bins{
+		modelgate:    filepath.Join(dir, "modelgate"),
+		mockupstream: filepath.Join(dir, "mockupstream"),
+		loadgen:      filepath.Join(dir, "loadgen"),
+	}
+	for _, t := range []struct{ out, pkg string }{
+		{b.modelgate, "./cmd/modelgate"}, {b.mockupstream, "./cmd/mockupstream"}, {b.loadgen, "./bench/loadgen"},
+	} {
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", t.out, t.pkg)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return b, fmt.Errorf("go build %s: %w\n%s", t.pkg, err, out)
+		}
+	}
+	return b, nil
+}

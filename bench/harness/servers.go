@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// servers are the running processes and where they listen.
+type servers struct {
+	upstream, caddy, modelgate *proc
+	urls                       map[string]string // target -> base URL
+	adminURL                   string            // modelgate admin, when profiling
+}
+
+// childEnv is a minimal environment for the servers, so provider keys or
+// feature switches in the operator's environment cannot change what is
+// measured, and Caddy keeps its files inside the run's directory.
+func childEnv(tmp string, extra ...string) []string {
+	env := []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + tmp,
+		"TMPDIR=" + tmp,
+		"XDG_CONFIG_HOME=" + filepath.Join(tmp, "xdg-config"),
+		"XDG_DATA_HOME=" + filepath.Join(tmp, "xdg-data"),
+	}
+	return append(env, extra...)
+}
+
+// startServers starts mockupstream, plain Caddy and modelgate and waits
+// until each answers.
+func startServers(ctx context.Context, ps *procs, b bins, tmp string, o options) (*servers, error) {
+	s := &servers{urls: map[string]string{}}
+	var err error
+	s.upstream, err = ps.start("mockupstream", b.mockupstream, tmp, []string{
+		"-listen", "127.0.0.1:0", "-latency", "0s", "-chunk-delay", o.chunkDelay.String(), "-api-key", upstreamKey,
+	}, childEnv(tmp))
+	if err != nil {
+		return nil, err
+	}
+	addr, err := waitListening(ctx, s.upstream, 15*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	s.urls[targetDirect] = "http://" + addr
+	upPort, err := portOf(addr)
+	if err != nil {
+		return nil, err
+	}
+
+	caddyPort, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	if s.caddy, err = startCaddy(ps, b, tmp, "caddy", plainCaddyfile(tmp, caddyPort, upPort), childEnv(tmp)); err != nil {
+		return nil, err
+	}
+	s.urls[targetCaddy] = fmt.Sprintf("http://127.0.0.1:%d", caddyPort)
+	if err := waitHTTP(ctx, s.caddy, s.urls[targetCaddy]+"/v1/models", upstreamKey, 30*time.Second); err != nil {
+		return nil, err
+	}
+
+	mgPort, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	admin := "off"
+	if o.profile {
+		adminPort, err := freePort()
+		if err != nil {
+			return nil, err
+		}
+		admin = fmt.Sprintf("127.0.0.1:%d", adminPort)
+		s.adminURL = "http://" + admin
+	}
+	if s.modelgate, err = startCaddy(ps, b, tmp, "modelgate", modelgateCaddyfile(tmp, mgPort, upPort, admin),
+		childEnv(tmp, modelgateEnv...)); err != nil {
+		return nil, err
+	}
+	s.urls[targetModelgate] = fmt.Sprintf("http://127.0.0.1:%d", mgPort)
+	if err := waitHTTP(ctx, s.modelgate, s.urls[targetModelgate]+"/health", "", 30*time.Second); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// startCaddy writes a Caddyfile and runs the modelgate binary on it.
+func startCaddy(ps *procs, b bins, tmp, name, caddyfile string, env []string) (*proc, error) {
+	path := filepath.Join(tmp, name+".Caddyfile")
+	if err := os.WriteFile(path, []byte(caddyfile), 0o644); err != nil {
+		return nil, err
+	}
+	return ps.start(name, b.modelgate, tmp, []string{"run", "--config", path, "--adapter", "caddyfile"}, env)
+}
+
+func portOf(addr string) (int, error) {
+	i := strings.LastIndexByte(addr, ':')
+	if i < 0 {
+		return 0, fmt.Errorf("no port in %q", addr)
+	}
+	return strconv.Atoi(addr[i+1:])
+}
+
+// keyFor is the bearer key the load generator sends to a target: modelgate
+// checks its master key; direct and caddy reach mockupstream, which checks
+// the upstream key.
+func keyFor(target string) string {
+	if target == targetModelgate {
+		return masterKey
+	}
+	return upstreamKey
+}
+
+// rateLimitHeader shows that modelgate applied the seeded rate-limit rule.
+const rateLimitHeader = "X-Ratelimit-Limit-Requests"
+
+// probeTargets sends one small chat request to every target (which must
+// answer 200; modelgate's answer also shows whether the seeded rate-limit
+// rule applies) and one /v1/messages request to modelgate, whose answer
+// says whether the messages workloads can run yet.
+func probeTargets(ctx context.Context, s *servers, r *Report) (messagesServed bool, err error) {
+	body := []byte(`{"model":"` + benchModel + `","max_tokens":8,"messages":[{"role":"user","content":"hello there"}]}`)
+	for _, t := range allTargets {
+		status, h, text, err := probe(ctx, s.urls[t]+"/v1/chat/completions", keyFor(t), body)
+		if err != nil {
+			return false, fmt.Errorf("probe %s: %w", t, err)
+		}
+		if status != 200 {
+			return false, fmt.Errorf("probe %s: POST /v1/chat/completions answered %d: %s", t, status, text)
+		}
+		if t == targetModelgate {
+			r.RateLimitHeader = h.Get(rateLimitHeader)
+			if r.RateLimitHeader == "" {
+				r.Notes = append(r.Notes, "modelgate answered without "+rateLimitHeader+": the seeded rate-limit rule was not applied (stage not active yet)")
+			}
+		}
+	}
+	status, _, text, err := probe(ctx, s.urls[targetModelgate]+"/v1/messages", masterKey, body)
+	if err != nil {
+		return false, fmt.Errorf("probe modelgate /v1/messages: %w", err)
+	}
+	if status != 200 {
+		r.Notes = append(r.Notes, fmt.Sprintf("/v1/messages not served yet (modelgate answered %d: %s); messages workloads skipped",
+			status, strings.TrimSpace(text)))
+		return false, nil
+	}
+	return true, nil
+}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 // accMaster is the master key of the access tests.
@@ -105,21 +106,31 @@ func accStr(p *string) string {
 // accDo sends a request; headers come in name, value pairs.
 func accDo(t testing.TB, method, url, body string, headers ...string) accResp {
 	t.Helper()
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
+	// Like the SDKs, retry a request whose connection broke before any
+	// answer: right after a reload, a connection the old server accepted
+	// can be closed unanswered (see chat in reload_test.go).
+	var resp *http.Response
+	var err error
+	for try := 0; try < 3; try++ {
+		var rd io.Reader
+		if body != "" {
+			rd = strings.NewReader(body)
+		}
+		req, nerr := http.NewRequest(method, url, rd)
+		if nerr != nil {
+			t.Fatal(nerr)
+		}
+		if body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		for i := 0; i+1 < len(headers); i += 2 {
+			req.Header.Set(headers[i], headers[i+1])
+		}
+		if resp, err = http.DefaultClient.Do(req); err == nil {
+			break
+		}
+		time.Sleep(time.Duration(100<<try) * time.Millisecond)
 	}
-	req, err := http.NewRequest(method, url, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
-	}
-	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,7 @@
 // Package admin serves the admin REST API under /admin/: managed API keys,
-// usage, runtime configuration and the OpenAPI document, plus the legacy
-// /admin/api/v1/ alias and, through package ui, the dashboard pages. Every
-// error is written in the gateway error shape.
+// usage, rate-limit rules, runtime configuration and the OpenAPI document,
+// plus the legacy /admin/api/v1/ alias and, through package ui, the
+// dashboard pages. Every error is written in the gateway error shape.
 //
 // The Handler does not authenticate: the modelgate_auth stage in front of
 // it does (spec part 5), and the Caddy handler refuses requests that stage
@@ -18,6 +18,7 @@ import (
 	"github.com/modelgate/modelgate/apierr"
 	"github.com/modelgate/modelgate/config"
 	"github.com/modelgate/modelgate/keys"
+	"github.com/modelgate/modelgate/limits"
 	"github.com/modelgate/modelgate/ui"
 )
 
@@ -46,6 +47,9 @@ type Options struct {
 	// Usage answers the usage routes; nil (or usage tracking off) answers
 	// zeroed or empty results.
 	Usage UsageSource
+	// RateLimits is the rate-limit engine behind /admin/rate-limits; nil
+	// answers 503 rate_limits_unavailable there.
+	RateLimits *limits.Engine
 	// UI serves the dashboard pages and assets; nil means ui.Handler.
 	UI http.Handler
 	// Now is the clock, for server_time and the legacy alias's sunset;

@@ -36,6 +36,11 @@ func init() {
 		{http.MethodGet, "/admin/usage/summary", (*Handler).usageSummary, docUsageSummary},
 		{http.MethodGet, "/admin/usage/daily", (*Handler).usageDaily, docUsageDaily},
 		{http.MethodGet, "/admin/usage/sessions", (*Handler).usageSessions, docUsageSessions},
+		{http.MethodGet, "/admin/rate-limits", (*Handler).listRateLimits, docListRateLimits},
+		{http.MethodPut, "/admin/rate-limits", (*Handler).putRateLimit, docPutRateLimit},
+		{http.MethodDelete, "/admin/rate-limits", (*Handler).deleteRateLimit, docDeleteRateLimit},
+		{http.MethodPost, "/admin/rate-limits/reset-one", (*Handler).resetOneRateLimit, docResetOneRateLimit},
+		{http.MethodPost, "/admin/rate-limits/reset", (*Handler).resetRateLimits, docResetRateLimits},
 		{http.MethodGet, "/admin/runtime/config", (*Handler).runtimeConfig, docRuntimeConfig},
 		{http.MethodGet, "/admin/openapi.json", (*Handler).openAPI, docOpenAPI},
 	}

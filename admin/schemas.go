@@ -87,8 +87,9 @@ func components() schema {
 		"status_code": integer(""),
 	}, "type", "message", "code", "param", "provider", "status_code")
 	rateLimit := object("A rate-limit rule that applies to the caller, with live counters.", schema{
-		"scope": str("user_path, provider or model."), "subject": str(""), "period": str(""),
-		"period_seconds": integer(""), "per_child": boolean(""), "max_requests": integer(""),
+		"scope": str("user_path, provider or model."), "subject": str(""), "period": str("minute, hour, day or concurrent; absent for a custom window."),
+		"period_seconds": integer("Window length; absent for concurrent rules."), "per_child": boolean(""),
+		"effective_subject": str("For a per_child template, the caller's child path the counters belong to."), "max_requests": integer(""),
 		"max_tokens": integer(""), "requests_used": integer(""), "tokens_used": integer(""),
 		"in_flight": integer(""), "window_start": dateTime(""), "window_end": dateTime(""),
 	}, "scope", "subject", "requests_used", "tokens_used", "in_flight")
@@ -100,7 +101,7 @@ func components() schema {
 		"total_tokens": integer(""), "cost": number(""), "cache_hits": integer(""), "models": array(str(""), "")},
 		"session_id", "user_path", "requests")
 	boolMap := schema{"type": "object", "additionalProperties": schema{"type": "boolean"}}
-	return schema{
+	out := schema{
 		"GatewayError":  gwErr,
 		"ErrorResponse": object("", schema{"error": ref("GatewayError")}, "error"),
 		"ManagedKey":    key,
@@ -155,4 +156,8 @@ func components() schema {
 		"ModelResponse": schema{"type": "object", "description": "The upstream's answer in the OpenAI shape of this endpoint.", "additionalProperties": true},
 		"OpenAPI":       schema{"type": "object", "description": "This document."},
 	}
+	for name, s := range rateLimitSchemas() {
+		out[name] = s
+	}
+	return out
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/modelgate/modelgate/admin"
 	"github.com/modelgate/modelgate/config"
 	"github.com/modelgate/modelgate/keys"
+	"github.com/modelgate/modelgate/limits"
 	"github.com/modelgate/modelgate/providers"
 	"github.com/modelgate/modelgate/proxy"
 	"github.com/modelgate/modelgate/selfusage"
@@ -70,14 +71,22 @@ type App struct {
 	store     *store.Store
 	cancel    context.CancelFunc
 
+	// rateRules are the rules seeded by configuration, read in Provision
+	// so that malformed ones abort startup; limiterRef hands the engine
+	// to the proxy and GET /v1/usage once Start has it.
+	rateRules  []limits.Rule
+	limiterRef *limiterRef
+
 	// keySvc and adminAPI need the store, which opens in Start; they are
 	// set before ready is closed and read only after it (see WaitReady).
-	keySvc    *keys.Service
-	keysHeld  bool // this instance holds a keyServices reference
-	adminAPI  *admin.Handler
-	selfUsage *selfusage.Handler
-	ready     chan struct{}
-	startErr  error
+	keySvc     *keys.Service
+	keysHeld   bool // this instance holds a keyServices reference
+	limits     *limits.Engine
+	limitsHeld bool // this instance holds a limiters reference
+	adminAPI   *admin.Handler
+	selfUsage  *selfusage.Handler
+	ready      chan struct{}
+	startErr   error
 }
 
 // CaddyModule returns the Caddy module information.
@@ -115,6 +124,9 @@ func (a *App) Provision(ctx caddy.Context) error {
 	if a.storePath, err = filepath.Abs(eff.Storage); err != nil {
 		return fmt.Errorf("modelgate: storage %q: %w", eff.Storage, err)
 	}
+	if a.rateRules, err = rateLimitRules(eff, os.Environ()); err != nil {
+		return fmt.Errorf("modelgate: %w", err)
+	}
 	a.auth = keys.NewAuthenticator(eff.MasterKey)
 	entries, err := buildProviders(eff.Providers, a.logger)
 	if err != nil {
@@ -131,13 +143,19 @@ func (a *App) Provision(ctx caddy.Context) error {
 		Logger:       a.logger.Named("proxy"),
 	}
 	a.selfUsage = &selfusage.Handler{}
+	a.limiterRef = new(limiterRef)
+	if eff.RateLimits.On() {
+		a.proxy.Limits = a.limiterRef
+		a.selfUsage.RateLimits = selfusage.Limits{Source: a.limiterRef}
+	}
 	a.ready = make(chan struct{})
 	return nil
 }
 
-// Start opens (or shares) the store and the managed-key service, builds
-// the admin API, marks the app ready for the handlers and starts fetching
-// model listings in the background.
+// Start opens (or shares) the store, the managed-key service and the
+// rate-limit engine (installing this config's rules), builds the admin
+// API, marks the app ready for the handlers and starts fetching model
+// listings in the background.
 //
 // The store opens here rather than in Provision because Caddy provisions
 // a config it may never start (`caddy validate`, `adapt`, a failed load)
@@ -174,13 +192,21 @@ func (a *App) start() error {
 		return fmt.Errorf("modelgate: loading managed keys: %w", err)
 	}
 	a.keySvc, a.keysHeld = kv.(*keys.Service), true
+	if err := a.openLimiter(); err != nil {
+		a.keySvc, a.keysHeld = nil, false
+		_, _ = keyServices.Delete(a.storePath)
+		a.store = nil
+		_, _ = stores.Delete(a.storePath)
+		return err
+	}
 	a.auth.UseKeys(a.keySvc)
 	a.adminAPI = admin.New(admin.Options{
-		Config:    a.effective,
-		Providers: a.providerInfo(),
-		Version:   Version,
-		Keys:      a.keySvc,
-		Logger:    a.logger.Named("admin"),
+		Config:     a.effective,
+		Providers:  a.providerInfo(),
+		Version:    Version,
+		Keys:       a.keySvc,
+		RateLimits: a.limits,
+		Logger:     a.logger.Named("admin"),
 	})
 	if !a.auth.Required() {
 		a.logger.Warn("no master key and no managed keys: model endpoints are open to anyone who can reach them; set GATEWAY_MASTER_KEY")
@@ -202,6 +228,12 @@ func (a *App) Stop() error {
 		a.cancel = nil
 	}
 	var errs []error
+	// The rate-limit engine goes first: its last holder writes a final
+	// counter snapshot, which the store must still be open to commit.
+	// Requests still in flight keep admitting in memory.
+	if err := a.releaseLimiter(); err != nil {
+		errs = append(errs, err)
+	}
 	if a.keysHeld {
 		// Released before the store: the last holder queues pending
 		// last-used times, which closing the store then commits. The

@@ -9,14 +9,12 @@ import (
 
 func init() {
 	caddy.RegisterModule(Audit{})
-	caddy.RegisterModule(RateLimit{})
 	caddy.RegisterModule(VirtualModel{})
 }
 
 // Interface guards.
 var (
 	_ caddyhttp.MiddlewareHandler = (*Audit)(nil)
-	_ caddyhttp.MiddlewareHandler = (*RateLimit)(nil)
 	_ caddyhttp.MiddlewareHandler = (*VirtualModel)(nil)
 )
 
@@ -37,15 +35,6 @@ type Audit struct{ notYetActive }
 // CaddyModule returns the Caddy module information.
 func (Audit) CaddyModule() caddy.ModuleInfo {
 	return caddy.ModuleInfo{ID: "http.handlers.modelgate_audit", New: func() caddy.Module { return new(Audit) }}
-}
-
-// RateLimit (modelgate_rate_limit) will enforce user-path rate limits and
-// budgets. Not yet active: it passes requests on.
-type RateLimit struct{ notYetActive }
-
-// CaddyModule returns the Caddy module information.
-func (RateLimit) CaddyModule() caddy.ModuleInfo {
-	return caddy.ModuleInfo{ID: "http.handlers.modelgate_rate_limit", New: func() caddy.Module { return new(RateLimit) }}
 }
 
 // VirtualModel (modelgate_virtual_model) will resolve aliases to concrete

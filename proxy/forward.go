@@ -61,6 +61,13 @@ func (s *Service) forward(w http.ResponseWriter, r *http.Request, in ingress) {
 		writeLocal(w, c)
 		return
 	}
+	adm, ok := s.admitTarget(w, r, c)
+	if !ok {
+		return // a provider or model rule is saturated; 429 written
+	}
+	// Released when the answer is complete (streams included), also on
+	// disconnects and panics, charging the tokens this provider used.
+	defer func() { adm.Done(usedTokens(c.info)) }()
 	started := time.Now()
 	resp, err := c.provider.Do(r.Context(), c.ep, c.model, c.body)
 	if err != nil {

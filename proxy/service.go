@@ -23,6 +23,8 @@ type Service struct {
 	MaxBodyBytes int64
 	// Logger receives upstream failures. Never secrets.
 	Logger *zap.Logger
+	// Limits enforces provider and model rate limits; nil limits nothing.
+	Limits TargetLimiter
 }
 
 // route is one model endpoint.

@@ -69,6 +69,10 @@ type Info struct {
 	ProviderType string
 	// Stream reports whether the response is streamed.
 	Stream bool
+	// CacheHit reports that the response cache answered the request. The
+	// rate-limit stage charges nothing for such a request (spec part 8:
+	// cache hits are served before enforcement and count nothing).
+	CacheHit bool
 
 	mu       sync.Mutex
 	usage    Usage

@@ -33,10 +33,14 @@ type RateLimitStatus struct {
 	// Period is minute, hour, day or concurrent; empty for a custom
 	// window.
 	Period string `json:"period,omitempty"`
-	// PeriodSeconds is the window length in seconds.
+	// PeriodSeconds is the window length in seconds (absent for
+	// concurrent rules).
 	PeriodSeconds int64 `json:"period_seconds,omitempty"`
 	// PerChild marks a template rule; the counters are the caller's child.
 	PerChild bool `json:"per_child,omitempty"`
+	// EffectiveSubject is the path the counters belong to: the caller's
+	// child of a per_child template ("/customers/alice"), else Subject.
+	EffectiveSubject string `json:"effective_subject,omitempty"`
 	// MaxRequests is the request cap (the in-flight cap for concurrent).
 	MaxRequests int64 `json:"max_requests,omitempty"`
 	// MaxTokens is the token cap.

@@ -1,0 +1,132 @@
+package handlers
+
+import (
+	"net/http"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+
+	"github.com/modelgate/modelgate/apierr"
+	"github.com/modelgate/modelgate/caddymodule"
+	"github.com/modelgate/modelgate/limits"
+	"github.com/modelgate/modelgate/reqinfo"
+	"github.com/modelgate/modelgate/userpath"
+)
+
+func init() {
+	caddy.RegisterModule(RateLimit{})
+}
+
+// Interface guards.
+var (
+	_ caddy.Provisioner           = (*RateLimit)(nil)
+	_ caddyhttp.MiddlewareHandler = (*RateLimit)(nil)
+)
+
+// RateLimit (modelgate_rate_limit) enforces the user-path rate-limit rules
+// (spec part 8) on the model endpoints, for the user path the auth stage
+// settled on:
+//
+//   - A breach answers 429 rate_limit_error, code rate_limit_exceeded,
+//     with Retry-After and the x-ratelimit-* headers; nothing is counted.
+//   - An admitted request carries the x-ratelimit-* headers of the most
+//     constrained matching rule, holds its concurrency slots until the
+//     answer is complete (streams included; also on disconnects and
+//     panics) and is charged its total tokens then.
+//   - GET /v1/usage, /v1/models, /health, /admin/*, count_tokens and
+//     requests the response cache answered pass uncounted; a batch
+//     submission counts one request and holds no slot (see classify).
+//
+// Provider and model rules are enforced by modelgate_provider_proxy,
+// against the target that actually serves the request.
+type RateLimit struct {
+	app *caddymodule.App
+}
+
+// CaddyModule returns the Caddy module information.
+func (RateLimit) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{
+		ID:  "http.handlers.modelgate_rate_limit",
+		New: func() caddy.Module { return new(RateLimit) },
+	}
+}
+
+// Provision connects the handler to the modelgate app.
+func (h *RateLimit) Provision(ctx caddy.Context) (err error) {
+	h.app, err = loadApp(ctx)
+	return err
+}
+
+// ServeHTTP enforces the user-path rules and passes the request on.
+func (h *RateLimit) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+	kind := classify(r.Method, r.URL.Path)
+	if kind == uncounted {
+		return next.ServeHTTP(w, r)
+	}
+	if err := h.app.WaitReady(r.Context()); err != nil {
+		apierr.WriteFor(w, r, notReady())
+		return nil
+	}
+	return limitUserPath(h.app.Limiter(), kind, w, r, next)
+}
+
+// limitUserPath admits r under eng's user-path rules (nil: rate limiting
+// is off) and serves it with next, releasing the admission when next
+// returns, which for a stream is when the stream has ended.
+func limitUserPath(eng *limits.Engine, kind requestKind, w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+	if eng == nil || kind == uncounted {
+		return next.ServeHTTP(w, r)
+	}
+	info := reqinfo.From(r.Context())
+	if info == nil {
+		info = reqinfo.New()
+		r = r.WithContext(reqinfo.With(r.Context(), info))
+	}
+	if info.CacheHit {
+		return next.ServeHTTP(w, r)
+	}
+	path := info.UserPath
+	if path == "" {
+		path = userpath.Root
+	}
+	if kind == batchSubmission {
+		hdr, rej := eng.AdmitBatch(path)
+		if rej != nil {
+			refuse(w, r, rej)
+			return nil
+		}
+		hdr.Apply(w.Header())
+		return next.ServeHTTP(w, r)
+	}
+	adm, rej := eng.AdmitUserPath(path)
+	if rej != nil {
+		refuse(w, r, rej)
+		return nil
+	}
+	// Deferred so that the slots are released and the tokens charged
+	// however next ends: normally, on a client disconnect, or panicking.
+	defer func() { adm.Done(totalTokens(info)) }()
+	// Headers go on before next writes the status line.
+	adm.Headers().Apply(w.Header())
+	return next.ServeHTTP(w, r)
+}
+
+// refuse answers a user-path breach: 429 rate_limit_error with
+// Retry-After and the x-ratelimit-* headers, in the envelope the route's
+// clients expect (Anthropic's on /v1/messages).
+func refuse(w http.ResponseWriter, r *http.Request, rej *limits.Rejection) {
+	rej.Headers.Apply(w.Header())
+	e := apierr.New(http.StatusTooManyRequests, apierr.TypeRateLimit, rej.Reason).WithCode("rate_limit_exceeded")
+	e.RetryAfter = int(rej.RetryAfterSeconds())
+	apierr.WriteFor(w, r, e)
+}
+
+// totalTokens is the request's total token usage as recorded by the proxy
+// (0 when none is known).
+func totalTokens(info *reqinfo.Info) int64 {
+	u, ok := info.Usage()
+	if !ok {
+		return 0
+	}
+	return u.TotalTokens
+}

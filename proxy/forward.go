@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"net/http"
@@ -132,18 +133,25 @@ func (s *Service) prepare(r *http.Request, in ingress) (*call, error) {
 		}
 	}
 	c := &call{in: in, body: body, provider: p, model: model}
+	var opts gjson.Result // the client's stream_options, read once
 	if in.streams {
-		res := gjson.GetManyBytes(body, "stream", "stream_options.include_usage")
-		c.stream = res[0].Bool()
-		c.wantUsage = res[1].Bool()
+		// Each lookup of an absent key scans the whole body: look up
+		// stream_options only for streams.
+		if c.stream = gjson.GetBytes(body, "stream").Bool(); c.stream {
+			opts = gjson.GetBytes(body, "stream_options")
+			c.wantUsage = opts.Get("include_usage").Bool()
+		}
 	}
+	passthrough := body
 	if err := s.plan(c); err != nil {
 		return nil, err
 	}
 	// Chat-shaped streams upstream: ask for the usage chunk.
-	if c.stream && c.ep == providers.EndpointChat && p.StreamUsageOption() &&
-		!gjson.GetBytes(c.body, "stream_options.include_usage").Bool() {
-		if c.body, err = sjson.SetBytes(c.body, "stream_options.include_usage", true); err != nil {
+	if c.stream && c.ep == providers.EndpointChat && p.StreamUsageOption() {
+		if !sameBytes(c.body, passthrough) { // translated: read the new body
+			opts = gjson.GetBytes(c.body, "stream_options")
+		}
+		if c.body, err = requestUsageChunk(c.body, opts); err != nil {
 			return nil, apierr.InvalidRequest("could not set stream_options: " + err.Error())
 		}
 	}
@@ -157,6 +165,39 @@ func (s *Service) prepare(r *http.Request, in ingress) (*call, error) {
 	c.info.ProviderType = p.Type()
 	c.info.Stream = c.stream
 	return c, nil
+}
+
+// requestUsageChunk makes a chat body ask for the final usage chunk.
+// Without stream_options it appends the member to the object as it is,
+// sparing sjson's parse and copy of a large body.
+func requestUsageChunk(body []byte, opts gjson.Result) ([]byte, error) {
+	switch {
+	case opts.Get("include_usage").Bool():
+		return body, nil
+	case !opts.Exists():
+		return appendMember(body, `"stream_options":{"include_usage":true}`), nil
+	default:
+		return sjson.SetBytes(body, "stream_options.include_usage", true)
+	}
+}
+
+// appendMember adds member to a JSON object without parsing it. The body
+// was checked to be an object whose last byte is its closing brace.
+func appendMember(obj []byte, member string) []byte {
+	end := bytes.LastIndexByte(obj, '}')
+	out := make([]byte, 0, len(obj)+len(member)+1)
+	out = append(out, obj[:end]...)
+	if bytes.IndexByte(obj[:end], ':') >= 0 { // not an empty object
+		out = append(out, ',')
+	}
+	out = append(out, member...)
+	return append(out, obj[end:]...)
+}
+
+// sameBytes reports whether a and b are the same slice (not equal
+// contents): whether planning left the client's body in place.
+func sameBytes(a, b []byte) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // relayBody copies a whole (non-streamed) upstream answer and records its

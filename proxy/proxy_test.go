@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/modelgate/modelgate/providers"
 	"github.com/modelgate/modelgate/reqinfo"
 )
@@ -263,6 +265,23 @@ func TestModelsListing(t *testing.T) {
 		p, _, err := reg.Resolve(context.Background(), m.ID)
 		if err != nil || p.Name() != m.OwnedBy {
 			t.Fatalf("%s routes to %v (%v)", m.ID, p, err)
+		}
+	}
+}
+
+func TestRequestUsageChunk(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{`{"model":"m","stream":true}`, `{"model":"m","stream":true,"stream_options":{"include_usage":true}}`},
+		{"{\"model\":\"m\"}\n", "{\"model\":\"m\",\"stream_options\":{\"include_usage\":true}}\n"},
+		{`{}`, `{"stream_options":{"include_usage":true}}`},
+		{`{"stream_options":{"include_usage":false},"m":1}`, `{"stream_options":{"include_usage":true},"m":1}`},
+		{`{"stream_options":{"include_usage":true}}`, `{"stream_options":{"include_usage":true}}`},
+		{`{"stream_options":{}}`, `{"stream_options":{"include_usage":true}}`},
+	}
+	for _, c := range cases {
+		got, err := requestUsageChunk([]byte(c.in), gjson.Get(c.in, "stream_options"))
+		if err != nil || string(got) != c.want {
+			t.Errorf("%s: got %s (%v), want %s", c.in, got, err, c.want)
 		}
 	}
 }

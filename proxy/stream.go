@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"sync"
 
 	"github.com/tidwall/gjson"
 
@@ -27,6 +28,7 @@ func relayStream(w http.ResponseWriter, resp *http.Response, c *call) {
 	_ = rc.Flush()
 
 	events := newEventReader(resp.Body)
+	defer events.release()
 	for {
 		ev, err := events.next()
 		if len(ev) > 0 {
@@ -49,7 +51,12 @@ func relayStream(w http.ResponseWriter, resp *http.Response, c *call) {
 // the client.
 func (c *call) inspectEvent(ev []byte) bool {
 	data := eventData(ev)
-	if len(data) == 0 || data[0] != '{' || !bytes.Contains(data, []byte(`"usage"`)) {
+	if len(data) == 0 || data[0] != '{' {
+		return true
+	}
+	// Most chunks carry no usage or "usage":null; skip them unparsed.
+	i := bytes.Index(data, []byte(`"usage"`))
+	if i < 0 || bytes.HasPrefix(data[i+len(`"usage"`):], []byte(":null")) {
 		return true
 	}
 	switch c.ep {
@@ -123,8 +130,21 @@ type eventReader struct {
 	buf []byte
 }
 
+// readerPool recycles the 16 KiB read buffers of finished streams.
+var readerPool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 16<<10) }}
+
 func newEventReader(r io.Reader) *eventReader {
-	return &eventReader{r: bufio.NewReaderSize(r, 16<<10)}
+	br := readerPool.Get().(*bufio.Reader)
+	br.Reset(r)
+	return &eventReader{r: br}
+}
+
+// release returns the read buffer to the pool; the reader is unusable
+// afterwards.
+func (e *eventReader) release() {
+	e.r.Reset(nil)
+	readerPool.Put(e.r)
+	e.r = nil
 }
 
 // next returns the next complete event. At the end of the stream it

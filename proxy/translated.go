@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bufio"
 	"bytes"
 	"net/http"
 
@@ -78,6 +79,7 @@ func relayTranslatedStream(w http.ResponseWriter, resp *http.Response, c *call) 
 		return rc.Flush() == nil
 	}
 	events := newEventReader(resp.Body)
+	defer events.release()
 	for {
 		raw, rerr := events.next()
 		if ev, ok := parseEvent(raw); ok {
@@ -127,6 +129,8 @@ func parseEvent(raw []byte) (translate.Event, bool) {
 // events are fed to the second (Anthropic → chat → Responses).
 type chainConverter struct {
 	first, second streamConverter
+	src           bytes.Reader
+	events        *eventReader
 }
 
 // Feed implements streamConverter.
@@ -155,7 +159,13 @@ func (cc *chainConverter) Usage() (translate.Usage, bool) {
 
 func (cc *chainConverter) pipe(mid []byte) ([]byte, error) {
 	var out []byte
-	r := newEventReader(bytes.NewReader(mid))
+	cc.src.Reset(mid)
+	if cc.events == nil {
+		cc.events = &eventReader{r: bufio.NewReaderSize(&cc.src, 4<<10)}
+	} else {
+		cc.events.r.Reset(&cc.src)
+	}
+	r := cc.events
 	for {
 		raw, rerr := r.next()
 		if ev, ok := parseEvent(raw); ok {

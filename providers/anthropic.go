@@ -1,10 +1,8 @@
 package providers
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -82,13 +80,7 @@ func (p *Anthropic) Do(ctx context.Context, ep Endpoint, _ string, body []byte) 
 	if !p.Supports(ep) || ep == EndpointModels {
 		return nil, fmt.Errorf("anthropic does not serve %s", ep)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.baseURL+"/"+string(ep), bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	p.setHeaders(req.Header)
-	return p.client.Do(req)
+	return postJSON(ctx, p.client, p.baseURL+"/"+string(ep), body, p.setHeaders)
 }
 
 // ListModels implements Provider, following Anthropic's pagination.
@@ -100,22 +92,9 @@ func (p *Anthropic) ListModels(ctx context.Context) ([]Model, error) {
 		if after != "" {
 			u += "&after_id=" + url.QueryEscape(after)
 		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+		body, err := getListing(ctx, p.client, u, p.setHeaders)
 		if err != nil {
 			return nil, err
-		}
-		p.setHeaders(req.Header)
-		resp, err := p.client.Do(req)
-		if err != nil {
-			return nil, err
-		}
-		body, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
-		resp.Body.Close()
-		if err != nil {
-			return nil, err
-		}
-		if resp.StatusCode != http.StatusOK {
-			return nil, fmt.Errorf("model listing: upstream status %d", resp.StatusCode)
 		}
 		data := gjson.GetBytes(body, "data")
 		if !data.IsArray() {

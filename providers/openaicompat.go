@@ -1,10 +1,8 @@
 package providers
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -135,34 +133,15 @@ func (p *OpenAICompat) setHeaders(h http.Header) {
 
 // Do implements Provider.
 func (p *OpenAICompat) Do(ctx context.Context, ep Endpoint, model string, body []byte) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.endpointURL(ep, model), bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	p.setHeaders(req.Header)
-	return p.client.Do(req)
+	return postJSON(ctx, p.client, p.endpointURL(ep, model), body, p.setHeaders)
 }
 
 // ListModels implements Provider. Gemini's "models/" id prefix is dropped
 // so that ids match what its chat endpoint accepts.
 func (p *OpenAICompat) ListModels(ctx context.Context) ([]Model, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.endpointURL(EndpointModels, ""), nil)
+	body, err := getListing(ctx, p.client, p.endpointURL(EndpointModels, ""), p.setHeaders)
 	if err != nil {
 		return nil, err
-	}
-	p.setHeaders(req.Header)
-	resp, err := p.client.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("model listing: upstream status %d", resp.StatusCode)
 	}
 	data := gjson.GetBytes(body, "data")
 	if !data.IsArray() {

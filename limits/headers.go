@@ -49,15 +49,38 @@ type Headers struct {
 // Apply sets the x-ratelimit-* headers present in h on hdr; reset values
 // are whole seconds.
 func (h Headers) Apply(hdr http.Header) {
+	// All values are formatted into one buffer and share one string and
+	// one slice backing array: two allocations for up to six headers.
+	var keys [6]string
+	var nums [6]int64
+	n := 0
 	if h.HasRequests {
-		hdr[HeaderLimitRequests] = []string{strconv.FormatInt(h.LimitRequests, 10)}
-		hdr[HeaderRemainingRequests] = []string{strconv.FormatInt(h.RemainingRequests, 10)}
-		hdr[HeaderResetRequests] = []string{strconv.FormatInt(int64(h.ResetRequests/time.Second), 10)}
+		keys[0], keys[1], keys[2] = HeaderLimitRequests, HeaderRemainingRequests, HeaderResetRequests
+		nums[0], nums[1], nums[2] = h.LimitRequests, h.RemainingRequests, int64(h.ResetRequests/time.Second)
+		n = 3
 	}
 	if h.HasTokens {
-		hdr[HeaderLimitTokens] = []string{strconv.FormatInt(h.LimitTokens, 10)}
-		hdr[HeaderRemainingTokens] = []string{strconv.FormatInt(h.RemainingTokens, 10)}
-		hdr[HeaderResetTokens] = []string{strconv.FormatInt(int64(h.ResetTokens/time.Second), 10)}
+		keys[n], keys[n+1], keys[n+2] = HeaderLimitTokens, HeaderRemainingTokens, HeaderResetTokens
+		nums[n], nums[n+1], nums[n+2] = h.LimitTokens, h.RemainingTokens, int64(h.ResetTokens/time.Second)
+		n += 3
+	}
+	if n == 0 {
+		return
+	}
+	var buf [6 * 20]byte
+	var ends [6]int
+	b := buf[:0]
+	for i := 0; i < n; i++ {
+		b = strconv.AppendInt(b, nums[i], 10)
+		ends[i] = len(b)
+	}
+	all := string(b)
+	vals := make([]string, n)
+	start := 0
+	for i := 0; i < n; i++ {
+		vals[i] = all[start:ends[i]]
+		hdr[keys[i]] = vals[i : i+1 : i+1]
+		start = ends[i]
 	}
 }
 

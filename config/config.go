@@ -98,6 +98,24 @@ type Admin struct {
 	// AllowUnauthenticated lets /admin/* through when no master key and no
 	// managed key exist. Off by default.
 	AllowUnauthenticated *bool `yaml:"allow_unauthenticated,omitempty" json:"allow_unauthenticated,omitempty"`
+
+	// The spec's other switches may also be written in the admin block
+	// (spec part 1), named like their environment variables. Each is the
+	// same setting as its section's field; Resolve folds them in, and a
+	// layer that sets both forms differently is an error.
+
+	// GatewayMasterKey is MasterKey (GATEWAY_MASTER_KEY).
+	GatewayMasterKey string `yaml:"gateway_master_key,omitempty" json:"gateway_master_key,omitempty"`
+	// LoggingEnabled is logging.enabled (LOGGING_ENABLED).
+	LoggingEnabled *bool `yaml:"logging_enabled,omitempty" json:"logging_enabled,omitempty"`
+	// EnabledPassthroughProviders is passthrough.enabled_providers
+	// (ENABLED_PASSTHROUGH_PROVIDERS).
+	EnabledPassthroughProviders []string `yaml:"enabled_passthrough_providers,omitempty" json:"enabled_passthrough_providers,omitempty"`
+	// RateLimitsFlushInterval is rate_limits.flush_interval
+	// (RATE_LIMITS_FLUSH_INTERVAL).
+	RateLimitsFlushInterval *int `yaml:"rate_limits_flush_interval,omitempty" json:"rate_limits_flush_interval,omitempty"`
+	// VirtualModels is virtual_models (VIRTUAL_MODELS).
+	VirtualModels []any `yaml:"virtual_models,omitempty" json:"virtual_models,omitempty"`
 }
 
 // Logging holds the audit-log settings.

@@ -26,6 +26,11 @@ func Resolve(yaml, app Config, env Env) (Config, []string, error) {
 			seen[p.Name] = true
 		}
 	}
+	for _, layer := range []*Config{&yaml, &app} {
+		if err := foldAdminAliases(layer); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if len(errs) > 0 {
 		return Config{}, nil, errors.Join(errs...)
 	}

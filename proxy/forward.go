@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelgate/modelgate/apierr"
 	"github.com/modelgate/modelgate/providers"
+	"github.com/modelgate/modelgate/providers/translate"
 	"github.com/modelgate/modelgate/reqinfo"
 )
 
@@ -28,6 +29,8 @@ type call struct {
 	wantUsage bool // chat clients: the client asked for the usage chunk itself
 	info      *reqinfo.Info
 	tr        *translation // nil: passthrough
+
+	anthropicTokens translate.MessagesTokens // usage of a native Anthropic stream so far
 }
 
 func (s *Service) chatCompletions(w http.ResponseWriter, r *http.Request) {

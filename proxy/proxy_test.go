@@ -285,3 +285,37 @@ func TestRequestUsageChunk(t *testing.T) {
 		}
 	}
 }
+
+// messagesStub is a provider that speaks Anthropic Messages natively.
+type messagesStub struct{ stubProvider }
+
+func (p *messagesStub) Shape() providers.Shape { return providers.ShapeMessages }
+func (p *messagesStub) Supports(ep providers.Endpoint) bool {
+	return ep == providers.EndpointMessages
+}
+
+func TestNativeMessagesUsageIsCaptured(t *testing.T) {
+	stream := "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":10,\"cache_read_input_tokens\":4,\"cache_creation_input_tokens\":2,\"output_tokens\":1}}}\n\n" +
+		"event: ping\ndata: {\"type\": \"ping\"}\n\n" +
+		"event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":7}}\n\n" +
+		"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
+	p := &messagesStub{stubProvider{name: "anth", answer: func(providers.Endpoint, string, []byte) *http.Response { return sseResponse(stream) }}}
+	reg := providers.NewRegistry([]providers.Entry{{Provider: p, Models: []string{"claude"}, Allowlist: true}}, providers.RegistryOptions{})
+	reg.Start(context.Background())
+	<-reg.Ready()
+	s := &Service{Registry: reg, MaxBodyBytes: 1 << 20}
+	rec, info := serve(s, "POST", "/v1/messages", `{"model":"claude","max_tokens":10,"stream":true,"messages":[]}`)
+	if rec.Body.String() != stream {
+		t.Fatalf("native stream not passed through:\n%q", rec.Body.String())
+	}
+	u, ok := info.Usage()
+	if !ok || u.InputTokens != 16 || u.CachedInputTokens != 4 || u.CacheWriteInputTokens != 2 || u.OutputTokens != 7 || u.TotalTokens != 23 {
+		t.Fatalf("usage %+v %v", u, ok)
+	}
+	body := `{"usage":{"input_tokens":3,"cache_read_input_tokens":1,"output_tokens":2},"content":[]}`
+	p.answer = func(providers.Endpoint, string, []byte) *http.Response { return jsonResponse(200, body) }
+	_, info = serve(s, "POST", "/v1/messages", `{"model":"claude","max_tokens":10,"messages":[]}`)
+	if u, ok := info.Usage(); !ok || u.InputTokens != 4 || u.OutputTokens != 2 || u.TotalTokens != 6 {
+		t.Fatalf("body usage %+v %v", u, ok)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/modelgate/modelgate/providers"
+	"github.com/modelgate/modelgate/providers/translate"
 )
 
 // relayStream copies a server-sent-event stream to the client one event at
@@ -69,11 +70,11 @@ func (c *call) inspectEvent(ev []byte) bool {
 		}
 		return true
 	}
-	usage, ok := parseUsage(gjson.GetBytes(data, "usage"))
+	usage, ok := translate.ChatUsage(gjson.GetBytes(data, "usage"))
 	if !ok {
 		return true
 	}
-	c.info.SetUsage(usage)
+	c.info.SetUsage(toInfoUsage(usage))
 	if c.wantUsage {
 		return true
 	}
@@ -83,25 +84,18 @@ func (c *call) inspectEvent(ev []byte) bool {
 }
 
 // inspectAnthropicEvent accumulates usage over message_start (input side)
-// and message_delta (cumulative output) events.
+// and message_delta (cumulative counts) events.
 func (c *call) inspectAnthropicEvent(data []byte) {
 	res := gjson.GetManyBytes(data, "type", "message.usage", "usage")
 	switch res[0].Str {
 	case "message_start":
-		if u, ok := parseAnthropicUsage(res[1]); ok {
-			c.info.SetUsage(u)
-		}
+		c.anthropicTokens.Merge(res[1])
 	case "message_delta":
-		prev, _ := c.info.Usage()
-		if res[2].Get("input_tokens").Exists() {
-			if u, ok := parseAnthropicUsage(res[2]); ok {
-				prev = u
-			}
-		}
-		prev.OutputTokens = res[2].Get("output_tokens").Int()
-		prev.TotalTokens = prev.InputTokens + prev.OutputTokens
-		c.info.SetUsage(prev)
+		c.anthropicTokens.Merge(res[2])
+	default:
+		return
 	}
+	c.info.SetUsage(toInfoUsage(c.anthropicTokens.Usage()))
 }
 
 // eventData returns the payload of the event's first data field.

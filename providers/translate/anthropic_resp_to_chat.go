@@ -28,9 +28,9 @@ func MessagesToChatResponse(messages []byte, model string) (chat []byte, usage U
 	if root.Get("type").Str == "error" || !content.IsArray() {
 		return nil, Usage{}, errors.New("anthropic response is not a message")
 	}
-	var tok anthropicTokens
-	tok.merge(root.Get("usage"))
-	usage = tok.usage()
+	var tok MessagesTokens
+	tok.Merge(root.Get("usage"))
+	usage = tok.Usage()
 
 	var textBuf, thinkBuf, blockBuf, callBuf [4]gjson.Result
 	texts, thinking, thinkBlocks, calls := textBuf[:0], thinkBuf[:0], blockBuf[:0], callBuf[:0]

@@ -46,7 +46,7 @@ type MessagesToChatStream struct {
 
 	head      []byte // chunk prefix: {"id":...,"object":...,"created":...,"model":...,
 	w         jsonOut
-	tok       anthropicTokens
+	tok       MessagesTokens
 	hasUsage  bool
 	blocks    []streamBlock
 	tools     int
@@ -66,7 +66,7 @@ func NewMessagesToChatStream(model string, includeUsage bool) *MessagesToChatStr
 // Usage returns the usage reported so far (Anthropic's counts are
 // cumulative) and whether the upstream reported any.
 func (s *MessagesToChatStream) Usage() (Usage, bool) {
-	return s.tok.usage(), s.hasUsage
+	return s.tok.Usage(), s.hasUsage
 }
 
 // Feed converts one upstream event and returns the chunks to send, possibly
@@ -107,7 +107,7 @@ func (s *MessagesToChatStream) Feed(ev Event) ([]byte, error) {
 	}
 	switch name {
 	case "message_start":
-		s.tok.merge(message.Get("usage"))
+		s.tok.Merge(message.Get("usage"))
 		s.hasUsage = true
 		s.setHead(message.Get("id"), message.Get("model"))
 		s.chunk()
@@ -134,7 +134,7 @@ func (s *MessagesToChatStream) Feed(ev Event) ([]byte, error) {
 			s.endChunk("")
 		}
 	case "message_delta":
-		s.tok.merge(usage)
+		s.tok.Merge(usage)
 		s.hasUsage = true
 		finish := anthropicStopToChat(delta.Get("stop_reason").Str)
 		if finish == chatFinishToolCalls && s.tools == 0 {
@@ -382,7 +382,7 @@ func (s *MessagesToChatStream) end() {
 		s.w.b = append(s.w.b, s.head...)
 		s.w.b = append(s.w.b, `"choices":[],"usage":`...)
 		s.w.stack = s.w.stack[:0]
-		writeChatUsage(&s.w, s.tok.usage())
+		writeChatUsage(&s.w, s.tok.Usage())
 		s.w.b = append(s.w.b, "}\n\n"...)
 	}
 	s.w.b = append(s.w.b, "data: [DONE]\n\n"...)

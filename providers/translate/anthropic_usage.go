@@ -2,15 +2,16 @@ package translate
 
 import "github.com/tidwall/gjson"
 
-// anthropicTokens is an Anthropic usage object. Its input_tokens counts
-// only the uncached part of the prompt.
-type anthropicTokens struct {
+// MessagesTokens accumulates Anthropic usage objects. Their input_tokens
+// counts only the uncached part of the prompt.
+type MessagesTokens struct {
 	input, cacheWrite, cacheRead, output int64
 }
 
-// merge takes the counts an Anthropic usage object carries. Stream events
-// report cumulative counts, so a later value replaces an earlier one.
-func (t *anthropicTokens) merge(u gjson.Result) {
+// Merge takes the counts an Anthropic usage object carries. Stream events
+// (message_start, message_delta) report cumulative counts, so a later value
+// replaces an earlier one.
+func (t *MessagesTokens) Merge(u gjson.Result) {
 	if v := u.Get("input_tokens"); v.Exists() {
 		t.input = v.Int()
 	}
@@ -25,9 +26,9 @@ func (t *anthropicTokens) merge(u gjson.Result) {
 	}
 }
 
-// usage converts to gateway terms: every prompt token, cached or not,
+// Usage converts to gateway terms: every prompt token, cached or not,
 // counts as input.
-func (t anthropicTokens) usage() Usage {
+func (t MessagesTokens) Usage() Usage {
 	in := t.input + t.cacheWrite + t.cacheRead
 	return Usage{
 		InputTokens:           in,
@@ -38,10 +39,15 @@ func (t anthropicTokens) usage() Usage {
 	}
 }
 
-// usageFromChat reads an OpenAI usage object. cache_write_tokens is not
-// OpenAI's own (OpenAI bills no cache writes) but some OpenAI-compatible
-// upstreams report it there, as the chat output of this package does.
-func usageFromChat(u gjson.Result) Usage {
+// ChatUsage reads an OpenAI usage object (chat completions, embeddings);
+// ok is false when there is none. cache_write_tokens is not OpenAI's own
+// (OpenAI bills no cache writes) but some OpenAI-compatible upstreams report
+// it there, as the chat output of this package does; DeepSeek reports cache
+// hits at the top level.
+func ChatUsage(u gjson.Result) (usage Usage, ok bool) {
+	if !u.IsObject() {
+		return Usage{}, false
+	}
 	out := Usage{
 		InputTokens:           u.Get("prompt_tokens").Int(),
 		OutputTokens:          u.Get("completion_tokens").Int(),
@@ -50,9 +56,18 @@ func usageFromChat(u gjson.Result) Usage {
 		CacheWriteInputTokens: u.Get("prompt_tokens_details.cache_write_tokens").Int(),
 		ReasoningTokens:       u.Get("completion_tokens_details.reasoning_tokens").Int(),
 	}
+	if out.CachedInputTokens == 0 {
+		out.CachedInputTokens = u.Get("prompt_cache_hit_tokens").Int()
+	}
 	if out.TotalTokens == 0 {
 		out.TotalTokens = out.InputTokens + out.OutputTokens
 	}
+	return out, true
+}
+
+// usageFromChat is ChatUsage without the presence flag.
+func usageFromChat(u gjson.Result) Usage {
+	out, _ := ChatUsage(u)
 	return out
 }
 

@@ -277,28 +277,6 @@ func respWriteUsage(w *respWriter, u *Usage) {
 	w.endObj()
 }
 
-// respChatUsage reads a Chat Completions usage object. ok is false when
-// there is none.
-func respChatUsage(u gjson.Result) (Usage, bool) {
-	if !u.IsObject() {
-		return Usage{}, false
-	}
-	out := Usage{
-		InputTokens:       u.Get("prompt_tokens").Int(),
-		OutputTokens:      u.Get("completion_tokens").Int(),
-		TotalTokens:       u.Get("total_tokens").Int(),
-		CachedInputTokens: u.Get("prompt_tokens_details.cached_tokens").Int(),
-		ReasoningTokens:   u.Get("completion_tokens_details.reasoning_tokens").Int(),
-	}
-	if out.CachedInputTokens == 0 {
-		// DeepSeek reports cache hits at the top level.
-		out.CachedInputTokens = u.Get("prompt_cache_hit_tokens").Int()
-	}
-	if out.TotalTokens == 0 {
-		out.TotalTokens = out.InputTokens + out.OutputTokens
-	}
-	return out, true
-}
 
 // respIncompleteReason maps a chat finish_reason to the Responses
 // incomplete_details reason, "" when the answer is complete.

@@ -85,7 +85,7 @@ func ChatToResponsesResponse(chat []byte, req []byte) (responses []byte, usage U
 	}
 
 	var up *Usage
-	if u, ok := respChatUsage(top.usage); ok {
+	if u, ok := ChatUsage(top.usage); ok {
 		usage = u
 		up = &usage
 	}

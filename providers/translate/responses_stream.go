@@ -98,7 +98,7 @@ func (s *ChatToResponsesStream) Feed(ev Event) ([]byte, error) {
 		s.upstreamError(root, data)
 		return s.out, nil
 	}
-	if u, ok := respChatUsage(top.usage); ok {
+	if u, ok := ChatUsage(top.usage); ok {
 		s.usage, s.hasUsage = u, true
 	}
 	choice := top.choices.Get("0")

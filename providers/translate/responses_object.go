@@ -277,7 +277,6 @@ func respWriteUsage(w *respWriter, u *Usage) {
 	w.endObj()
 }
 
-
 // respIncompleteReason maps a chat finish_reason to the Responses
 // incomplete_details reason, "" when the answer is complete.
 func respIncompleteReason(finish string) string {

@@ -29,15 +29,23 @@ type gateway struct {
 	DataDir string
 }
 
-// freePort returns a loopback port that was free a moment ago.
-func freePort(t testing.TB) int {
+// freePorts returns n distinct loopback ports that were free a moment ago.
+// All n listeners stay open until every port is chosen: two ports picked
+// one after the other can otherwise be the same, and Caddy's admin server
+// and HTTP server would then share it (SO_REUSEPORT), each taking some of
+// the other's connections.
+func freePorts(t testing.TB, n int) []int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	ports := make([]int, n)
+	for i := range ports {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		ports[i] = l.Addr().(*net.TCPAddr).Port
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return ports
 }
 
 // caddyfile returns a complete Caddyfile: global options with the given
@@ -85,7 +93,8 @@ func adapt(t testing.TB, cf string) []byte {
 func startGateway(t testing.TB, modelgateBlock string) *gateway {
 	t.Helper()
 	g := &gateway{DataDir: t.TempDir()}
-	port, adminPort := freePort(t), freePort(t)
+	ports := freePorts(t, 2)
+	port, adminPort := ports[0], ports[1]
 	g.URL = fmt.Sprintf("http://127.0.0.1:%d", port)
 	g.AdminURL = fmt.Sprintf("http://127.0.0.1:%d", adminPort)
 	if err := caddy.Load(adapt(t, caddyfile(modelgateBlock, port, adminPort, g.DataDir)), true); err != nil {

@@ -11,7 +11,8 @@ import (
 // rlLoadErr loads a gateway that must not start and returns the error.
 func rlLoadErr(t *testing.T, block string) error {
 	t.Helper()
-	cf := caddyfile(block, freePort(t), freePort(t), t.TempDir())
+	ports := freePorts(t, 2)
+	cf := caddyfile(block, ports[0], ports[1], t.TempDir())
 	err := caddy.Load(adapt(t, cf), true)
 	if err == nil {
 		_ = caddy.Stop()

@@ -105,7 +105,15 @@ func limitUserPath(eng *limits.Engine, kind requestKind, w http.ResponseWriter, 
 	}
 	// Deferred so that the slots are released and the tokens charged
 	// however next ends: normally, on a client disconnect, or panicking.
-	defer func() { adm.Done(totalTokens(info)) }()
+	// A request a saturated provider or model refused reached no provider
+	// and is given back.
+	defer func() {
+		if info.TargetRefused {
+			adm.Cancel()
+			return
+		}
+		adm.Done(totalTokens(info))
+	}()
 	// Headers go on before next writes the status line.
 	adm.Headers().Apply(w.Header())
 	return next.ServeHTTP(w, r)

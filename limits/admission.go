@@ -21,6 +21,11 @@ type Admission struct {
 	more []*counter
 	h    Headers
 	done bool
+	// admittedAt and admittedGen (the engine's generation then) let
+	// Cancel find the window that counted the request and skip counters
+	// reset since.
+	admittedAt  int64
+	admittedGen uint64
 }
 
 // add records a counter the admission holds.
@@ -65,6 +70,41 @@ func (a *Admission) Done(tokens int64) {
 				c.rotate(now)
 				c.curTok = satAdd(c.curTok, tokens)
 				c.lastUsed = now
+				c.dirty = true
+			}
+			c.mu.Unlock()
+		}
+		c.release()
+	}
+}
+
+// Cancel is Done for a request that was refused after this admission
+// before it reached any provider (a saturated provider or model rule): it
+// releases the slots like Done(0) and also gives the request back to each
+// window that counted it, if that window is still current or previous and
+// was not reset meanwhile. Idempotent; a Done or Cancel after it is
+// ignored.
+func (a *Admission) Cancel() {
+	if a == nil || a.done {
+		return
+	}
+	a.done = true
+	if a.n == 0 {
+		return
+	}
+	now := a.e.nowNanos()
+	for i := 0; i < a.n; i++ {
+		c := a.at(i)
+		if !c.gauge() {
+			c.mu.Lock()
+			if !c.dead && c.gen <= a.admittedGen {
+				c.rotate(now)
+				switch floorDiv(a.admittedAt, c.period) {
+				case c.idx:
+					c.curReq = max(0, c.curReq-1)
+				case c.idx - 1:
+					c.prevReq = max(0, c.prevReq-1)
+				}
 				c.dirty = true
 			}
 			c.mu.Unlock()
@@ -120,6 +160,7 @@ func (e *Engine) admit(ms []match, a *Admission) (rej *Rejection, retry bool) {
 		}
 	}
 	now := e.nowNanos()
+	a.admittedAt, a.admittedGen = now, e.gen.Load()
 	tokens := e.tokensEnforced.Load()
 	for i := range ms {
 		m := &ms[i]

@@ -73,6 +73,10 @@ type Info struct {
 	// rate-limit stage charges nothing for such a request (spec part 8:
 	// cache hits are served before enforcement and count nothing).
 	CacheHit bool
+	// TargetRefused reports that a saturated provider or model rule
+	// refused the request before any provider was called; the user-path
+	// stage then gives the request back instead of counting it.
+	TargetRefused bool
 
 	mu       sync.Mutex
 	usage    Usage

@@ -41,11 +41,8 @@ func ChatToMessagesRequest(chat []byte, defaultMaxTokens int) (messages []byte, 
 	if err := r.collect(root); err != nil {
 		return nil, err
 	}
-	if r.model.Type != gjson.String || r.model.Str == "" {
-		return nil, invalidParam(reqPath("model"), "a non-empty string")
-	}
-	if !r.messages.IsArray() {
-		return nil, invalidParam(reqPath("messages"), "an array of messages")
+	if err := checkModelAndMessages(r.model, r.messages); err != nil {
+		return nil, err
 	}
 
 	// Limits and sampling, which extended thinking constrains.

@@ -164,3 +164,15 @@ func hasElements(r gjson.Result) bool {
 	})
 	return found
 }
+
+// checkModelAndMessages checks the two fields every chat or messages
+// request needs: a non-empty model string and a messages array.
+func checkModelAndMessages(model, messages gjson.Result) error {
+	if model.Type != gjson.String || model.Str == "" {
+		return invalidParam(reqPath("model"), "a non-empty string")
+	}
+	if !messages.IsArray() {
+		return invalidParam(reqPath("messages"), "an array of messages")
+	}
+	return nil
+}

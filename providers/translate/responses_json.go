@@ -95,3 +95,16 @@ func respAppendString(dst []byte, s string) []byte {
 	dst = escapeJSON(dst, s)
 	return append(dst, '"')
 }
+
+// firstRaw writes the first non-empty raw JSON value of upstream and echo,
+// or def as a string when both are empty.
+func (w *respWriter) firstRaw(upstream, echo []byte, def string) {
+	switch {
+	case len(upstream) > 0:
+		w.rawBytes(upstream)
+	case len(echo) > 0:
+		w.rawBytes(echo)
+	default:
+		w.str(def)
+	}
+}

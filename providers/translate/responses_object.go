@@ -221,14 +221,7 @@ func (h *respHead) writeResponse(w *respWriter, status string, completedAt int64
 	}
 	w.fields(h.echo.head)
 	w.key("model")
-	switch {
-	case len(h.model) > 0:
-		w.rawBytes(h.model)
-	case len(h.echo.model) > 0:
-		w.rawBytes(h.echo.model)
-	default:
-		w.str("")
-	}
+	w.firstRaw(h.model, h.echo.model, "")
 	w.key("output")
 	w.arr()
 	for i := range items {
@@ -237,14 +230,7 @@ func (h *respHead) writeResponse(w *respWriter, status string, completedAt int64
 	w.endArr()
 	w.fields(h.echo.mid)
 	w.key("service_tier")
-	switch {
-	case len(h.tier) > 0:
-		w.rawBytes(h.tier)
-	case len(h.echo.tier) > 0:
-		w.rawBytes(h.echo.tier)
-	default:
-		w.str("auto")
-	}
+	w.firstRaw(h.tier, h.echo.tier, "auto")
 	w.key("usage")
 	if usage != nil {
 		respWriteUsage(w, usage)

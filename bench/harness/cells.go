@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os/exec"
 	"strconv"
 	"strings"
 	"time"
@@ -151,7 +150,7 @@ func loadgen(ctx context.Context, b bins, o options, w workload, k cellKey, url 
 		"-body-size", strconv.Itoa(k.BodySize), "-api-key", keyFor(k.Target), "-model", benchModel,
 		"-max-tokens", strconv.Itoa(o.maxTokens),
 	}
-	cmd := exec.CommandContext(ctx, b.loadgen, args...)
+	cmd := o.cpus.command(ctx, o.cpus.others, b.loadgen, args...)
 	var errBuf strings.Builder
 	cmd.Stderr = &errBuf
 	out, err := cmd.Output()

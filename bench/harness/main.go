@@ -71,6 +71,8 @@ type options struct {
 	keepTemp     bool
 	strict       bool
 	settleBefore time.Duration
+	pin          bool
+	cpus         cpuPlan // set by run from pin
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -92,6 +94,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.profile, "profile", false, "after the table, profile modelgate (pprof CPU and allocations) under -profile-cell's load")
 	fs.StringVar(&pcell, "profile-cell", "chat,1024,100", "workload,body size,concurrency to load while profiling")
 	fs.BoolVar(&o.keepTemp, "keep-temp", false, "keep the temporary directory (binaries, Caddyfiles, server logs)")
+	fs.BoolVar(&o.pin, "pin", true, "give the proxy under test its own CPUs (upper half) and the load generator and mockupstream the rest, with taskset")
 	fs.BoolVar(&o.strict, "strict", false, "exit with status 2 when a budget check fails")
 	if err := fs.Parse(args); err != nil {
 		return o, err

@@ -35,15 +35,15 @@ type procs struct {
 	list []*proc
 }
 
-// start runs bin with args and env (the whole environment of the child),
-// output to dir/<name>.log.
-func (ps *procs) start(name, bin, dir string, args, env []string) (*proc, error) {
+// start runs bin with args and env (the whole environment of the child) on
+// the CPUs plan allows for it, output to dir/<name>.log.
+func (ps *procs) start(plan cpuPlan, cpus, name, bin, dir string, args, env []string) (*proc, error) {
 	logPath := filepath.Join(dir, name+".log")
 	logf, err := os.Create(logPath)
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin, args...)
+	cmd := plan.command(context.Background(), cpus, bin, args...)
 	cmd.Env = env
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = logf, logf

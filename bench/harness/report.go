@@ -54,6 +54,7 @@ func printTable(w io.Writer, r *Report) {
 	fmt.Fprintf(w, "\nModelgate overhead, %s, commit %s, %d CPU (%s)\n%d round(s) x %gs per cell after %gs warm-up; upstream latency 0, chunk delay %s\n",
 		r.StartedAt.Format("2006-01-02 15:04 UTC"), commit, r.Host.NumCPU, r.Host.CPUModel,
 		r.Settings.Rounds, r.Settings.DurationS, r.Settings.WarmupS, r.Settings.ChunkDelay)
+	fmt.Fprintf(w, "placement: %s\n", r.Settings.Placement)
 	for _, t := range []string{targetCaddy, targetModelgate} {
 		if m, ok := r.Idle[t]; ok {
 			fmt.Fprintf(w, "idle %s: RSS %s MiB (anon %s MiB)\n", t, mib(m.RSS), mib(m.Anon))

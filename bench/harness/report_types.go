@@ -58,6 +58,9 @@ type Settings struct {
 	Latency     string  `json:"upstream_latency"`
 	Rounds      int     `json:"rounds"`
 	Quick       bool    `json:"quick"`
+	// Placement says which CPUs the proxy, the load generator and
+	// mockupstream ran on.
+	Placement string `json:"placement"`
 }
 
 // Cell is one measurement: one workload against one target at one

@@ -36,11 +36,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		defer os.RemoveAll(tmp)
 	}
 	logf := func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }
+	var pinNote string
+	o.cpus, pinNote = planCPUs(o.pin)
 
 	report := &Report{StartedAt: time.Now().UTC().Truncate(time.Second), Host: hostInfo(root), Settings: Settings{
 		DurationS: o.duration.Seconds(), WarmupS: o.warmup.Seconds(), Concurrency: o.concurrency, BodySizes: o.sizes,
 		MaxTokens: o.maxTokens, ChunkDelay: o.chunkDelay.String(), Latency: "0s", Rounds: o.rounds, Quick: o.quick,
+		Placement: o.cpus.describe(),
 	}}
+	if pinNote != "" {
+		report.Notes = append(report.Notes, pinNote)
+		logf("%s", pinNote)
+	}
 
 	logf("building modelgate, mockupstream and loadgen into %s ...", tmp)
 	b, err := build(ctx, root, filepath.Join(tmp, "bin"))

@@ -36,7 +36,7 @@ func childEnv(tmp string, extra ...string) []string {
 func startServers(ctx context.Context, ps *procs, b bins, tmp string, o options) (*servers, error) {
 	s := &servers{urls: map[string]string{}}
 	var err error
-	s.upstream, err = ps.start("mockupstream", b.mockupstream, tmp, []string{
+	s.upstream, err = ps.start(o.cpus, o.cpus.others, "mockupstream", b.mockupstream, tmp, []string{
 		"-listen", "127.0.0.1:0", "-latency", "0s", "-chunk-delay", o.chunkDelay.String(), "-api-key", upstreamKey,
 	}, childEnv(tmp))
 	if err != nil {
@@ -56,7 +56,7 @@ func startServers(ctx context.Context, ps *procs, b bins, tmp string, o options)
 	if err != nil {
 		return nil, err
 	}
-	if s.caddy, err = startCaddy(ps, b, tmp, "caddy", plainCaddyfile(tmp, caddyPort, upPort), childEnv(tmp)); err != nil {
+	if s.caddy, err = startCaddy(ps, b, o.cpus, tmp, "caddy", plainCaddyfile(tmp, caddyPort, upPort), childEnv(tmp)); err != nil {
 		return nil, err
 	}
 	s.urls[targetCaddy] = fmt.Sprintf("http://127.0.0.1:%d", caddyPort)
@@ -77,7 +77,7 @@ func startServers(ctx context.Context, ps *procs, b bins, tmp string, o options)
 		admin = fmt.Sprintf("127.0.0.1:%d", adminPort)
 		s.adminURL = "http://" + admin
 	}
-	if s.modelgate, err = startCaddy(ps, b, tmp, "modelgate", modelgateCaddyfile(tmp, mgPort, upPort, admin),
+	if s.modelgate, err = startCaddy(ps, b, o.cpus, tmp, "modelgate", modelgateCaddyfile(tmp, mgPort, upPort, admin),
 		childEnv(tmp, modelgateEnv...)); err != nil {
 		return nil, err
 	}
@@ -89,12 +89,12 @@ func startServers(ctx context.Context, ps *procs, b bins, tmp string, o options)
 }
 
 // startCaddy writes a Caddyfile and runs the modelgate binary on it.
-func startCaddy(ps *procs, b bins, tmp, name, caddyfile string, env []string) (*proc, error) {
+func startCaddy(ps *procs, b bins, plan cpuPlan, tmp, name, caddyfile string, env []string) (*proc, error) {
 	path := filepath.Join(tmp, name+".Caddyfile")
 	if err := os.WriteFile(path, []byte(caddyfile), 0o644); err != nil {
 		return nil, err
 	}
-	return ps.start(name, b.modelgate, tmp, []string{"run", "--config", path, "--adapter", "caddyfile"}, env)
+	return ps.start(plan, plan.proxy, name, b.modelgate, tmp, []string{"run", "--config", path, "--adapter", "caddyfile"}, env)
 }
 
 func portOf(addr string) (int, error) {

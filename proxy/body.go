@@ -19,6 +19,10 @@ import (
 // fields the gateway reads (model, stream) are read in both cases.
 const fullValidationLimit = 16 << 10
 
+// memberHeadroom is spare capacity readBody leaves after a body, so the
+// proxy can add stream_options without copying it (appendMember).
+const memberHeadroom = 64
+
 // readBody reads a JSON request body of at most max bytes and checks that it
 // is a JSON object. Oversized bodies get 413, malformed ones 400.
 func readBody(r *http.Request, max int64) ([]byte, error) {
@@ -33,7 +37,7 @@ func readBody(r *http.Request, max int64) ([]byte, error) {
 	if size <= 0 || size > 1<<20 {
 		size = 4096
 	}
-	body, err := readAllSized(src, int(size))
+	body, err := readAllSized(src, int(size)+memberHeadroom)
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -172,7 +173,8 @@ func (s *Service) prepare(r *http.Request, in ingress) (*call, error) {
 
 // requestUsageChunk makes a chat body ask for the final usage chunk.
 // Without stream_options it appends the member to the object as it is,
-// sparing sjson's parse and copy of a large body.
+// sparing sjson's parse and copy of a large body; body must not be used
+// afterwards, since the member may be written into its spare capacity.
 func requestUsageChunk(body []byte, opts gjson.Result) ([]byte, error) {
 	switch {
 	case opts.Get("include_usage").Bool():
@@ -185,16 +187,23 @@ func requestUsageChunk(body []byte, opts gjson.Result) ([]byte, error) {
 }
 
 // appendMember adds member to a JSON object without parsing it. The body
-// was checked to be an object whose last byte is its closing brace.
+// was checked to be an object whose last byte is its closing brace. It
+// inserts in place when obj has spare capacity (readBody leaves some), so
+// a large streamed body is not copied; obj must not be used afterwards.
 func appendMember(obj []byte, member string) []byte {
 	end := bytes.LastIndexByte(obj, '}')
-	out := make([]byte, 0, len(obj)+len(member)+1)
-	out = append(out, obj[:end]...)
+	sep := 0
 	if bytes.IndexByte(obj[:end], ':') >= 0 { // not an empty object
-		out = append(out, ',')
+		sep = 1
 	}
-	out = append(out, member...)
-	return append(out, obj[end:]...)
+	add := sep + len(member)
+	out := slices.Grow(obj, add)[:len(obj)+add]
+	copy(out[end+add:], obj[end:]) // the closing brace and what follows it
+	if sep == 1 {
+		out[end] = ','
+	}
+	copy(out[end+sep:], member)
+	return out
 }
 
 // sameBytes reports whether a and b are the same slice (not equal

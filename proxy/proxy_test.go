@@ -23,6 +23,8 @@ type stubProvider struct {
 	answer    func(ep providers.Endpoint, model string, body []byte) *http.Response
 	lastBody  []byte
 	lastModel string
+	// noCopy skips keeping the body, so benchmarks measure the gateway.
+	noCopy bool
 }
 
 func (p *stubProvider) Name() string            { return p.name }
@@ -36,7 +38,9 @@ func (p *stubProvider) ListModels(context.Context) ([]providers.Model, error) {
 	return []providers.Model{{ID: "m1"}}, nil
 }
 func (p *stubProvider) Do(_ context.Context, ep providers.Endpoint, model string, body []byte) (*http.Response, error) {
-	p.lastBody, p.lastModel = append([]byte(nil), body...), model
+	if !p.noCopy {
+		p.lastBody, p.lastModel = append([]byte(nil), body...), model
+	}
 	return p.answer(ep, model, body), nil
 }
 
@@ -283,6 +287,29 @@ func TestRequestUsageChunk(t *testing.T) {
 		if err != nil || string(got) != c.want {
 			t.Errorf("%s: got %s (%v), want %s", c.in, got, err, c.want)
 		}
+		// With spare capacity (as readBody leaves it) the member is
+		// written in place, with the same result.
+		roomy := append(make([]byte, 0, len(c.in)+memberHeadroom), c.in...)
+		got, err = requestUsageChunk(roomy, gjson.Get(c.in, "stream_options"))
+		if err != nil || string(got) != c.want {
+			t.Errorf("%s in place: got %s (%v), want %s", c.in, got, err, c.want)
+		}
+	}
+}
+
+func TestAppendMemberReusesSpareCapacity(t *testing.T) {
+	body := append(make([]byte, 0, 64), `{"model":"m"}`...)
+	got := appendMember(body, `"x":1`)
+	if string(got) != `{"model":"m","x":1}` {
+		t.Fatalf("got %s", got)
+	}
+	if &got[0] != &body[0] {
+		t.Error("a body with room was copied")
+	}
+	tight := []byte(`{"model":"m"}`)
+	got = appendMember(tight[:len(tight):len(tight)], `"x":1`)
+	if string(got) != `{"model":"m","x":1}` || string(tight) != `{"model":"m"}` {
+		t.Errorf("without room: got %s, original now %s", got, tight)
 	}
 }
 

@@ -14,11 +14,13 @@ import (
 )
 
 // relayStream copies a server-sent-event stream to the client one event at
-// a time, flushing after each, so the client sees every event as soon as
-// the upstream sends it. It records usage from the chunk that carries it
-// and drops the usage-only chunk the gateway asked for on the client's
-// behalf. It stops when either side goes away; the upstream request shares
-// the client's context, so a client disconnect cancels it.
+// a time, so the client sees every event as soon as the upstream sends it:
+// it flushes whenever no further whole event is already buffered, so events
+// that arrived together leave in one write and none waits for the next. It
+// records usage from the chunk that carries it and drops the usage-only
+// chunk the gateway asked for on the client's behalf. It stops when either
+// side goes away; the upstream request shares the client's context, so a
+// client disconnect cancels it.
 func relayStream(w http.ResponseWriter, resp *http.Response, c *call) {
 	h := w.Header()
 	h.Del("Content-Length")
@@ -30,17 +32,20 @@ func relayStream(w http.ResponseWriter, resp *http.Response, c *call) {
 
 	events := newEventReader(resp.Body)
 	defer events.release()
+	unflushed := false
 	for {
 		ev, err := events.next()
-		if len(ev) > 0 {
-			if forward := c.inspectEvent(ev); forward {
-				if _, werr := w.Write(ev); werr != nil {
-					return
-				}
-				if ferr := rc.Flush(); ferr != nil {
-					return
-				}
+		if len(ev) > 0 && c.inspectEvent(ev) {
+			if _, werr := w.Write(ev); werr != nil {
+				return
 			}
+			unflushed = true
+		}
+		if unflushed && (err != nil || !events.pending()) {
+			if ferr := rc.Flush(); ferr != nil {
+				return
+			}
+			unflushed = false
 		}
 		if err != nil {
 			return
@@ -159,6 +164,24 @@ func (e *eventReader) next() ([]byte, error) {
 			// End of an event (or a stray blank line, passed on as is).
 			return e.buf, nil
 		}
+	}
+}
+
+// pending reports whether a whole event is already buffered, so that next
+// returns it without waiting for the upstream. next ends an event at the
+// first blank line, so it looks at the start of each buffered line up to
+// the first blank one: it reads only as far as the next event's end.
+func (e *eventReader) pending() bool {
+	b, _ := e.r.Peek(e.r.Buffered())
+	for {
+		if len(b) > 0 && b[0] == '\n' || len(b) > 1 && b[0] == '\r' && b[1] == '\n' {
+			return true
+		}
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			return false
+		}
+		b = b[i+1:]
 	}
 }
 

@@ -52,7 +52,8 @@ func relayTranslatedBody(w http.ResponseWriter, r *http.Request, resp *http.Resp
 }
 
 // relayTranslatedStream translates an upstream event stream event by
-// event, flushing each translated piece as soon as it exists.
+// event, flushing the translated pieces whenever no further whole upstream
+// event is already buffered (as relayStream does).
 func relayTranslatedStream(w http.ResponseWriter, resp *http.Response, c *call) {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
@@ -69,27 +70,36 @@ func relayTranslatedStream(w http.ResponseWriter, resp *http.Response, c *call) 
 			c.info.SetUsage(toInfoUsage(u))
 		}
 	}()
-	write := func(b []byte) bool {
-		if len(b) == 0 {
-			return true
-		}
-		if _, err := w.Write(b); err != nil {
-			return false
-		}
-		return rc.Flush() == nil
-	}
 	events := newEventReader(resp.Body)
 	defer events.release()
+	unflushed := false
+	// write sends b and flushes unless another whole upstream event is
+	// already buffered (then the next write carries both).
+	write := func(b []byte, last bool) bool {
+		if len(b) > 0 {
+			if _, err := w.Write(b); err != nil {
+				return false
+			}
+			unflushed = true
+		}
+		if unflushed && (last || !events.pending()) {
+			unflushed = false
+			return rc.Flush() == nil
+		}
+		return true
+	}
 	for {
 		raw, rerr := events.next()
+		var out []byte
+		var ferr error
 		if ev, ok := parseEvent(raw); ok {
-			out, err := conv.Feed(ev)
-			if !write(out) || err != nil {
-				return
-			}
+			out, ferr = conv.Feed(ev)
+		}
+		if !write(out, rerr != nil || ferr != nil) || ferr != nil {
+			return
 		}
 		if rerr != nil {
-			write(conv.Finish())
+			write(conv.Finish(), true)
 			return
 		}
 	}

@@ -1,0 +1,149 @@
+package proxy
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelgate/modelgate/reqinfo"
+)
+
+func TestEventReaderPending(t *testing.T) {
+	for _, tc := range []struct {
+		buffered string
+		want     bool
+	}{
+		{"", false},
+		{"data: a", false},
+		{"data: a\n", false},
+		{"data: a\n\n", true},
+		{"data: a\r\n\r\n", true},
+		{"\n", true},
+		{"\r\n", true},
+		{"event: x\ndata: a\n", false},
+		{"event: x\ndata: a\n\ndata: b", true},
+	} {
+		e := newEventReader(strings.NewReader(tc.buffered))
+		_, _ = e.r.Peek(len(tc.buffered)) // fill the buffer without consuming
+		if got := e.pending(); got != tc.want {
+			t.Errorf("pending with %q buffered = %v, want %v", tc.buffered, got, tc.want)
+		}
+		// Whenever pending says so, next must return an event without
+		// reading further (the source is exhausted anyway, so check that
+		// the event is a terminated one).
+		if tc.want {
+			ev, err := e.next()
+			if err != nil || !strings.HasSuffix(string(ev), "\n") {
+				t.Errorf("%q: next = %q, %v after pending", tc.buffered, ev, err)
+			}
+		}
+		e.release()
+	}
+}
+
+// flushRecorder records what each flush sent and signals every flush.
+type flushRecorder struct {
+	h       http.Header
+	mu      sync.Mutex
+	pending strings.Builder
+	flushes []string
+	flushed chan struct{}
+}
+
+func (f *flushRecorder) Header() http.Header { return f.h }
+func (f *flushRecorder) WriteHeader(int)     {}
+func (f *flushRecorder) Write(b []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.pending.Write(b)
+}
+func (f *flushRecorder) Flush() {
+	f.mu.Lock()
+	f.flushes = append(f.flushes, f.pending.String())
+	f.pending.Reset()
+	f.mu.Unlock()
+	f.flushed <- struct{}{}
+}
+
+// waitFlush returns what the next flush sent.
+func (f *flushRecorder) waitFlush(t *testing.T) string {
+	t.Helper()
+	select {
+	case <-f.flushed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no flush: an event is held back")
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.flushes[len(f.flushes)-1]
+}
+
+func TestRelayStreamFlushesEventsTogetherButNeverHoldsOneBack(t *testing.T) {
+	pr, pw := io.Pipe()
+	resp := &http.Response{StatusCode: 200, Header: http.Header{}, Body: pr}
+	rec := &flushRecorder{h: http.Header{}, flushed: make(chan struct{}, 16)}
+	done := make(chan struct{})
+	go func() {
+		relayStream(rec, resp, &call{})
+		close(done)
+	}()
+	if got := rec.waitFlush(t); got != "" {
+		t.Fatalf("header flush carried %q", got)
+	}
+	// Two events that arrive together leave in one write.
+	send := func(s string) {
+		if _, err := pw.Write([]byte(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send("data: a\n\ndata: b\n\n")
+	if got := rec.waitFlush(t); got != "data: a\n\ndata: b\n\n" {
+		t.Errorf("flush = %q, want both events", got)
+	}
+	// A lone event is flushed at once, without waiting for the next.
+	send("data: c\n\n")
+	if got := rec.waitFlush(t); got != "data: c\n\n" {
+		t.Errorf("flush = %q, want event c", got)
+	}
+	// A partly received event is not flushed until it is whole; the
+	// whole one before it is.
+	send("data: d\n\ndata: e")
+	if got := rec.waitFlush(t); got != "data: d\n\n" {
+		t.Errorf("flush = %q, want event d alone", got)
+	}
+	send("\n\n")
+	if got := rec.waitFlush(t); got != "data: e\n\n" {
+		t.Errorf("flush = %q, want event e", got)
+	}
+	pw.Close()
+	<-done
+}
+
+// BenchmarkRelayStreamLoopback relays a 50-event stream whose events are
+// all buffered at once (a gateway that fell behind its upstream) to a real
+// client over loopback, where each flush is a write system call.
+func BenchmarkRelayStreamLoopback(b *testing.B) {
+	stream := chatStream()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		relayStream(w, sseResponse(stream), &call{info: reqinfo.New(), wantUsage: true})
+	}))
+	defer srv.Close()
+	client := srv.Client()
+	b.ReportAllocs()
+	b.SetBytes(int64(len(stream)))
+	for i := 0; i < b.N; i++ {
+		resp, err := client.Get(srv.URL)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n, _ := io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if n != int64(len(stream)) {
+			b.Fatalf("read %d bytes, want %d", n, len(stream))
+		}
+	}
+}

@@ -14,40 +14,21 @@ import (
 )
 
 // relayStream copies a server-sent-event stream to the client one event at
-// a time, so the client sees every event as soon as the upstream sends it:
-// it flushes whenever no further whole event is already buffered, so events
-// that arrived together leave in one write and none waits for the next. It
-// records usage from the chunk that carries it and drops the usage-only
-// chunk the gateway asked for on the client's behalf. It stops when either
-// side goes away; the upstream request shares the client's context, so a
-// client disconnect cancels it.
+// a time, so the client sees every event as soon as the upstream sends it
+// (eventWriter says when it flushes). It records usage from the chunk that
+// carries it and drops the usage-only chunk the gateway asked for on the
+// client's behalf. It stops when either side goes away; the upstream
+// request shares the client's context, so a client disconnect cancels it.
 func relayStream(w http.ResponseWriter, resp *http.Response, c *call) {
-	h := w.Header()
-	h.Del("Content-Length")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(resp.StatusCode)
-	rc := http.NewResponseController(w)
-	_ = rc.Flush()
-
 	events := newEventReader(resp.Body)
 	defer events.release()
-	unflushed := false
+	out := startEventStream(w, resp.StatusCode, events)
 	for {
 		ev, err := events.next()
-		if len(ev) > 0 && c.inspectEvent(ev) {
-			if _, werr := w.Write(ev); werr != nil {
-				return
-			}
-			unflushed = true
+		if len(ev) > 0 && !c.inspectEvent(ev) {
+			ev = nil
 		}
-		if unflushed && (err != nil || !events.pending()) {
-			if ferr := rc.Flush(); ferr != nil {
-				return
-			}
-			unflushed = false
-		}
-		if err != nil {
+		if !out.write(ev, err != nil) || err != nil {
 			return
 		}
 	}
@@ -174,12 +155,12 @@ func (e *eventReader) next() ([]byte, error) {
 func (e *eventReader) pending() bool {
 	b, _ := e.r.Peek(e.r.Buffered())
 	for {
-		if len(b) > 0 && b[0] == '\n' || len(b) > 1 && b[0] == '\r' && b[1] == '\n' {
-			return true
-		}
 		i := bytes.IndexByte(b, '\n')
 		if i < 0 {
 			return false
+		}
+		if isBlankLine(b[:i+1]) {
+			return true
 		}
 		b = b[i+1:]
 	}

@@ -52,17 +52,12 @@ func relayTranslatedBody(w http.ResponseWriter, r *http.Request, resp *http.Resp
 }
 
 // relayTranslatedStream translates an upstream event stream event by
-// event, flushing the translated pieces whenever no further whole upstream
-// event is already buffered (as relayStream does).
+// event; eventWriter flushes the translated pieces as relayStream's.
 func relayTranslatedStream(w http.ResponseWriter, resp *http.Response, c *call) {
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no")
-	h.Del("Content-Length")
-	w.WriteHeader(resp.StatusCode)
-	rc := http.NewResponseController(w)
-	_ = rc.Flush()
+	w.Header().Set("Content-Type", "text/event-stream")
+	events := newEventReader(resp.Body)
+	defer events.release()
+	out := startEventStream(w, resp.StatusCode, events)
 
 	conv := c.tr.stream()
 	defer func() {
@@ -70,36 +65,18 @@ func relayTranslatedStream(w http.ResponseWriter, resp *http.Response, c *call) 
 			c.info.SetUsage(toInfoUsage(u))
 		}
 	}()
-	events := newEventReader(resp.Body)
-	defer events.release()
-	unflushed := false
-	// write sends b and flushes unless another whole upstream event is
-	// already buffered (then the next write carries both).
-	write := func(b []byte, last bool) bool {
-		if len(b) > 0 {
-			if _, err := w.Write(b); err != nil {
-				return false
-			}
-			unflushed = true
-		}
-		if unflushed && (last || !events.pending()) {
-			unflushed = false
-			return rc.Flush() == nil
-		}
-		return true
-	}
 	for {
 		raw, rerr := events.next()
-		var out []byte
+		var b []byte
 		var ferr error
 		if ev, ok := parseEvent(raw); ok {
-			out, ferr = conv.Feed(ev)
+			b, ferr = conv.Feed(ev)
 		}
-		if !write(out, rerr != nil || ferr != nil) || ferr != nil {
+		if !out.write(b, rerr != nil || ferr != nil) || ferr != nil {
 			return
 		}
 		if rerr != nil {
-			write(conv.Finish(), true)
+			out.write(conv.Finish(), true)
 			return
 		}
 	}

@@ -1,0 +1,44 @@
+package proxy
+
+import "net/http"
+
+// eventWriter sends a server-sent-event stream to the client. It flushes
+// whenever the upstream has no further whole event buffered, so events
+// that arrived together leave in one write and none waits for the next.
+type eventWriter struct {
+	w         http.ResponseWriter
+	rc        http.ResponseController // a value, so the writer can live on the stack
+	events    *eventReader
+	unflushed bool
+}
+
+// startEventStream sends the status and the streaming headers at once (the
+// client learns the stream has begun before the first event) and returns
+// the writer for the events read from events.
+func startEventStream(w http.ResponseWriter, status int, events *eventReader) eventWriter {
+	h := w.Header()
+	h.Del("Content-Length")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(status)
+	ew := eventWriter{w: w, rc: *http.NewResponseController(w), events: events}
+	_ = ew.rc.Flush()
+	return ew
+}
+
+// write sends b (which may be empty) and flushes what is unsent unless
+// another whole upstream event is already buffered; last forces the
+// flush. It reports false once the client is gone.
+func (ew *eventWriter) write(b []byte, last bool) bool {
+	if len(b) > 0 {
+		if _, err := ew.w.Write(b); err != nil {
+			return false
+		}
+		ew.unflushed = true
+	}
+	if ew.unflushed && (last || !ew.events.pending()) {
+		ew.unflushed = false
+		return ew.rc.Flush() == nil
+	}
+	return true
+}

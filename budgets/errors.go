@@ -30,6 +30,9 @@ var (
 	ErrTemplatesNotEntitled = errors.New("per_child budget templates require the quota_templates entitlement")
 )
 
+// notFound is ErrNotFound naming k.
+func notFound(k Key) error { return fmt.Errorf("%w: %s", ErrNotFound, k) }
+
 // CodeBudgetExceeded is the gateway error code of a refused request.
 const CodeBudgetExceeded = "budget_exceeded"
 

@@ -2,6 +2,7 @@ package budgets
 
 import (
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -100,3 +101,111 @@ func spentOf(t testing.TB, tr *Tracker, k Key, userPath string, now time.Time) f
 	}
 	return v
 }
+
+// memStorage is a Storage in memory that can be made to fail.
+type memStorage struct {
+	mu       sync.Mutex
+	budgets  map[Key]Budget
+	settings *Settings
+	resets   map[Key]time.Time
+	fail     bool
+}
+
+func newMemStorage() *memStorage {
+	return &memStorage{budgets: map[Key]Budget{}, resets: map[Key]time.Time{}}
+}
+
+var errStorage = errors.New("disk full")
+
+func (m *memStorage) Budgets() ([]Budget, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []Budget
+	for _, b := range m.budgets {
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+func (m *memStorage) PutBudget(b Budget) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.fail {
+		return errStorage
+	}
+	m.budgets[b.Key()] = b
+	return nil
+}
+
+func (m *memStorage) DeleteBudget(k Key) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.fail {
+		return errStorage
+	}
+	delete(m.budgets, k)
+	delete(m.resets, k)
+	return nil
+}
+
+func (m *memStorage) Settings() (Settings, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.settings == nil {
+		return Settings{}, false, nil
+	}
+	return *m.settings, true, nil
+}
+
+func (m *memStorage) PutSettings(s Settings) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.fail {
+		return errStorage
+	}
+	m.settings = &s
+	return nil
+}
+
+func (m *memStorage) Resets() (map[Key]time.Time, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := map[Key]time.Time{}
+	for k, v := range m.resets {
+		out[k] = v
+	}
+	return out, nil
+}
+
+func (m *memStorage) PutResets(r map[Key]time.Time) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.fail {
+		return errStorage
+	}
+	for k, v := range r {
+		m.resets[k] = v
+	}
+	return nil
+}
+
+// clock is a settable test clock.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *clock) set(t time.Time) {
+	c.mu.Lock()
+	c.now = t
+	c.mu.Unlock()
+}
+
+// contains is strings.Contains, kept short for assertions.
+func contains(s, sub string) bool { return strings.Contains(s, sub) }

@@ -295,7 +295,7 @@ func (t *Tracker) reset(at time.Time, all bool, k Key) error {
 		}
 	}
 	if !all && len(hit) == 0 {
-		return fmt.Errorf("%w: %s", ErrNotFound, k)
+		return notFound(k)
 	}
 	t.snap.Store(newSnapshot(s.settings, entries))
 	n := at.UnixNano()
@@ -327,7 +327,7 @@ func (t *Tracker) Sweep(now time.Time) int {
 func (t *Tracker) Spent(k Key, userPath string, now time.Time) (float64, error) {
 	e := t.snap.Load().byKey[k]
 	if e == nil {
-		return 0, fmt.Errorf("%w: %s", ErrNotFound, k)
+		return 0, notFound(k)
 	}
 	return e.spent(userPath, now), nil
 }
@@ -348,7 +348,7 @@ func (e *entry) spent(userPath string, now time.Time) float64 {
 func (t *Tracker) ChildSpend(k Key, now time.Time) (map[string]float64, error) {
 	e := t.snap.Load().byKey[k]
 	if e == nil {
-		return nil, fmt.Errorf("%w: %s", ErrNotFound, k)
+		return nil, notFound(k)
 	}
 	return e.childSpend(now), nil
 }

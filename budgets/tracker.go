@@ -231,7 +231,7 @@ func (t *Tracker) Set(list []Budget, settings Settings, now time.Time) (fresh []
 		}
 		g := t.groups[k]
 		if g == nil || g.perChild != b.PerChild ||
-			old.settings.Window(b.Period, now) != settings.Window(b.Period, now) {
+			!old.settings.Window(b.Period, now).Equal(settings.Window(b.Period, now)) {
 			g = newGroup(b.PerChild)
 			fresh = append(fresh, k)
 		}

@@ -103,5 +103,8 @@ func (w Window) Ratio(at time.Time) float64 {
 	return min(max(r, 0), 1)
 }
 
+// Equal reports whether w and o are the same period.
+func (w Window) Equal(o Window) bool { return w.Start.Equal(o.Start) && w.End.Equal(o.End) }
+
 // Contains reports whether at falls in [Start, End).
 func (w Window) Contains(at time.Time) bool { return !at.Before(w.Start) && at.Before(w.End) }

@@ -4,8 +4,8 @@ import "github.com/modelgate/modelgate/budgets"
 
 // Budgets holds budget settings and seeded budgets.
 type Budgets struct {
-	// Enabled turns budget management on or off (default on; forced off,
-	// with a warning, when usage tracking is off). Env BUDGETS_ENABLED.
+	// Enabled turns budget management on or off (default on).
+	// Env BUDGETS_ENABLED.
 	Enabled *bool `yaml:"enabled,omitempty" json:"enabled,omitempty"`
 	// UserPaths seeds read-only budgets, each entry on one user path:
 	// compact amounts ({user_path: /team, daily: 10, monthly: 200}) and/or

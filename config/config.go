@@ -163,14 +163,6 @@ type RateLimits struct {
 	Models []any `yaml:"models,omitempty" json:"models,omitempty"`
 }
 
-// Budgets holds budget settings and seeded budgets.
-type Budgets struct {
-	// Enabled turns budget management on or off (default on).
-	Enabled *bool `yaml:"enabled,omitempty" json:"enabled,omitempty"`
-	// UserPaths are seeded budgets.
-	UserPaths []any `yaml:"user_paths,omitempty" json:"user_paths,omitempty"`
-}
-
 // Passthrough holds the /p/<provider>/ passthrough settings.
 type Passthrough struct {
 	// EnabledProviders lists the provider names usable through

@@ -1,0 +1,29 @@
+// Package budgets caps spend, in the catalog's currency (USD), per user path
+// and period.
+//
+// A Budget is identified by a user path and a Period (hourly, daily, weekly,
+// monthly or a whole number of seconds). A budget on /team covers /team and
+// every path below it (/team/app), not /team-alpha; a budget on / covers
+// all traffic. A per_child budget is a template: every direct child of its
+// path gets its own amount and spend, and the template path itself is not
+// charged.
+//
+// Spend is the total cost of the usage records in the current period since
+// the later of the period start and the budget's last reset. The Tracker
+// keeps it in memory: Charge adds the cost of a response the moment it
+// completes and Check refuses a request while any covering budget has
+// spent its amount. On start the Tracker is rebuilt from a SpendSource (the
+// persisted usage), so a restart loses nothing. Overshoot is bounded by the
+// requests already in flight when a budget is reached.
+//
+// Periods roll over at the Settings anchors (UTC): daily at
+// daily_reset_hour, weekly on weekly_reset_weekday, monthly on
+// monthly_reset_day, clamped to the month's last day. Custom periods are
+// epoch-aligned windows of their length.
+//
+// The Service adds the admin operations (list, put, delete, reset,
+// settings) over a Storage for manual budgets, settings and reset marks.
+// Budgets seeded by configuration (YAML budgets.user_paths and
+// SET_BUDGET_* variables, see ConfigEntry and FromEnv) are read-only to
+// the admin API and never stored.
+package budgets

@@ -1,19 +1,16 @@
-// Package translate converts request bodies, response bodies and event
-// streams between the API shapes the gateway serves and the shapes its
-// upstreams speak: OpenAI Chat Completions, OpenAI Responses and Anthropic
-// Messages. The functions are pure: bytes in, bytes out, no I/O, no
-// configuration. A request feature the target shape cannot express is
-// reported as an *Error, which the gateway answers with 400
-// invalid_request_error; UNSUPPORTED.md lists every such feature.
-//
-// Chat Completions ↔ Anthropic Messages:
+// Package anthropic translates between OpenAI Chat Completions and
+// Anthropic Messages: request bodies, response bodies and event streams.
+// The functions are pure: bytes in, bytes out, no I/O. A request feature
+// the target shape cannot express is reported as a *translate.Error, which
+// the gateway answers with 400 invalid_request_error; UNSUPPORTED.md lists
+// every such feature.
 //
 //   - requests: ChatToMessagesRequest, MessagesToChatRequest;
 //   - non-streamed responses: MessagesToChatResponse,
 //     ChatToMessagesResponse;
 //   - streams: MessagesToChatStream, ChatToMessagesStream, fed one
 //     upstream Event at a time;
-//   - errors: AnthropicErrorToGateway;
+//   - errors: ErrorToGateway;
 //   - count_tokens for non-Anthropic models: EstimateMessagesInputTokens.
 //
 // Decisions that shape the Anthropic translation:

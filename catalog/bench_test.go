@@ -1,6 +1,10 @@
 package catalog
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/modelgate/modelgate/tokens"
+)
 
 func BenchmarkLookupExact(b *testing.B) {
 	b.ReportAllocs()
@@ -41,7 +45,7 @@ func BenchmarkLookupMiss(b *testing.B) {
 func BenchmarkCost(b *testing.B) {
 	m, _ := Lookup("gemini", "gemini-2.5-pro")
 	p := *m.Pricing
-	u := UsageRecord{InputTokens: 250000, CachedInputTokens: 100000, OutputTokens: 4000, ReasoningTokens: 1000}
+	u := Consumption{Usage: tokens.Usage{InputTokens: 250000, CachedInputTokens: 100000, OutputTokens: 4000, ReasoningTokens: 1000}}
 	b.ReportAllocs()
 	var sum float64
 	for b.Loop() {

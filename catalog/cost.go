@@ -1,21 +1,18 @@
 package catalog
 
-// UsageRecord is what one request consumed, as reported by the provider.
-// Token fields follow provider usage reports: the detail counts are subsets
-// of the totals, not additions to them.
-type UsageRecord struct {
-	// InputTokens is the total prompt size, cached, cache-write and audio
-	// prompt tokens included.
-	InputTokens int64
-	// OutputTokens is the total completion size, reasoning and audio
-	// completion tokens included.
-	OutputTokens int64
-	// CachedInputTokens is the part of InputTokens read from the prompt cache.
-	CachedInputTokens int64
-	// CacheWriteInputTokens is the part of InputTokens written to the cache.
-	CacheWriteInputTokens int64
-	// ReasoningTokens is the part of OutputTokens spent on reasoning.
-	ReasoningTokens int64
+import "github.com/modelgate/modelgate/tokens"
+
+// Consumption is what one request consumed, as reported by the provider:
+// its tokens, in the one gateway usage type, and the units some models
+// bill besides them. The detail counts are subsets of the token totals,
+// not additions to them.
+type Consumption struct {
+	// Usage is the request's tokens: InputTokens is the whole prompt
+	// (cached, cache-write and audio prompt tokens included), OutputTokens
+	// the whole completion (reasoning and audio completion tokens
+	// included); CachedInputTokens, CacheWriteInputTokens and
+	// ReasoningTokens are the parts priced on their own.
+	tokens.Usage
 	// AudioInputTokens is the part of InputTokens that is audio.
 	AudioInputTokens int64
 	// AudioOutputTokens is the part of OutputTokens that is audio.
@@ -72,7 +69,7 @@ type UsageRecord struct {
 // per_second_output × OutputSeconds. Every usage field is billed at its
 // price, so a caller fills only what the provider metered (for instance
 // either InputSeconds or audio tokens for a transcription).
-func Cost(p Pricing, u UsageRecord) (amount float64, currency string) {
+func Cost(p Pricing, u Consumption) (amount float64, currency string) {
 	currency = p.Currency
 	if currency == "" {
 		currency = "USD"

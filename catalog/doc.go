@@ -4,7 +4,7 @@
 // binary from data/*.json, one file per provider family.
 //
 // Lookup resolves a provider type and a model id (exact, then normalized) to
-// its Metadata; Cost prices one request's UsageRecord with a model's Pricing.
+// its Metadata; Cost prices one request's Consumption with a model's Pricing.
 // Returned metadata is shared with the catalog and must be treated as
 // read-only.
 //

@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelgate/modelgate/limits"
 	"github.com/modelgate/modelgate/reqinfo"
+	"github.com/modelgate/modelgate/tokens"
 )
 
 func rlEngine(t testing.TB, rules ...limits.Rule) *limits.Engine {
@@ -162,7 +163,7 @@ func TestRateLimitSlotsAndTokens(t *testing.T) {
 		if rec, _ := rlServe(e, "POST", "/v1/chat/completions", "/u", ok200); rec.Code != 429 || rec.Header().Get("Retry-After") != "1" {
 			t.Errorf("second concurrent request: %d %v", rec.Code, rec.Header())
 		}
-		reqinfo.From(r.Context()).SetUsage(reqinfo.Usage{InputTokens: 300, OutputTokens: 100, TotalTokens: 400})
+		reqinfo.From(r.Context()).SetUsage(tokens.Usage{InputTokens: 300, OutputTokens: 100, TotalTokens: 400})
 		return ok200(w, r)
 	})
 	if rec.Code != 200 || rec.Header().Get("X-Ratelimit-Limit-Tokens") != "1000" {

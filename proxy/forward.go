@@ -31,7 +31,7 @@ type call struct {
 	info      *reqinfo.Info
 	tr        *translation // nil: passthrough
 
-	anthropicTokens translate.MessagesTokens // usage of a native Anthropic stream so far
+	anthropicTokens translate.MessagesUsage // usage of a native Anthropic stream so far
 }
 
 func (s *Service) chatCompletions(w http.ResponseWriter, r *http.Request) {

@@ -51,7 +51,7 @@ func (c *call) inspectEvent(ev []byte) bool {
 		c.inspectAnthropicEvent(data)
 		return true
 	case providers.EndpointResponses:
-		if u, ok := parseResponsesUsage(gjson.GetBytes(data, "response.usage")); ok {
+		if u, ok := translate.ResponsesUsage(gjson.GetBytes(data, "response.usage")); ok {
 			c.info.SetUsage(u)
 		}
 		return true
@@ -60,7 +60,7 @@ func (c *call) inspectEvent(ev []byte) bool {
 	if !ok {
 		return true
 	}
-	c.info.SetUsage(toInfoUsage(usage))
+	c.info.SetUsage(usage)
 	if c.wantUsage {
 		return true
 	}
@@ -81,7 +81,7 @@ func (c *call) inspectAnthropicEvent(data []byte) {
 	default:
 		return
 	}
-	c.info.SetUsage(toInfoUsage(c.anthropicTokens.Usage()))
+	c.info.SetUsage(c.anthropicTokens.Usage())
 }
 
 // eventData returns the payload of the event's first data field.

@@ -8,6 +8,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/modelgate/modelgate/tokens"
 )
 
 // AuthMethod says how the caller authenticated.
@@ -19,16 +21,6 @@ const (
 	AuthMasterKey  AuthMethod = "master_key"
 	AuthManagedKey AuthMethod = "managed_key"
 )
-
-// Usage is the token usage of one response.
-type Usage struct {
-	InputTokens           int64
-	OutputTokens          int64
-	TotalTokens           int64
-	CachedInputTokens     int64
-	CacheWriteInputTokens int64
-	ReasoningTokens       int64
-}
 
 // Attempt records one upstream call.
 type Attempt struct {
@@ -70,8 +62,8 @@ type Info struct {
 	// Stream reports whether the response is streamed.
 	Stream bool
 	// CacheHit reports that the response cache answered the request. The
-	// rate-limit stage charges nothing for such a request (spec part 8:
-	// cache hits are served before enforcement and count nothing).
+	// rate-limit stage charges nothing for such a request: cache hits are
+	// served before enforcement and count nothing.
 	CacheHit bool
 	// TargetRefused reports that a saturated provider or model rule
 	// refused the request before any provider was called; the user-path
@@ -79,7 +71,7 @@ type Info struct {
 	TargetRefused bool
 
 	mu       sync.Mutex
-	usage    Usage
+	usage    tokens.Usage
 	hasUsage bool
 	attempts []Attempt
 }
@@ -101,14 +93,14 @@ func From(ctx context.Context) *Info {
 }
 
 // SetUsage records the response's token usage.
-func (i *Info) SetUsage(u Usage) {
+func (i *Info) SetUsage(u tokens.Usage) {
 	i.mu.Lock()
 	i.usage, i.hasUsage = u, true
 	i.mu.Unlock()
 }
 
 // Usage returns the recorded usage and whether any was recorded.
-func (i *Info) Usage() (Usage, bool) {
+func (i *Info) Usage() (tokens.Usage, bool) {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	return i.usage, i.hasUsage

@@ -1,0 +1,187 @@
+package translate
+
+import (
+	"strconv"
+
+	"github.com/tidwall/gjson"
+)
+
+// Writer builds compact JSON by appending to Buf. It puts the commas
+// between members and elements itself: callers open and close containers
+// and write keys and values in order. Key names are written as given, so a
+// key must need no escaping (every key the translators write is a
+// literal). Values taken from gjson are copied as their raw JSON text
+// where possible, so most content is never decoded and re-encoded.
+type Writer struct {
+	// Buf is the JSON written so far.
+	Buf []byte
+	// comma says the next value in the open container needs a leading
+	// comma.
+	comma bool
+}
+
+// Sep writes the comma the next value needs, if any. A caller that writes
+// a value's bytes into Buf itself calls Sep first.
+func (w *Writer) Sep() {
+	if w.comma {
+		w.Buf = append(w.Buf, ',')
+	}
+	w.comma = true
+}
+
+// Reset empties the writer, keeping Buf's storage.
+func (w *Writer) Reset() {
+	w.Buf = w.Buf[:0]
+	w.comma = false
+}
+
+func (w *Writer) open(c byte) {
+	w.Sep()
+	w.Buf = append(w.Buf, c)
+	w.comma = false
+}
+
+func (w *Writer) close(c byte) {
+	w.Buf = append(w.Buf, c)
+	w.comma = true
+}
+
+// Obj opens an object.
+func (w *Writer) Obj() { w.open('{') }
+
+// EndObj closes an object.
+func (w *Writer) EndObj() { w.close('}') }
+
+// Arr opens an array.
+func (w *Writer) Arr() { w.open('[') }
+
+// EndArr closes an array.
+func (w *Writer) EndArr() { w.close(']') }
+
+// Key writes an object member name; the value written next is its value.
+// k is written unescaped.
+func (w *Writer) Key(k string) {
+	w.Sep()
+	w.Buf = append(w.Buf, '"')
+	w.Buf = append(w.Buf, k...)
+	w.Buf = append(w.Buf, '"', ':')
+	w.comma = false
+}
+
+// Str writes s as a JSON string.
+func (w *Writer) Str(s string) {
+	w.Sep()
+	w.Buf = AppendString(w.Buf, s)
+}
+
+// StrBytes writes s as a JSON string.
+func (w *Writer) StrBytes(s []byte) {
+	w.Sep()
+	// The conversion does not allocate: the compiler passes the bytes
+	// through when the string does not escape.
+	w.Buf = AppendString(w.Buf, string(s))
+}
+
+// Raw writes r, which must be one complete JSON value.
+func (w *Writer) Raw(r string) {
+	w.Sep()
+	w.Buf = append(w.Buf, r...)
+}
+
+// RawBytes writes r, which must be one complete JSON value.
+func (w *Writer) RawBytes(r []byte) {
+	w.Sep()
+	w.Buf = append(w.Buf, r...)
+}
+
+// Escaped writes a JSON string whose content e is already escaped (the
+// inside of a string literal, without its quotes).
+func (w *Writer) Escaped(e []byte) {
+	w.Sep()
+	w.Buf = append(w.Buf, '"')
+	w.Buf = append(w.Buf, e...)
+	w.Buf = append(w.Buf, '"')
+}
+
+// RawStr writes a gjson value as a JSON string: a string's JSON text is
+// copied unchanged, any other value is written as its string form.
+func (w *Writer) RawStr(r gjson.Result) {
+	if r.Type != gjson.String {
+		w.Str(r.String())
+		return
+	}
+	w.Raw(r.Raw)
+}
+
+// Int writes n.
+func (w *Writer) Int(n int64) {
+	w.Sep()
+	w.Buf = strconv.AppendInt(w.Buf, n, 10)
+}
+
+// Bool writes v.
+func (w *Writer) Bool(v bool) {
+	w.Sep()
+	w.Buf = strconv.AppendBool(w.Buf, v)
+}
+
+// Null writes null.
+func (w *Writer) Null() { w.Raw("null") }
+
+// KeyStr writes the member k with the string value v.
+func (w *Writer) KeyStr(k, v string) {
+	w.Key(k)
+	w.Str(v)
+}
+
+// KeyRaw writes the member k with the raw JSON value v.
+func (w *Writer) KeyRaw(k, v string) {
+	w.Key(k)
+	w.Raw(v)
+}
+
+// KeyInt writes the member k with the number v.
+func (w *Writer) KeyInt(k string, v int64) {
+	w.Key(k)
+	w.Int(v)
+}
+
+// RawOr writes v's JSON text, or def (raw JSON) when v is missing.
+func (w *Writer) RawOr(v gjson.Result, def string) {
+	if v.Exists() {
+		w.Raw(v.Raw)
+	} else {
+		w.Raw(def)
+	}
+}
+
+// RawOrNull writes v's JSON text, or null when v is missing.
+func (w *Writer) RawOrNull(v gjson.Result) { w.RawOr(v, "null") }
+
+// Fields writes pre-rendered, comma-separated "key":value members into the
+// open object; nothing when frag is empty.
+func (w *Writer) Fields(frag []byte) {
+	if len(frag) > 0 {
+		w.Sep()
+		w.Buf = append(w.Buf, frag...)
+	}
+}
+
+// Mark is a position of a Writer to roll back to.
+type Mark struct {
+	n     int
+	comma bool
+}
+
+// Mark records the writer's position.
+func (w *Writer) Mark() Mark { return Mark{n: len(w.Buf), comma: w.comma} }
+
+// Rollback returns the writer to m, dropping everything written since.
+func (w *Writer) Rollback(m Mark) {
+	w.Buf = w.Buf[:m.n]
+	w.comma = m.comma
+}
+
+// Members starts a run of members written outside any object, a fragment
+// that Fields later puts into one: the next member needs no comma.
+func (w *Writer) Members() { w.comma = false }

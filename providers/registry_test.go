@@ -58,9 +58,9 @@ func TestRegistryIsolatesFailingProviders(t *testing.T) {
 		t.Fatalf("allowlist before start: %v %v", p, err)
 	}
 	start := time.Now()
-	r.Start(context.Background())
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
+	r.Start(ctx) // the failing listings retry until the test ends
 	for _, c := range []struct{ model, provider, upstream string }{
 		{"g1", "good", "g1"}, {"h1", "hang", "h1"}, {"f1", "fail", "f1"}, {"shared", "first", "shared"},
 		{"good/shared", "good", "shared"}, {"hang/anything", "hang", "anything"},

@@ -13,48 +13,46 @@ import (
 	"github.com/modelgate/modelgate/providers/mock"
 )
 
-// buildProviders turns configured instances into registry entries.
-// Types whose adapter belongs to later work are skipped with a warning.
+// inProcessBaseURL is the API root given to in-process instances that set
+// none; their transport ignores the host.
+const inProcessBaseURL = "http://mock.invalid/v1"
+
+// buildProviders turns configured instances into registry entries, each
+// built as its type's row in the provider-type table says. Types declared
+// ahead of their adapter are skipped with a warning.
 func buildProviders(ps config.Providers, logger *zap.Logger) ([]providers.Entry, error) {
 	entries := make([]providers.Entry, 0, len(ps))
 	ua := "modelgate/" + Version
 	for _, p := range ps {
-		var client *http.Client
-		switch p.Type {
-		case "openai", "azure", "groq", "xai", "deepseek", "openrouter", "mistral", "ollama", "vllm", "gemini":
-			client = &http.Client{Transport: upstreamTransport(time.Duration(p.TimeoutSeconds) * time.Second)}
-		case "mock":
+		t, ok := providers.LookupType(p.Type)
+		switch {
+		case !ok:
+			return nil, fmt.Errorf("providers.%s.type: unknown provider type %q", p.Name, p.Type)
+		case !t.Served:
+			logger.Warn("provider type not served yet; instance skipped",
+				zap.String("provider", p.Name), zap.String("type", p.Type))
+			continue
+		}
+		client := &http.Client{Transport: upstreamTransport(time.Duration(p.TimeoutSeconds) * time.Second)}
+		if t.InProcess {
 			client = &http.Client{Transport: mock.NewTransport(mock.Options{
 				Latency: time.Duration(p.LatencyMS) * time.Millisecond,
 			})}
 			if p.BaseURL == "" {
-				p.BaseURL = "http://mock.invalid/v1"
+				p.BaseURL = inProcessBaseURL
 			}
-		case "anthropic":
-			entries = append(entries, providers.Entry{
-				Provider: providers.NewAnthropic(providers.AnthropicOptions{
-					Name: p.Name, BaseURL: p.BaseURL, APIKey: p.APIKey, UserAgent: ua,
-					Client: &http.Client{Transport: upstreamTransport(time.Duration(p.TimeoutSeconds) * time.Second)},
-				}),
-				Models:    p.Models,
-				Allowlist: p.ModelsMode == "allowlist",
-			})
-			continue
-		case "elevenlabs":
-			logger.Warn("provider type not served yet; instance skipped",
-				zap.String("provider", p.Name), zap.String("type", p.Type))
-			continue
-		default:
-			return nil, fmt.Errorf("providers.%s.type: unknown provider type %q", p.Name, p.Type)
 		}
-		adapter := providers.NewOpenAICompat(providers.OpenAICompatOptions{
+		adapter, err := providers.New(providers.Options{
 			Name: p.Name, Type: p.Type, BaseURL: p.BaseURL, APIKey: p.APIKey,
 			APIVersion: p.APIVersion, Client: client, UserAgent: ua,
 		})
+		if err != nil {
+			return nil, fmt.Errorf("providers.%s: %w", p.Name, err)
+		}
 		entries = append(entries, providers.Entry{
 			Provider:  adapter,
 			Models:    p.Models,
-			Allowlist: p.ModelsMode == "allowlist",
+			Allowlist: p.ModelsMode == config.ModelsModeAllowlist,
 		})
 	}
 	return entries, nil

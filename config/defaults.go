@@ -141,7 +141,7 @@ func fillProviderDefaults(p *Provider, baseURLs map[string]string) {
 	if p.ModelsMode == "" {
 		p.ModelsMode = DefaultModelsMode
 	}
-	if p.Type == "azure" && p.APIVersion == "" {
-		p.APIVersion = DefaultAzureAPIVersion
+	if p.APIVersion == "" {
+		p.APIVersion = DefaultAPIVersion(p.Type)
 	}
 }

@@ -4,22 +4,36 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/modelgate/modelgate/providers"
 )
 
-// envProviderTypes are the types that environment variables can register,
-// in the order their instances are listed.
-var envProviderTypes = []string{
-	"openai", "anthropic", "gemini", "groq", "xai", "deepseek", "openrouter",
-	"mistral", "elevenlabs", "azure", "ollama", "vllm",
-}
-
-func isEnvProviderType(t string) bool {
-	for _, e := range envProviderTypes {
-		if e == t {
-			return true
+// envTypes returns the provider types that environment variables can
+// register, in the order their instances are listed.
+func envTypes() []providers.TypeInfo {
+	var out []providers.TypeInfo
+	for _, t := range providers.Types() {
+		if t.EnvPrefix != "" {
+			out = append(out, t)
 		}
 	}
-	return false
+	return out
+}
+
+// envInstance splits the variable stem rest (a name without its _API_KEY
+// or _BASE_URL ending) into the type whose prefix it starts with, compared
+// without regard to case, and the instance suffix that follows the prefix
+// and an underscore. ok is false when no type's prefix fits or the suffix
+// is empty.
+func envInstance(types []providers.TypeInfo, rest string) (t providers.TypeInfo, suffix string, ok bool) {
+	for _, c := range types {
+		n := len(c.EnvPrefix)
+		if len(rest) > n+1 && rest[n] == '_' && strings.EqualFold(rest[:n], c.EnvPrefix) &&
+			(!ok || n > len(t.EnvPrefix)) {
+			t, suffix, ok = c, rest[n+1:], true
+		}
+	}
+	return t, suffix, ok
 }
 
 // envPrefix is the variable prefix of a provider instance: OPENAI for
@@ -28,16 +42,18 @@ func envPrefix(name string) string {
 	return strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
 }
 
-// envProviders registers the providers described by the environment.
+// envProviders registers the providers described by the environment, for
+// every type with an environment prefix T in the provider-type table.
 //
-// For a type T that needs a key, T_API_KEY registers provider "t" (with
+// For a type that needs a key, T_API_KEY registers provider "t" (with
 // T_BASE_URL as its base URL if set) and T_BASE_URL, with or without a key,
-// becomes the type's default base URL. For ollama and vllm, T_BASE_URL (or
-// T_API_KEY) registers provider "t" and is not a type default.
+// becomes the type's default base URL. For a type that needs no key
+// (ollama, vllm), T_BASE_URL (or T_API_KEY) registers provider "t" and is
+// not a type default.
 //
 // T_<SUFFIX>_API_KEY registers "t-<suffix>" with T_<SUFFIX>_BASE_URL as its
-// base URL; for ollama and vllm T_<SUFFIX>_BASE_URL alone also registers it.
-// Suffixed instances follow the plain ones, sorted by name.
+// base URL; for a type that needs no key T_<SUFFIX>_BASE_URL alone also
+// registers it. Suffixed instances follow the plain ones, sorted by name.
 func envProviders(vars map[string]string) (Providers, map[string]string, []error) {
 	var errs []error
 	checkURL := func(name string) string {
@@ -52,12 +68,12 @@ func envProviders(vars map[string]string) (Providers, map[string]string, []error
 
 	var ps Providers
 	baseURLs := map[string]string{}
-	for _, t := range envProviderTypes {
-		prefix := envPrefix(t)
-		key, base := vars[prefix+"_API_KEY"], checkURL(prefix+"_BASE_URL")
-		if TypeNeedsKey(t) {
+	types := envTypes()
+	for _, t := range types {
+		key, base := vars[t.EnvPrefix+"_API_KEY"], checkURL(t.EnvPrefix+"_BASE_URL")
+		if t.NeedsKey {
 			if base != "" {
-				baseURLs[t] = base
+				baseURLs[t.Name] = base
 			}
 			if key == "" {
 				continue
@@ -65,7 +81,7 @@ func envProviders(vars map[string]string) (Providers, map[string]string, []error
 		} else if key == "" && base == "" {
 			continue
 		}
-		ps = append(ps, Provider{Name: t, Type: t, APIKey: key, BaseURL: base})
+		ps = append(ps, Provider{Name: t.Name, Type: t.Name, APIKey: key, BaseURL: base})
 	}
 
 	vnames := make([]string, 0, len(vars))
@@ -84,21 +100,20 @@ func envProviders(vars map[string]string) (Providers, map[string]string, []error
 		} else {
 			continue
 		}
-		typ, suffix, ok := strings.Cut(rest, "_")
-		typ = strings.ToLower(typ)
-		if !ok || suffix == "" || !isEnvProviderType(typ) {
+		t, suffix, ok := envInstance(types, rest)
+		if !ok {
 			continue
 		}
-		if !keyVar && TypeNeedsKey(typ) {
+		if !keyVar && t.NeedsKey {
 			continue // a base URL alone does not register a keyed type
 		}
-		name := typ + "-" + strings.ToLower(strings.ReplaceAll(suffix, "_", "-"))
+		name := t.Name + "-" + strings.ToLower(strings.ReplaceAll(suffix, "_", "-"))
 		if _, done := suffixed[name]; done {
 			continue
 		}
 		suffixed[name] = Provider{
 			Name:    name,
-			Type:    typ,
+			Type:    t.Name,
 			APIKey:  vars[rest+"_API_KEY"],
 			BaseURL: checkURL(rest + "_BASE_URL"),
 		}

@@ -1,68 +1,54 @@
 package config
 
-// DefaultAzureAPIVersion is the api-version query parameter used for azure
-// providers that do not set api_version.
-const DefaultAzureAPIVersion = "2024-10-21"
+import "github.com/modelgate/modelgate/providers"
 
-// providerType describes one provider family.
-type providerType struct {
-	name     string
-	baseURL  string // "" when the type has no usable default
-	needsKey bool
-}
+// The facts about provider types come from the provider-type table of
+// package providers; the functions below are the questions configuration
+// asks of it.
 
-// providerTypes lists the known provider types. The order is the one shown
-// to users in error messages.
-var providerTypes = []providerType{
-	{"openai", "https://api.openai.com/v1", true},
-	{"azure", "", true},
-	{"groq", "https://api.groq.com/openai/v1", true},
-	{"xai", "https://api.x.ai/v1", true},
-	{"deepseek", "https://api.deepseek.com/v1", true},
-	{"openrouter", "https://openrouter.ai/api/v1", true},
-	{"mistral", "https://api.mistral.ai/v1", true},
-	{"ollama", "http://localhost:11434/v1", false},
-	{"vllm", "http://localhost:8000/v1", false},
-	{"gemini", "https://generativelanguage.googleapis.com/v1beta/openai", true},
-	{"anthropic", "https://api.anthropic.com/v1", true},
-	{"elevenlabs", "https://api.elevenlabs.io", true},
-	{"mock", "", false},
-}
-
-func lookupType(t string) (providerType, bool) {
-	for _, pt := range providerTypes {
-		if pt.name == t {
-			return pt, true
-		}
-	}
-	return providerType{}, false
-}
-
-// KnownType reports whether t is a provider type the gateway can serve.
+// KnownType reports whether t names a provider type. Names are
+// case-sensitive.
 func KnownType(t string) bool {
-	_, ok := lookupType(t)
+	_, ok := providers.LookupType(t)
 	return ok
 }
 
-// KnownTypes returns the known provider types in a fixed order.
-func KnownTypes() []string {
-	out := make([]string, len(providerTypes))
-	for i, pt := range providerTypes {
-		out[i] = pt.name
-	}
-	return out
+// KnownTypes returns the provider type names in a fixed order: the order in
+// which environment variables register instances, the built-in mock last.
+func KnownTypes() []string { return providers.TypeNames() }
+
+// DefaultBaseURL returns the base URL an instance of type t uses when it
+// sets none, or "" when the type has no default (its base URL must be
+// configured, or it needs none) and for unknown types.
+func DefaultBaseURL(t string) string {
+	pt, _ := providers.LookupType(t)
+	return pt.DefaultBaseURL
 }
 
-// DefaultBaseURL returns the built-in base URL of a provider type, or ""
-// for azure (whose base URL must be configured), mock and unknown types.
-func DefaultBaseURL(typ string) string {
-	pt, _ := lookupType(typ)
-	return pt.baseURL
-}
-
-// TypeNeedsKey reports whether providers of type t need an API key. It is
-// false for ollama, vllm, mock and unknown types.
+// TypeNeedsKey reports whether instances of type t need an API key. It is
+// false for self-hosted types, the built-in mock and unknown types.
 func TypeNeedsKey(t string) bool {
-	pt, _ := lookupType(t)
-	return pt.needsKey
+	pt, _ := providers.LookupType(t)
+	return pt.NeedsKey
+}
+
+// TypeNeedsBaseURL reports whether instances of type t must configure a
+// base URL: the type has no default and is not answered in-process.
+func TypeNeedsBaseURL(t string) bool {
+	pt, ok := providers.LookupType(t)
+	return ok && pt.DefaultBaseURL == "" && !pt.InProcess
+}
+
+// TypeInProcess reports whether type t is answered in-process by the
+// built-in simulator, the only kind of provider that takes latency_ms.
+func TypeInProcess(t string) bool {
+	pt, _ := providers.LookupType(t)
+	return pt.InProcess
+}
+
+// DefaultAPIVersion returns the api-version query parameter an instance of
+// type t sends when it sets none: "" except for deployment-style types.
+func DefaultAPIVersion(t string) string {
+	pt, _ := providers.LookupType(t)
+	return pt.DefaultAPIVersion
 }

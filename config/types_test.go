@@ -1,6 +1,11 @@
 package config
 
-import "testing"
+import (
+	"reflect"
+	"testing"
+
+	"github.com/modelgate/modelgate/providers"
+)
 
 func TestProviderTypes(t *testing.T) {
 	tests := []struct {
@@ -38,5 +43,34 @@ func TestProviderTypes(t *testing.T) {
 	}
 	if n := len(KnownTypes()); n != 13 {
 		t.Errorf("KnownTypes has %d entries, want 13", n)
+	}
+	if !reflect.DeepEqual(KnownTypes(), providers.TypeNames()) {
+		t.Errorf("KnownTypes %v is not the provider-type table %v", KnownTypes(), providers.TypeNames())
+	}
+}
+
+func TestProviderTypeQuestions(t *testing.T) {
+	tests := []struct {
+		typ                  string
+		needsBase, inProcess bool
+		apiVersion           string
+	}{
+		{"azure", true, false, "2024-10-21"},
+		{"openai", false, false, ""},
+		{"ollama", false, false, ""},
+		{"elevenlabs", false, false, ""},
+		{"mock", false, true, ""},
+		{"nope", false, false, ""},
+	}
+	for _, tt := range tests {
+		if got := TypeNeedsBaseURL(tt.typ); got != tt.needsBase {
+			t.Errorf("TypeNeedsBaseURL(%q) = %v", tt.typ, got)
+		}
+		if got := TypeInProcess(tt.typ); got != tt.inProcess {
+			t.Errorf("TypeInProcess(%q) = %v", tt.typ, got)
+		}
+		if got := DefaultAPIVersion(tt.typ); got != tt.apiVersion {
+			t.Errorf("DefaultAPIVersion(%q) = %q", tt.typ, got)
+		}
 	}
 }

@@ -106,8 +106,8 @@ func validateProviders(ps Providers) []error {
 			if err := checkHTTPURL(p.BaseURL); err != nil {
 				bad("base_url", "%v", err)
 			}
-		} else if p.Type == "azure" {
-			bad("base_url", "required for type azure (%s)", supplyHint(p, "base_url", "_BASE_URL"))
+		} else if TypeNeedsBaseURL(p.Type) {
+			bad("base_url", "required for type %s (%s)", p.Type, supplyHint(p, "base_url", "_BASE_URL"))
 		}
 		if p.APIKey == "" && TypeNeedsKey(p.Type) {
 			bad("api_key", "required for type %s (%s)", p.Type, supplyHint(p, "api_key", "_API_KEY"))
@@ -131,7 +131,7 @@ func validateProviders(ps Providers) []error {
 		}
 		if p.LatencyMS < 0 {
 			bad("latency_ms", "must not be negative, got %d", p.LatencyMS)
-		} else if p.LatencyMS != 0 && p.Type != "mock" {
+		} else if p.LatencyMS != 0 && !TypeInProcess(p.Type) {
 			bad("latency_ms", "only valid for type mock, not %s", p.Type)
 		}
 	}

@@ -14,61 +14,47 @@ import (
 // AnthropicVersion is the anthropic-version header sent upstream.
 const AnthropicVersion = "2023-06-01"
 
-// Anthropic is the adapter for Anthropic's native Messages API.
+// Anthropic is the adapter for upstreams that speak Anthropic's native
+// Messages API; its credential header and endpoints come from the type's
+// table row.
 type Anthropic struct {
+	t         *TypeInfo
 	name      string
 	baseURL   string
-	apiKey    string
+	auth      string // the AuthHeader value, "" when no key is configured
 	client    *http.Client
 	userAgent string
 }
 
-// AnthropicOptions configure NewAnthropic.
-type AnthropicOptions struct {
-	// Name is the instance name.
-	Name string
-	// BaseURL is the API root, e.g. https://api.anthropic.com/v1.
-	BaseURL string
-	// APIKey is sent as x-api-key.
-	APIKey string
-	// Client sends the requests. Required.
-	Client *http.Client
-	// UserAgent is sent upstream.
-	UserAgent string
-}
-
-// NewAnthropic returns an adapter for one Anthropic instance.
-func NewAnthropic(o AnthropicOptions) *Anthropic {
-	return &Anthropic{name: o.Name, baseURL: strings.TrimRight(o.BaseURL, "/"), apiKey: o.APIKey,
+func newAnthropic(t *TypeInfo, o Options) *Anthropic {
+	p := &Anthropic{t: t, name: o.Name, baseURL: strings.TrimRight(o.BaseURL, "/"),
 		client: o.Client, userAgent: o.UserAgent}
+	if o.APIKey != "" {
+		p.auth = t.authValue(o.APIKey)
+	}
+	return p
 }
 
 // Name implements Provider.
 func (p *Anthropic) Name() string { return p.name }
 
 // Type implements Provider.
-func (p *Anthropic) Type() string { return "anthropic" }
+func (p *Anthropic) Type() string { return p.t.Name }
 
 // Shape implements Provider.
-func (p *Anthropic) Shape() Shape { return ShapeMessages }
+func (p *Anthropic) Shape() Shape { return p.t.Shape }
 
-// StreamUsageOption implements Provider: Anthropic streams always carry
-// usage.
-func (p *Anthropic) StreamUsageOption() bool { return false }
+// StreamUsageOption implements Provider: Messages streams always carry
+// usage, so the type's row says no.
+func (p *Anthropic) StreamUsageOption() bool { return p.t.StreamUsageOption }
 
-// Supports implements Provider.
-func (p *Anthropic) Supports(ep Endpoint) bool {
-	switch ep {
-	case EndpointMessages, EndpointCountTokens, EndpointModels:
-		return true
-	}
-	return false
-}
+// Supports implements Provider with the type's endpoint list.
+func (p *Anthropic) Supports(ep Endpoint) bool { return p.t.Supports(ep) }
 
 func (p *Anthropic) setHeaders(h http.Header) {
 	h.Set("anthropic-version", AnthropicVersion)
-	if p.apiKey != "" {
-		h.Set("x-api-key", p.apiKey)
+	if p.auth != "" {
+		h.Set(p.t.AuthHeader, p.auth)
 	}
 	if p.userAgent != "" {
 		h.Set("User-Agent", p.userAgent)
@@ -78,7 +64,7 @@ func (p *Anthropic) setHeaders(h http.Header) {
 // Do implements Provider.
 func (p *Anthropic) Do(ctx context.Context, ep Endpoint, _ string, body []byte) (*http.Response, error) {
 	if !p.Supports(ep) || ep == EndpointModels {
-		return nil, fmt.Errorf("anthropic does not serve %s", ep)
+		return nil, fmt.Errorf("%s does not serve %s", p.t.Name, ep)
 	}
 	return postJSON(ctx, p.client, p.baseURL+"/"+string(ep), body, p.setHeaders)
 }

@@ -23,7 +23,7 @@ func TestAnthropicRequestsAndPagedListing(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	p := NewAnthropic(AnthropicOptions{Name: "anthropic", BaseURL: srv.URL + "/v1/", APIKey: "ak", Client: srv.Client()})
+	p := mustNew(t, Options{Name: "anthropic", Type: "anthropic", BaseURL: srv.URL + "/v1/", APIKey: "ak", Client: srv.Client()})
 	ms, err := p.ListModels(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package providers
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -10,72 +11,32 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// AuthStyle says how an upstream expects its credential.
-type AuthStyle int
-
-// Credential styles.
-const (
-	// AuthBearer sends "Authorization: Bearer <key>".
-	AuthBearer AuthStyle = iota
-	// AuthAPIKeyHeader sends "api-key: <key>" (Azure OpenAI).
-	AuthAPIKeyHeader
-)
-
 // OpenAICompat is the adapter for every upstream that speaks the OpenAI
 // wire format: OpenAI, Azure OpenAI, Groq, xAI, DeepSeek, OpenRouter,
 // Mistral, Ollama, vLLM, Gemini's OpenAI-compatible endpoint and the
-// built-in mock.
+// built-in mock. What differs between them (credential header, URLs,
+// listing ids, stream options) comes from the type's table row.
 type OpenAICompat struct {
+	t          *TypeInfo
 	name       string
-	typ        string
 	baseURL    string
-	apiKey     string
-	auth       AuthStyle
-	azure      bool
+	auth       string // the AuthHeader value, "" when no key is configured
 	apiVersion string
-	streamOpt  bool
 	client     *http.Client
 	userAgent  string
 }
 
-// OpenAICompatOptions configure NewOpenAICompat.
-type OpenAICompatOptions struct {
-	// Name is the instance name.
-	Name string
-	// Type is the provider family.
-	Type string
-	// BaseURL is the API root, e.g. https://api.openai.com/v1. For Azure it
-	// is the resource endpoint, e.g. https://NAME.openai.azure.com.
-	BaseURL string
-	// APIKey is the upstream credential ("" sends none).
-	APIKey string
-	// APIVersion is Azure's api-version query parameter.
-	APIVersion string
-	// Client sends the requests. Required.
-	Client *http.Client
-	// UserAgent is sent upstream.
-	UserAgent string
-}
-
-// NewOpenAICompat returns an adapter for one OpenAI-compatible instance.
-func NewOpenAICompat(o OpenAICompatOptions) *OpenAICompat {
+func newOpenAICompat(t *TypeInfo, o Options) *OpenAICompat {
 	p := &OpenAICompat{
+		t:          t,
 		name:       o.Name,
-		typ:        o.Type,
 		baseURL:    strings.TrimRight(o.BaseURL, "/"),
-		apiKey:     o.APIKey,
-		apiVersion: o.APIVersion,
+		apiVersion: cmp.Or(o.APIVersion, t.DefaultAPIVersion),
 		client:     o.Client,
 		userAgent:  o.UserAgent,
-		streamOpt:  true,
 	}
-	switch o.Type {
-	case "azure":
-		p.azure, p.auth = true, AuthAPIKeyHeader
-	case "mistral":
-		// Mistral reports usage on the last chunk unasked and rejects
-		// unknown request fields.
-		p.streamOpt = false
+	if o.APIKey != "" {
+		p.auth = t.authValue(o.APIKey)
 	}
 	return p
 }
@@ -84,29 +45,20 @@ func NewOpenAICompat(o OpenAICompatOptions) *OpenAICompat {
 func (p *OpenAICompat) Name() string { return p.name }
 
 // Type implements Provider.
-func (p *OpenAICompat) Type() string { return p.typ }
+func (p *OpenAICompat) Type() string { return p.t.Name }
 
 // Shape implements Provider.
-func (p *OpenAICompat) Shape() Shape { return ShapeChat }
+func (p *OpenAICompat) Shape() Shape { return p.t.Shape }
 
-// Supports implements Provider: chat, embeddings and models everywhere;
-// the Responses API natively only on OpenAI itself.
-func (p *OpenAICompat) Supports(ep Endpoint) bool {
-	switch ep {
-	case EndpointChat, EndpointEmbeddings, EndpointModels:
-		return true
-	case EndpointResponses:
-		return p.typ == "openai"
-	}
-	return false
-}
+// Supports implements Provider with the type's endpoint list.
+func (p *OpenAICompat) Supports(ep Endpoint) bool { return p.t.Supports(ep) }
 
 // StreamUsageOption implements Provider.
-func (p *OpenAICompat) StreamUsageOption() bool { return p.streamOpt }
+func (p *OpenAICompat) StreamUsageOption() bool { return p.t.StreamUsageOption }
 
 // endpointURL returns the upstream URL of ep for model.
 func (p *OpenAICompat) endpointURL(ep Endpoint, model string) string {
-	if !p.azure {
+	if !p.t.Deployments {
 		return p.baseURL + "/" + string(ep)
 	}
 	q := "?api-version=" + url.QueryEscape(p.apiVersion)
@@ -120,14 +72,8 @@ func (p *OpenAICompat) setHeaders(h http.Header) {
 	if p.userAgent != "" {
 		h.Set("User-Agent", p.userAgent)
 	}
-	if p.apiKey == "" {
-		return
-	}
-	switch p.auth {
-	case AuthAPIKeyHeader:
-		h.Set("api-key", p.apiKey)
-	default:
-		h.Set("Authorization", "Bearer "+p.apiKey)
+	if p.auth != "" {
+		h.Set(p.t.AuthHeader, p.auth)
 	}
 }
 
@@ -136,8 +82,8 @@ func (p *OpenAICompat) Do(ctx context.Context, ep Endpoint, model string, body [
 	return postJSON(ctx, p.client, p.endpointURL(ep, model), body, p.setHeaders)
 }
 
-// ListModels implements Provider. Gemini's "models/" id prefix is dropped
-// so that ids match what its chat endpoint accepts.
+// ListModels implements Provider. The type's model-id prefix is dropped so
+// that ids match what its endpoints accept.
 func (p *OpenAICompat) ListModels(ctx context.Context) ([]Model, error) {
 	body, err := getListing(ctx, p.client, p.endpointURL(EndpointModels, ""), p.setHeaders)
 	if err != nil {
@@ -149,10 +95,7 @@ func (p *OpenAICompat) ListModels(ctx context.Context) ([]Model, error) {
 	}
 	var models []Model
 	data.ForEach(func(_, m gjson.Result) bool {
-		id := m.Get("id").String()
-		if p.typ == "gemini" {
-			id = strings.TrimPrefix(id, "models/")
-		}
+		id := strings.TrimPrefix(m.Get("id").String(), p.t.ModelIDPrefix)
 		if id != "" {
 			models = append(models, Model{ID: id, Created: m.Get("created").Int(), OwnedBy: m.Get("owned_by").String()})
 		}

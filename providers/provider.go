@@ -11,7 +11,7 @@ import (
 // Endpoint names an upstream API operation, relative to the API root.
 type Endpoint string
 
-// Endpoints of the OpenAI-compatible family.
+// Upstream API operations, named by their path below the API root.
 const (
 	EndpointChat       Endpoint = "chat/completions"
 	EndpointEmbeddings Endpoint = "embeddings"
@@ -22,9 +22,13 @@ const (
 	EndpointMessages Endpoint = "messages"
 	// EndpointCountTokens is Anthropic's token counting endpoint.
 	EndpointCountTokens Endpoint = "messages/count_tokens"
+	// EndpointSpeech turns text into audio.
+	EndpointSpeech Endpoint = "audio/speech"
+	// EndpointTranscriptions turns audio into text.
+	EndpointTranscriptions Endpoint = "audio/transcriptions"
 )
 
-// Shape is the API shape an upstream speaks natively for chat.
+// Shape is the API shape an upstream speaks natively.
 type Shape int
 
 // API shapes.
@@ -33,6 +37,9 @@ const (
 	ShapeChat Shape = iota
 	// ShapeMessages is Anthropic Messages.
 	ShapeMessages
+	// ShapeAudio is an upstream that serves only speech and transcription,
+	// no text generation.
+	ShapeAudio
 )
 
 // Model is one entry of a provider's model list.

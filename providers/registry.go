@@ -24,7 +24,9 @@ type Entry struct {
 
 // RegistryOptions configure NewRegistry.
 type RegistryOptions struct {
-	// RefreshInterval is how often listings are refreshed; 0 never.
+	// RefreshInterval is how often each provider's listing is refreshed
+	// after a successful one; 0 never. A failed listing is retried sooner,
+	// with backoff (see Registry.Start).
 	RefreshInterval time.Duration
 	// Timeout bounds one provider's listing request.
 	Timeout time.Duration
@@ -56,6 +58,11 @@ type Registry struct {
 
 	ready     chan struct{}
 	readyOnce sync.Once
+	// sleep waits d or until ctx is done, reporting whether the full d
+	// passed; tests replace it to run listing schedules without waiting.
+	sleep func(ctx context.Context, d time.Duration) bool
+	// loops counts the running listing goroutines.
+	loops sync.WaitGroup
 }
 
 // NewRegistry returns a registry of entries. Allowlisted and configured
@@ -74,6 +81,7 @@ func NewRegistry(entries []Entry, opts RegistryOptions) *Registry {
 		listings: make(map[string][]Model, len(entries)),
 		closed:   make(map[string]bool, len(entries)),
 		ready:    make(chan struct{}),
+		sleep:    sleepContext,
 	}
 	for _, e := range entries {
 		r.byName[e.Provider.Name()] = e.Provider
@@ -107,65 +115,8 @@ func (r *Registry) Provider(name string) (Provider, bool) {
 	return p, ok
 }
 
-// Start fetches every listing in the background, once at once and then
-// every RefreshInterval, until ctx is done. It never blocks: a slow or
-// failing provider delays nobody else.
-func (r *Registry) Start(ctx context.Context) {
-	go func() {
-		r.refreshAll(ctx)
-		r.readyOnce.Do(func() { close(r.ready) })
-		if r.opts.RefreshInterval <= 0 {
-			return
-		}
-		t := time.NewTicker(r.opts.RefreshInterval)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				r.refreshAll(ctx)
-			}
-		}
-	}()
-}
-
 // Ready is closed once the first round of listings has finished.
 func (r *Registry) Ready() <-chan struct{} { return r.ready }
-
-func (r *Registry) refreshAll(ctx context.Context) {
-	var wg sync.WaitGroup
-	for _, e := range r.entries {
-		if e.Allowlist {
-			continue
-		}
-		wg.Add(1)
-		go func(e Entry) {
-			defer wg.Done()
-			r.refreshOne(ctx, e)
-		}(e)
-	}
-	wg.Wait()
-}
-
-func (r *Registry) refreshOne(ctx context.Context, e Entry) {
-	ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
-	defer cancel()
-	name := e.Provider.Name()
-	models, err := e.Provider.ListModels(ctx)
-	if err != nil {
-		r.opts.Logger.Warn("provider model listing failed; keeping the previous list",
-			zap.String("provider", name), zap.Error(err))
-		return
-	}
-	if len(models) == 0 {
-		models = configured(e.Models)
-	}
-	r.mu.Lock()
-	r.listings[name] = models
-	r.mu.Unlock()
-	r.rebuildIndex()
-}
 
 func (r *Registry) rebuildIndex() {
 	r.mu.Lock()

@@ -1,0 +1,115 @@
+package providers
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// Retry timing of failed model listings.
+const (
+	// firstListingRetry is the wait before a failed listing is tried
+	// again; it doubles after each further failure in a row.
+	firstListingRetry = time.Second
+	// maxListingRetry caps the wait between retries when listings are
+	// never refreshed (RefreshInterval 0); otherwise the refresh interval
+	// caps it.
+	maxListingRetry = 5 * time.Minute
+)
+
+// Start fetches every provider's listing in the background until ctx is
+// done. It never blocks: a slow or failing provider delays nobody else.
+//
+// Each provider that is not limited to its allowlist is listed at once,
+// then every RefreshInterval after a successful listing. A failed listing
+// keeps the previous list and is retried after 1 s, the wait doubling
+// after each further failure up to the refresh interval (up to 5 minutes
+// when there is none), so a provider that was down at start is listed soon
+// after it comes back. Cancelling ctx stops every listing, pending retries
+// included.
+func (r *Registry) Start(ctx context.Context) {
+	var first sync.WaitGroup
+	for _, e := range r.entries {
+		if e.Allowlist {
+			continue
+		}
+		first.Add(1)
+		r.loops.Add(1)
+		go func(e Entry) {
+			defer r.loops.Done()
+			r.keepListed(ctx, e, first.Done)
+		}(e)
+	}
+	go func() {
+		first.Wait()
+		r.readyOnce.Do(func() { close(r.ready) })
+	}()
+}
+
+// keepListed lists e's models now and then on its schedule until ctx is
+// done; firstDone is called once the first attempt has finished.
+func (r *Registry) keepListed(ctx context.Context, e Entry, firstDone func()) {
+	retryCap := r.opts.RefreshInterval
+	if retryCap <= 0 {
+		retryCap = maxListingRetry
+	}
+	retry := firstListingRetry
+	for {
+		err := r.refreshOne(ctx, e)
+		if firstDone != nil {
+			firstDone()
+			firstDone = nil
+		}
+		if ctx.Err() != nil {
+			return // shutting down
+		}
+		var wait time.Duration
+		if err == nil {
+			if r.opts.RefreshInterval <= 0 {
+				return
+			}
+			wait, retry = r.opts.RefreshInterval, firstListingRetry
+		} else {
+			wait = min(retry, retryCap)
+			retry = min(2*retry, retryCap)
+			r.opts.Logger.Warn("provider model listing failed; keeping the previous list",
+				zap.String("provider", e.Provider.Name()), zap.Duration("retry_in", wait), zap.Error(err))
+		}
+		if !r.sleep(ctx, wait) {
+			return
+		}
+	}
+}
+
+// refreshOne fetches e's listing and, on success, serves it.
+func (r *Registry) refreshOne(ctx context.Context, e Entry) error {
+	ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
+	defer cancel()
+	models, err := e.Provider.ListModels(ctx)
+	if err != nil {
+		return err
+	}
+	if len(models) == 0 {
+		models = configured(e.Models)
+	}
+	r.mu.Lock()
+	r.listings[e.Provider.Name()] = models
+	r.mu.Unlock()
+	r.rebuildIndex()
+	return nil
+}
+
+// sleepContext waits d or until ctx is done and reports whether the full
+// d passed.
+func sleepContext(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

@@ -251,3 +251,13 @@ func TypeNames() []string {
 	}
 	return out
 }
+
+// MaxTokensFieldOf returns the request field that caps output tokens on
+// Chat Completions upstreams of the type named name: max_tokens unless the
+// type's row says max_completion_tokens (an unknown type gets max_tokens).
+func MaxTokensFieldOf(name string) string {
+	if t, ok := lookupType(name); ok && t.MaxTokensField != "" {
+		return t.MaxTokensField
+	}
+	return maxTokens
+}

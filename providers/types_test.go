@@ -131,3 +131,11 @@ func TestLookupTypeReturnsACopy(t *testing.T) {
 		t.Fatal("a caller changed the table")
 	}
 }
+
+func TestMaxTokensFieldOf(t *testing.T) {
+	for name, want := range map[string]string{"openai": "max_completion_tokens", "azure": "max_completion_tokens", "groq": "max_tokens", "mistral": "max_tokens", "nope": "max_tokens"} {
+		if got := MaxTokensFieldOf(name); got != want {
+			t.Errorf("MaxTokensFieldOf(%q) = %q, want %q", name, got, want)
+		}
+	}
+}

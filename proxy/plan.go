@@ -95,13 +95,11 @@ func (s *Service) plan(c *call) error {
 }
 
 // chatTarget says what a translated Chat Completions request must fit on
-// p: OpenAI-compatible upstreams other than OpenAI's own (and Azure's) take
-// the output cap as max_tokens rather than max_completion_tokens, and some
-// refuse stream_options.
+// p, as its provider type's row says: the field that caps output tokens,
+// and whether stream_options is accepted.
 func chatTarget(p providers.Provider) translate.ChatTarget {
-	t := p.Type()
 	return translate.ChatTarget{
-		LegacyMaxTokens: t != "openai" && t != "azure",
+		LegacyMaxTokens: providers.MaxTokensFieldOf(p.Type()) != "max_completion_tokens",
 		NoStreamOptions: !p.StreamUsageOption(),
 	}
 }

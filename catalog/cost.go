@@ -70,9 +70,31 @@ type Consumption struct {
 // price, so a caller fills only what the provider metered (for instance
 // either InputSeconds or audio tokens for a transcription).
 func Cost(p Pricing, u Consumption) (amount float64, currency string) {
-	currency = p.Currency
-	if currency == "" {
-		currency = "USD"
+	b := CostBreakdown(p, u)
+	return b.Total, b.Currency
+}
+
+// Breakdown is what one request cost, split as usage records report it.
+// Input + Output = Total.
+type Breakdown struct {
+	// Input is the price of the prompt: uncached, cached, cache-write and
+	// audio prompt tokens, and the per-unit charges on input (per request,
+	// input images, characters, pages, input seconds).
+	Input float64
+	// Output is the price of the completion: completion, reasoning and audio
+	// completion tokens, generated images and output seconds.
+	Output float64
+	// Total is Input + Output.
+	Total float64
+	// Currency is the pricing's currency ("USD" when unset).
+	Currency string
+}
+
+// CostBreakdown prices u with p as Cost does, split into input and output.
+func CostBreakdown(p Pricing, u Consumption) Breakdown {
+	b := Breakdown{Currency: p.Currency}
+	if b.Currency == "" {
+		b.Currency = "USD"
 	}
 	baseIn, baseOut := val(p.InputPerMTok), val(p.OutputPerMTok)
 	in, out := baseIn, baseOut
@@ -93,30 +115,44 @@ func Cost(p Pricing, u Consumption) (amount float64, currency string) {
 	uncached := u.InputTokens - u.CachedInputTokens - u.CacheWriteInputTokens
 	if p.AudioInputPerMTok != nil {
 		uncached -= u.AudioInputTokens
-		amount += perM(u.AudioInputTokens, *p.AudioInputPerMTok*inScale)
+		b.Input += perM(u.AudioInputTokens, *p.AudioInputPerMTok*inScale)
 	}
-	amount += perM(max(uncached, 0), in)
-	amount += perM(u.CachedInputTokens, derived(p.CachedInputPerMTok, inScale, in))
-	amount += perM(u.CacheWriteInputTokens, derived(p.CacheWritePerMTok, inScale, in))
+	b.Input += perM(max(uncached, 0), in)
+	b.Input += perM(u.CachedInputTokens, derived(p.CachedInputPerMTok, inScale, in))
+	b.Input += perM(u.CacheWriteInputTokens, derived(p.CacheWritePerMTok, inScale, in))
 
 	completion := u.OutputTokens
 	if p.ReasoningOutputPerMTok != nil {
 		completion -= u.ReasoningTokens
-		amount += perM(u.ReasoningTokens, *p.ReasoningOutputPerMTok*outScale)
+		b.Output += perM(u.ReasoningTokens, *p.ReasoningOutputPerMTok*outScale)
 	}
 	if p.AudioOutputPerMTok != nil {
 		completion -= u.AudioOutputTokens
-		amount += perM(u.AudioOutputTokens, *p.AudioOutputPerMTok*outScale)
+		b.Output += perM(u.AudioOutputTokens, *p.AudioOutputPerMTok*outScale)
 	}
-	amount += perM(max(completion, 0), out)
+	b.Output += perM(max(completion, 0), out)
 
-	amount += val(p.PerRequest)
-	amount += float64(u.Images) * (val(p.PerImage) + val(p.InputPerImage))
-	amount += float64(u.Characters) * val(p.PerCharacterInput)
-	amount += float64(u.Pages) * val(p.PerPage)
-	amount += u.InputSeconds * val(p.PerSecondInput)
-	amount += u.OutputSeconds * val(p.PerSecondOutput)
-	return amount, currency
+	b.Input += val(p.PerRequest)
+	b.Input += float64(u.Images) * val(p.InputPerImage)
+	b.Output += float64(u.Images) * val(p.PerImage)
+	b.Input += float64(u.Characters) * val(p.PerCharacterInput)
+	b.Input += float64(u.Pages) * val(p.PerPage)
+	b.Input += u.InputSeconds * val(p.PerSecondInput)
+	b.Output += u.OutputSeconds * val(p.PerSecondOutput)
+	b.Total = b.Input + b.Output
+	return b
+}
+
+// Price prices the tokens u of one request to modelID on a provider of
+// type providerType from the catalog. ok is false when the model is not in
+// the catalog or has no price (self-hosted types have none), so that a
+// caller records an unknown cost rather than 0.
+func Price(providerType, modelID string, u tokens.Usage) (b Breakdown, ok bool) {
+	m, found := Lookup(providerType, modelID)
+	if !found || m.Pricing == nil {
+		return Breakdown{}, false
+	}
+	return CostBreakdown(*m.Pricing, Consumption{Usage: u}), true
 }
 
 // tierFor picks the tier for a prompt of n tokens, or nil without tiers.

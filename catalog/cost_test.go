@@ -143,3 +143,20 @@ func TestCostWithCatalogPrices(t *testing.T) {
 		}
 	}
 }
+
+func TestCostBreakdownSumsToCost(t *testing.T) {
+	in, out, cached, rsn := 2.0, 8.0, 0.5, 10.0
+	p := Pricing{InputPerMTok: &in, OutputPerMTok: &out, CachedInputPerMTok: &cached, ReasoningOutputPerMTok: &rsn}
+	u := Consumption{Usage: tokens.Usage{InputTokens: 3_000_000, CachedInputTokens: 1_000_000, OutputTokens: 2_000_000, ReasoningTokens: 1_000_000}}
+	b := CostBreakdown(p, u)
+	// input: 2M uncached × 2 + 1M cached × 0.5; output: 1M × 8 + 1M reasoning × 10.
+	if b.Input != 4.5 || b.Output != 18 || b.Total != 22.5 {
+		t.Fatalf("breakdown = %+v, want input 4.5, output 18, total 22.5", b)
+	}
+	if total, _ := Cost(p, u); total != b.Total {
+		t.Fatalf("Cost = %v, breakdown total %v", total, b.Total)
+	}
+	if _, ok := Price("openai", "no-such-model-xyz", u.Usage); ok {
+		t.Fatal("an unknown model has a price")
+	}
+}

@@ -6,6 +6,7 @@ package reqinfo
 
 import (
 	"context"
+	"github.com/modelgate/modelgate/catalog"
 	"sync"
 	"time"
 
@@ -73,7 +74,10 @@ type Info struct {
 	mu       sync.Mutex
 	usage    tokens.Usage
 	hasUsage bool
-	attempts []Attempt
+	// cost memoizes Cost until the usage changes.
+	cost              catalog.Breakdown
+	priced, costKnown bool
+	attempts          []Attempt
 }
 
 type ctxKey struct{}
@@ -96,7 +100,27 @@ func From(ctx context.Context) *Info {
 func (i *Info) SetUsage(u tokens.Usage) {
 	i.mu.Lock()
 	i.usage, i.hasUsage = u, true
+	i.priced = false
 	i.mu.Unlock()
+}
+
+// Cost returns what the request cost, priced from the catalog by
+// ProviderType, ResolvedModel and the recorded usage. It is computed once
+// (until the usage changes), so every stage that charges or records spend
+// sees the same figure. ok is false when no usage was recorded or the
+// model has no price: such a request's cost is unknown, not 0. Callers
+// must not set ProviderType or ResolvedModel after the first call.
+func (i *Info) Cost() (b catalog.Breakdown, ok bool) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if !i.priced {
+		i.priced = true
+		i.cost, i.costKnown = catalog.Breakdown{}, false
+		if i.hasUsage {
+			i.cost, i.costKnown = catalog.Price(i.ProviderType, i.ResolvedModel, i.usage)
+		}
+	}
+	return i.cost, i.costKnown
 }
 
 // Usage returns the recorded usage and whether any was recorded.

@@ -117,7 +117,11 @@ func (s *Service) prepare(r *http.Request, in ingress) (*call, error) {
 	if err != nil {
 		return nil, err
 	}
-	requested, err := modelField(body)
+	fields, err := scanFields(body)
+	if err != nil {
+		return nil, err
+	}
+	requested, err := fields.modelName()
 	if err != nil {
 		return nil, err
 	}
@@ -139,10 +143,8 @@ func (s *Service) prepare(r *http.Request, in ingress) (*call, error) {
 	c := &call{in: in, body: body, provider: p, model: model}
 	var opts gjson.Result // the client's stream_options, read once
 	if in.streams {
-		// Each lookup of an absent key scans the whole body: look up
-		// stream_options only for streams.
-		if c.stream = gjson.GetBytes(body, "stream").Bool(); c.stream {
-			opts = gjson.GetBytes(body, "stream_options")
+		if c.stream = fields.streamOn(); c.stream {
+			opts = fields.streamOptionsValue()
 			c.wantUsage = opts.Get("include_usage").Bool()
 		}
 	}

@@ -146,7 +146,7 @@ func TestAPIErrors(t *testing.T) {
 				t.Fatal(err)
 			}
 			req.Header.Set("Authorization", "Bearer "+apiMasterKey)
-			if c.body != "" {
+			if c.method == http.MethodPost {
 				req.Header.Set("Content-Type", "application/json")
 			}
 			start := time.Now()

@@ -301,6 +301,7 @@ func TestAPIConcurrentStreams(t *testing.T) {
 			req, _ := http.NewRequest(http.MethodPost, g.URL+"/v1/chat/completions",
 				strings.NewReader(`{"model":"mock-chat","stream":true,"messages":[{"role":"user","content":"`+word+` says hello"}]}`))
 			req.Header.Set("Authorization", "Bearer "+apiMasterKey)
+			req.Header.Set("Content-Type", "application/json")
 			resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
 			if err != nil {
 				errs <- err

@@ -24,10 +24,13 @@ const fullValidationLimit = 16 << 10
 // proxy can add stream_options without copying it (appendMember).
 const memberHeadroom = 64
 
-// readBody reads a JSON request body of at most max bytes. An oversized
-// body gets 413, a malformed one 400; scanFields checks that it is an
-// object.
+// readBody reads a JSON request body of at most max bytes. A body sent
+// with another media type gets 415, an oversized one 413, a malformed one
+// 400; scanFields checks that it is an object.
 func readBody(r *http.Request, max int64) ([]byte, error) {
+	if err := checkJSONMediaType(r.Header); err != nil {
+		return nil, err
+	}
 	if max > 0 && r.ContentLength > max {
 		return nil, tooLarge(max)
 	}

@@ -61,9 +61,15 @@ func newService(t testing.TB, p *stubProvider) *Service {
 	return &Service{Registry: reg, MaxBodyBytes: 1 << 20}
 }
 
+// jsonContentType is the Content-Type the official SDKs send.
+var jsonContentType = []string{"application/json"}
+
 func serve(s *Service, method, path, body string) (*httptest.ResponseRecorder, *reqinfo.Info) {
 	info := reqinfo.New()
 	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	if method == http.MethodPost {
+		req.Header["Content-Type"] = jsonContentType
+	}
 	req = req.WithContext(reqinfo.With(req.Context(), info))
 	rec := httptest.NewRecorder()
 	s.ServeHTTP(rec, req)

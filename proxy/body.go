@@ -68,7 +68,12 @@ func tooLarge(max int64) error {
 }
 
 // readAllSized is io.ReadAll starting from a buffer of the expected size.
+// An answer the proxy already read whole (bufferedAnswer) is handed over
+// as it is.
 func readAllSized(r io.Reader, size int) ([]byte, error) {
+	if a, ok := r.(*bufferedAnswer); ok {
+		return a.take(), nil
+	}
 	b := make([]byte, 0, size+1)
 	for {
 		n, err := r.Read(b[len(b):cap(b)])

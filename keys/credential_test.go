@@ -33,3 +33,27 @@ func TestConflictingCredentials(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCredentialHeaders is the per-request credential work of
+// modelgate_auth: reading the credential alone, and with the conflict
+// check it now runs first.
+func BenchmarkCredentialHeaders(b *testing.B) {
+	h := http.Header{"Authorization": {"Bearer sk_mg_0123456789abcdefghijklmnopqrstuv"}, "Content-Type": {"application/json"},
+		"User-Agent": {"OpenAI/Go 1.0"}, "Accept": {"application/json"}}
+	b.Run("credential", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			if _, ok := Credential(h); !ok {
+				b.Fatal("no credential")
+			}
+		}
+	})
+	b.Run("credential+conflict", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			if _, ok := Credential(h); !ok || ConflictingCredentials(h) {
+				b.Fatal("no credential")
+			}
+		}
+	})
+}

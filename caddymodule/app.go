@@ -141,6 +141,7 @@ func (a *App) Provision(ctx caddy.Context) error {
 		Registry:     a.registry,
 		MaxBodyBytes: eff.Server.MaxRequestBodyBytes,
 		Logger:       a.logger.Named("proxy"),
+		Upstreams:    upstreams(eff.Providers),
 	}
 	a.selfUsage = &selfusage.Handler{}
 	a.limiterRef = new(limiterRef)

@@ -42,6 +42,9 @@ func init() {
 //			api_version <version>
 //			timeout     <duration>
 //			latency     <duration>
+//			read_idle_timeout <duration>
+//			max_response_body <size>
+//			max_stream_event  <size>
 //		}
 //	}
 func parseGlobalOption(d *caddyfile.Dispenser, existing any) (any, error) {
@@ -145,6 +148,20 @@ func durationArg(d *caddyfile.Dispenser) (time.Duration, error) {
 	return dur, nil
 }
 
+// sizeArg reads one byte-size argument such as 64MiB or 1000000.
+func sizeArg(d *caddyfile.Dispenser) (int64, error) {
+	name := d.Val()
+	v, err := oneArg(d)
+	if err != nil {
+		return 0, err
+	}
+	n, err := humanize.ParseBytes(v)
+	if err != nil || n > 1<<62 {
+		return 0, d.Errf("%s: %q is not a size", name, v)
+	}
+	return int64(n), nil
+}
+
 func parseAdmin(d *caddyfile.Dispenser, a *config.Admin) error {
 	if d.NextArg() {
 		return d.ArgErr()
@@ -206,6 +223,15 @@ func parseProvider(d *caddyfile.Dispenser) (config.Provider, error) {
 			if dur, err = durationArg(d); err == nil {
 				p.LatencyMS = int(dur / time.Millisecond)
 			}
+		case "read_idle_timeout":
+			var dur time.Duration
+			if dur, err = durationArg(d); err == nil {
+				p.ReadIdleTimeoutMS = int((dur + time.Millisecond - 1) / time.Millisecond)
+			}
+		case "max_response_body":
+			p.MaxResponseBytes, err = sizeArg(d)
+		case "max_stream_event":
+			p.MaxEventBytes, err = sizeArg(d)
 		default:
 			return p, d.Errf("provider %s: unrecognized option %q", p.Name, d.Val())
 		}

@@ -109,7 +109,8 @@ func (r RateLimits) FlushEvery() time.Duration {
 // On reports whether budget management is enabled.
 func (b Budgets) On() bool { return Bool(b.Enabled, DefaultBudgetsEnabled) }
 
-// Timeout bounds the wait for the upstream's response headers.
+// Timeout bounds the wait for the upstream's response headers and the
+// whole of a non-streamed answer.
 func (p Provider) Timeout() time.Duration {
 	return seconds(p.TimeoutSeconds, DefaultProviderTimeoutSeconds)
 }

@@ -28,13 +28,29 @@ type Provider struct {
 	// APIVersion is the Azure api-version query parameter.
 	APIVersion string `yaml:"api_version,omitempty" json:"api_version,omitempty"`
 
-	// TimeoutSeconds bounds the wait for an upstream's response headers;
-	// a slower upstream gets 504. Default 300.
+	// TimeoutSeconds bounds the wait for an upstream's response headers
+	// and, for a non-streamed answer, the whole answer; a slower upstream
+	// gets 504. Default 300.
 	TimeoutSeconds int `yaml:"timeout_seconds,omitempty" json:"timeout_seconds,omitempty"`
 
 	// LatencyMS delays every response of the mock provider, before its
 	// first byte, by this many milliseconds.
 	LatencyMS int `yaml:"latency_ms,omitempty" json:"latency_ms,omitempty"`
+
+	// ReadIdleTimeoutMS is the longest silence, in milliseconds, between
+	// two reads of an upstream answer or stream once its headers arrived;
+	// the request then ends with 504 upstream_timeout, or with an error
+	// event on a stream already started. 0 or less: 60000 (one minute).
+	ReadIdleTimeoutMS int `yaml:"read_idle_timeout_ms,omitempty" json:"read_idle_timeout_ms,omitempty"`
+
+	// MaxResponseBytes caps a non-streamed upstream answer; a larger one
+	// gets 502 upstream_response_too_large. 0 or less: 64 MiB.
+	MaxResponseBytes int64 `yaml:"max_response_bytes,omitempty" json:"max_response_bytes,omitempty"`
+
+	// MaxEventBytes caps one event of an upstream stream; a larger one
+	// ends the stream with an upstream_response_too_large error event.
+	// 0 or less: 8 MiB.
+	MaxEventBytes int64 `yaml:"max_event_bytes,omitempty" json:"max_event_bytes,omitempty"`
 }
 
 // Providers is an ordered list of provider instances. In YAML it is written

@@ -301,6 +301,7 @@ func TestAPIConcurrentStreams(t *testing.T) {
 			req, _ := http.NewRequest(http.MethodPost, g.URL+"/v1/chat/completions",
 				strings.NewReader(`{"model":"mock-chat","stream":true,"messages":[{"role":"user","content":"`+word+` says hello"}]}`))
 			req.Header.Set("Authorization", "Bearer "+apiMasterKey)
+			req.Header.Set("Content-Type", "application/json")
 			resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
 			if err != nil {
 				errs <- err
@@ -369,8 +370,8 @@ func TestAPIRequestBodyFidelity(t *testing.T) {
 }
 
 // TestAPITimeoutCoversHeadersOnly: a provider's timeout bounds the wait
-// for the upstream's response headers, not a long answer that started in
-// time.
+// for the upstream's response headers, not a long stream that started in
+// time; a non-streamed answer must be whole within it.
 func TestAPITimeoutCoversHeadersOnly(t *testing.T) {
 	apiClearEnv(t)
 	u := apiNewReplay(t, "openai")
@@ -407,13 +408,14 @@ func TestAPITimeoutCoversHeadersOnly(t *testing.T) {
 	g := startGateway(t, apiProvider("up", "openai", "sk-up", u.BaseURL(), "models m", "models_mode allowlist", "timeout 1s"))
 	for _, c := range []struct {
 		name, body, want string
+		status           int
 	}{
-		{"stream", `{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`, "data: [DONE]\n\n"},
-		{"non-stream", `{"model":"m","messages":[{"role":"user","content":"hi"}]}`, `"content":"late but whole"`},
+		{"stream", `{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`, "data: [DONE]\n\n", 200},
+		{"non-stream", `{"model":"m","messages":[{"role":"user","content":"hi"}]}`, `"code":"upstream_timeout"`, 504},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			status, _, body := apiHTTP(t, http.MethodPost, g.URL+"/v1/chat/completions", "", c.body)
-			if status != 200 || !strings.Contains(string(body), c.want) {
+			if status != c.status || !strings.Contains(string(body), c.want) {
 				t.Fatalf("an answer that started in time but lasted 1.2s with timeout 1s: %d %s", status, body)
 			}
 			if c.name == "stream" && apiExpectFromStream(t, body).Content != "012" {

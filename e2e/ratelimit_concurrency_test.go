@@ -32,6 +32,7 @@ func rlBurst(t *testing.T, g *gateway, model string, n int, pathOf func(i int) s
 			body := strings.Replace(rlSlowChat(false), "slow-model", model, 1)
 			req, _ := http.NewRequest("POST", g.URL+"/v1/chat/completions", strings.NewReader(body))
 			req.Header.Set("Authorization", "Bearer "+accMaster)
+			req.Header.Set("Content-Type", "application/json")
 			req.Header.Set(rlUserPath, pathOf(i))
 			<-start
 			resp, err := client.Do(req)
@@ -62,6 +63,7 @@ func rlOpenStream(t *testing.T, ctx context.Context, g *gateway, model, userPath
 	body := strings.Replace(rlSlowChat(true), "slow-model", model, 1)
 	req, _ := http.NewRequestWithContext(ctx, "POST", g.URL+"/v1/chat/completions", strings.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+accMaster)
+	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set(rlUserPath, userPath)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

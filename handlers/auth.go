@@ -70,12 +70,18 @@ func (h *Auth) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.
 		r = r.WithContext(reqinfo.With(r.Context(), info))
 	}
 	cred, sent := keys.Credential(r.Header)
+	conflict := keys.ConflictingCredentials(r.Header)
 	r.Header.Del("Authorization")
 	r.Header.Del("X-Api-Key")
 
 	path := r.URL.Path
 	if isPublic(path) {
 		return next.ServeHTTP(w, r)
+	}
+	if conflict {
+		apierr.WriteFor(w, r, apierr.InvalidRequest("the request carries conflicting credentials: send one key, "+
+			"in Authorization: Bearer <key> or x-api-key, once").WithCode("conflicting_credentials"))
+		return nil
 	}
 	if err := h.app.WaitReady(r.Context()); err != nil {
 		apierr.WriteFor(w, r, notReady())

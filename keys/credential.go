@@ -12,12 +12,12 @@ import (
 
 // Credential returns the caller's credential from "Authorization: Bearer"
 // or, when that is absent, "x-api-key". The second result reports whether
-// a credential was sent at all.
+// a credential was sent at all. It picks one header by that order;
+// ConflictingCredentials tells whether the headers disagree.
 func Credential(h http.Header) (string, bool) {
 	if auth := h.Get("Authorization"); auth != "" {
-		scheme, token, ok := strings.Cut(auth, " ")
-		if ok && strings.EqualFold(scheme, "Bearer") {
-			token = strings.TrimSpace(token)
+		token, bearer := bearerToken(auth)
+		if bearer {
 			return token, token != ""
 		}
 		// A present but unusable Authorization header still counts as
@@ -28,4 +28,53 @@ func Credential(h http.Header) (string, bool) {
 		return key, true
 	}
 	return "", false
+}
+
+// bearerToken returns the trimmed token of a "Bearer" Authorization value
+// and whether the scheme is Bearer.
+func bearerToken(auth string) (string, bool) {
+	scheme, token, ok := strings.Cut(auth, " ")
+	if ok && strings.EqualFold(scheme, "Bearer") {
+		return strings.TrimSpace(token), true
+	}
+	return "", false
+}
+
+// credentialHeaders are the request headers that carry a caller's key, in
+// the canonical form Go gives header names.
+var credentialHeaders = [...]string{"Authorization", "X-Api-Key", "Api-Key", "X-Goog-Api-Key"}
+
+// ConflictingCredentials reports whether the request's credential headers
+// contradict each other: one of Authorization, x-api-key, api-key and
+// x-goog-api-key sent more than once, or two of them (empty values aside)
+// carrying different keys. Authorization counts by its Bearer token, so
+// "Authorization: Bearer K" and "x-api-key: K" agree, while any other
+// Authorization scheme disagrees with every key. Such a request gets 400
+// rather than whichever header would otherwise win.
+func ConflictingCredentials(h http.Header) bool {
+	sent, first, agree := 0, "", true
+	for _, name := range credentialHeaders {
+		vs := h[name]
+		if len(vs) > 1 {
+			return true
+		}
+		if len(vs) == 0 || strings.TrimSpace(vs[0]) == "" {
+			continue
+		}
+		key, usable := strings.TrimSpace(vs[0]), true
+		if name == "Authorization" {
+			key, usable = bearerToken(vs[0])
+			usable = usable && key != ""
+		}
+		sent++
+		// Both values come from the caller: comparing them reveals
+		// nothing the caller does not know, so no constant time here.
+		if !usable || (sent > 1 && key != first) {
+			agree = false
+		}
+		if sent == 1 {
+			first = key
+		}
+	}
+	return sent > 1 && !agree
 }

@@ -9,8 +9,9 @@ import (
 // FuzzCredential checks credential parsing and authentication on arbitrary
 // Authorization and x-api-key values: no panic, a returned credential is
 // trimmed and taken from the header that wins (Authorization whenever it
-// is present), and only the exact master key or managed key
-// authenticates.
+// is present), two headers are reported as conflicting exactly when the
+// winner's key differs from the other's, and only the exact master key or
+// managed key authenticates.
 //
 // Bounded run: go test -run x -fuzz FuzzCredential -fuzztime 10s ./keys
 func FuzzCredential(f *testing.F) {
@@ -31,6 +32,7 @@ func FuzzCredential(f *testing.F) {
 		{"Bearer " + managed, "other"}, {"Basic abc", master}, {"Bearer ", master}, {"Bearer", ""},
 		{"BEARER\t" + managed, ""}, {"Bearer a b", ""}, {" Bearer x", ""}, {"Bearer \x00", "\xff"},
 		{"", "  " + managed + "\t"}, {"Token " + managed, managed},
+		{"Bearer " + managed, managed}, {"Bearer " + master, " " + master + " "}, {"Bearer ", "x"}, {" ", master}, {"0", "\x000"},
 	} {
 		f.Add(seed[0], seed[1])
 	}
@@ -43,6 +45,16 @@ func FuzzCredential(f *testing.F) {
 			h["X-Api-Key"] = []string{apiKey}
 		}
 		cred, sent := Credential(h)
+		// Whenever the headers do not conflict, it does not matter which
+		// one wins: both carry the same key.
+		conflict := ConflictingCredentials(h)
+		blankAuthz, blankKey := strings.TrimSpace(authz) == "", strings.TrimSpace(apiKey) == ""
+		if conflict && (blankAuthz || blankKey) {
+			t.Fatalf("one credential (%q, %q) reported as conflicting", authz, apiKey)
+		}
+		if !conflict && !blankAuthz && !blankKey && cred != strings.TrimSpace(apiKey) {
+			t.Fatalf("Authorization %q and x-api-key %q accepted as agreeing, credential %q", authz, apiKey, cred)
+		}
 		if cred != strings.TrimSpace(cred) {
 			t.Fatalf("credential %q is not trimmed", cred)
 		}

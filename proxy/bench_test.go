@@ -25,6 +25,7 @@ func benchServe(b *testing.B, s *Service, path, body string) {
 	b.SetBytes(int64(len(body)))
 	for i := 0; i < b.N; i++ {
 		req := httptest.NewRequest("POST", path, strings.NewReader(body))
+		req.Header["Content-Type"] = jsonContentType
 		req = req.WithContext(reqinfo.With(req.Context(), reqinfo.New()))
 		s.ServeHTTP(&discardWriter{h: http.Header{}}, req)
 	}

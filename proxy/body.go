@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -23,9 +24,13 @@ const fullValidationLimit = 16 << 10
 // proxy can add stream_options without copying it (appendMember).
 const memberHeadroom = 64
 
-// readBody reads a JSON request body of at most max bytes and checks that it
-// is a JSON object. Oversized bodies get 413, malformed ones 400.
+// readBody reads a JSON request body of at most max bytes. A body sent
+// with another media type gets 415, an oversized one 413, a malformed one
+// 400; scanFields checks that it is an object.
 func readBody(r *http.Request, max int64) ([]byte, error) {
+	if err := checkJSONMediaType(r.Header); err != nil {
+		return nil, err
+	}
 	if max > 0 && r.ContentLength > max {
 		return nil, tooLarge(max)
 	}
@@ -52,10 +57,7 @@ func readBody(r *http.Request, max int64) ([]byte, error) {
 		return nil, apierr.InvalidRequest("request body is empty; expected a JSON object").WithCode("invalid_json")
 	}
 	if len(body) <= fullValidationLimit && !gjson.ValidBytes(body) {
-		return nil, apierr.InvalidRequest("request body is not valid JSON").WithCode("invalid_json")
-	}
-	if first := firstNonSpace(body); first != '{' {
-		return nil, apierr.InvalidRequest("request body must be a JSON object").WithCode("invalid_json")
+		return nil, malformed()
 	}
 	return body, nil
 }
@@ -66,7 +68,12 @@ func tooLarge(max int64) error {
 }
 
 // readAllSized is io.ReadAll starting from a buffer of the expected size.
+// An answer the proxy already read whole (bufferedAnswer) is handed over
+// as it is.
 func readAllSized(r io.Reader, size int) ([]byte, error) {
+	if a, ok := r.(*bufferedAnswer); ok {
+		return a.take(), nil
+	}
 	b := make([]byte, 0, size+1)
 	for {
 		n, err := r.Read(b[len(b):cap(b)])
@@ -83,25 +90,38 @@ func readAllSized(r io.Reader, size int) ([]byte, error) {
 	}
 }
 
-func firstNonSpace(b []byte) byte {
-	for _, c := range b {
-		switch c {
-		case ' ', '\t', '\r', '\n':
-			continue
-		}
-		return c
-	}
-	return 0
-}
-
-// modelField returns the request's model, or a 400 naming the param.
-func modelField(body []byte) (string, error) {
-	m := gjson.GetBytes(body, "model")
-	if !m.Exists() || m.Type == gjson.Null {
+// modelName returns the request's model, or a 400 naming the param.
+func (f requestFields) modelName() (string, error) {
+	raw := f.model
+	if raw == nil || string(raw) == "null" {
 		return "", apierr.InvalidRequest("missing required parameter: model").WithParam("model").WithCode("missing_required_parameter")
 	}
-	if m.Type != gjson.String || m.Str == "" {
+	if len(raw) < 3 || raw[0] != '"' {
 		return "", apierr.InvalidRequest("model must be a non-empty string").WithParam("model")
 	}
-	return m.Str, nil
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw[1 : len(raw)-1]), nil
+	}
+	return gjson.ParseBytes(raw).Str, nil
+}
+
+// streamOn reports whether the request asks for a stream, reading the
+// value as gjson's Bool does (true, a non-zero number, "true").
+func (f requestFields) streamOn() bool {
+	switch string(f.stream) {
+	case "", "false", "null":
+		return false
+	case "true":
+		return true
+	}
+	return gjson.ParseBytes(f.stream).Bool()
+}
+
+// streamOptionsValue returns the client's stream_options (absent: a
+// Result whose Exists is false).
+func (f requestFields) streamOptionsValue() gjson.Result {
+	if f.streamOptions == nil {
+		return gjson.Result{}
+	}
+	return gjson.ParseBytes(f.streamOptions)
 }

@@ -8,41 +8,74 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"syscall"
+	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 
 	"github.com/modelgate/modelgate/apierr"
 )
 
-// transportError maps a failed upstream call: a timeout is 504, anything
-// else (refused, reset, DNS) is 502.
-func transportError(provider string, err error) error {
+// transportError maps an upstream call that failed before the response
+// headers: a timeout is 504 upstream_timeout, a connection the upstream
+// closed or reset is 502 upstream_read_failed, anything else (refused,
+// DNS, TLS) 502 upstream_unreachable. Clients get these fixed messages;
+// the Go error, which names addresses, goes to the log only.
+func transportError(provider string, err error) *apierr.Error {
 	var ne net.Error
-	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
-		return apierr.ProviderError(http.StatusGatewayTimeout, provider,
-			"provider "+provider+" did not answer in time").WithCode("upstream_timeout")
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, errUpstreamTimeout) || (errors.As(err, &ne) && ne.Timeout()):
+		return upstreamTimeout(provider)
+	case brokenConnection(err):
+		return apierr.ProviderError(http.StatusBadGateway, provider,
+			"provider "+provider+" closed the connection before answering").WithCode("upstream_read_failed")
 	}
 	return apierr.ProviderError(http.StatusBadGateway, provider,
-		"provider "+provider+" is unreachable: "+errorText(err)).WithCode("upstream_unreachable")
+		"provider "+provider+" is unreachable").WithCode("upstream_unreachable")
 }
 
-// errorText drops the request URL from a *url.Error so messages stay short
-// and never echo query parameters.
-func errorText(err error) string {
-	var op *net.OpError
-	if errors.As(err, &op) {
-		return op.Error()
+// readError maps a failure while reading an upstream answer after its
+// headers, with a fixed message: 504 upstream_timeout, 502
+// upstream_response_too_large, or 502 upstream_read_failed for a reset or
+// truncated answer.
+func readError(provider string, err error) *apierr.Error {
+	switch {
+	case errors.Is(err, errUpstreamTimeout):
+		return upstreamTimeout(provider)
+	case errors.Is(err, errResponseTooLarge), errors.Is(err, errEventTooLarge):
+		return apierr.ProviderError(http.StatusBadGateway, provider,
+			"the answer of provider "+provider+" exceeds the gateway's size limit").WithCode("upstream_response_too_large")
 	}
-	s := err.Error()
-	if i := strings.LastIndex(s, ": "); i >= 0 {
-		return s[i+2:]
-	}
-	return s
+	return apierr.ProviderError(http.StatusBadGateway, provider,
+		"the connection to provider "+provider+" broke before its answer was complete").WithCode("upstream_read_failed")
 }
+
+func upstreamTimeout(provider string) *apierr.Error {
+	return apierr.ProviderError(http.StatusGatewayTimeout, provider,
+		"provider "+provider+" did not answer in time").WithCode("upstream_timeout")
+}
+
+// brokenConnection reports whether err is a connection the upstream
+// closed or reset after it was established.
+func brokenConnection(err error) bool {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) {
+		return true
+	}
+	var op *net.OpError
+	return errors.As(err, &op) && (op.Op == "read" || op.Op == "write")
+}
+
+// maxRelayedMessage caps the length of an upstream error message.
+const maxRelayedMessage = 2048
 
 // upstreamError maps an upstream error response onto the gateway shape,
-// keeping the upstream's status, message and code.
-func upstreamError(provider string, resp *http.Response) *apierr.Error {
+// keeping the upstream's status. The message, code and param come only
+// from a JSON error body (OpenAI's and Anthropic's error.message, and the
+// few variants other upstreams use); any other body, an HTML error page
+// say, gives the status text. Every configured provider credential is
+// stripped from what is relayed, and 401/403 messages are replaced.
+func upstreamError(provider string, resp *http.Response, u *Upstreams) *apierr.Error {
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	msg, code, param := "", "", ""
 	if gjson.ValidBytes(body) {
@@ -65,14 +98,16 @@ func upstreamError(provider string, resp *http.Response) *apierr.Error {
 			msg = gjson.GetBytes(body, "0.error.message").String()
 		}
 	}
-	if msg == "" {
-		msg = strings.TrimSpace(string(body))
-		if len(msg) > 512 {
-			msg = msg[:512]
+	msg = strings.TrimSpace(u.redact(msg))
+	if len(msg) > maxRelayedMessage {
+		n := maxRelayedMessage
+		for n > 0 && !utf8.RuneStart(msg[n]) {
+			n--
 		}
+		msg = msg[:n]
 	}
 	if msg == "" {
-		msg = http.StatusText(resp.StatusCode)
+		msg = statusText(resp.StatusCode)
 	}
 	upstreamAuth := resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden
 	if upstreamAuth {
@@ -82,10 +117,10 @@ func upstreamError(provider string, resp *http.Response) *apierr.Error {
 		code = "upstream_auth_failed"
 	}
 	ge := apierr.New(resp.StatusCode, typeForStatus(resp.StatusCode), "provider "+provider+": "+msg).WithProvider(provider)
-	if code != "" {
+	if code = u.redact(code); code != "" {
 		ge.WithCode(code)
 	}
-	if param != "" {
+	if param = u.redact(param); param != "" {
 		ge.WithParam(param)
 	}
 	if ra := strings.TrimSpace(resp.Header.Get("Retry-After")); ra != "" {
@@ -94,6 +129,14 @@ func upstreamError(provider string, resp *http.Response) *apierr.Error {
 		ge.RetryAfter = 1
 	}
 	return ge
+}
+
+// statusText is the standard text of an HTTP status, or "status N".
+func statusText(status int) string {
+	if t := http.StatusText(status); t != "" {
+		return t
+	}
+	return "status " + strconv.Itoa(status)
 }
 
 func typeForStatus(status int) string {

@@ -32,6 +32,11 @@ type call struct {
 	tr        *translation // nil: passthrough
 
 	anthropicTokens translate.MessagesUsage // usage of a native Anthropic stream so far
+
+	limits   UpstreamLimits // how the provider's answer is read
+	upstream upstreamBody   // the answer's body under limits
+	answer   bufferedAnswer // a non-streamed answer read whole for translation
+	failure  string         // why reading the answer failed, for the attempt record
 }
 
 func (s *Service) chatCompletions(w http.ResponseWriter, r *http.Request) {
@@ -71,10 +76,16 @@ func (s *Service) forward(w http.ResponseWriter, r *http.Request, in ingress) {
 		return // a provider or model rule is saturated; 429 written
 	}
 	// Released when the answer is complete (streams included), also on
-	// disconnects and panics, charging the tokens this provider used.
+	// disconnects, aborted streams and panics, charging the tokens this
+	// provider used.
 	defer func() { adm.Done(usedTokens(c.info)) }()
+	// The upstream call has its own context so that a silent upstream can
+	// be cancelled (upstreamBody); it ends with the client's.
+	ctx, cancel := context.WithCancelCause(r.Context())
+	defer cancel(nil)
+	c.limits = s.Upstreams.limitsFor(c.provider.Name())
 	started := time.Now()
-	resp, err := c.provider.Do(r.Context(), c.ep, c.model, c.body)
+	resp, err := c.provider.Do(ctx, c.ep, c.model, c.body)
 	if err != nil {
 		c.info.AddAttempt(reqinfo.Attempt{Provider: c.provider.Name(), Model: c.model, StartedAt: started,
 			Duration: time.Since(started), Err: err.Error()})
@@ -85,27 +96,37 @@ func (s *Service) forward(w http.ResponseWriter, r *http.Request, in ingress) {
 		apierr.WriteFor(w, r, transportError(c.provider.Name(), err))
 		return
 	}
+	streamed := c.stream && isEventStream(resp.Header)
+	c.upstream.watch(ctx, cancel, resp.Body, c.limits, streamed, started)
+	resp.Body = &c.upstream
 	defer resp.Body.Close()
 	defer func() {
 		c.info.AddAttempt(reqinfo.Attempt{Provider: c.provider.Name(), Model: c.model, StatusCode: resp.StatusCode,
-			StartedAt: started, Duration: time.Since(started)})
+			StartedAt: started, Duration: time.Since(started), Err: c.failure})
 	}()
 	if resp.StatusCode >= 400 {
-		apierr.WriteFor(w, r, upstreamError(c.provider.Name(), resp))
+		apierr.WriteFor(w, r, upstreamError(c.provider.Name(), resp, s.Upstreams))
 		return
 	}
 	copyResponseHeaders(w.Header(), resp.Header)
 	w.Header().Set("X-Modelgate-Provider", c.provider.Name())
-	streamed := c.stream && isEventStream(resp.Header)
 	switch {
 	case c.tr != nil && streamed:
 		relayTranslatedStream(w, resp, c)
 	case c.tr != nil:
+		body, ok := s.readAnswer(w, r, resp, c)
+		if !ok {
+			return
+		}
+		c.answer = bufferedAnswer{b: body}
+		resp.Body = &c.answer
 		relayTranslatedBody(w, r, resp, c)
 	case streamed:
-		relayStream(w, resp, c)
+		s.relayStream(w, r, resp, c)
 	default:
-		relayBody(w, resp, c)
+		if body, ok := s.readAnswer(w, r, resp, c); ok {
+			relayBody(w, resp, c, body)
+		}
 	}
 }
 
@@ -117,13 +138,15 @@ func (s *Service) prepare(r *http.Request, in ingress) (*call, error) {
 	if err != nil {
 		return nil, err
 	}
-	requested, err := modelField(body)
+	fields, err := scanFields(body)
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), 15*time.Second)
-	p, model, err := s.Registry.Resolve(ctx, requested)
-	cancel()
+	requested, err := fields.modelName()
+	if err != nil {
+		return nil, err
+	}
+	p, model, err := s.resolve(r.Context(), requested)
 	if err != nil {
 		var unknown *providers.ErrUnknownModel
 		if errors.As(err, &unknown) {
@@ -139,10 +162,8 @@ func (s *Service) prepare(r *http.Request, in ingress) (*call, error) {
 	c := &call{in: in, body: body, provider: p, model: model}
 	var opts gjson.Result // the client's stream_options, read once
 	if in.streams {
-		// Each lookup of an absent key scans the whole body: look up
-		// stream_options only for streams.
-		if c.stream = gjson.GetBytes(body, "stream").Bool(); c.stream {
-			opts = gjson.GetBytes(body, "stream_options")
+		if c.stream = fields.streamOn(); c.stream {
+			opts = fields.streamOptionsValue()
 			c.wantUsage = opts.Get("include_usage").Bool()
 		}
 	}
@@ -169,6 +190,20 @@ func (s *Service) prepare(r *http.Request, in ingress) (*call, error) {
 	c.info.ProviderType = p.Type()
 	c.info.Stream = c.stream
 	return c, nil
+}
+
+// resolve maps the requested model to its provider. While the first model
+// listings are still arriving, an unknown name waits for them, up to 15 s;
+// afterwards nothing waits, and no timer is set up for it.
+func (s *Service) resolve(ctx context.Context, requested string) (providers.Provider, string, error) {
+	select {
+	case <-s.Registry.Ready():
+	default:
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, 15*time.Second)
+		defer cancel()
+	}
+	return s.Registry.Resolve(ctx, requested)
 }
 
 // requestUsageChunk makes a chat body ask for the final usage chunk.
@@ -212,15 +247,37 @@ func sameBytes(a, b []byte) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
-// relayBody copies a whole (non-streamed) upstream answer and records its
-// usage.
-func relayBody(w http.ResponseWriter, resp *http.Response, c *call) {
-	body, err := readAllSized(resp.Body, sizeHint(resp.ContentLength))
-	if err != nil {
-		apierr.Write(w, apierr.ProviderError(http.StatusBadGateway, c.provider.Name(),
-			"reading the upstream response failed: "+err.Error()))
-		return
+// readAnswer reads a whole (non-streamed) upstream answer under the
+// provider's limits. When that fails it answers the client with a fixed
+// message (the cause goes to the log) and reports false.
+func (s *Service) readAnswer(w http.ResponseWriter, r *http.Request, resp *http.Response, c *call) ([]byte, bool) {
+	var body []byte
+	err := errResponseTooLarge
+	if resp.ContentLength <= c.limits.MaxResponseBytes {
+		body, err = readAllSized(resp.Body, sizeHint(resp.ContentLength))
 	}
+	if err == nil {
+		return body, true
+	}
+	if r.Context().Err() == nil { // else the client went away; nobody to answer
+		s.answerFailed(w, r, c, err)
+	}
+	return nil, false
+}
+
+// answerFailed logs why reading the upstream answer failed, records it on
+// the attempt and sends the client the fixed error for it.
+func (s *Service) answerFailed(w http.ResponseWriter, r *http.Request, c *call, err error) {
+	e := readError(c.provider.Name(), err)
+	c.failure = *e.Code
+	s.logger().Warn("reading the upstream answer failed", zap.String("provider", c.provider.Name()),
+		zap.String("code", c.failure), zap.Int64("max_response_bytes", c.limits.MaxResponseBytes), zap.Error(err))
+	apierr.WriteFor(w, r, e)
+}
+
+// relayBody sends a whole (non-streamed) upstream answer and records its
+// usage.
+func relayBody(w http.ResponseWriter, resp *http.Response, c *call, body []byte) {
 	if u, ok := bodyUsage(c.ep, body); ok {
 		c.info.SetUsage(u)
 	}

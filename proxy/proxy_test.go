@@ -61,9 +61,15 @@ func newService(t testing.TB, p *stubProvider) *Service {
 	return &Service{Registry: reg, MaxBodyBytes: 1 << 20}
 }
 
+// jsonContentType is the Content-Type the official SDKs send.
+var jsonContentType = []string{"application/json"}
+
 func serve(s *Service, method, path, body string) (*httptest.ResponseRecorder, *reqinfo.Info) {
 	info := reqinfo.New()
 	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	if method == http.MethodPost {
+		req.Header["Content-Type"] = jsonContentType
+	}
 	req = req.WithContext(reqinfo.With(req.Context(), info))
 	rec := httptest.NewRecorder()
 	s.ServeHTTP(rec, req)
@@ -156,7 +162,7 @@ func TestUpstreamErrorMapping(t *testing.T) {
 	}{
 		{400, `{"error":{"message":"bad thing","type":"invalid_request_error","param":"temperature","code":"bad_code"}}`, "", "invalid_request_error", "bad_code", "bad thing", ""},
 		{429, `{"error":{"message":"slow down","type":"rate_limit"}}`, "7", "rate_limit_error", "rate_limit", "slow down", ""},
-		{500, `oops not json`, "", "provider_error", "", "oops not json", ""},
+		{500, `oops not json`, "", "provider_error", "", "Internal Server Error", "oops"},
 		{401, `{"error":{"message":"Incorrect API key provided: sk-abc***wxyz"}}`, "", "authentication_error", "", "refused", "sk-abc"},
 		{404, `{"error":{"message":"no such model","code":"model_not_found"}}`, "", "not_found_error", "model_not_found", "no such model", ""},
 		{503, `[{"error":{"code":503,"message":"overloaded","status":"UNAVAILABLE"}}]`, "", "provider_error", "", "overloaded", ""},

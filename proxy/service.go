@@ -25,6 +25,10 @@ type Service struct {
 	Logger *zap.Logger
 	// Limits enforces provider and model rate limits; nil limits nothing.
 	Limits TargetLimiter
+	// Upstreams bounds the reading of each provider's answers and strips
+	// provider credentials from relayed error text; nil applies the
+	// default limits and strips nothing.
+	Upstreams *Upstreams
 }
 
 // route is one model endpoint.

@@ -3,11 +3,13 @@ package proxy
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"io"
 	"net/http"
 	"sync"
 
 	"github.com/tidwall/gjson"
+	"go.uber.org/zap"
 
 	"github.com/modelgate/modelgate/providers"
 	"github.com/modelgate/modelgate/providers/translate"
@@ -19,19 +21,64 @@ import (
 // carries it and drops the usage-only chunk the gateway asked for on the
 // client's behalf. It stops when either side goes away; the upstream
 // request shares the client's context, so a client disconnect cancels it.
-func relayStream(w http.ResponseWriter, resp *http.Response, c *call) {
+// How a failing upstream ends the stream is endStream's.
+func (s *Service) relayStream(w http.ResponseWriter, r *http.Request, resp *http.Response, c *call) {
 	events := newEventReader(resp.Body)
 	defer events.release()
 	out := startEventStream(w, resp.StatusCode, events)
 	for {
 		ev, err := events.next()
-		if len(ev) > 0 && !c.inspectEvent(ev) {
+		// A last event that lacks only its blank line (as some upstreams
+		// send it) passes on unchanged; a line cut short does not.
+		if err != nil && !(err == io.EOF && endsLine(ev)) {
+			s.endStream(r, &out, c, ev, err)
+			return
+		}
+		if !c.inspectEvent(ev) {
 			ev = nil
 		}
 		if !out.write(ev, err != nil) || err != nil {
 			return
 		}
 	}
+}
+
+// endsLine reports whether b ends with a whole line.
+func endsLine(b []byte) bool { return len(b) > 0 && b[len(b)-1] == '\n' }
+
+// endStream finishes a native stream once reading the upstream stopped
+// with err, leaving partial (what was read of an unfinished event) unsent:
+//
+//   - at the end of the upstream's body, between events or after a whole
+//     line, the stream ends normally;
+//   - when the upstream went silent (idle timeout) or sent an oversized
+//     event, it ends with an error event in the client's shape;
+//   - when the upstream reset the connection or stopped inside a line,
+//     the client's connection is aborted, so that its SDK reports an
+//     error instead of taking the stream for a complete answer. The
+//     panic (http.ErrAbortHandler) is how net/http aborts a response
+//     without logging it; the caller's deferred releases run on the way.
+func (s *Service) endStream(r *http.Request, out *eventWriter, c *call, partial []byte, err error) {
+	if err == io.EOF && len(partial) == 0 {
+		out.write(nil, true)
+		return
+	}
+	if r.Context().Err() != nil {
+		return // the client went away; nobody to tell
+	}
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF // the stream stopped inside an event
+	}
+	e := readError(c.provider.Name(), err)
+	c.failure = *e.Code
+	s.logger().Warn("upstream stream failed", zap.String("provider", c.provider.Name()),
+		zap.String("code", c.failure), zap.Int("partial_event_bytes", len(partial)), zap.Error(err))
+	if errors.Is(err, errUpstreamTimeout) || errors.Is(err, errEventTooLarge) {
+		out.write(streamErrorEvent(c.in, e), true)
+		return
+	}
+	out.write(nil, true) // the whole events relayed so far
+	panic(http.ErrAbortHandler)
 }
 
 // inspectEvent records usage carried by ev and reports whether ev goes to
@@ -108,15 +155,26 @@ func eventData(ev []byte) []byte {
 type eventReader struct {
 	r   *bufio.Reader
 	buf []byte
+	max int // longest event accepted; 0: no limit
 }
+
+// eventCapper is a body that knows the event cap of its stream
+// (upstreamBody).
+type eventCapper interface{ maxEventBytes() int }
 
 // readerPool recycles the 16 KiB read buffers of finished streams.
 var readerPool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 16<<10) }}
 
+// newEventReader returns a reader of the events of r, accepting events up
+// to r's cap when r is an upstream body, else up to DefaultMaxEventBytes.
 func newEventReader(r io.Reader) *eventReader {
 	br := readerPool.Get().(*bufio.Reader)
 	br.Reset(r)
-	return &eventReader{r: br}
+	e := &eventReader{r: br, max: int(DefaultMaxEventBytes)}
+	if c, ok := r.(eventCapper); ok {
+		e.max = c.maxEventBytes()
+	}
+	return e
 }
 
 // release returns the read buffer to the pool; the reader is unusable
@@ -129,12 +187,17 @@ func (e *eventReader) release() {
 
 // next returns the next complete event. At the end of the stream it
 // returns whatever was left (possibly an unterminated event) and the error.
-// The returned slice is valid until the next call.
+// An event longer than the cap ends the stream with errEventTooLarge,
+// having held at most one read buffer beyond the cap. The returned slice
+// is valid until the next call.
 func (e *eventReader) next() ([]byte, error) {
 	e.buf = e.buf[:0]
 	for {
 		line, err := e.r.ReadSlice('\n')
 		e.buf = append(e.buf, line...)
+		if e.max > 0 && len(e.buf) > e.max {
+			return nil, errEventTooLarge
+		}
 		if err == bufio.ErrBufferFull {
 			continue
 		}

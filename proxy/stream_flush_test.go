@@ -88,7 +88,7 @@ func TestRelayStreamFlushesEventsTogetherButNeverHoldsOneBack(t *testing.T) {
 	rec := &flushRecorder{h: http.Header{}, flushed: make(chan struct{}, 16)}
 	done := make(chan struct{})
 	go func() {
-		relayStream(rec, resp, &call{})
+		new(Service).relayStream(rec, httptest.NewRequest("POST", "/v1/chat/completions", nil), resp, &call{})
 		close(done)
 	}()
 	if got := rec.waitFlush(t); got != "" {
@@ -129,7 +129,7 @@ func TestRelayStreamFlushesEventsTogetherButNeverHoldsOneBack(t *testing.T) {
 func BenchmarkRelayStreamLoopback(b *testing.B) {
 	stream := chatStream()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		relayStream(w, sseResponse(stream), &call{info: reqinfo.New(), wantUsage: true})
+		new(Service).relayStream(w, r, sseResponse(stream), &call{info: reqinfo.New(), wantUsage: true})
 	}))
 	defer srv.Close()
 	client := srv.Client()

@@ -1,0 +1,47 @@
+package proxy
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/modelgate/modelgate/apierr"
+)
+
+// checkJSONMediaType admits a model request only when its Content-Type is
+// application/json, in any letter case and with or without parameters
+// (charset=utf-8). Anything else, a missing header included, gets 415
+// invalid_request_error, code unsupported_media_type. A web page can make
+// a visitor's browser post form data, text/plain, or a bare byte body
+// without any Content-Type to a local gateway without the browser asking
+// first; only application/json needs that permission, so requiring it
+// keeps web pages from spending the visitor's provider credit.
+func checkJSONMediaType(h http.Header) error {
+	ct := h.Get("Content-Type")
+	mt, _, _ := strings.Cut(ct, ";")
+	if strings.EqualFold(strings.TrimSpace(mt), "application/json") {
+		return nil
+	}
+	msg := "this endpoint takes a JSON body: send the header Content-Type: application/json"
+	if ct == "" {
+		msg += " (it is missing; a request without it is refused too)"
+	} else {
+		msg += " (got " + quoteMediaType(mt) + ")"
+	}
+	return apierr.New(http.StatusUnsupportedMediaType, apierr.TypeInvalidRequest, msg).
+		WithParam("Content-Type").WithCode("unsupported_media_type")
+}
+
+// quoteMediaType quotes a client's media type for an error message,
+// shortened and with control characters dropped.
+func quoteMediaType(mt string) string {
+	mt = strings.TrimSpace(mt)
+	if len(mt) > 64 {
+		mt = mt[:64] + "..."
+	}
+	return "\"" + strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || r == '"' {
+			return -1
+		}
+		return r
+	}, mt) + "\""
+}

@@ -3,6 +3,7 @@ module github.com/modelgate/modelgate
 go 1.26.8
 
 require (
+	github.com/anthropics/anthropic-sdk-go v1.84.0
 	github.com/caddyserver/caddy/v2 v2.11.9
 	github.com/dustin/go-humanize v1.1.0
 	github.com/openai/openai-go/v3 v3.96.0
@@ -30,7 +31,6 @@ require (
 	github.com/Masterminds/semver/v3 v3.5.0 // indirect
 	github.com/Masterminds/sprig/v3 v3.3.0 // indirect
 	github.com/alecthomas/chroma/v2 v2.27.0 // indirect
-	github.com/anthropics/anthropic-sdk-go v1.84.0 // indirect
 	github.com/antlr4-go/antlr/v4 v4.13.1 // indirect
 	github.com/aryann/difflib v0.0.0-20210328193216-ff5ff6dc229b // indirect
 	github.com/bahlo/generic-list-go v0.2.0 // indirect

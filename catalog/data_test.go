@@ -1,12 +1,15 @@
 package catalog
 
 import (
+	"encoding/json"
 	"math"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/modelgate/modelgate/internal/fixtures"
 )
 
 var (
@@ -179,8 +182,9 @@ func TestEveryIDAndAliasResolvesToItself(t *testing.T) {
 	}
 }
 
-// TestFixtureModelsCovered checks the prominent chat and embedding models
-// listed by the providers' recorded /models responses.
+// TestFixtureModelsCovered checks that the prominent models of the
+// providers' recorded /models responses are catalogued; each id checked
+// must be one the recording lists.
 func TestFixtureModelsCovered(t *testing.T) {
 	ids := map[string][]string{
 		"openai": {"gpt-4o", "gpt-4o-2024-11-20", "gpt-4o-mini", "gpt-4.1", "gpt-4.1-mini-2025-04-14",
@@ -196,12 +200,38 @@ func TestFixtureModelsCovered(t *testing.T) {
 			"openai/gpt-oss-20b", "qwen/qwen3-32b", "whisper-large-v3", "meta-llama/llama-guard-4-12b"},
 	}
 	for typ, list := range ids {
+		listed := recordedModelIDs(t, typ)
 		for _, id := range list {
+			if !listed[id] {
+				t.Errorf("%s: %s is not in the recorded models.json", typ, id)
+			}
 			if _, ok := Lookup(typ, id); !ok {
 				t.Errorf("%s: %s not catalogued", typ, id)
 			}
 		}
 	}
+}
+
+// recordedModelIDs returns the ids of the recorded GET /models answer of
+// provider family typ.
+func recordedModelIDs(t *testing.T, typ string) map[string]bool {
+	t.Helper()
+	var listing struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(fixtures.Must(t, typ, "models.json"), &listing); err != nil {
+		t.Fatalf("%s/models.json: %v", typ, err)
+	}
+	if len(listing.Data) == 0 {
+		t.Fatalf("%s/models.json lists no model", typ)
+	}
+	ids := make(map[string]bool, len(listing.Data))
+	for _, m := range listing.Data {
+		ids[m.ID] = true
+	}
+	return ids
 }
 
 func TestParseRejectsBadData(t *testing.T) {

@@ -11,8 +11,8 @@ import (
 // server. Auto mode depends on the real clock; the admin package's unit
 // tests inject a clock to cover both sides of the sunset.
 func TestAccessLegacyAlias(t *testing.T) {
-	accClearEnv(t)
-	checkHeaders := func(t *testing.T, res accResp, successor string) {
+	clearEnv(t)
+	checkHeaders := func(t *testing.T, res response, successor string) {
 		t.Helper()
 		if res.Header.Get("Deprecation") != "true" || res.Header.Get("Sunset") != "Sun, 09 Aug 2026 00:00:00 GMT" ||
 			res.Header.Get("Link") != "<"+successor+`>; rel="successor-version"` {
@@ -21,27 +21,27 @@ func TestAccessLegacyAlias(t *testing.T) {
 	}
 
 	t.Run("on", func(t *testing.T) {
-		g := startGateway(t, accBlock("admin {\n legacy_alias on\n}"))
-		res := accAdmin(t, g, "GET", "/admin/api/v1/auth-keys", "")
+		g := startGateway(t, mockBlock("admin {\n legacy_alias on\n}"))
+		res := adminCall(t, g, "GET", "/admin/api/v1/auth-keys", "")
 		if res.Status != 200 || res.JSON(t)["keys"] == nil {
 			t.Fatalf("%d %s", res.Status, res.Body)
 		}
 		checkHeaders(t, res, "/admin/auth-keys")
-		res = accAdmin(t, g, "GET", "/admin/api/v1/dashboard/config", "")
+		res = adminCall(t, g, "GET", "/admin/api/v1/dashboard/config", "")
 		if res.Status != 200 || res.JSON(t)["features"] == nil {
 			t.Fatalf("dashboard/config: %d %s", res.Status, res.Body)
 		}
 		checkHeaders(t, res, "/admin/runtime/config")
 		// The alias needs the same credentials as the admin API.
-		accDo(t, "GET", g.URL+"/admin/api/v1/auth-keys", "").ExpectErr(t, 401, "authentication_error", "missing_api_key")
-		plain := accCreateKey(t, g, `{"name":"plain"}`)
-		accDo(t, "GET", g.URL+"/admin/api/v1/auth-keys", "", bearer(plain.Secret)...).
+		request(t, "GET", g.URL+"/admin/api/v1/auth-keys", "").ExpectErr(t, 401, "authentication_error", "missing_api_key")
+		plain := createKey(t, g, `{"name":"plain"}`)
+		request(t, "GET", g.URL+"/admin/api/v1/auth-keys", "", bearer(plain.Secret)...).
 			ExpectErr(t, 403, "authentication_error", "dashboard_access_denied")
 	})
 
 	t.Run("auto", func(t *testing.T) {
-		g := startGateway(t, accBlock(""))
-		res := accAdmin(t, g, "GET", "/admin/api/v1/runtime/config", "")
+		g := startGateway(t, mockBlock(""))
+		res := adminCall(t, g, "GET", "/admin/api/v1/runtime/config", "")
 		if time.Now().Before(admin.LegacySunset) {
 			if res.Status != 200 {
 				t.Fatalf("before the sunset: %d %s", res.Status, res.Body)
@@ -54,8 +54,8 @@ func TestAccessLegacyAlias(t *testing.T) {
 
 	t.Run("off from the environment", func(t *testing.T) {
 		t.Setenv("ADMIN_LEGACY_ALIAS", "off")
-		g := startGateway(t, accBlock("admin {\n legacy_alias on\n}"))
-		res := accAdmin(t, g, "GET", "/admin/api/v1/auth-keys", "")
+		g := startGateway(t, mockBlock("admin {\n legacy_alias on\n}"))
+		res := adminCall(t, g, "GET", "/admin/api/v1/auth-keys", "")
 		res.ExpectErr(t, 404, "invalid_request_error", "unknown_route")
 		if res.Header.Get("Deprecation") != "" {
 			t.Fatal("off mode sends Deprecation")

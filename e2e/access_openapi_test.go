@@ -17,9 +17,9 @@ var pathParam = regexp.MustCompile(`\{[^/{}]+\}`)
 // other method on a documented path is refused with 405 (or 404 for
 // dashboard pages), so the document lists all methods a path serves.
 func TestAccessOpenAPIMatchesServer(t *testing.T) {
-	accClearEnv(t)
-	g := startGateway(t, accBlock("admin {\n legacy_alias on\n}"))
-	res := accAdmin(t, g, "GET", "/admin/openapi.json", "")
+	clearEnv(t)
+	g := startGateway(t, mockBlock("admin {\n legacy_alias on\n}"))
+	res := adminCall(t, g, "GET", "/admin/openapi.json", "")
 	if res.Status != 200 {
 		t.Fatalf("%d %s", res.Status, res.Body)
 	}
@@ -45,7 +45,7 @@ func TestAccessOpenAPIMatchesServer(t *testing.T) {
 		url := g.URL + pathParam.ReplaceAllString(p, "x_doesnotexist")
 		for _, m := range methods {
 			_, documented := item[strings.ToLower(m)]
-			r := accDo(t, m, url, "{}", bearer(accMaster)...)
+			r := request(t, m, url, "{}", bearer(masterKey)...)
 			routed := r.Status != http.StatusMethodNotAllowed &&
 				!(r.Status == http.StatusNotFound && strings.Contains(string(r.Body), `"unknown_route"`))
 			if documented && !routed {
@@ -60,7 +60,7 @@ func TestAccessOpenAPIMatchesServer(t *testing.T) {
 	if b := schemes["bearerAuth"].(map[string]any); b["scheme"] != "bearer" || b["bearerFormat"] != "JWT" {
 		t.Fatalf("bearer scheme %v", b)
 	}
-	if strings.Contains(string(res.Body), accMaster) {
+	if strings.Contains(string(res.Body), masterKey) {
 		t.Fatal("document carries the master key")
 	}
 }

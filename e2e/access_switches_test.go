@@ -11,61 +11,61 @@ func TestAccessAdminSwitches(t *testing.T) {
 	admin404 := func(t *testing.T, g *gateway, paths ...string) {
 		t.Helper()
 		for _, p := range paths {
-			accAdmin(t, g, "GET", p, "").ExpectErr(t, 404, "invalid_request_error", "unknown_route")
+			adminCall(t, g, "GET", p, "").ExpectErr(t, 404, "invalid_request_error", "unknown_route")
 		}
 	}
 	apiPaths := []string{"/admin/auth-keys", "/admin/runtime/config", "/admin/openapi.json", "/admin/usage/summary"}
 	uiPaths := []string{"/admin/dashboard", "/admin/dashboard/audit", "/admin/static/modelgate.css"}
 
 	t.Run("endpoints off in the environment", func(t *testing.T) {
-		accClearEnv(t)
+		clearEnv(t)
 		t.Setenv("ADMIN_ENDPOINTS_ENABLED", "false")
-		g := startGateway(t, accBlock(""))
+		g := startGateway(t, mockBlock(""))
 		admin404(t, g, append(apiPaths, uiPaths...)...)
 		// Without a credential too: the API is absent, not protected.
-		accDo(t, "GET", g.URL+"/admin/auth-keys", "").ExpectErr(t, 404, "invalid_request_error", "unknown_route")
-		if res := accDo(t, "POST", g.URL+"/v1/chat/completions", accChat, bearer(accMaster)...); res.Status != 200 {
+		request(t, "GET", g.URL+"/admin/auth-keys", "").ExpectErr(t, 404, "invalid_request_error", "unknown_route")
+		if res := request(t, "POST", g.URL+"/v1/chat/completions", mockChat, bearer(masterKey)...); res.Status != 200 {
 			t.Fatalf("model endpoint: %d", res.Status)
 		}
 	})
 
 	t.Run("endpoints off in the Caddyfile", func(t *testing.T) {
-		accClearEnv(t)
-		g := startGateway(t, accBlock("admin {\n endpoints_enabled false\n ui_enabled true\n}"))
+		clearEnv(t)
+		g := startGateway(t, mockBlock("admin {\n endpoints_enabled false\n ui_enabled true\n}"))
 		admin404(t, g, append(apiPaths, uiPaths...)...)
 	})
 
 	t.Run("endpoints off in the YAML admin block", func(t *testing.T) {
-		accClearEnv(t)
+		clearEnv(t)
 		cfg := writeFile(t, "config.yaml", "admin:\n  endpoints_enabled: false\n")
-		g := startGateway(t, accBlock("config_file "+cfg))
+		g := startGateway(t, mockBlock("config_file "+cfg))
 		admin404(t, g, append(apiPaths, uiPaths...)...)
 	})
 
 	t.Run("UI off", func(t *testing.T) {
-		accClearEnv(t)
+		clearEnv(t)
 		t.Setenv("ADMIN_UI_ENABLED", "false")
-		g := startGateway(t, accBlock(""))
+		g := startGateway(t, mockBlock(""))
 		for _, p := range uiPaths {
-			accDo(t, "GET", g.URL+p, "").ExpectErr(t, 404, "invalid_request_error", "unknown_route")
+			request(t, "GET", g.URL+p, "").ExpectErr(t, 404, "invalid_request_error", "unknown_route")
 		}
 		for _, p := range apiPaths {
-			if res := accAdmin(t, g, "GET", p, ""); res.Status != 200 {
+			if res := adminCall(t, g, "GET", p, ""); res.Status != 200 {
 				t.Fatalf("%s with the UI off: %d %s", p, res.Status, res.Body)
 			}
 		}
-		f := accAdmin(t, g, "GET", "/admin/runtime/config", "").JSON(t)["features"].(map[string]any)
+		f := adminCall(t, g, "GET", "/admin/runtime/config", "").JSON(t)["features"].(map[string]any)
 		if f["admin_ui_enabled"] != false || f["admin_endpoints_enabled"] != true {
 			t.Fatalf("features %v", f)
 		}
 	})
 
 	t.Run("UI off in the YAML admin block", func(t *testing.T) {
-		accClearEnv(t)
+		clearEnv(t)
 		cfg := writeFile(t, "config.yaml", "admin:\n  ui_enabled: false\n")
-		g := startGateway(t, accBlock("config_file "+cfg))
-		accDo(t, "GET", g.URL+"/admin/dashboard", "").ExpectErr(t, 404, "invalid_request_error", "unknown_route")
-		if res := accAdmin(t, g, "GET", "/admin/auth-keys", ""); res.Status != 200 {
+		g := startGateway(t, mockBlock("config_file "+cfg))
+		request(t, "GET", g.URL+"/admin/dashboard", "").ExpectErr(t, 404, "invalid_request_error", "unknown_route")
+		if res := adminCall(t, g, "GET", "/admin/auth-keys", ""); res.Status != 200 {
 			t.Fatalf("API: %d", res.Status)
 		}
 	})
@@ -74,10 +74,10 @@ func TestAccessAdminSwitches(t *testing.T) {
 // TestAccessUsageTrackingOff: the usage routes answer zeroed or empty
 // results, never errors.
 func TestAccessUsageTrackingOff(t *testing.T) {
-	accClearEnv(t)
+	clearEnv(t)
 	t.Setenv("USAGE_ENABLED", "false")
-	g := startGateway(t, accBlock(""))
-	sum := accAdmin(t, g, "GET", "/admin/usage/summary?days=7", "")
+	g := startGateway(t, mockBlock(""))
+	sum := adminCall(t, g, "GET", "/admin/usage/summary?days=7", "")
 	if sum.Status != 200 {
 		t.Fatalf("summary: %d %s", sum.Status, sum.Body)
 	}
@@ -86,31 +86,31 @@ func TestAccessUsageTrackingOff(t *testing.T) {
 			t.Errorf("%s = %v", f, v)
 		}
 	}
-	if res := accAdmin(t, g, "GET", "/admin/usage/daily?interval=monthly", ""); res.Status != 200 || strings.TrimSpace(string(res.Body)) != "[]" {
+	if res := adminCall(t, g, "GET", "/admin/usage/daily?interval=monthly", ""); res.Status != 200 || strings.TrimSpace(string(res.Body)) != "[]" {
 		t.Fatalf("daily: %d %s", res.Status, res.Body)
 	}
-	if res := accAdmin(t, g, "GET", "/admin/usage/sessions", ""); res.Status != 200 || len(res.JSON(t)["sessions"].([]any)) != 0 {
+	if res := adminCall(t, g, "GET", "/admin/usage/sessions", ""); res.Status != 200 || len(res.JSON(t)["sessions"].([]any)) != 0 {
 		t.Fatalf("sessions: %d %s", res.Status, res.Body)
 	}
-	if res := accAdmin(t, g, "GET", "/v1/usage", ""); res.Status != 200 || res.JSON(t)["usage"] != nil {
+	if res := adminCall(t, g, "GET", "/v1/usage", ""); res.Status != 200 || res.JSON(t)["usage"] != nil {
 		t.Fatalf("self usage: %d %s", res.Status, res.Body)
 	}
-	if f := accAdmin(t, g, "GET", "/admin/runtime/config", "").JSON(t)["features"].(map[string]any); f["usage_enabled"] != false {
+	if f := adminCall(t, g, "GET", "/admin/runtime/config", "").JSON(t)["features"].(map[string]any); f["usage_enabled"] != false {
 		t.Fatalf("features %v", f)
 	}
 }
 
 // TestAccessRuntimeConfig: switches, version and providers, never a secret.
 func TestAccessRuntimeConfig(t *testing.T) {
-	accClearEnv(t)
+	clearEnv(t)
 	t.Setenv("LOGGING_ENABLED", "false")
 	up := "sk-upstream-secret-42"
-	g := startGateway(t, accBlock("provider openai {\n api_key "+up+"\n base_url http://127.0.0.1:9/v1\n models gpt-x\n models_mode allowlist\n}"))
-	res := accAdmin(t, g, "GET", "/admin/runtime/config", "")
+	g := startGateway(t, mockBlock("provider openai {\n api_key "+up+"\n base_url http://127.0.0.1:9/v1\n models gpt-x\n models_mode allowlist\n}"))
+	res := adminCall(t, g, "GET", "/admin/runtime/config", "")
 	if res.Status != 200 {
 		t.Fatalf("%d %s", res.Status, res.Body)
 	}
-	for _, s := range []string{accMaster, up} {
+	for _, s := range []string{masterKey, up} {
 		if strings.Contains(string(res.Body), s) {
 			t.Fatalf("runtime config leaks a secret: %s", res.Body)
 		}

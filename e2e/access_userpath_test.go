@@ -8,19 +8,19 @@ import (
 // TestAccessUserPath: the user path comes from the configured header,
 // normalized; a malformed one gets 400; a key's bound path overrides it.
 func TestAccessUserPath(t *testing.T) {
-	accClearEnv(t)
-	g := startGateway(t, accBlock(""))
-	bound := accCreateKey(t, g, `{"name":"bound","user_path":"team/alpha/"}`)
+	clearEnv(t)
+	g := startGateway(t, mockBlock(""))
+	bound := createKey(t, g, `{"name":"bound","user_path":"team/alpha/"}`)
 	if bound.View["user_path"] != "/team/alpha" {
 		t.Fatalf("bound path stored as %v", bound.View["user_path"])
 	}
-	free := accCreateKey(t, g, `{"name":"free"}`)
+	free := createKey(t, g, `{"name":"free"}`)
 	const hdr = "X-Modelgate-User-Path"
 	cases := []struct {
 		name, key, header, want string
 	}{
-		{"master without header", accMaster, "", "/"},
-		{"master picks a path", accMaster, "team/beta/", "/team/beta"},
+		{"master without header", masterKey, "", "/"},
+		{"master picks a path", masterKey, "team/beta/", "/team/beta"},
 		{"unbound key uses the header", free.Secret, "/team/gamma", "/team/gamma"},
 		{"bound key, no header", bound.Secret, "", "/team/alpha"},
 		{"bound key overrides the header", bound.Secret, "/someone/else", "/team/alpha"},
@@ -32,7 +32,7 @@ func TestAccessUserPath(t *testing.T) {
 			if c.header != "" {
 				h = append(h, hdr, c.header)
 			}
-			res := accDo(t, "GET", g.URL+"/v1/usage", "", h...)
+			res := request(t, "GET", g.URL+"/v1/usage", "", h...)
 			if res.Status != 200 {
 				t.Fatalf("%d %s", res.Status, res.Body)
 			}
@@ -46,17 +46,17 @@ func TestAccessUserPath(t *testing.T) {
 		})
 	}
 	for _, bad := range []string{"/a//b", "/a/../b", "/a/./b", "/a b", "/" + strings.Repeat("x", 600)} {
-		for _, route := range []struct{ method, path, body string }{{"GET", "/v1/usage", ""}, {"POST", "/v1/chat/completions", accChat}} {
-			e := accDo(t, route.method, g.URL+route.path, route.body, append(bearer(accMaster), hdr, bad)...).
+		for _, route := range []struct{ method, path, body string }{{"GET", "/v1/usage", ""}, {"POST", "/v1/chat/completions", mockChat}} {
+			e := request(t, route.method, g.URL+route.path, route.body, append(bearer(masterKey), hdr, bad)...).
 				ExpectErr(t, 400, "invalid_request_error", "invalid_user_path")
-			if accStr(e.Param) != hdr {
-				t.Errorf("param %v", accStr(e.Param))
+			if orNull(e.Param) != hdr {
+				t.Errorf("param %v", orNull(e.Param))
 			}
 		}
 	}
-	accAdmin(t, g, "POST", "/admin/auth-keys", `{"name":"x","user_path":"/a/../b"}`).ExpectErr(t, 400, "invalid_request_error", "invalid_value")
+	adminCall(t, g, "POST", "/admin/auth-keys", `{"name":"x","user_path":"/a/../b"}`).ExpectErr(t, 400, "invalid_request_error", "invalid_value")
 	// /v1/messages callers get the Anthropic envelope.
-	res := accDo(t, "POST", g.URL+"/v1/messages", `{}`, append(bearer(accMaster), hdr, "/a//b")...)
+	res := request(t, "POST", g.URL+"/v1/messages", `{}`, append(bearer(masterKey), hdr, "/a//b")...)
 	if res.Status != 400 || !strings.Contains(string(res.Body), `"type":"error"`) {
 		t.Fatalf("messages: %d %s", res.Status, res.Body)
 	}
@@ -64,10 +64,10 @@ func TestAccessUserPath(t *testing.T) {
 
 // TestAccessUserPathHeaderName: the header name is configurable.
 func TestAccessUserPathHeaderName(t *testing.T) {
-	accClearEnv(t)
+	clearEnv(t)
 	t.Setenv("USER_PATH_HEADER", "X-Tenant")
-	g := startGateway(t, accBlock(""))
-	res := accDo(t, "GET", g.URL+"/v1/usage", "", append(bearer(accMaster), "X-Tenant", "acme/prod", "X-Modelgate-User-Path", "/ignored")...)
+	g := startGateway(t, mockBlock(""))
+	res := request(t, "GET", g.URL+"/v1/usage", "", append(bearer(masterKey), "X-Tenant", "acme/prod", "X-Modelgate-User-Path", "/ignored")...)
 	if res.JSON(t)["user_path"] != "/acme/prod" {
 		t.Fatalf("%s", res.Body)
 	}

@@ -12,11 +12,11 @@ import (
 	"github.com/openai/openai-go/v3"
 )
 
-const apiLockedKey = "sk-locked-prov-SECRET-9999"
+const lockedKey = "sk-locked-prov-SECRET-9999"
 
-// apiFailingUpstream answers chat completions according to the requested
+// failingUpstream answers chat completions according to the requested
 // model: each model name stands for one upstream failure.
-func apiFailingUpstream(w http.ResponseWriter, r *http.Request) {
+func failingUpstream(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	model := ""
 	if i := strings.Index(string(body), `"model":"`); i >= 0 {
@@ -48,9 +48,9 @@ func apiFailingUpstream(w http.ResponseWriter, r *http.Request) {
 	case "picky-model":
 		jsonErr(400, `{"error":{"message":"bad thing","code":"bad_code","param":"temperature"}}`)
 	case "locked-model":
-		jsonErr(401, `{"error":{"message":"Incorrect API key provided: `+apiLockedKey+`. You can find your API key at https://platform.openai.com/account/api-keys.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}`)
+		jsonErr(401, `{"error":{"message":"Incorrect API key provided: `+lockedKey+`. You can find your API key at https://platform.openai.com/account/api-keys.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}`)
 	case "forbidden-model":
-		jsonErr(403, `{"error":{"message":"Key `+apiLockedKey+` may not access this project","type":"invalid_request_error","code":"forbidden"}}`)
+		jsonErr(403, `{"error":{"message":"Key `+lockedKey+` may not access this project","type":"invalid_request_error","code":"forbidden"}}`)
 	case "gone-model":
 		jsonErr(404, `{"error":{"message":"The model gone-model does not exist or you do not have access to it.","type":"invalid_request_error","param":null,"code":"model_not_found"}}`)
 	default:
@@ -61,17 +61,17 @@ func apiFailingUpstream(w http.ResponseWriter, r *http.Request) {
 // TestAPIErrors checks status, type, code, param, provider and shape of
 // every error the gateway produces or maps from an upstream.
 func TestAPIErrors(t *testing.T) {
-	apiClearEnv(t)
-	u := apiNewReplay(t, "openai")
-	u.Handle("/v1/chat/completions", apiFailingUpstream)
+	clearEnv(t)
+	u := newReplay(t, "openai")
+	u.Handle("/v1/chat/completions", failingUpstream)
 	failing := []string{"limited", "broken", "overloaded", "picky", "forbidden", "gone"}
-	block := "master_key " + apiMasterKey + "\nmax_request_body 1KB\n" +
-		apiProvider("mocky", "mock", "", "") +
-		apiProvider("down", "openai", "sk-down", apiClosedURL(t), "models down-model", "models_mode allowlist") +
-		apiProvider("slow", "openai", "sk-slow", u.BaseURL(), "models slow-model", "models_mode allowlist", "timeout 1s") +
-		apiProvider("locked", "openai", apiLockedKey, u.BaseURL(), "models locked-model", "models_mode allowlist")
+	block := "master_key " + masterKey + "\nmax_request_body 1KB\n" +
+		providerBlock("mocky", "mock", "", "") +
+		providerBlock("down", "openai", "sk-down", closedURL(t), "models down-model", "models_mode allowlist") +
+		providerBlock("slow", "openai", "sk-slow", u.BaseURL(), "models slow-model", "models_mode allowlist", "timeout 1s") +
+		providerBlock("locked", "openai", lockedKey, u.BaseURL(), "models locked-model", "models_mode allowlist")
 	for _, name := range failing {
-		block += apiProvider(name, "openai", "sk-"+name, u.BaseURL(), "models "+name+"-model", "models_mode allowlist")
+		block += providerBlock(name, "openai", "sk-"+name, u.BaseURL(), "models "+name+"-model", "models_mode allowlist")
 	}
 	g := startGateway(t, block)
 	chatURL := g.URL + "/v1/chat/completions"
@@ -128,9 +128,9 @@ func TestAPIErrors(t *testing.T) {
 		{name: "upstream 400", method: "POST", url: chatURL, body: chatBody("picky-model"), status: 400, typ: "invalid_request_error", code: "bad_code", param: "temperature", provider: "picky", msgHas: "provider picky: bad thing"},
 		{name: "upstream 404", method: "POST", url: chatURL, body: chatBody("gone-model"), status: 404, typ: "not_found_error", code: "model_not_found", provider: "gone"},
 		{name: "upstream 401", method: "POST", url: chatURL, body: chatBody("locked-model"), status: 401, typ: "authentication_error", code: "upstream_auth_failed", provider: "locked",
-			msgHasNot: []string{apiLockedKey, "SECRET-9999", "sk-locked"}},
+			msgHasNot: []string{lockedKey, "SECRET-9999", "sk-locked"}},
 		{name: "upstream 403", method: "POST", url: chatURL, body: chatBody("forbidden-model"), status: 403, typ: "authentication_error", code: "upstream_auth_failed", provider: "forbidden",
-			msgHasNot: []string{apiLockedKey, "SECRET-9999"}},
+			msgHasNot: []string{lockedKey, "SECRET-9999"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -145,7 +145,7 @@ func TestAPIErrors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			req.Header.Set("Authorization", "Bearer "+apiMasterKey)
+			req.Header.Set("Authorization", "Bearer "+masterKey)
 			if c.method == http.MethodPost {
 				req.Header.Set("Content-Type", "application/json")
 			}
@@ -166,15 +166,15 @@ func TestAPIErrors(t *testing.T) {
 			if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 				t.Errorf("Content-Type = %q", ct)
 			}
-			e := apiDecodeErr(t, c.status, body)
+			e := decodeError(t, c.status, body)
 			if e.Type != c.typ {
 				t.Errorf("type = %q, want %q", e.Type, c.typ)
 			}
-			if c.code != "" && apiStr(e.Code) != c.code {
-				t.Errorf("code = %s, want %s", apiStr(e.Code), c.code)
+			if c.code != "" && orNull(e.Code) != c.code {
+				t.Errorf("code = %s, want %s", orNull(e.Code), c.code)
 			}
-			if c.param != "" && apiStr(e.Param) != c.param {
-				t.Errorf("param = %s, want %s", apiStr(e.Param), c.param)
+			if c.param != "" && orNull(e.Param) != c.param {
+				t.Errorf("param = %s, want %s", orNull(e.Param), c.param)
 			}
 			if e.Provider != c.provider {
 				t.Errorf("provider = %q, want %q", e.Provider, c.provider)
@@ -199,22 +199,22 @@ func TestAPIErrors(t *testing.T) {
 	}
 
 	t.Run("body exactly at max_request_body is accepted", func(t *testing.T) {
-		status, _, body := apiHTTP(t, http.MethodPost, chatURL, apiMasterKey, atLimit)
-		if status != 200 {
-			t.Fatalf("a %d-byte body under max_request_body 1KB: status %d: %s", len(atLimit), status, body)
+		res := request(t, "POST", chatURL, atLimit, bearer(masterKey)...)
+		if res.Status != 200 {
+			t.Fatalf("a %d-byte body under max_request_body 1KB: status %d: %s", len(atLimit), res.Status, res.Body)
 		}
 	})
 	t.Run("one byte over is refused", func(t *testing.T) {
 		over := strings.Replace(atLimit, `"content":"`, `"content":"b`, 1)
-		status, _, body := apiHTTP(t, http.MethodPost, chatURL, apiMasterKey, over)
-		if status != 413 {
-			t.Fatalf("a %d-byte body: status %d: %s", len(over), status, body)
+		res := request(t, "POST", chatURL, over, bearer(masterKey)...)
+		if res.Status != 413 {
+			t.Fatalf("a %d-byte body: status %d: %s", len(over), res.Status, res.Body)
 		}
-		apiDecodeErr(t, status, body)
+		decodeError(t, res.Status, res.Body)
 	})
 
 	t.Run("SDK sees typed errors", func(t *testing.T) {
-		client := apiSDK(g, apiMasterKey)
+		client := openaiClient(g, masterKey)
 		for _, c := range []struct {
 			model  string
 			status int
@@ -230,17 +230,17 @@ func TestAPIErrors(t *testing.T) {
 				Model:    c.model,
 				Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("hi")},
 			})
-			var apiErr *openai.Error
-			if !errors.As(err, &apiErr) {
+			var oe *openai.Error
+			if !errors.As(err, &oe) {
 				t.Errorf("%s: SDK error %v (%T), want *openai.Error", c.model, err, err)
 				continue
 			}
-			if apiErr.StatusCode != c.status || apiErr.Type != c.typ || apiErr.Code != c.code {
+			if oe.StatusCode != c.status || oe.Type != c.typ || oe.Code != c.code {
 				t.Errorf("%s: SDK error status %d type %q code %q, want %d %q %q", c.model,
-					apiErr.StatusCode, apiErr.Type, apiErr.Code, c.status, c.typ, c.code)
+					oe.StatusCode, oe.Type, oe.Code, c.status, c.typ, c.code)
 			}
-			if c.model == "no-such-model" && apiErr.Param != "model" {
-				t.Errorf("SDK error param = %q", apiErr.Param)
+			if c.model == "no-such-model" && oe.Param != "model" {
+				t.Errorf("SDK error param = %q", oe.Param)
 			}
 		}
 	})

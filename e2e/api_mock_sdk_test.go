@@ -4,28 +4,18 @@ import (
 	"context"
 	"encoding/json"
 	"math"
-	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/shared"
 )
-
-// apiMockGateway starts a gateway with one mock provider and the master
-// key.
-func apiMockGateway(t *testing.T) *gateway {
-	t.Helper()
-	apiClearEnv(t)
-	return startGateway(t, "master_key "+apiMasterKey+"\n"+apiProvider("mocky", "mock", "", ""))
-}
 
 // TestAPISDKEmbeddingsMock gets embeddings through the SDK from the mock
 // provider in every encoding: 16 dimensions, deterministic, and the same
 // vector whichever encoding carried it.
 func TestAPISDKEmbeddingsMock(t *testing.T) {
-	g := apiMockGateway(t)
-	client := apiSDK(g, apiMasterKey)
+	g := startMockGateway(t)
+	client := openaiClient(g, masterKey)
 	embed := func(t *testing.T, model string, format openai.EmbeddingNewParamsEncodingFormat, input ...string) []openai.Embedding {
 		t.Helper()
 		p := openai.EmbeddingNewParams{Model: model, EncodingFormat: format}
@@ -84,7 +74,7 @@ func TestAPISDKEmbeddingsMock(t *testing.T) {
 		{"float again", "mock-embedding", openai.EmbeddingNewParamsEncodingFormatFloat},
 		{"base64 decoded by the SDK", "mock-embedding", openai.EmbeddingNewParamsEncodingFormatBase64},
 		{"SDK default encoding", "mock-embedding", ""},
-		{"provider-prefixed model", "mocky/mock-embedding", openai.EmbeddingNewParamsEncodingFormatBase64},
+		{"provider-prefixed model", "demo/mock-embedding", openai.EmbeddingNewParamsEncodingFormatBase64},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -104,18 +94,18 @@ func TestAPISDKEmbeddingsMock(t *testing.T) {
 		}
 	})
 	t.Run("raw base64 on the wire", func(t *testing.T) {
-		status, _, body := apiHTTP(t, http.MethodPost, g.URL+"/v1/embeddings", apiMasterKey,
-			`{"model":"mock-embedding","input":"the quick brown fox","encoding_format":"base64"}`)
-		if status != 200 {
-			t.Fatalf("status %d: %s", status, body)
+		res := request(t, "POST", g.URL+"/v1/embeddings",
+			`{"model":"mock-embedding","input":"the quick brown fox","encoding_format":"base64"}`, bearer(masterKey)...)
+		if res.Status != 200 {
+			t.Fatalf("status %d: %s", res.Status, res.Body)
 		}
 		var resp struct {
 			Data []struct {
 				Embedding json.RawMessage `json:"embedding"`
 			} `json:"data"`
 		}
-		if err := json.Unmarshal(body, &resp); err != nil || len(resp.Data) != 1 {
-			t.Fatalf("body: %v %s", err, body)
+		if err := json.Unmarshal(res.Body, &resp); err != nil || len(resp.Data) != 1 {
+			t.Fatalf("body: %v %s", err, res.Body)
 		}
 		var s string
 		if err := json.Unmarshal(resp.Data[0].Embedding, &s); err != nil || len(s) == 0 {
@@ -128,22 +118,14 @@ func TestAPISDKEmbeddingsMock(t *testing.T) {
 // against the mock provider: a tool call, then the tool's result back,
 // then a final answer containing it; and the same tool call streamed.
 func TestAPISDKToolCallsMock(t *testing.T) {
-	g := apiMockGateway(t)
-	client := apiSDK(g, apiMasterKey)
-	tool := openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
-		Name:        "get_weather",
-		Description: openai.String("Current weather for a location"),
-		Parameters: shared.FunctionParameters{
-			"type":       "object",
-			"properties": map[string]any{"location": map[string]any{"type": "string"}},
-			"required":   []string{"location"},
-		},
-	})
+	g := startMockGateway(t)
+	client := openaiClient(g, masterKey)
+
 	question := "What is the weather in Paris?"
 	params := openai.ChatCompletionNewParams{
 		Model:    "mock-chat",
 		Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage(question)},
-		Tools:    []openai.ChatCompletionToolUnionParam{tool},
+		Tools:    []openai.ChatCompletionToolUnionParam{weatherTool},
 	}
 	first, err := client.Chat.Completions.New(context.Background(), params)
 	if err != nil {

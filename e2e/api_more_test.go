@@ -9,32 +9,34 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/modelgate/modelgate/internal/fixtures"
 )
 
 // TestAPIProviderWireFormats checks the per-type differences of the
 // upstream request: azure's deployment URL and api-key header, mistral's
 // missing stream_options, and no credential at all for a keyless vllm.
 func TestAPIProviderWireFormats(t *testing.T) {
-	apiClearEnv(t)
-	az := apiNewReplay(t, "openai")
-	azAnswer := fixture(t, "openai", "chat_completion.json")
+	clearEnv(t)
+	az := newReplay(t, "openai")
+	azAnswer := fixtures.Must(t, "openai", "chat_completion.json")
 	az.Handle("/openai/deployments/my-deploy/chat/completions", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(azAnswer)
 	})
-	mi := apiNewReplay(t, "openai")
-	mi.Handle("/v1/chat/completions", apiUsageUpstream)
-	vl := apiNewReplay(t, "openai")
-	g := startGateway(t, "master_key "+apiMasterKey+"\n"+
-		apiProvider("az", "azure", "az-key-123", az.srv.URL, "models my-deploy", "models_mode allowlist")+
-		apiProvider("mi", "mistral", "mi-key-456", mi.BaseURL(), "models mistral-small", "models_mode allowlist")+
-		apiProvider("vl", "vllm", "", vl.BaseURL(), "models qwen", "models_mode allowlist"))
+	mi := newReplay(t, "openai")
+	mi.Handle("/v1/chat/completions", usageUpstream)
+	vl := newReplay(t, "openai")
+	g := startGateway(t, "master_key "+masterKey+"\n"+
+		providerBlock("az", "azure", "az-key-123", az.srv.URL, "models my-deploy", "models_mode allowlist")+
+		providerBlock("mi", "mistral", "mi-key-456", mi.BaseURL(), "models mistral-small", "models_mode allowlist")+
+		providerBlock("vl", "vllm", "", vl.BaseURL(), "models qwen", "models_mode allowlist"))
 
 	t.Run("azure", func(t *testing.T) {
-		status, _, body := apiHTTP(t, http.MethodPost, g.URL+"/v1/chat/completions", apiMasterKey,
-			`{"model":"az/my-deploy","messages":[{"role":"user","content":"hi"}]}`)
-		if status != 200 || !strings.Contains(string(body), "Hello, World!") {
-			t.Fatalf("status %d: %s", status, body)
+		res := request(t, "POST", g.URL+"/v1/chat/completions",
+			`{"model":"az/my-deploy","messages":[{"role":"user","content":"hi"}]}`, bearer(masterKey)...)
+		if res.Status != 200 || !strings.Contains(string(res.Body), "Hello, World!") {
+			t.Fatalf("status %d: %s", res.Status, res.Body)
 		}
 		rs := az.Requests("/openai/deployments/my-deploy/chat/completions")
 		if len(rs) != 1 {
@@ -47,13 +49,13 @@ func TestAPIProviderWireFormats(t *testing.T) {
 		if r.Header.Get("Api-Key") != "az-key-123" || r.Header.Get("Authorization") != "" {
 			t.Errorf("azure credential headers: api-key=%q Authorization=%q", r.Header.Get("Api-Key"), r.Header.Get("Authorization"))
 		}
-		apiNoSecret(t, r, apiMasterKey)
+		noSecret(t, r, masterKey)
 	})
 	t.Run("mistral stream gets no stream_options", func(t *testing.T) {
-		status, _, body := apiHTTP(t, http.MethodPost, g.URL+"/v1/chat/completions", apiMasterKey,
-			`{"model":"mistral-small","stream":true,"messages":[{"role":"user","content":"hi"}]}`)
-		if status != 200 || apiExpectFromStream(t, body).Content != "Hello there" {
-			t.Fatalf("status %d: %s", status, body)
+		res := request(t, "POST", g.URL+"/v1/chat/completions",
+			`{"model":"mistral-small","stream":true,"messages":[{"role":"user","content":"hi"}]}`, bearer(masterKey)...)
+		if res.Status != 200 || summarizeStream(t, res.Body).Content != "Hello there" {
+			t.Fatalf("status %d: %s", res.Status, res.Body)
 		}
 		if so, ok := mi.LastChat(t).JSON(t)["stream_options"]; ok {
 			t.Errorf("mistral upstream got stream_options %v", so)
@@ -63,10 +65,10 @@ func TestAPIProviderWireFormats(t *testing.T) {
 		}
 	})
 	t.Run("keyless vllm gets no credential", func(t *testing.T) {
-		status, _, body := apiHTTP(t, http.MethodPost, g.URL+"/v1/chat/completions", apiMasterKey,
-			`{"model":"vl/qwen","messages":[{"role":"user","content":"hi"}]}`)
-		if status != 200 {
-			t.Fatalf("status %d: %s", status, body)
+		res := request(t, "POST", g.URL+"/v1/chat/completions",
+			`{"model":"vl/qwen","messages":[{"role":"user","content":"hi"}]}`, bearer(masterKey)...)
+		if res.Status != 200 {
+			t.Fatalf("status %d: %s", res.Status, res.Body)
 		}
 		r := vl.LastChat(t)
 		if r.Header.Get("Authorization") != "" || r.Header.Get("Api-Key") != "" || r.Header.Get("X-Api-Key") != "" {
@@ -75,7 +77,7 @@ func TestAPIProviderWireFormats(t *testing.T) {
 		if r.JSON(t)["model"] != "qwen" {
 			t.Errorf("model = %v", r.JSON(t)["model"])
 		}
-		apiNoSecret(t, r, apiMasterKey)
+		noSecret(t, r, masterKey)
 	})
 }
 
@@ -84,9 +86,9 @@ func TestAPIProviderWireFormats(t *testing.T) {
 // usage chunk without a trailing [DONE]; the client gets the upstream's
 // bytes (minus the usage chunk it did not ask for).
 func TestAPIStreamShapes(t *testing.T) {
-	apiClearEnv(t)
+	clearEnv(t)
 	big := strings.Repeat("abcdefghij", 4000) // 40 000 bytes of content
-	usageCRLF := strings.ReplaceAll(apiUsageChunk, "\n", "\r\n")
+	usageCRLF := strings.ReplaceAll(usageChunk, "\n", "\r\n")
 	shapes := map[string]struct {
 		events   []string
 		want     string // what the client must receive
@@ -105,7 +107,7 @@ func TestAPIStreamShapes(t *testing.T) {
 		"large event": {
 			events: []string{
 				"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" + big + "\"}}]}\n\n",
-				apiUsageChunk,
+				usageChunk,
 				"data: [DONE]\n\n",
 			},
 			want:    "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" + big + "\"}}]}\n\ndata: [DONE]\n\n",
@@ -114,7 +116,7 @@ func TestAPIStreamShapes(t *testing.T) {
 		"usage chunk last, no [DONE], no final blank line": {
 			events: []string{
 				"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"end\"}}]}\n\n",
-				strings.TrimSuffix(apiUsageChunk, "\n"),
+				strings.TrimSuffix(usageChunk, "\n"),
 			},
 			want:    "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"end\"}}]}\n\n",
 			content: "end",
@@ -129,7 +131,7 @@ func TestAPIStreamShapes(t *testing.T) {
 			content: "x",
 		},
 	}
-	u := apiNewReplay(t, "openai")
+	u := newReplay(t, "openai")
 	u.Handle("/v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		for name, s := range shapes {
@@ -144,16 +146,16 @@ func TestAPIStreamShapes(t *testing.T) {
 		}
 		http.Error(w, "unknown shape", 500)
 	})
-	g := startGateway(t, apiProvider("up", "openai", "sk-up", u.BaseURL(), "models m", "models_mode allowlist"))
+	g := startGateway(t, providerBlock("up", "openai", "sk-up", u.BaseURL(), "models m", "models_mode allowlist"))
 	for name, s := range shapes {
 		t.Run(name, func(t *testing.T) {
-			status, _, body := apiHTTP(t, http.MethodPost, g.URL+"/v1/chat/completions", "",
+			res := request(t, "POST", g.URL+"/v1/chat/completions",
 				`{"model":"m","stream":true,"messages":[{"role":"user","content":"`+name+`"}]}`)
-			if status != 200 {
-				t.Fatalf("status %d: %.300s", status, body)
+			if res.Status != 200 {
+				t.Fatalf("status %d: %.300s", res.Status, res.Body)
 			}
-			if string(body) != s.want {
-				t.Errorf("client received (%d bytes)\n%.400q\nwant (%d bytes)\n%.400q", len(body), body, len(s.want), s.want)
+			if string(res.Body) != s.want {
+				t.Errorf("client received (%d bytes)\n%.400q\nwant (%d bytes)\n%.400q", len(res.Body), res.Body, len(s.want), s.want)
 			}
 		})
 	}
@@ -163,10 +165,10 @@ func TestAPIStreamShapes(t *testing.T) {
 // the upstream gets valid JSON asking for usage, or the client gets a
 // clean 400.
 func TestAPIStreamOptionsShapes(t *testing.T) {
-	apiClearEnv(t)
-	u := apiNewReplay(t, "openai")
-	u.Handle("/v1/chat/completions", apiUsageUpstream)
-	g := startGateway(t, apiProvider("up", "openai", "sk-up", u.BaseURL(), "models m", "models_mode allowlist"))
+	clearEnv(t)
+	u := newReplay(t, "openai")
+	u.Handle("/v1/chat/completions", usageUpstream)
+	g := startGateway(t, providerBlock("up", "openai", "sk-up", u.BaseURL(), "models m", "models_mode allowlist"))
 	for _, c := range []struct {
 		name, opts string
 		status     int
@@ -179,13 +181,13 @@ func TestAPIStreamOptionsShapes(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			u.Reset()
-			status, _, body := apiHTTP(t, http.MethodPost, g.URL+"/v1/chat/completions", "",
+			res := request(t, "POST", g.URL+"/v1/chat/completions",
 				`{"model":"m","stream":true,"stream_options":`+c.opts+`,"messages":[{"role":"user","content":"hi"}]}`)
-			if status != c.status {
-				t.Fatalf("status %d, want %d: %s", status, c.status, body)
+			if res.Status != c.status {
+				t.Fatalf("status %d, want %d: %s", res.Status, c.status, res.Body)
 			}
-			if status != 200 {
-				e := apiDecodeErr(t, status, body)
+			if res.Status != 200 {
+				e := decodeError(t, res.Status, res.Body)
 				if e.Type != "invalid_request_error" {
 					t.Errorf("type %q", e.Type)
 				}
@@ -199,7 +201,7 @@ func TestAPIStreamOptionsShapes(t *testing.T) {
 			if c.name == "other option kept" && so["include_obfuscation"] != false {
 				t.Errorf("client's own stream option lost: %v", so)
 			}
-			if strings.Contains(string(body), `"choices":[]`) {
+			if strings.Contains(string(res.Body), `"choices":[]`) {
 				t.Errorf("client got the usage chunk it did not ask for")
 			}
 		})
@@ -209,8 +211,8 @@ func TestAPIStreamOptionsShapes(t *testing.T) {
 // TestAPIRetryAfterForwarding: the upstream's Retry-After reaches the
 // client as sent.
 func TestAPIRetryAfterForwarding(t *testing.T) {
-	apiClearEnv(t)
-	u := apiNewReplay(t, "openai")
+	clearEnv(t)
+	u := newReplay(t, "openai")
 	u.Handle("/v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		switch {
@@ -226,7 +228,7 @@ func TestAPIRetryAfterForwarding(t *testing.T) {
 		}
 		_, _ = io.WriteString(w, `{"error":{"message":"slow down","type":"requests","code":"rate_limit_exceeded"}}`)
 	})
-	g := startGateway(t, apiProvider("up", "openai", "sk-up", u.BaseURL(), "models m", "models_mode allowlist"))
+	g := startGateway(t, providerBlock("up", "openai", "sk-up", u.BaseURL(), "models m", "models_mode allowlist"))
 	for _, c := range []struct {
 		name, content string
 		status        int
@@ -241,15 +243,15 @@ func TestAPIRetryAfterForwarding(t *testing.T) {
 			if c.bug != "" {
 				t.Skip("BUG: " + c.bug)
 			}
-			status, hdr, body := apiHTTP(t, http.MethodPost, g.URL+"/v1/chat/completions", "",
+			res := request(t, "POST", g.URL+"/v1/chat/completions",
 				`{"model":"m","messages":[{"role":"user","content":"`+c.content+`"}]}`)
-			if status != c.status {
-				t.Fatalf("status %d: %s", status, body)
+			if res.Status != c.status {
+				t.Fatalf("status %d: %s", res.Status, res.Body)
 			}
-			if got := hdr.Get("Retry-After"); got != c.retryAfter {
+			if got := res.Header.Get("Retry-After"); got != c.retryAfter {
 				t.Errorf("Retry-After = %q, upstream sent %q", got, c.retryAfter)
 			}
-			apiDecodeErr(t, status, body)
+			decodeError(t, res.Status, res.Body)
 		})
 	}
 }
@@ -257,9 +259,9 @@ func TestAPIRetryAfterForwarding(t *testing.T) {
 // TestAPIFirstListingRoundWait: a bare model only a slow-listing provider
 // serves is answered once that listing arrives, not refused early.
 func TestAPIFirstListingRoundWait(t *testing.T) {
-	apiClearEnv(t)
-	u := apiNewReplay(t, "openai")
-	models := fixture(t, "openai", "models.json")
+	clearEnv(t)
+	u := newReplay(t, "openai")
+	models := fixtures.Must(t, "openai", "models.json")
 	u.Handle("/v1/models", func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-time.After(600 * time.Millisecond):
@@ -269,27 +271,27 @@ func TestAPIFirstListingRoundWait(t *testing.T) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(models)
 	})
-	g := startGateway(t, apiProvider("openai", "openai", "sk-o", u.BaseURL()))
+	g := startGateway(t, providerBlock("openai", "openai", "sk-o", u.BaseURL()))
 	start := time.Now()
-	status, _, body := apiHTTP(t, http.MethodPost, g.URL+"/v1/chat/completions", "",
+	res := request(t, "POST", g.URL+"/v1/chat/completions",
 		`{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}]}`)
-	if status != 200 {
-		t.Fatalf("bare model during the first listing round: %d %s", status, body)
+	if res.Status != 200 {
+		t.Fatalf("bare model during the first listing round: %d %s", res.Status, res.Body)
 	}
 	if took := time.Since(start); took > 5*time.Second {
 		t.Errorf("took %v", took)
 	}
-	status, _, body = apiHTTP(t, http.MethodPost, g.URL+"/v1/chat/completions", "",
+	res = request(t, "POST", g.URL+"/v1/chat/completions",
 		`{"model":"gpt-404","messages":[{"role":"user","content":"hi"}]}`)
-	if status != 404 {
-		t.Fatalf("unknown model after the listing: %d %s", status, body)
+	if res.Status != 404 {
+		t.Fatalf("unknown model after the listing: %d %s", res.Status, res.Body)
 	}
 }
 
 // TestAPIConcurrentStreams: parallel streamed requests each get their own
 // answer, complete.
 func TestAPIConcurrentStreams(t *testing.T) {
-	g := apiMockGateway(t)
+	g := startMockGateway(t)
 	const n = 24
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
@@ -300,7 +302,7 @@ func TestAPIConcurrentStreams(t *testing.T) {
 			word := fmt.Sprintf("request-%02d", i)
 			req, _ := http.NewRequest(http.MethodPost, g.URL+"/v1/chat/completions",
 				strings.NewReader(`{"model":"mock-chat","stream":true,"messages":[{"role":"user","content":"`+word+` says hello"}]}`))
-			req.Header.Set("Authorization", "Bearer "+apiMasterKey)
+			req.Header.Set("Authorization", "Bearer "+masterKey)
 			req.Header.Set("Content-Type", "application/json")
 			resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
 			if err != nil {
@@ -311,19 +313,19 @@ func TestAPIConcurrentStreams(t *testing.T) {
 			br := bufio.NewReader(resp.Body)
 			raw := []byte{}
 			for {
-				ev, err := apiReadEvent(br)
+				ev, err := readEvent(br)
 				raw = append(raw, ev...)
 				if err != nil {
 					break
 				}
 			}
-			for _, d := range apiEventData(raw) {
+			for _, d := range eventData(raw) {
 				if strings.Contains(d, "request-") && !strings.Contains(d, word) {
 					errs <- fmt.Errorf("%s got another request's chunk: %s", word, d)
 					return
 				}
 			}
-			exp, err := apiParseStream(raw)
+			exp, err := parseStream(raw)
 			if err != nil {
 				errs <- err
 				return
@@ -344,9 +346,9 @@ func TestAPIConcurrentStreams(t *testing.T) {
 // sent, byte for byte, changing only the model when a provider prefix
 // must go.
 func TestAPIRequestBodyFidelity(t *testing.T) {
-	apiClearEnv(t)
-	u := apiNewReplay(t, "openai")
-	g := startGateway(t, apiProvider("up", "openai", "sk-up", u.BaseURL(), "models m", "models_mode allowlist"))
+	clearEnv(t)
+	u := newReplay(t, "openai")
+	g := startGateway(t, providerBlock("up", "openai", "sk-up", u.BaseURL(), "models m", "models_mode allowlist"))
 	body := "{\n  \"temperature\": 0.70,\n  \"seed\": 123456789012345678901,\n  \"model\": %q,\n" +
 		"  \"messages\": [{\"role\": \"user\", \"content\": \"caf\\u00e9 \\\"quoted\\\" </script>\"}],\n" +
 		"  \"vendor_extension\": {\"nested\": [1, 2.50, null, true], \"empty\": {}}\n}\n"
@@ -356,9 +358,9 @@ func TestAPIRequestBodyFidelity(t *testing.T) {
 	} {
 		t.Run(c.sent, func(t *testing.T) {
 			u.Reset()
-			status, _, resp := apiHTTP(t, http.MethodPost, g.URL+"/v1/chat/completions", "", fmt.Sprintf(body, c.sent))
-			if status != 200 {
-				t.Fatalf("status %d: %s", status, resp)
+			res := request(t, "POST", g.URL+"/v1/chat/completions", fmt.Sprintf(body, c.sent))
+			if res.Status != 200 {
+				t.Fatalf("status %d: %s", res.Status, res.Body)
 			}
 			got := string(u.LastChat(t).Body)
 			want := fmt.Sprintf(body, c.upstream)
@@ -373,8 +375,8 @@ func TestAPIRequestBodyFidelity(t *testing.T) {
 // for the upstream's response headers, not a long stream that started in
 // time; a non-streamed answer must be whole within it.
 func TestAPITimeoutCoversHeadersOnly(t *testing.T) {
-	apiClearEnv(t)
-	u := apiNewReplay(t, "openai")
+	clearEnv(t)
+	u := newReplay(t, "openai")
 	u.Handle("/v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		stream := strings.Contains(string(body), `"stream":true`)
@@ -405,7 +407,7 @@ func TestAPITimeoutCoversHeadersOnly(t *testing.T) {
 			_, _ = io.WriteString(w, `"choices":[{"index":0,"message":{"role":"assistant","content":"late but whole"},"finish_reason":"stop"}]}`)
 		}
 	})
-	g := startGateway(t, apiProvider("up", "openai", "sk-up", u.BaseURL(), "models m", "models_mode allowlist", "timeout 1s"))
+	g := startGateway(t, providerBlock("up", "openai", "sk-up", u.BaseURL(), "models m", "models_mode allowlist", "timeout 1s"))
 	for _, c := range []struct {
 		name, body, want string
 		status           int
@@ -414,12 +416,12 @@ func TestAPITimeoutCoversHeadersOnly(t *testing.T) {
 		{"non-stream", `{"model":"m","messages":[{"role":"user","content":"hi"}]}`, `"code":"upstream_timeout"`, 504},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			status, _, body := apiHTTP(t, http.MethodPost, g.URL+"/v1/chat/completions", "", c.body)
-			if status != c.status || !strings.Contains(string(body), c.want) {
-				t.Fatalf("an answer that started in time but lasted 1.2s with timeout 1s: %d %s", status, body)
+			res := request(t, "POST", g.URL+"/v1/chat/completions", c.body)
+			if res.Status != c.status || !strings.Contains(string(res.Body), c.want) {
+				t.Fatalf("an answer that started in time but lasted 1.2s with timeout 1s: %d %s", res.Status, res.Body)
 			}
-			if c.name == "stream" && apiExpectFromStream(t, body).Content != "012" {
-				t.Errorf("stream content = %q", apiExpectFromStream(t, body).Content)
+			if c.name == "stream" && summarizeStream(t, res.Body).Content != "012" {
+				t.Errorf("stream content = %q", summarizeStream(t, res.Body).Content)
 			}
 		})
 	}

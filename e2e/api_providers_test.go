@@ -2,10 +2,7 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
-	"os"
-	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -17,34 +14,24 @@ import (
 // GROQ_API_KEY and GROQ_BASE_URL register provider "groq" (and a suffixed
 // pair registers "groq-team-b"), which serves chat with the env key.
 func TestAPIEnvRegisteredProvider(t *testing.T) {
-	apiClearEnv(t)
-	u := apiNewReplay(t, "groq")
-	b := apiNewReplay(t, "groq")
+	clearEnv(t)
+	u := newReplay(t, "groq")
+	b := newReplay(t, "groq")
 	t.Setenv("GROQ_API_KEY", "gsk-from-env-777")
 	t.Setenv("GROQ_BASE_URL", u.BaseURL())
 	t.Setenv("GROQ_TEAM_B_API_KEY", "gsk-team-b-888")
 	t.Setenv("GROQ_TEAM_B_BASE_URL", b.BaseURL())
 	g := startGateway(t, "")
-	client := apiSDK(g, "no-master-key-set")
-	want := apiParseFixtureChat(t, "groq", "chat_completion.json")
+	client := openaiClient(g, "no-master-key-set")
+	want := chatFixture(t, "groq", "chat_completion.json")
 	// Both instances list the same models; a bare name routes to the first
 	// (groq) once both listings are in. Until then it goes to whichever
 	// has listed it, so wait for the steady state.
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		status, _, body := apiHTTP(t, http.MethodGet, g.URL+"/v1/models", "", "")
-		if status == 200 && apiJSONHas(body, "llama-3.3-70b-versatile") && apiJSONHas(body, "groq-team-b/llama-3.3-70b-versatile") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("both env providers' listings never arrived: %s", body)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitListed(t, g, "", "llama-3.3-70b-versatile", "groq-team-b/llama-3.3-70b-versatile")
 
 	for _, c := range []struct {
 		model string
-		up    *apiReplay
+		up    *replay
 		key   string
 	}{
 		{"llama-3.3-70b-versatile", u, "gsk-from-env-777"},
@@ -69,43 +56,21 @@ func TestAPIEnvRegisteredProvider(t *testing.T) {
 			if m := r.JSON(t)["model"]; m != "llama-3.3-70b-versatile" {
 				t.Errorf("upstream model = %v", m)
 			}
-			apiNoSecret(t, r, "no-master-key-set")
+			noSecret(t, r, "no-master-key-set")
 		})
 	}
 
-	_, _, body := apiHTTP(t, http.MethodGet, g.URL+"/v1/models", "", "")
-	var listing struct {
-		Data []struct {
-			ID      string `json:"id"`
-			OwnedBy string `json:"owned_by"`
-		} `json:"data"`
+	listing := listModels(t, g, "")
+	owned := owners(listing)
+	if owned["llama-3.3-70b-versatile"] != "groq" || owned["groq-team-b/llama-3.3-70b-versatile"] != "groq-team-b" {
+		t.Errorf("listing owners: %q / %q", owned["llama-3.3-70b-versatile"], owned["groq-team-b/llama-3.3-70b-versatile"])
 	}
-	if err := json.Unmarshal(body, &listing); err != nil {
-		t.Fatalf("listing: %v\n%s", err, body)
-	}
-	owners := map[string]string{}
-	for _, m := range listing.Data {
-		owners[m.ID] = m.OwnedBy
-	}
-	if owners["llama-3.3-70b-versatile"] != "groq" || owners["groq-team-b/llama-3.3-70b-versatile"] != "groq-team-b" {
-		t.Errorf("listing owners: %q / %q", owners["llama-3.3-70b-versatile"], owners["groq-team-b/llama-3.3-70b-versatile"])
-	}
-	if len(listing.Data) != 40 {
-		t.Errorf("listing has %d entries, want 2×20", len(listing.Data))
+	if len(listing) != 40 {
+		t.Errorf("listing has %d entries, want 2×20", len(listing))
 	}
 	if rs := u.Requests("/v1/models"); len(rs) == 0 || rs[0].Header.Get("Authorization") != "Bearer gsk-from-env-777" {
 		t.Errorf("env provider listing request missing or without the env key")
 	}
-}
-
-// apiWriteConfigFile writes a YAML config file for config_file.
-func apiWriteConfigFile(t *testing.T, yaml string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "modelgate.yaml")
-	if err := os.WriteFile(p, []byte(yaml), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
 }
 
 // TestAPIListingFailureFallback: a provider whose model listing fails,
@@ -147,18 +112,18 @@ func TestAPIListingFailureFallback(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			apiClearEnv(t)
+			clearEnv(t)
 			var hangDone atomic.Int32
-			flaky := apiNewReplay(t, "openai")
+			flaky := newReplay(t, "openai")
 			flaky.Handle("/v1/models", c.listing(&hangDone))
-			good := apiNewReplay(t, "groq")
-			cfg := apiWriteConfigFile(t, "server:\n  models_timeout_seconds: 1\n")
+			good := newReplay(t, "groq")
+			cfg := writeFile(t, "modelgate.yaml", "server:\n  models_timeout_seconds: 1\n")
 			// flaky comes first: a bare model it does not list must still
 			// reach the next provider.
 			g := startGateway(t, "config_file "+cfg+"\n"+
-				apiProvider("flaky", "openai", "sk-flaky", flaky.BaseURL(), "models flaky-a flaky-b")+
-				apiProvider("good", "groq", "gsk-good", good.BaseURL()))
-			client := apiSDK(g, "x")
+				providerBlock("flaky", "openai", "sk-flaky", flaky.BaseURL(), "models flaky-a flaky-b")+
+				providerBlock("good", "groq", "gsk-good", good.BaseURL()))
+			client := openaiClient(g, "x")
 			chat := func(model string) error {
 				_, err := client.Chat.Completions.New(context.Background(), openai.ChatCompletionNewParams{
 					Model:    model,
@@ -168,17 +133,8 @@ func TestAPIListingFailureFallback(t *testing.T) {
 			}
 
 			// The good provider's listing arrives and serves at once.
-			deadline := time.Now().Add(5 * time.Second)
-			for {
-				status, _, body := apiHTTP(t, http.MethodGet, g.URL+"/v1/models", "", "")
-				if status == 200 && json.Valid(body) && apiJSONHas(body, "llama-3.3-70b-versatile") {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("the good provider's models never appeared: %s", body)
-				}
-				time.Sleep(10 * time.Millisecond)
-			}
+			waitListed(t, g, "", "llama-3.3-70b-versatile")
+
 			start := time.Now()
 			if err := chat("llama-3.3-70b-versatile"); err != nil {
 				t.Fatalf("good provider while the other's listing fails: %v", err)
@@ -216,54 +172,24 @@ func TestAPIListingFailureFallback(t *testing.T) {
 			// After the first listing round an unknown model is refused
 			// promptly.
 			start = time.Now()
-			status, _, body := apiHTTP(t, http.MethodPost, g.URL+"/v1/chat/completions", "",
+			res := request(t, "POST", g.URL+"/v1/chat/completions",
 				`{"model":"not-listed-anywhere","messages":[{"role":"user","content":"hi"}]}`)
-			if status != 404 {
-				t.Fatalf("unknown model: %d %s", status, body)
+			if res.Status != 404 {
+				t.Fatalf("unknown model: %d %s", res.Status, res.Body)
 			}
 			if took := time.Since(start); took > 3*time.Second {
 				t.Errorf("unknown model answered after %v", took)
 			}
 			// The listing shows the fallback models under the failing
 			// provider.
-			_, _, body = apiHTTP(t, http.MethodGet, g.URL+"/v1/models", "", "")
-			var listing struct {
-				Data []struct {
-					ID      string `json:"id"`
-					OwnedBy string `json:"owned_by"`
-				} `json:"data"`
+			listing := listModels(t, g, "")
+			owned := owners(listing)
+			if owned["flaky-a"] != "flaky" || owned["flaky-b"] != "flaky" || owned["llama-3.3-70b-versatile"] != "good" {
+				t.Errorf("listing owners: flaky-a=%q flaky-b=%q llama=%q", owned["flaky-a"], owned["flaky-b"], owned["llama-3.3-70b-versatile"])
 			}
-			if err := json.Unmarshal(body, &listing); err != nil {
-				t.Fatal(err)
-			}
-			owners := map[string]string{}
-			for _, m := range listing.Data {
-				owners[m.ID] = m.OwnedBy
-			}
-			if owners["flaky-a"] != "flaky" || owners["flaky-b"] != "flaky" || owners["llama-3.3-70b-versatile"] != "good" {
-				t.Errorf("listing owners: flaky-a=%q flaky-b=%q llama=%q", owners["flaky-a"], owners["flaky-b"], owners["llama-3.3-70b-versatile"])
-			}
-			if len(listing.Data) != 22 {
-				t.Errorf("listing has %d entries, want 2 fallback + 20", len(listing.Data))
+			if len(listing) != 22 {
+				t.Errorf("listing has %d entries, want 2 fallback + 20", len(listing))
 			}
 		})
 	}
-}
-
-// apiJSONHas reports whether the listing body names id.
-func apiJSONHas(body []byte, id string) bool {
-	var l struct {
-		Data []struct {
-			ID string `json:"id"`
-		} `json:"data"`
-	}
-	if json.Unmarshal(body, &l) != nil {
-		return false
-	}
-	for _, m := range l.Data {
-		if m.ID == id {
-			return true
-		}
-	}
-	return false
 }

@@ -4,83 +4,22 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/shared"
+
+	"github.com/modelgate/modelgate/internal/fixtures"
 )
-
-// apiFamily describes one replayed provider family.
-type apiFamily struct {
-	family string // fixtures directory and provider name
-	key    string // the provider's api_key
-	model  string // a model its listing serves (without prefix)
-}
-
-var apiFamilies = []apiFamily{
-	{"openai", "sk-openai-prov-SECRET-1111", "gpt-4o-mini"},
-	{"groq", "gsk-groq-prov-SECRET-2222", "llama-3.3-70b-versatile"},
-	{"gemini", "gm-gemini-prov-SECRET-3333", "gemini-2.5-flash"},
-}
-
-// apiReplayGateway starts one replay upstream per family and a gateway
-// with a master key and the three providers, in the order openai, groq,
-// gemini.
-func apiReplayGateway(t *testing.T) (*gateway, map[string]*apiReplay) {
-	t.Helper()
-	apiClearEnv(t)
-	ups := map[string]*apiReplay{}
-	block := "master_key " + apiMasterKey + "\n"
-	for _, f := range apiFamilies {
-		u := apiNewReplay(t, f.family)
-		ups[f.family] = u
-		block += apiProvider(f.family, f.family, f.key, u.BaseURL())
-	}
-	return startGateway(t, block), ups
-}
-
-// apiCheckUpstreamChat checks what the upstream got for a chat request:
-// the model without the provider prefix, the provider's key as bearer
-// token, and nothing of the client's credential.
-func apiCheckUpstreamChat(t *testing.T, f apiFamily, r apiRecorded) map[string]any {
-	t.Helper()
-	if r.Method != http.MethodPost || r.Path != "/v1/chat/completions" {
-		t.Errorf("upstream got %s %s", r.Method, r.Path)
-	}
-	body := r.JSON(t)
-	if body["model"] != f.model {
-		t.Errorf("upstream saw model %v, want %q (without the provider prefix)", body["model"], f.model)
-	}
-	if got := r.Header.Get("Authorization"); got != "Bearer "+f.key {
-		t.Errorf("upstream Authorization = %q, want the provider key", got)
-	}
-	if r.Header.Get("X-Api-Key") != "" {
-		t.Errorf("upstream got an x-api-key header: %q", r.Header.Get("X-Api-Key"))
-	}
-	apiNoSecret(t, r, apiMasterKey)
-	return body
-}
 
 // TestAPISDKChatReplay sends chat completions through the official SDK to
 // each replayed family and compares what the SDK parsed with the recorded
 // response.
 func TestAPISDKChatReplay(t *testing.T) {
-	g, ups := apiReplayGateway(t)
-	client := apiSDK(g, apiMasterKey)
-
-	weatherTool := openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
-		Name:        "get_weather",
-		Description: openai.String("Current weather for a location"),
-		Parameters: shared.FunctionParameters{
-			"type":       "object",
-			"properties": map[string]any{"location": map[string]any{"type": "string"}},
-			"required":   []string{"location"},
-		},
-	})
+	g, ups := startReplayGateway(t)
+	client := openaiClient(g, masterKey)
 
 	type fixtureCase struct {
 		name   string
@@ -173,10 +112,10 @@ func TestAPISDKChatReplay(t *testing.T) {
 	}
 
 	ran := 0
-	for _, f := range apiFamilies {
+	for _, f := range replayFamilies {
 		u := ups[f.family]
 		for _, fc := range fixtureCases {
-			if !apiFixtureExists(t, f.family, fc.name) {
+			if !fixtures.Exists(f.family, fc.name) {
 				continue
 			}
 			addressings := []string{f.family + "/" + f.model}
@@ -188,7 +127,7 @@ func TestAPISDKChatReplay(t *testing.T) {
 				t.Run(f.family+"/"+fc.name+"/"+model, func(t *testing.T) {
 					u.Reset()
 					u.Respond(fc.name)
-					want := apiParseFixtureChat(t, f.family, fc.name)
+					want := chatFixture(t, f.family, fc.name)
 					p := openai.ChatCompletionNewParams{
 						Model:    model,
 						Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Say hello world")},
@@ -236,7 +175,7 @@ func TestAPISDKChatReplay(t *testing.T) {
 					if len(chats) != 1 {
 						t.Fatalf("upstream got %d chat requests, want 1", len(chats))
 					}
-					body := apiCheckUpstreamChat(t, f, chats[0])
+					body := checkUpstreamChat(t, f, chats[0])
 					if _, ok := body["stream_options"]; ok {
 						t.Errorf("non-stream request gained stream_options upstream: %v", body["stream_options"])
 					}
@@ -256,14 +195,14 @@ func TestAPISDKChatReplay(t *testing.T) {
 // gateway to the SDK accumulator and compares with what the fixture itself
 // contains.
 func TestAPISDKStreamReplay(t *testing.T) {
-	g, ups := apiReplayGateway(t)
-	client := apiSDK(g, apiMasterKey)
-	for _, f := range apiFamilies {
+	g, ups := startReplayGateway(t)
+	client := openaiClient(g, masterKey)
+	for _, f := range replayFamilies {
 		t.Run(f.family, func(t *testing.T) {
 			u := ups[f.family]
 			u.Reset()
-			raw := fixture(t, f.family, "chat_completion_stream.txt")
-			want := apiExpectFromStream(t, raw)
+			raw := fixtures.Must(t, f.family, "chat_completion_stream.txt")
+			want := summarizeStream(t, raw)
 			if want.Content == "" {
 				t.Fatalf("fixture stream has no content")
 			}
@@ -283,7 +222,7 @@ func TestAPISDKStreamReplay(t *testing.T) {
 				t.Fatalf("stream error: %v", err)
 			}
 			_ = stream.Close()
-			if n := len(apiEventData(raw)); chunks != n {
+			if n := len(eventData(raw)); chunks != n {
 				t.Errorf("SDK saw %d chunks, fixture has %d", chunks, n)
 			}
 			if len(acc.Choices) == 0 {
@@ -299,7 +238,7 @@ func TestAPISDKStreamReplay(t *testing.T) {
 			if f.family == "groq" && want.Total == 0 {
 				t.Errorf("groq fixture should carry usage in its final chunk")
 			}
-			body := apiCheckUpstreamChat(t, f, u.LastChat(t))
+			body := checkUpstreamChat(t, f, u.LastChat(t))
 			if body["stream"] != true {
 				t.Errorf("upstream stream = %v", body["stream"])
 			}
@@ -314,23 +253,14 @@ func TestAPISDKStreamReplay(t *testing.T) {
 // TestAPIStreamPassthroughBytes checks with plain HTTP that a replayed
 // stream reaches the client byte for byte, as an event stream.
 func TestAPIStreamPassthroughBytes(t *testing.T) {
-	g, _ := apiReplayGateway(t)
-	for _, f := range apiFamilies {
+	g, _ := startReplayGateway(t)
+	for _, f := range replayFamilies {
 		t.Run(f.family, func(t *testing.T) {
-			raw := fixture(t, f.family, "chat_completion_stream.txt")
-			status, hdr, body := apiHTTP(t, http.MethodPost, g.URL+"/v1/chat/completions", apiMasterKey,
-				`{"model":"`+f.model+`","stream":true,"messages":[{"role":"user","content":"hi"}]}`)
-			if status != 200 {
-				t.Fatalf("status %d: %s", status, body)
-			}
-			if ct := hdr.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
-				t.Errorf("Content-Type = %q", ct)
-			}
-			if hdr.Get("X-Modelgate-Provider") != f.family {
-				t.Errorf("X-Modelgate-Provider = %q", hdr.Get("X-Modelgate-Provider"))
-			}
-			if string(body) != string(raw) {
-				t.Errorf("stream not passed through byte for byte:\n got %q\nwant %q", body, raw)
+			res := request(t, "POST", g.URL+"/v1/chat/completions",
+				`{"model":"`+f.model+`","stream":true,"messages":[{"role":"user","content":"hi"}]}`, bearer(masterKey)...)
+			expectRelayedStream(t, res, f.family, "chat_completion_stream.txt")
+			if res.Header.Get("X-Modelgate-Provider") != f.family {
+				t.Errorf("X-Modelgate-Provider = %q", res.Header.Get("X-Modelgate-Provider"))
 			}
 		})
 	}
@@ -340,19 +270,19 @@ func TestAPIStreamPassthroughBytes(t *testing.T) {
 // provider's listing, gemini ids without "models/", each entry owned by
 // its provider instance and routing back to it.
 func TestAPISDKModelsList(t *testing.T) {
-	g, ups := apiReplayGateway(t)
-	client := apiSDK(g, apiMasterKey)
+	g, ups := startReplayGateway(t)
+	client := openaiClient(g, masterKey)
 
 	// The listings are fetched in the background: wait for the union.
 	want := map[string][]string{}
 	total := 0
-	for _, f := range apiFamilies {
+	for _, f := range replayFamilies {
 		var listing struct {
 			Data []struct {
 				ID string `json:"id"`
 			} `json:"data"`
 		}
-		if err := json.Unmarshal(fixture(t, f.family, "models.json"), &listing); err != nil {
+		if err := json.Unmarshal(fixtures.Must(t, f.family, "models.json"), &listing); err != nil {
 			t.Fatal(err)
 		}
 		for _, m := range listing.Data {
@@ -423,13 +353,13 @@ func TestAPISDKModelsList(t *testing.T) {
 	}
 
 	// The raw shape: {"object":"list","data":[{id,object,created,owned_by}]}.
-	status, _, raw := apiHTTP(t, http.MethodGet, g.URL+"/v1/models", apiMasterKey, "")
+	res := request(t, "GET", g.URL+"/v1/models", "", bearer(masterKey)...)
 	var shape struct {
 		Object string                       `json:"object"`
 		Data   []map[string]json.RawMessage `json:"data"`
 	}
-	if err := json.Unmarshal(raw, &shape); status != 200 || err != nil || shape.Object != "list" {
-		t.Fatalf("GET /v1/models: %d %v %.200s", status, err, raw)
+	if err := json.Unmarshal(res.Body, &shape); res.Status != 200 || err != nil || shape.Object != "list" {
+		t.Fatalf("GET /v1/models: %d %v %.200s", res.Status, err, res.Body)
 	}
 	for _, m := range shape.Data {
 		_, hasMeta := m["metadata"]
@@ -439,7 +369,7 @@ func TestAPISDKModelsList(t *testing.T) {
 	}
 
 	// The listing requests carried each provider's own key.
-	for _, f := range apiFamilies {
+	for _, f := range replayFamilies {
 		rs := ups[f.family].Requests("/v1/models")
 		if len(rs) == 0 {
 			t.Errorf("%s: no listing request", f.family)
@@ -479,43 +409,32 @@ func TestAPISDKModelsList(t *testing.T) {
 // listed bare for the first and as name/model for the second, and each
 // form routes to its provider.
 func TestAPIDuplicateModelAcrossProviders(t *testing.T) {
-	apiClearEnv(t)
-	a, b := apiNewReplay(t, "openai"), apiNewReplay(t, "openai")
-	g := startGateway(t, apiProvider("first", "openai", "key-first", a.BaseURL())+
-		apiProvider("second", "openai", "key-second", b.BaseURL()))
+	clearEnv(t)
+	a, b := newReplay(t, "openai"), newReplay(t, "openai")
+	g := startGateway(t, providerBlock("first", "openai", "key-first", a.BaseURL())+
+		providerBlock("second", "openai", "key-second", b.BaseURL()))
 
-	var listing struct {
-		Data []struct {
-			ID      string `json:"id"`
-			OwnedBy string `json:"owned_by"`
-		} `json:"data"`
-	}
+	var listing []listedModel
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		_, _, body := apiHTTP(t, http.MethodGet, g.URL+"/v1/models", "", "")
-		if err := json.Unmarshal(body, &listing); err != nil {
-			t.Fatalf("listing: %v\n%s", err, body)
-		}
-		if len(listing.Data) >= 2*119 || time.Now().After(deadline) {
+		listing = listModels(t, g, "")
+		if len(listing) >= 2*119 || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	owners := map[string]string{}
-	for _, m := range listing.Data {
-		owners[m.ID] = m.OwnedBy
+	owned := owners(listing)
+	if owned["gpt-4o-mini"] != "first" || owned["second/gpt-4o-mini"] != "second" {
+		t.Fatalf("gpt-4o-mini owners: bare=%q second/=%q", owned["gpt-4o-mini"], owned["second/gpt-4o-mini"])
 	}
-	if owners["gpt-4o-mini"] != "first" || owners["second/gpt-4o-mini"] != "second" {
-		t.Fatalf("gpt-4o-mini owners: bare=%q second/=%q", owners["gpt-4o-mini"], owners["second/gpt-4o-mini"])
-	}
-	if _, ok := owners["first/gpt-4o-mini"]; ok {
+	if _, ok := owned["first/gpt-4o-mini"]; ok {
 		t.Errorf("first provider's model listed with prefix too")
 	}
-	client := apiSDK(g, "unused")
+	client := openaiClient(g, "unused")
 	for _, c := range []struct {
 		model string
-		up    *apiReplay
-		other *apiReplay
+		up    *replay
+		other *replay
 		key   string
 	}{
 		{"gpt-4o-mini", a, b, "key-first"},
@@ -539,26 +458,20 @@ func TestAPIDuplicateModelAcrossProviders(t *testing.T) {
 	}
 }
 
-// apiDrain reads and closes a body.
-func apiDrain(r io.ReadCloser) {
-	_, _ = io.Copy(io.Discard, r)
-	_ = r.Close()
-}
-
 // TestAPIModelsCarryCatalogMetadata: known models carry the catalog's
 // metadata in /v1/models; unknown ones have none.
 func TestAPIModelsCarryCatalogMetadata(t *testing.T) {
-	apiClearEnv(t)
-	g := startGateway(t, apiProvider("demo", "mock", "", "", "models mock-chat gpt-4o-mini", "models_mode allowlist"))
-	status, _, raw := apiHTTP(t, http.MethodGet, g.URL+"/v1/models", "", "")
+	clearEnv(t)
+	g := startGateway(t, providerBlock("demo", "mock", "", "", "models mock-chat gpt-4o-mini", "models_mode allowlist"))
+	res := request(t, "GET", g.URL+"/v1/models", "")
 	var out struct {
 		Data []struct {
 			ID       string                     `json:"id"`
 			Metadata map[string]json.RawMessage `json:"metadata"`
 		} `json:"data"`
 	}
-	if err := json.Unmarshal(raw, &out); status != 200 || err != nil {
-		t.Fatalf("%d %v %s", status, err, raw)
+	if err := json.Unmarshal(res.Body, &out); res.Status != 200 || err != nil {
+		t.Fatalf("%d %v %s", res.Status, err, res.Body)
 	}
 	got := map[string]map[string]json.RawMessage{}
 	for _, m := range out.Data {

@@ -15,11 +15,11 @@ import (
 	"github.com/openai/openai-go/v3"
 )
 
-// apiUsageUpstream answers streamed chat completions like OpenAI: content
+// usageUpstream answers streamed chat completions like OpenAI: content
 // chunks and, only when the request asked with
 // stream_options.include_usage, "usage":null on every chunk and a final
 // usage-only chunk with "choices":[].
-func apiUsageUpstream(w http.ResponseWriter, r *http.Request) {
+func usageUpstream(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		Stream        bool `json:"stream"`
 		StreamOptions struct {
@@ -43,7 +43,7 @@ func apiUsageUpstream(w http.ResponseWriter, r *http.Request) {
 		chunk(`{}`, `"stop"`),
 	}
 	if req.StreamOptions.IncludeUsage {
-		events = append(events, apiUsageChunk)
+		events = append(events, usageChunk)
 	}
 	events = append(events, "data: [DONE]\n\n")
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -54,16 +54,16 @@ func apiUsageUpstream(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-const apiUsageChunk = `data: {"id":"chatcmpl-u1","object":"chat.completion.chunk","created":1,"model":"u-model","choices":[],"usage":{"prompt_tokens":11,"completion_tokens":3,"total_tokens":14}}` + "\n\n"
+const usageChunk = `data: {"id":"chatcmpl-u1","object":"chat.completion.chunk","created":1,"model":"u-model","choices":[],"usage":{"prompt_tokens":11,"completion_tokens":3,"total_tokens":14}}` + "\n\n"
 
 // TestAPIStreamUsageChunk checks the usage chunk handling: the gateway asks
 // the upstream for usage on every stream, but only a client that asked
 // itself gets the usage-only chunk.
 func TestAPIStreamUsageChunk(t *testing.T) {
-	apiClearEnv(t)
-	u := apiNewReplay(t, "openai")
-	u.Handle("/v1/chat/completions", apiUsageUpstream)
-	g := startGateway(t, apiProvider("up", "openai", "sk-up", u.BaseURL(), "models u-model", "models_mode allowlist"))
+	clearEnv(t)
+	u := newReplay(t, "openai")
+	u.Handle("/v1/chat/completions", usageUpstream)
+	g := startGateway(t, providerBlock("up", "openai", "sk-up", u.BaseURL(), "models u-model", "models_mode allowlist"))
 
 	raw := []struct {
 		name          string
@@ -77,28 +77,28 @@ func TestAPIStreamUsageChunk(t *testing.T) {
 	for _, c := range raw {
 		t.Run("raw/"+c.name, func(t *testing.T) {
 			u.Reset()
-			status, _, body := apiHTTP(t, http.MethodPost, g.URL+"/v1/chat/completions", "",
+			res := request(t, "POST", g.URL+"/v1/chat/completions",
 				`{"model":"u-model","stream":true,"messages":[{"role":"user","content":"hi"}]`+c.streamOptions+`}`)
-			if status != 200 {
-				t.Fatalf("status %d: %s", status, body)
+			if res.Status != 200 {
+				t.Fatalf("status %d: %s", res.Status, res.Body)
 			}
 			so, _ := u.LastChat(t).JSON(t)["stream_options"].(map[string]any)
 			if so["include_usage"] != true {
 				t.Errorf("upstream stream_options = %v, want include_usage true", so)
 			}
-			exp := apiExpectFromStream(t, body)
+			exp := summarizeStream(t, res.Body)
 			if exp.Content != "Hello there" {
 				t.Errorf("content through the gateway = %q", exp.Content)
 			}
-			if !strings.HasSuffix(string(body), "data: [DONE]\n\n") {
-				t.Errorf("stream does not end with [DONE]: %q", body)
+			if !strings.HasSuffix(string(res.Body), "data: [DONE]\n\n") {
+				t.Errorf("stream does not end with [DONE]: %q", res.Body)
 			}
-			hasUsage := strings.Contains(string(body), `"choices":[]`)
+			hasUsage := strings.Contains(string(res.Body), `"choices":[]`)
 			if hasUsage != c.wantUsage {
-				t.Errorf("client saw the usage-only chunk: %v, want %v\n%s", hasUsage, c.wantUsage, body)
+				t.Errorf("client saw the usage-only chunk: %v, want %v\n%s", hasUsage, c.wantUsage, res.Body)
 			}
-			if c.wantUsage && !strings.Contains(string(body), apiUsageChunk) {
-				t.Errorf("usage chunk not passed through byte for byte:\n%s", body)
+			if c.wantUsage && !strings.Contains(string(res.Body), usageChunk) {
+				t.Errorf("usage chunk not passed through byte for byte:\n%s", res.Body)
 			}
 			if exp.EmptyChoiceChunk != map[bool]int{true: 1, false: 0}[c.wantUsage] {
 				t.Errorf("client saw %d empty-choices chunks", exp.EmptyChoiceChunk)
@@ -106,7 +106,7 @@ func TestAPIStreamUsageChunk(t *testing.T) {
 		})
 	}
 
-	client := apiSDK(g, "unused")
+	client := openaiClient(g, "unused")
 	for _, c := range []struct {
 		name                  string
 		ask                   bool
@@ -155,7 +155,7 @@ func TestAPIStreamUsageChunk(t *testing.T) {
 // TestAPIStreamUsageChunkMock does the same against the built-in mock
 // provider, which also emits the usage chunk only when asked.
 func TestAPIStreamUsageChunkMock(t *testing.T) {
-	g := apiMockGateway(t)
+	g := startMockGateway(t)
 	for _, c := range []struct {
 		name, opts string
 		want       bool
@@ -164,17 +164,17 @@ func TestAPIStreamUsageChunkMock(t *testing.T) {
 		{"asking", `,"stream_options":{"include_usage":true}`, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			status, _, body := apiHTTP(t, http.MethodPost, g.URL+"/v1/chat/completions", apiMasterKey,
-				`{"model":"mock-chat","stream":true,"messages":[{"role":"user","content":"ping pong"}]`+c.opts+`}`)
-			if status != 200 {
-				t.Fatalf("status %d: %s", status, body)
+			res := request(t, "POST", g.URL+"/v1/chat/completions",
+				`{"model":"mock-chat","stream":true,"messages":[{"role":"user","content":"ping pong"}]`+c.opts+`}`, bearer(masterKey)...)
+			if res.Status != 200 {
+				t.Fatalf("status %d: %s", res.Status, res.Body)
 			}
-			exp := apiExpectFromStream(t, body)
+			exp := summarizeStream(t, res.Body)
 			if exp.Content != "Echo: ping pong" {
 				t.Errorf("content = %q", exp.Content)
 			}
 			if got := exp.EmptyChoiceChunk == 1 && exp.Total > 0; got != c.want {
-				t.Errorf("usage chunk seen: %v, want %v\n%s", got, c.want, body)
+				t.Errorf("usage chunk seen: %v, want %v\n%s", got, c.want, res.Body)
 			}
 		})
 	}
@@ -183,31 +183,20 @@ func TestAPIStreamUsageChunkMock(t *testing.T) {
 // TestAPIStreamIsIncremental: the client must get the first event while
 // the upstream is still holding back the rest of the stream.
 func TestAPIStreamIsIncremental(t *testing.T) {
-	apiClearEnv(t)
+	clearEnv(t)
 	var mu sync.Mutex
 	var release chan struct{}
 	var contentType string
 
-	u := apiNewReplay(t, "openai")
+	u := newReplay(t, "openai")
 	u.Handle("/v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		ct, rel := contentType, release
 		mu.Unlock()
 		w.Header().Set("Content-Type", ct)
-		rc := http.NewResponseController(w)
-		_, _ = io.WriteString(w, `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"slow","choices":[{"index":0,"delta":{"role":"assistant","content":"first"},"finish_reason":null}]}`+"\n\n")
-		_ = rc.Flush()
-		select {
-		case <-rel:
-		case <-time.After(5 * time.Second):
-		case <-r.Context().Done():
-			return
-		}
-		_, _ = io.WriteString(w, `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"slow","choices":[{"index":0,"delta":{"content":" second"},"finish_reason":"stop"}]}`+"\n\n")
-		_, _ = io.WriteString(w, "data: [DONE]\n\n")
-		_ = rc.Flush()
+		holdBackStream(w, r, rel)
 	})
-	g := startGateway(t, apiProvider("slow", "openai", "sk-slow", u.BaseURL(), "models slow", "models_mode allowlist"))
+	g := startGateway(t, providerBlock("slow", "openai", "sk-slow", u.BaseURL(), "models slow", "models_mode allowlist"))
 
 	for _, c := range []struct {
 		contentType string
@@ -252,7 +241,7 @@ func TestAPIStreamIsIncremental(t *testing.T) {
 					return
 				}
 				br := bufio.NewReader(resp.Body)
-				ev, err := apiReadEvent(br)
+				ev, err := readEvent(br)
 				firstCh <- result{first: ev, err: err}
 				if err != nil {
 					return
@@ -292,10 +281,10 @@ func TestAPIStreamIsIncremental(t *testing.T) {
 // TestAPIClientDisconnectCancelsUpstream: when the client goes away, the
 // upstream request's context is cancelled.
 func TestAPIClientDisconnectCancelsUpstream(t *testing.T) {
-	apiClearEnv(t)
+	clearEnv(t)
 	cancelled := make(chan string, 4)
 	arrived := make(chan struct{}, 4)
-	u := apiNewReplay(t, "openai")
+	u := newReplay(t, "openai")
 	u.Handle("/v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		if strings.Contains(string(body), `"stream":true`) {
@@ -310,7 +299,7 @@ func TestAPIClientDisconnectCancelsUpstream(t *testing.T) {
 		case <-time.After(10 * time.Second):
 		}
 	})
-	g := startGateway(t, apiProvider("hold", "openai", "sk-hold", u.BaseURL(), "models hold", "models_mode allowlist"))
+	g := startGateway(t, providerBlock("hold", "openai", "sk-hold", u.BaseURL(), "models hold", "models_mode allowlist"))
 
 	cases := []struct {
 		name   string
@@ -345,7 +334,7 @@ func TestAPIClientDisconnectCancelsUpstream(t *testing.T) {
 					b, _ := io.ReadAll(resp.Body)
 					t.Fatalf("status %d: %s", resp.StatusCode, b)
 				}
-				ev, err := apiReadEvent(bufio.NewReader(resp.Body))
+				ev, err := readEvent(bufio.NewReader(resp.Body))
 				if err != nil || !strings.Contains(ev, `"content":"one"`) {
 					t.Fatalf("first event %q, %v", ev, err)
 				}

@@ -1,12 +1,15 @@
 package e2e
 
+// The gateway under test: starting, reloading, restarting and failing to
+// start it from a Caddyfile, the environment it reads, and the pieces of
+// the modelgate option the tests assemble.
+
 import (
 	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +21,12 @@ import (
 	_ "github.com/modelgate/modelgate/caddymodule"
 	_ "github.com/modelgate/modelgate/handlers"
 )
+
+// masterKey is the gateway master key of every test that configures one.
+const masterKey = "mg-master-e2e-0123456789"
+
+// userPathHeader is the default user-path header.
+const userPathHeader = "X-Modelgate-User-Path"
 
 // gateway is a running in-process Modelgate server.
 type gateway struct {
@@ -50,9 +59,8 @@ func freePorts(t testing.TB, n int) []int {
 
 // caddyfile returns a complete Caddyfile: global options with the given
 // modelgate block body, and a site on port serving the modelgate chain.
-// Placeholders {PORT}, {ADMIN} and {DATA} are filled in.
 func caddyfile(modelgateBlock string, port, adminPort int, dataDir string) string {
-	cf := fmt.Sprintf(`{
+	return fmt.Sprintf(`{
 	admin 127.0.0.1:%d
 	persist_config off
 	auto_https off
@@ -68,7 +76,6 @@ http://127.0.0.1:%d {
 	modelgate
 }
 `, adminPort, filepath.Join(dataDir, "modelgate.db"), modelgateBlock, port)
-	return cf
 }
 
 // adapt turns a Caddyfile into Caddy JSON.
@@ -109,21 +116,52 @@ func startGateway(t testing.TB, modelgateBlock string) *gateway {
 	return g
 }
 
+// startMockGateway clears the environment and starts a gateway with the
+// master key and the mock provider (mockBlock).
+func startMockGateway(t *testing.T) *gateway {
+	t.Helper()
+	clearEnv(t)
+	return startGateway(t, mockBlock(""))
+}
+
+// restartGateway stops the running gateway completely (its store is
+// closed) and starts a new one with modelgateBlock.
+func restartGateway(t *testing.T, modelgateBlock string) *gateway {
+	t.Helper()
+	if err := caddy.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	http.DefaultClient.CloseIdleConnections()
+	return startGateway(t, modelgateBlock)
+}
+
+// loadFails loads a gateway that must not start and returns its error.
+func loadFails(t *testing.T, modelgateBlock string) error {
+	t.Helper()
+	ports := freePorts(t, 2)
+	err := caddy.Load(adapt(t, caddyfile(modelgateBlock, ports[0], ports[1], t.TempDir())), true)
+	if err == nil {
+		_ = caddy.Stop()
+		t.Fatalf("the gateway started with\n%s", modelgateBlock)
+	}
+	return err
+}
+
 // reload loads a new modelgate block into the running gateway, in-process
 // like `modelgate reload`.
 func (g *gateway) reload(t testing.TB, modelgateBlock string) error {
 	t.Helper()
-	port := portOf(g.URL)
-	adminPort := portOf(g.AdminURL)
-	return caddy.Load(adapt(t, caddyfile(modelgateBlock, port, adminPort, g.DataDir)), true)
+	return caddy.Load(adapt(t, caddyfile(modelgateBlock, portOf(g.URL), portOf(g.AdminURL), g.DataDir)), true)
 }
 
+// portOf returns the port of an http://host:port URL.
 func portOf(u string) int {
 	var p int
 	_, _ = fmt.Sscanf(u[strings.LastIndex(u, ":")+1:], "%d", &p)
 	return p
 }
 
+// waitHealthy waits up to 10 s for GET /health to answer 200.
 func waitHealthy(t testing.TB, base string) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
@@ -140,34 +178,60 @@ func waitHealthy(t testing.TB, base string) {
 	t.Fatalf("gateway at %s never became healthy", base)
 }
 
-// fixturesDir is ../shared/fixtures/providers relative to the repository.
-func fixturesDir(t testing.TB) string {
+// clearEnv removes, for the duration of the test, every environment
+// variable the gateway or the SDKs read, so the host environment cannot add
+// providers, a master key, switches or rate-limit rules: what the test
+// configures is all there is.
+func clearEnv(t *testing.T) {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	repo := filepath.Dir(filepath.Dir(file))
-	for _, cand := range []string{
-		filepath.Join(repo, "..", "shared", "fixtures", "providers"),
-		os.Getenv("MODELGATE_FIXTURES"),
-	} {
-		if cand == "" {
-			continue
-		}
-		if st, err := os.Stat(cand); err == nil && st.IsDir() {
-			return cand
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if gatewayOrSDKVariable(k) {
+			t.Setenv(k, "") // restores the value when the test ends
+			_ = os.Unsetenv(k)
 		}
 	}
-	t.Fatal("fixtures not found: expected ../shared/fixtures/providers beside the repository (or MODELGATE_FIXTURES)")
-	return ""
 }
 
-// fixture returns the bytes of one recorded provider response.
-func fixture(t testing.TB, family, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(fixturesDir(t), family, name))
-	if err != nil {
-		t.Fatal(err)
+// gatewayOrSDKVariable reports whether the gateway or one of the official
+// SDKs reads the environment variable k.
+func gatewayOrSDKVariable(k string) bool {
+	switch {
+	case strings.HasSuffix(k, "_API_KEY"), strings.HasSuffix(k, "_BASE_URL"), strings.HasSuffix(k, "_ENABLED"),
+		strings.HasPrefix(k, "ADMIN_"), strings.HasPrefix(k, "OPENAI_"), strings.HasPrefix(k, "ANTHROPIC_"),
+		strings.HasPrefix(k, "SET_RATE_LIMIT_"), strings.HasPrefix(k, "SET_PROVIDER_RATE_LIMIT_"):
+		return true
 	}
-	return b
+	switch k {
+	case "GATEWAY_MASTER_KEY", "GATEWAY_ENTITLEMENTS", "MODELGATE_DATA_PATH", "USER_PATH_HEADER",
+		"MAX_REQUEST_BODY_BYTES", "RATE_LIMITS_FLUSH_INTERVAL", "ENABLED_PASSTHROUGH_PROVIDERS":
+		return true
+	}
+	return false
+}
+
+// mockBlock is a modelgate block with the master key, the mock provider
+// named demo and the extra lines.
+func mockBlock(extra string) string {
+	return "master_key " + masterKey + "\nprovider demo {\n type mock\n}\n" + extra
+}
+
+// providerBlock renders one provider block of the modelgate option; key
+// and baseURL are left out when empty, extra lines are added as they are.
+func providerBlock(name, typ, key, baseURL string, extra ...string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "provider %s {\n\t\t\ttype %s\n", name, typ)
+	if key != "" {
+		fmt.Fprintf(&b, "\t\t\tapi_key %s\n", key)
+	}
+	if baseURL != "" {
+		fmt.Fprintf(&b, "\t\t\tbase_url %s\n", baseURL)
+	}
+	for _, e := range extra {
+		fmt.Fprintf(&b, "\t\t\t%s\n", e)
+	}
+	b.WriteString("\t\t}\n")
+	return b.String()
 }
 
 // writeFile writes content to a file in a fresh temp dir and returns its path.
@@ -178,4 +242,16 @@ func writeFile(t testing.TB, name, content string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// closedURL returns an http base URL on a loopback port nobody listens on.
+func closedURL(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return "http://" + addr + "/v1"
 }

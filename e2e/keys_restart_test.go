@@ -11,15 +11,15 @@ import (
 // TestKeysSurviveRestart creates keys, stops the server completely (the
 // store is closed), starts it again on the same file and uses them.
 func TestKeysSurviveRestart(t *testing.T) {
-	accClearEnv(t)
-	block := accBlock("storage " + filepath.Join(t.TempDir(), "restart.db"))
+	clearEnv(t)
+	block := mockBlock("storage " + filepath.Join(t.TempDir(), "restart.db"))
 	g := startGateway(t, block)
-	k := accCreateKey(t, g, `{"name":"survivor","user_path":"/team/restart","dashboard_access":true}`)
-	gone := accCreateKey(t, g, `{"name":"gone"}`)
-	if res := accAdmin(t, g, "POST", "/admin/auth-keys/"+gone.ID+"/deactivate", ""); res.Status != 200 {
+	k := createKey(t, g, `{"name":"survivor","user_path":"/team/restart","dashboard_access":true}`)
+	gone := createKey(t, g, `{"name":"gone"}`)
+	if res := adminCall(t, g, "POST", "/admin/auth-keys/"+gone.ID+"/deactivate", ""); res.Status != 200 {
 		t.Fatalf("deactivate: %d", res.Status)
 	}
-	if res := accDo(t, "POST", g.URL+"/v1/chat/completions", accChat, bearer(k.Secret)...); res.Status != 200 {
+	if res := request(t, "POST", g.URL+"/v1/chat/completions", mockChat, bearer(k.Secret)...); res.Status != 200 {
 		t.Fatalf("before restart: %d %s", res.Status, res.Body)
 	}
 	if err := caddy.Stop(); err != nil {
@@ -28,19 +28,19 @@ func TestKeysSurviveRestart(t *testing.T) {
 	http.DefaultClient.CloseIdleConnections()
 
 	g = startGateway(t, block)
-	if res := accDo(t, "POST", g.URL+"/v1/chat/completions", accChat, bearer(k.Secret)...); res.Status != 200 {
+	if res := request(t, "POST", g.URL+"/v1/chat/completions", mockChat, bearer(k.Secret)...); res.Status != 200 {
 		t.Fatalf("after restart: %d %s", res.Status, res.Body)
 	}
-	if res := accDo(t, "GET", g.URL+"/admin/auth-keys", "", bearer(k.Secret)...); res.Status != 200 {
+	if res := request(t, "GET", g.URL+"/admin/auth-keys", "", bearer(k.Secret)...); res.Status != 200 {
 		t.Fatalf("dashboard access after restart: %d %s", res.Status, res.Body)
 	}
-	if u := accDo(t, "GET", g.URL+"/v1/usage", "", bearer(k.Secret)...).JSON(t); u["user_path"] != "/team/restart" {
+	if u := request(t, "GET", g.URL+"/v1/usage", "", bearer(k.Secret)...).JSON(t); u["user_path"] != "/team/restart" {
 		t.Fatalf("bound user path after restart: %v", u)
 	}
-	accDo(t, "GET", g.URL+"/v1/usage", "", bearer(gone.Secret)...).ExpectErr(t, 401, "authentication_error", "api_key_deactivated")
+	request(t, "GET", g.URL+"/v1/usage", "", bearer(gone.Secret)...).ExpectErr(t, 401, "authentication_error", "api_key_deactivated")
 
 	var found bool
-	for _, v := range accAdmin(t, g, "GET", "/admin/auth-keys", "").JSON(t)["keys"].([]any) {
+	for _, v := range adminCall(t, g, "GET", "/admin/auth-keys", "").JSON(t)["keys"].([]any) {
 		m := v.(map[string]any)
 		if m["id"] == k.ID {
 			found = true
@@ -57,14 +57,14 @@ func TestKeysSurviveRestart(t *testing.T) {
 // TestKeysSurviveReload: a config reload keeps the managed keys, and a key
 // created just before it works right after.
 func TestKeysSurviveReload(t *testing.T) {
-	accClearEnv(t)
-	g := startGateway(t, accBlock(""))
-	k := accCreateKey(t, g, `{"name":"reload"}`)
-	if err := g.reload(t, accBlock("user_path_header X-Team")); err != nil {
+	clearEnv(t)
+	g := startGateway(t, mockBlock(""))
+	k := createKey(t, g, `{"name":"reload"}`)
+	if err := g.reload(t, mockBlock("user_path_header X-Team")); err != nil {
 		t.Fatal(err)
 	}
 	http.DefaultClient.CloseIdleConnections()
-	res := accDo(t, "GET", g.URL+"/v1/usage", "", append(bearer(k.Secret), "X-Team", "/after/reload")...)
+	res := request(t, "GET", g.URL+"/v1/usage", "", append(bearer(k.Secret), "X-Team", "/after/reload")...)
 	if res.Status != 200 || res.JSON(t)["user_path"] != "/after/reload" {
 		t.Fatalf("after reload: %d %s", res.Status, res.Body)
 	}

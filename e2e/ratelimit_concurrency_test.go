@@ -12,10 +12,10 @@ import (
 	"time"
 )
 
-// rlBurst sends n simultaneous chat requests for model, from user paths
+// burst sends n simultaneous chat requests for model, from user paths
 // made by pathOf, and counts the answers by status. Every 429 must be a
 // rate_limit_error with Retry-After: 1 (a full concurrency cap).
-func rlBurst(t *testing.T, g *gateway, model string, n int, pathOf func(i int) string) map[int]int {
+func burst(t *testing.T, g *gateway, model string, n int, pathOf func(i int) string) map[int]int {
 	t.Helper()
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: n}}
 	defer client.CloseIdleConnections()
@@ -29,11 +29,11 @@ func rlBurst(t *testing.T, g *gateway, model string, n int, pathOf func(i int) s
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			body := strings.Replace(rlSlowChat(false), "slow-model", model, 1)
+			body := slowChat(model, false)
 			req, _ := http.NewRequest("POST", g.URL+"/v1/chat/completions", strings.NewReader(body))
-			req.Header.Set("Authorization", "Bearer "+accMaster)
+			req.Header.Set("Authorization", "Bearer "+masterKey)
 			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set(rlUserPath, pathOf(i))
+			req.Header.Set(userPathHeader, pathOf(i))
 			<-start
 			resp, err := client.Do(req)
 			if err != nil {
@@ -55,24 +55,24 @@ func rlBurst(t *testing.T, g *gateway, model string, n int, pathOf func(i int) s
 	return statuses
 }
 
-// rlOpenStream starts a streamed chat for model and userPath and returns
+// openStream starts a streamed chat for model and userPath and returns
 // its body after the first event arrived, or the status when it was
 // refused.
-func rlOpenStream(t *testing.T, ctx context.Context, g *gateway, model, userPath string) (*http.Response, *bufio.Reader) {
+func openStream(t *testing.T, ctx context.Context, g *gateway, model, userPath string) (*http.Response, *bufio.Reader) {
 	t.Helper()
-	body := strings.Replace(rlSlowChat(true), "slow-model", model, 1)
+	body := slowChat(model, true)
 	req, _ := http.NewRequestWithContext(ctx, "POST", g.URL+"/v1/chat/completions", strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+accMaster)
+	req.Header.Set("Authorization", "Bearer "+masterKey)
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(rlUserPath, userPath)
+	req.Header.Set(userPathHeader, userPath)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	br := bufio.NewReader(resp.Body)
 	if resp.StatusCode == 200 {
-		if line, err := br.ReadString('\n'); err != nil || !strings.HasPrefix(line, "data: ") {
-			t.Fatalf("first event: %q %v", line, err)
+		if ev, err := readEvent(br); err != nil || !strings.HasPrefix(ev, "data: ") {
+			t.Fatalf("first event: %q %v", ev, err)
 		}
 	}
 	return resp, br
@@ -84,15 +84,15 @@ func rlOpenStream(t *testing.T, ctx context.Context, g *gateway, model, userPath
 // their slot until they end, and every slot is released after streams
 // finish and after clients disconnect.
 func TestRLConcurrencyCap(t *testing.T) {
-	rlClearEnv(t)
+	clearEnv(t)
 	t.Setenv("SET_RATE_LIMIT_TEAM", "concurrent=5")
 	t.Setenv("SET_PROVIDER_RATE_LIMIT_SLOW_TWO", "concurrent=5")
-	one := rlNewSlowUpstream(t, 150*time.Millisecond, 20)
-	two := rlNewSlowUpstream(t, 150*time.Millisecond, 20)
-	g := startGateway(t, accBlock(one.block("slow")+two.block("slow-two")))
+	one := newSlowUpstream(t, 150*time.Millisecond, 20)
+	two := newSlowUpstream(t, 150*time.Millisecond, 20)
+	g := startGateway(t, mockBlock(one.block("slow")+two.block("slow-two")))
 	// Warm up: both listings are in before the burst.
 	for _, m := range []string{"slow/slow-model", "slow-two/slow-model"} {
-		res := accDo(t, "POST", g.URL+"/v1/chat/completions", strings.Replace(rlSlowChat(false), "slow-model", m, 1), bearer(accMaster)...)
+		res := request(t, "POST", g.URL+"/v1/chat/completions", slowChat(m, false), bearer(masterKey)...)
 		if res.Status != 200 {
 			t.Fatalf("warm-up %s: %d %s", m, res.Status, res.Body)
 		}
@@ -100,37 +100,37 @@ func TestRLConcurrencyCap(t *testing.T) {
 	one.maxSeen.Store(0)
 
 	// User-path cap: 200 callers under /team, through the first provider.
-	st := rlBurst(t, g, "slow-model", 200, func(i int) string { return fmt.Sprintf("/team/u%d", i) })
+	st := burst(t, g, "slow-model", 200, func(i int) string { return fmt.Sprintf("/team/u%d", i) })
 	t.Logf("user-path cap 5, 200 simultaneous requests: statuses %v, max in flight at the upstream %d", st, one.maxSeen.Load())
 	if one.maxSeen.Load() > 5 || st[200] < 5 || st[200]+st[429] != 200 {
 		t.Fatalf("user-path cap: statuses %v, upstream saw %d at once", st, one.maxSeen.Load())
 	}
-	rlWaitInFlight(t, g)
+	waitSlotsFree(t, g)
 
 	// Provider cap: 200 callers on unlimited paths, pinned to slow-two.
-	pst := rlBurst(t, g, "slow-two/slow-model", 200, func(i int) string { return fmt.Sprintf("/free/u%d", i) })
+	pst := burst(t, g, "slow-two/slow-model", 200, func(i int) string { return fmt.Sprintf("/free/u%d", i) })
 	t.Logf("provider cap 5, 200 simultaneous requests: statuses %v, max in flight at the upstream %d, upstream calls %d",
 		pst, two.maxSeen.Load(), two.served.Load())
 	if two.maxSeen.Load() > 5 || pst[200] < 5 || pst[200]+pst[429] != 200 || two.served.Load() != int64(pst[200])+1 {
 		t.Fatalf("provider cap: statuses %v, upstream saw %d at once and %d calls", pst, two.maxSeen.Load(), two.served.Load())
 	}
-	rlWaitInFlight(t, g)
+	waitSlotsFree(t, g)
 
 	// Streams hold their slot until they end.
 	ctx := context.Background()
 	var streams []*http.Response
 	var readers []*bufio.Reader
 	for i := 0; i < 5; i++ {
-		resp, br := rlOpenStream(t, ctx, g, "slow-model", fmt.Sprintf("/team/s%d", i))
+		resp, br := openStream(t, ctx, g, "slow-model", fmt.Sprintf("/team/s%d", i))
 		if resp.StatusCode != 200 {
 			t.Fatalf("stream %d: %d", i, resp.StatusCode)
 		}
 		streams, readers = append(streams, resp), append(readers, br)
 	}
-	if r := rlRule(t, g, "user_path", "/team", "concurrent"); r["in_flight"] != 5.0 {
+	if r := rateRule(t, g, "user_path", "/team", "concurrent"); r["in_flight"] != 5.0 {
 		t.Fatalf("in flight during streams: %v", r)
 	}
-	rlChat(t, g, "/team/late").ExpectErr(t, 429, "rate_limit_error", "rate_limit_exceeded")
+	chatAs(t, g, "/team/late").ExpectErr(t, 429, "rate_limit_error", "rate_limit_exceeded")
 	for i, resp := range streams {
 		rest, err := io.ReadAll(readers[i])
 		resp.Body.Close()
@@ -138,7 +138,7 @@ func TestRLConcurrencyCap(t *testing.T) {
 			t.Fatalf("stream %d did not finish: %v", i, err)
 		}
 	}
-	rlWaitInFlight(t, g)
+	waitSlotsFree(t, g)
 
 	// Clients that disconnect mid-stream release their slots (user-path
 	// and provider ones), and the upstream calls are cancelled.
@@ -146,7 +146,7 @@ func TestRLConcurrencyCap(t *testing.T) {
 		model := []string{"slow-model", "slow-two/slow-model"}[round%2]
 		ctx, cancel := context.WithCancel(context.Background())
 		for i := 0; i < 5; i++ {
-			resp, _ := rlOpenStream(t, ctx, g, model, fmt.Sprintf("/team/d%d", i))
+			resp, _ := openStream(t, ctx, g, model, fmt.Sprintf("/team/d%d", i))
 			if resp.StatusCode != 200 {
 				t.Fatalf("round %d stream %d: %d", round, i, resp.StatusCode)
 			}
@@ -154,7 +154,7 @@ func TestRLConcurrencyCap(t *testing.T) {
 		}
 		cancel()
 		cancelled := time.Now()
-		rlWaitInFlight(t, g)
+		waitSlotsFree(t, g)
 		// The streams would run 3 s more: the slots went with the clients.
 		if d := time.Since(cancelled); d > time.Second {
 			t.Fatalf("round %d: slots released %v after the disconnect", round, d)
@@ -167,12 +167,12 @@ func TestRLConcurrencyCap(t *testing.T) {
 	if n := one.inFlight.Load() + two.inFlight.Load(); n != 0 {
 		t.Fatalf("upstreams still serving %d cancelled streams", n)
 	}
-	if res := rlChat(t, g, "/team/after"); res.Status != 200 {
+	if res := chatAs(t, g, "/team/after"); res.Status != 200 {
 		t.Fatalf("after disconnects: %d %s", res.Status, res.Body)
 	}
-	st = rlBurst(t, g, "slow-model", 20, func(i int) string { return fmt.Sprintf("/team/v%d", i) })
+	st = burst(t, g, "slow-model", 20, func(i int) string { return fmt.Sprintf("/team/v%d", i) })
 	if st[200] < 5 || one.maxSeen.Load() > 5 {
 		t.Fatalf("after disconnects: %v, max %d", st, one.maxSeen.Load())
 	}
-	rlWaitInFlight(t, g)
+	waitSlotsFree(t, g)
 }

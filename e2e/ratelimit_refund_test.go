@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"net/http"
 	"testing"
 )
 
@@ -9,14 +8,14 @@ import (
 // provider rule refuses never reached a provider, so the user-path window
 // gives it back.
 func TestRLTargetRefusalIsNotCountedOnTheUserPath(t *testing.T) {
-	apiClearEnv(t)
+	clearEnv(t)
 	t.Setenv("SET_RATE_LIMIT_", "rpm=2")
 	t.Setenv("SET_PROVIDER_RATE_LIMIT_P", "rpm=1")
-	g := startGateway(t, apiProvider("p", "mock", "", "")+apiProvider("q", "mock", "", ""))
+	g := startGateway(t, providerBlock("p", "mock", "", "")+providerBlock("q", "mock", "", ""))
 	chat := func(model string) (int, string) {
-		status, _, body := apiHTTP(t, http.MethodPost, g.URL+"/v1/chat/completions", "",
+		res := request(t, "POST", g.URL+"/v1/chat/completions",
 			`{"model":"`+model+`","messages":[{"role":"user","content":"hi"}]}`)
-		return status, string(body)
+		return res.Status, string(res.Body)
 	}
 	steps := []struct {
 		model    string
@@ -34,7 +33,7 @@ func TestRLTargetRefusalIsNotCountedOnTheUserPath(t *testing.T) {
 			t.Fatalf("step %d (%s): status %d, want %d: %s", i, s.model, status, s.status, body)
 		}
 		if status == 429 {
-			e := apiDecodeErr(t, status, []byte(body))
+			e := decodeError(t, status, []byte(body))
 			if e.Provider != s.provider {
 				t.Fatalf("step %d: refused by %q, want %q: %s", i, e.Provider, s.provider, body)
 			}

@@ -30,31 +30,18 @@ func activeApp(t *testing.T) *caddymodule.App {
 	return v.(*caddymodule.App)
 }
 
-// chat sends one chat completion and returns the status and body. Like
-// the official SDKs, it retries a request whose connection broke before any
-// response arrived: while Caddy swaps configs, a connection the old server
-// accepted can be closed unanswered (plain Caddy with a `respond` site does
-// the same). Any HTTP answer, error or not, is returned as it is.
-func chat(t *testing.T, base, model string) (int, string) {
-	t.Helper()
-	var resp *http.Response
-	var err error
-	backoff := 100 * time.Millisecond
-	for try := 0; try < 4; try++ {
-		resp, err = http.Post(base+"/v1/chat/completions", "application/json",
-			strings.NewReader(`{"model":"`+model+`","messages":[{"role":"user","content":"hi"}]}`))
-		if err == nil {
-			break
-		}
-		time.Sleep(backoff) // exponential, as the SDKs back off
-		backoff *= 2
-	}
+// chat sends one chat completion for model, without a credential, and
+// returns the status and body, or status 0 and the error when no answer
+// arrived. send retries a request whose connection broke before any
+// answer: while Caddy swaps configs, a connection the old server accepted
+// can be closed unanswered (plain Caddy with a `respond` site does the
+// same).
+func chat(base, model string) (int, string) {
+	res, err := send("POST", base+"/v1/chat/completions", `{"model":"`+model+`","messages":[{"role":"user","content":"hi"}]}`)
 	if err != nil {
 		return 0, err.Error()
 	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+	return res.Status, string(res.Body)
 }
 
 // TestReloadKeepsServingAndData reloads the config several times, both
@@ -63,6 +50,7 @@ func chat(t *testing.T, base, model string) (int, string) {
 // reloads is still there after them, and a clean stop flushes what is
 // queued.
 func TestReloadKeepsServingAndData(t *testing.T) {
+	clearEnv(t)
 	g := startGateway(t, "provider one {\n type mock\n }")
 	st := activeApp(t).Store()
 	if st == nil {
@@ -93,7 +81,7 @@ func TestReloadKeepsServingAndData(t *testing.T) {
 					return
 				default:
 				}
-				status, body := chat(t, g.URL, "one/mock-chat")
+				status, body := chat(g.URL, "one/mock-chat")
 				sent.Add(1)
 				if status != 200 {
 					failures.Add(1)
@@ -130,7 +118,7 @@ func TestReloadKeepsServingAndData(t *testing.T) {
 	}
 
 	// The new config serves its new provider.
-	if status, body := chat(t, g.URL, "three/mock-chat"); status != 200 {
+	if status, body := chat(g.URL, "three/mock-chat"); status != 200 {
 		t.Fatalf("new provider after reload: %d %s", status, body)
 	}
 
@@ -175,6 +163,7 @@ func TestReloadKeepsServingAndData(t *testing.T) {
 // load with a message naming the setting, and that a failed reload leaves
 // the running config serving.
 func TestBadConfigAbortsStartup(t *testing.T) {
+	clearEnv(t)
 	g := startGateway(t, "provider one {\n type mock\n }")
 	cases := []struct {
 		name, block, want string
@@ -197,7 +186,7 @@ func TestBadConfigAbortsStartup(t *testing.T) {
 			if !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("error %q does not mention %q", err, c.want)
 			}
-			if status, body := chat(t, g.URL, "one/mock-chat"); status != 200 {
+			if status, body := chat(g.URL, "one/mock-chat"); status != 200 {
 				t.Fatalf("old config stopped serving after a failed reload: %d %s", status, body)
 			}
 		})

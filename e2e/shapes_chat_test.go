@@ -11,18 +11,9 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/shared"
 	"github.com/tidwall/gjson"
-)
 
-// shpWeatherTool is the function tool the chat tests offer.
-var shpWeatherTool = openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
-	Name:        "get_weather",
-	Description: openai.String("Current weather for a location"),
-	Parameters: shared.FunctionParameters{
-		"type":       "object",
-		"properties": map[string]any{"location": map[string]any{"type": "string"}},
-		"required":   []string{"location"},
-	},
-})
+	"github.com/modelgate/modelgate/internal/fixtures"
+)
 
 // TestShapesChatToAnthropic sends every Anthropic fixture through
 // /v1/chat/completions with the official OpenAI SDK: the gateway
@@ -30,9 +21,9 @@ var shpWeatherTool = openai.ChatCompletionFunctionTool(shared.FunctionDefinition
 // SDK must parse it, and text, tool calls, finish reason and usage must
 // survive.
 func TestShapesChatToAnthropic(t *testing.T) {
-	g, ups := shpMatrixGateway(t)
-	client := apiSDK(g, apiMasterKey)
-	model := "anth/" + shpClaude
+	g, ups := startMatrixGateway(t)
+	client := openaiClient(g, masterKey)
+	model := "anth/" + claudeModel
 
 	cases := []struct {
 		fix    string
@@ -46,18 +37,18 @@ func TestShapesChatToAnthropic(t *testing.T) {
 				if body["max_tokens"] != 4096.0 {
 					t.Errorf("upstream max_tokens = %v, want the default 4096 (Anthropic requires one)", body["max_tokens"])
 				}
-				if shpGet(body, "messages.0.role") != "user" || !strings.Contains(fmt.Sprint(shpGet(body, "messages.0.content")), "Say hello world") {
+				if jsonAt(body, "messages.0.role") != "user" || !strings.Contains(fmt.Sprint(jsonAt(body, "messages.0.content")), "Say hello world") {
 					t.Errorf("upstream messages = %v", body["messages"])
 				}
 			}},
 		{fix: "messages_with_tools.json", finish: "tool_calls",
 			params: func(p *openai.ChatCompletionNewParams) {
 				p.Messages = []openai.ChatCompletionMessageParamUnion{openai.UserMessage("What is the weather in Paris?")}
-				p.Tools = []openai.ChatCompletionToolUnionParam{shpWeatherTool}
+				p.Tools = []openai.ChatCompletionToolUnionParam{weatherTool}
 			},
 			sent: func(t *testing.T, body map[string]any) {
-				if shpGet(body, "tools.0.name") != "get_weather" || shpGet(body, "tools.0.input_schema.type") != "object" ||
-					shpGet(body, "tools.0.description") != "Current weather for a location" {
+				if jsonAt(body, "tools.0.name") != "get_weather" || jsonAt(body, "tools.0.input_schema.type") != "object" ||
+					jsonAt(body, "tools.0.description") != "Current weather for a location" {
 					t.Errorf("upstream tools = %v, want an Anthropic tool with input_schema", body["tools"])
 				}
 			}},
@@ -67,19 +58,19 @@ func TestShapesChatToAnthropic(t *testing.T) {
 				p.ReasoningEffort = shared.ReasoningEffortLow
 			},
 			sent: func(t *testing.T, body map[string]any) {
-				if shpGet(body, "thinking.type") != "enabled" || shpGet(body, "thinking.budget_tokens") != 2048.0 {
+				if jsonAt(body, "thinking.type") != "enabled" || jsonAt(body, "thinking.budget_tokens") != 2048.0 {
 					t.Errorf("upstream thinking = %v, want enabled with budget 2048 for effort low", body["thinking"])
 				}
 			},
 			check: func(t *testing.T, got *openai.ChatCompletion) {
-				f := shpParseAnthFixture(t, "messages_extended_thinking.json")
+				f := anthropicFixture(t, "messages_extended_thinking.json")
 				rc := got.Choices[0].Message.JSON.ExtraFields["reasoning_content"]
 				var reasoning string
 				if err := json.Unmarshal([]byte(rc.Raw()), &reasoning); err != nil || reasoning != f.Thinking {
 					t.Errorf("reasoning_content = %s, want the fixture's thinking text", rc.Raw())
 				}
 				tb := got.Choices[0].Message.JSON.ExtraFields["thinking_blocks"].Raw()
-				shpContains(t, "thinking_blocks", tb, `"signature":"EoQDCkYICxgC`)
+				containsAll(t, "thinking_blocks", tb, `"signature":"EoQDCkYICxgC`)
 			}},
 		{fix: "messages_multimodal.json", finish: "stop",
 			params: func(p *openai.ChatCompletionNewParams) {
@@ -89,9 +80,9 @@ func TestShapesChatToAnthropic(t *testing.T) {
 				})}
 			},
 			sent: func(t *testing.T, body map[string]any) {
-				img := shpGet(body, "messages.0.content.1")
-				if shpGet(img, "type") != "image" || shpGet(img, "source.type") != "base64" ||
-					shpGet(img, "source.media_type") != "image/png" || shpGet(img, "source.data") != "iVBORw0KGgo=" {
+				img := jsonAt(body, "messages.0.content.1")
+				if jsonAt(img, "type") != "image" || jsonAt(img, "source.type") != "base64" ||
+					jsonAt(img, "source.media_type") != "image/png" || jsonAt(img, "source.data") != "iVBORw0KGgo=" {
 					t.Errorf("upstream image block = %v", img)
 				}
 			}},
@@ -109,7 +100,7 @@ func TestShapesChatToAnthropic(t *testing.T) {
 					t.Errorf("upstream system = %v", body["system"])
 				}
 				msgs, _ := body["messages"].([]any)
-				if len(msgs) != 3 || shpGet(msgs, "1.role") != "assistant" || shpGet(msgs, "2.role") != "user" {
+				if len(msgs) != 3 || jsonAt(msgs, "1.role") != "assistant" || jsonAt(msgs, "2.role") != "user" {
 					t.Errorf("upstream messages = %v, want user/assistant/user", body["messages"])
 				}
 			}},
@@ -133,7 +124,7 @@ func TestShapesChatToAnthropic(t *testing.T) {
 		t.Run(c.fix, func(t *testing.T) {
 			ups.anth.Reset()
 			ups.anth.Respond(c.fix)
-			want := shpParseAnthFixture(t, c.fix)
+			want := anthropicFixture(t, c.fix)
 			p := openai.ChatCompletionNewParams{
 				Model:    model,
 				Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Say hello world")},
@@ -148,8 +139,8 @@ func TestShapesChatToAnthropic(t *testing.T) {
 			if got.Object != "chat.completion" || len(got.Choices) != 1 {
 				t.Fatalf("object %q with %d choices", got.Object, len(got.Choices))
 			}
-			if got.Model != shpClaude {
-				t.Errorf("model = %q, want the routed model id %q", got.Model, shpClaude)
+			if got.Model != claudeModel {
+				t.Errorf("model = %q, want the routed model id %q", got.Model, claudeModel)
 			}
 			ch := got.Choices[0]
 			if ch.Message.Content != want.Text {
@@ -163,7 +154,7 @@ func TestShapesChatToAnthropic(t *testing.T) {
 					t.Fatalf("SDK saw %d tool calls, want 1", len(ch.Message.ToolCalls))
 				}
 				tc := ch.Message.ToolCalls[0]
-				if tc.ID != want.ToolID || tc.Function.Name != want.ToolName || !shpJSONEqual(tc.Function.Arguments, want.ToolInput) {
+				if tc.ID != want.ToolID || tc.Function.Name != want.ToolName || !jsonEqual(tc.Function.Arguments, want.ToolInput) {
 					t.Errorf("tool call = %s %s(%s), fixture %s %s(%s)", tc.ID, tc.Function.Name, tc.Function.Arguments,
 						want.ToolID, want.ToolName, want.ToolInput)
 				}
@@ -180,10 +171,10 @@ func TestShapesChatToAnthropic(t *testing.T) {
 				c.check(t, got)
 			}
 			r := ups.anth.LastMessages(t)
-			shpCheckAnthropicHeaders(t, r)
+			checkAnthropicHeaders(t, r)
 			body := r.JSON(t)
-			if body["model"] != shpClaude {
-				t.Errorf("upstream model = %v, want %q", body["model"], shpClaude)
+			if body["model"] != claudeModel {
+				t.Errorf("upstream model = %v, want %q", body["model"], claudeModel)
 			}
 			if _, ok := body["stream"]; ok && body["stream"] != false {
 				t.Errorf("upstream stream = %v on a non-streamed request", body["stream"])
@@ -199,7 +190,7 @@ func TestShapesChatToAnthropic(t *testing.T) {
 	t.Run("cache tokens", func(t *testing.T) {
 		ups.anth.Reset()
 		var m map[string]any
-		_ = json.Unmarshal(fixture(t, "anthropic", "messages_multi_turn.json"), &m)
+		_ = json.Unmarshal(fixtures.Must(t, "anthropic", "messages_multi_turn.json"), &m)
 		u := m["usage"].(map[string]any)
 		u["cache_read_input_tokens"], u["cache_creation_input_tokens"] = 1200, 30
 		cached, _ := json.Marshal(m)
@@ -270,7 +261,7 @@ func TestShapesChatToAnthropic(t *testing.T) {
 				t.Errorf("client did not ask for usage but got %d usage chunks", usageChunks)
 			}
 			r := ups.anth.LastMessages(t)
-			shpCheckAnthropicHeaders(t, r)
+			checkAnthropicHeaders(t, r)
 			body := r.JSON(t)
 			if body["stream"] != true {
 				t.Errorf("upstream stream = %v", body["stream"])

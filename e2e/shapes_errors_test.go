@@ -17,10 +17,10 @@ import (
 // status and message; an error in the middle of a translated stream ends
 // the client's stream with an error its SDK reports.
 func TestShapesUpstreamErrorsAcrossShapes(t *testing.T) {
-	g, ups := shpMatrixGateway(t)
-	oai := apiSDK(g, apiMasterKey)
-	anth := shpAnthropicSDK(t, g, apiMasterKey)
-	claude := "anth/" + shpClaude
+	g, ups := startMatrixGateway(t)
+	oai := openaiClient(g, masterKey)
+	anth := anthropicClient(g, masterKey)
+	claude := "anth/" + claudeModel
 	defer ups.anth.Respond("messages.json")
 
 	anthFails := func(status int, typ, msg string) {
@@ -36,12 +36,12 @@ func TestShapesUpstreamErrorsAcrossShapes(t *testing.T) {
 
 	t.Run("anthropic 429 to a chat client", func(t *testing.T) {
 		anthFails(429, "rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit")
-		status, hdr, body := apiHTTP(t, http.MethodPost, g.URL+"/v1/chat/completions", apiMasterKey,
-			`{"model":"`+claude+`","messages":[{"role":"user","content":"hi"}]}`)
-		e := apiDecodeErr(t, status, body)
-		if status != 429 || e.Type != "rate_limit_error" || hdr.Get("Retry-After") != "7" ||
+		res := request(t, "POST", g.URL+"/v1/chat/completions",
+			`{"model":"`+claude+`","messages":[{"role":"user","content":"hi"}]}`, bearer(masterKey)...)
+		e := decodeError(t, res.Status, res.Body)
+		if res.Status != 429 || e.Type != "rate_limit_error" || res.Header.Get("Retry-After") != "7" ||
 			!strings.Contains(e.Message, "per-minute rate limit") || e.Provider != "anth" {
-			t.Errorf("status %d Retry-After %q error %+v", status, hdr.Get("Retry-After"), e)
+			t.Errorf("status %d Retry-After %q error %+v", res.Status, res.Header.Get("Retry-After"), e)
 		}
 		_, err := oai.Chat.Completions.New(context.Background(), openai.ChatCompletionNewParams{Model: claude,
 			Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("hi")}})
@@ -52,11 +52,11 @@ func TestShapesUpstreamErrorsAcrossShapes(t *testing.T) {
 	})
 	t.Run("anthropic 529 to a chat client", func(t *testing.T) {
 		anthFails(529, "overloaded_error", "Overloaded")
-		status, _, body := apiHTTP(t, http.MethodPost, g.URL+"/v1/chat/completions", apiMasterKey,
-			`{"model":"`+claude+`","messages":[{"role":"user","content":"hi"}]}`)
-		e := apiDecodeErr(t, status, body)
-		if status != 529 || e.Type != "provider_error" || !strings.Contains(e.Message, "Overloaded") {
-			t.Errorf("status %d error %+v", status, e)
+		res := request(t, "POST", g.URL+"/v1/chat/completions",
+			`{"model":"`+claude+`","messages":[{"role":"user","content":"hi"}]}`, bearer(masterKey)...)
+		e := decodeError(t, res.Status, res.Body)
+		if res.Status != 529 || e.Type != "provider_error" || !strings.Contains(e.Message, "Overloaded") {
+			t.Errorf("status %d error %+v", res.Status, e)
 		}
 	})
 	t.Run("openai 400 to a messages client", func(t *testing.T) {
@@ -65,7 +65,7 @@ func TestShapesUpstreamErrorsAcrossShapes(t *testing.T) {
 			w.WriteHeader(400)
 			_, _ = w.Write([]byte(`{"error":{"message":"Invalid 'messages[0].content': string too long.","type":"invalid_request_error","param":"messages[0].content","code":"string_above_max_length"}}`))
 		})
-		defer shpUnhandle(ups.openai, "/v1/chat/completions")
+		defer ups.openai.Unhandle("/v1/chat/completions")
 		_, err := anth.Messages.New(context.Background(), anthropic.MessageNewParams{Model: "openai/gpt-4o-mini", MaxTokens: 32,
 			Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("hi"))}})
 		var ae *anthropic.Error
@@ -80,18 +80,18 @@ func TestShapesUpstreamErrorsAcrossShapes(t *testing.T) {
 			w.WriteHeader(429)
 			_, _ = w.Write([]byte(`{"error":{"message":"Rate limit reached","type":"tokens","code":"rate_limit_exceeded"}}`))
 		})
-		defer shpUnhandle(ups.groq, "/v1/chat/completions")
-		status, hdr, body := apiHTTP(t, http.MethodPost, g.URL+"/v1/messages", apiMasterKey,
-			`{"model":"groq/llama-3.3-70b-versatile","max_tokens":32,"messages":[{"role":"user","content":"hi"}]}`)
-		if status != 429 || hdr.Get("Retry-After") != "3" || !strings.Contains(string(body), `"type":"error"`) ||
-			!strings.Contains(string(body), `"rate_limit_error"`) || !strings.Contains(string(body), "Rate limit reached") {
-			t.Errorf("status %d Retry-After %q body %s", status, hdr.Get("Retry-After"), body)
+		defer ups.groq.Unhandle("/v1/chat/completions")
+		res := request(t, "POST", g.URL+"/v1/messages",
+			`{"model":"groq/llama-3.3-70b-versatile","max_tokens":32,"messages":[{"role":"user","content":"hi"}]}`, bearer(masterKey)...)
+		if res.Status != 429 || res.Header.Get("Retry-After") != "3" || !strings.Contains(string(res.Body), `"type":"error"`) ||
+			!strings.Contains(string(res.Body), `"rate_limit_error"`) || !strings.Contains(string(res.Body), "Rate limit reached") {
+			t.Errorf("status %d Retry-After %q body %s", res.Status, res.Header.Get("Retry-After"), res.Body)
 		}
 	})
 
 	// An error event after the stream started.
 	overloaded := func(w http.ResponseWriter, _ *http.Request, _ []byte) {
-		shpSSE(w,
+		writeEvents(w,
 			"message_start\x00"+`{"type":"message_start","message":{"id":"msg_shp_e","type":"message","role":"assistant","model":"claude-sonnet-4-20250514","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":10,"output_tokens":1}}}`,
 			"content_block_start\x00"+`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
 			"content_block_delta\x00"+`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hel"}}`,

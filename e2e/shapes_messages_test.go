@@ -14,25 +14,17 @@ import (
 	"github.com/anthropics/anthropic-sdk-go"
 	aoption "github.com/anthropics/anthropic-sdk-go/option"
 	"github.com/tidwall/sjson"
+
+	"github.com/modelgate/modelgate/internal/fixtures"
 )
 
-// shpAnthWeatherTool is the client tool the /v1/messages tests offer.
-var shpAnthWeatherTool = anthropic.ToolUnionParam{OfTool: &anthropic.ToolParam{
-	Name:        "get_weather",
-	Description: anthropic.String("Current weather for a location"),
-	InputSchema: anthropic.ToolInputSchemaParam{
-		Properties: map[string]any{"location": map[string]any{"type": "string"}},
-		Required:   []string{"location"},
-	},
-}}
-
-// shpBodyTap records the request bodies an SDK sends.
-type shpBodyTap struct {
+// bodyTap records the request bodies an SDK sends.
+type bodyTap struct {
 	mu     sync.Mutex
 	bodies [][]byte
 }
 
-func (b *shpBodyTap) middleware(req *http.Request, next aoption.MiddlewareNext) (*http.Response, error) {
+func (b *bodyTap) middleware(req *http.Request, next aoption.MiddlewareNext) (*http.Response, error) {
 	if req.Body != nil {
 		raw, _ := io.ReadAll(req.Body)
 		req.Body = io.NopCloser(bytes.NewReader(raw))
@@ -43,7 +35,7 @@ func (b *shpBodyTap) middleware(req *http.Request, next aoption.MiddlewareNext) 
 	return next(req)
 }
 
-func (b *shpBodyTap) last(t testing.TB) []byte {
+func (b *bodyTap) last(t testing.TB) []byte {
 	t.Helper()
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -53,9 +45,9 @@ func (b *shpBodyTap) last(t testing.TB) []byte {
 	return b.bodies[len(b.bodies)-1]
 }
 
-// shpMessagesRequest is the /v1/messages request the tests send for a
+// messagesRequest is the /v1/messages request the tests send for a
 // fixture: the request that fixture was recorded for, as near as matters.
-func shpMessagesRequest(model, fix string) anthropic.MessageNewParams {
+func messagesRequest(model, fix string) anthropic.MessageNewParams {
 	p := anthropic.MessageNewParams{
 		Model:     anthropic.Model(model),
 		MaxTokens: 256,
@@ -64,7 +56,7 @@ func shpMessagesRequest(model, fix string) anthropic.MessageNewParams {
 	switch {
 	case strings.Contains(fix, "tools"):
 		p.Messages = []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("What is the weather in Paris?"))}
-		p.Tools = []anthropic.ToolUnionParam{shpAnthWeatherTool}
+		p.Tools = []anthropic.ToolUnionParam{anthropicWeatherTool}
 	case strings.Contains(fix, "thinking"), strings.Contains(fix, "reasoning"):
 		p.MaxTokens = 4096
 		p.Thinking = anthropic.ThinkingConfigParamOfEnabled(2048)
@@ -90,8 +82,8 @@ func shpMessagesRequest(model, fix string) anthropic.MessageNewParams {
 	return p
 }
 
-// shpMessageText joins the text blocks of an SDK message.
-func shpMessageText(m *anthropic.Message) (text, thinking string, tools []anthropic.ContentBlockUnion) {
+// messageParts joins the text blocks of an SDK message.
+func messageParts(m *anthropic.Message) (text, thinking string, tools []anthropic.ContentBlockUnion) {
 	for _, b := range m.Content {
 		switch b.Type {
 		case "text":
@@ -110,40 +102,40 @@ func shpMessageText(m *anthropic.Message) (text, thinking string, tools []anthro
 // native passthrough, so the request reaches the upstream as sent (only
 // the model renamed) and the answer reaches the client byte for byte.
 func TestShapesMessagesNativeAnthropic(t *testing.T) {
-	g, ups := shpMatrixGateway(t)
-	tap := &shpBodyTap{}
-	client := shpAnthropicSDK(t, g, apiMasterKey)
-	model := "anth/" + shpClaude
-	fixtures := []string{"messages.json", "messages_with_tools.json", "messages_extended_thinking.json",
+	g, ups := startMatrixGateway(t)
+	tap := &bodyTap{}
+	client := anthropicClient(g, masterKey)
+	model := "anth/" + claudeModel
+	names := []string{"messages.json", "messages_with_tools.json", "messages_extended_thinking.json",
 		"messages_multimodal.json", "messages_multi_turn.json", "messages_with_params.json"}
-	for _, fix := range fixtures {
+	for _, fix := range names {
 		t.Run(fix, func(t *testing.T) {
 			ups.anth.Reset()
 			ups.anth.Respond(fix)
-			want := shpParseAnthFixture(t, fix)
-			m, err := client.Messages.New(context.Background(), shpMessagesRequest(model, fix), aoption.WithMiddleware(tap.middleware))
+			want := anthropicFixture(t, fix)
+			m, err := client.Messages.New(context.Background(), messagesRequest(model, fix), aoption.WithMiddleware(tap.middleware))
 			if err != nil {
 				t.Fatalf("SDK error: %v", err)
 			}
-			if m.RawJSON() != strings.TrimSpace(string(fixture(t, "anthropic", fix))) {
-				t.Errorf("answer not passed through unchanged:\n got %s\nwant %s", m.RawJSON(), fixture(t, "anthropic", fix))
+			if m.RawJSON() != strings.TrimSpace(string(fixtures.Must(t, "anthropic", fix))) {
+				t.Errorf("answer not passed through unchanged:\n got %s\nwant %s", m.RawJSON(), fixtures.Must(t, "anthropic", fix))
 			}
-			text, thinking, tools := shpMessageText(m)
+			text, thinking, tools := messageParts(m)
 			if text != want.Text || thinking != want.Thinking || string(m.StopReason) != want.Stop {
 				t.Errorf("SDK saw text %q thinking %d bytes stop %q; fixture %q, %d bytes, %q", text, len(thinking),
 					m.StopReason, want.Text, len(want.Thinking), want.Stop)
 			}
 			if want.ToolName != "" && (len(tools) != 1 || tools[0].ID != want.ToolID || tools[0].Name != want.ToolName ||
-				!shpJSONEqual(string(tools[0].Input), want.ToolInput)) {
+				!jsonEqual(string(tools[0].Input), want.ToolInput)) {
 				t.Errorf("tool_use blocks = %+v, fixture %s %s(%s)", tools, want.ToolID, want.ToolName, want.ToolInput)
 			}
 			if m.Usage.InputTokens != want.Input || m.Usage.OutputTokens != want.Output || m.Usage.CacheReadInputTokens != want.CacheRead {
 				t.Errorf("usage = %s", m.Usage.RawJSON())
 			}
 			r := ups.anth.LastMessages(t)
-			shpCheckAnthropicHeaders(t, r)
-			sent, _ := sjson.SetBytes(tap.last(t), "model", shpClaude)
-			if !shpJSONEqual(string(r.Body), string(sent)) {
+			checkAnthropicHeaders(t, r)
+			sent, _ := sjson.SetBytes(tap.last(t), "model", claudeModel)
+			if !jsonEqual(string(r.Body), string(sent)) {
 				t.Errorf("upstream body differs from the client's (model aside):\n got %s\nsent %s", r.Body, sent)
 			}
 		})
@@ -156,25 +148,13 @@ func TestShapesMessagesNativeAnthropic(t *testing.T) {
 		t.Run(fmt.Sprintf("stream terminated=%v", terminated), func(t *testing.T) {
 			ups.anth.Reset()
 			if terminated {
-				raw := append(fixture(t, "anthropic", "messages_stream.txt"), '\n')
-				ups.anth.Script(func(w http.ResponseWriter, _ *http.Request, _ []byte) { apiWriteSSE(w, raw) })
+				raw := append(fixtures.Must(t, "anthropic", "messages_stream.txt"), '\n')
+				ups.anth.Script(func(w http.ResponseWriter, _ *http.Request, _ []byte) { writeSSE(w, raw) })
 				defer ups.anth.Respond("messages.json")
 			}
-			stream := client.Messages.NewStreaming(context.Background(), shpMessagesRequest(model, "messages.json"))
-			var msg anthropic.Message
-			var types []string
-			for stream.Next() {
-				ev := stream.Current()
-				types = append(types, ev.Type)
-				if err := msg.Accumulate(ev); err != nil {
-					t.Fatalf("accumulate %s: %v", ev.Type, err)
-				}
-			}
-			if err := stream.Err(); err != nil {
-				t.Fatalf("stream error: %v", err)
-			}
-			_ = stream.Close()
-			text, _, _ := shpMessageText(&msg)
+			stream := client.Messages.NewStreaming(context.Background(), messagesRequest(model, "messages.json"))
+			msg, types := accumulateMessage(t, stream)
+			text, _, _ := messageParts(&msg)
 			if text != "Hello World" || msg.StopReason != anthropic.StopReasonEndTurn || msg.Usage.InputTokens != 10 || msg.Usage.OutputTokens != 5 {
 				t.Errorf("accumulated %q stop %q usage %d/%d", text, msg.StopReason, msg.Usage.InputTokens, msg.Usage.OutputTokens)
 			}
@@ -186,7 +166,7 @@ func TestShapesMessagesNativeAnthropic(t *testing.T) {
 				t.Errorf("SDK events = %s, want %s", got, want)
 			}
 			r := ups.anth.LastMessages(t)
-			shpCheckAnthropicHeaders(t, r)
+			checkAnthropicHeaders(t, r)
 			if r.JSON(t)["stream"] != true {
 				t.Errorf("upstream stream = %v", r.JSON(t)["stream"])
 			}
@@ -196,25 +176,20 @@ func TestShapesMessagesNativeAnthropic(t *testing.T) {
 	t.Run("json bytes", func(t *testing.T) {
 		ups.anth.Respond("messages_with_tools.json")
 		defer ups.anth.Respond("messages.json")
-		status, hdr, body := apiHTTP(t, http.MethodPost, g.URL+"/v1/messages", apiMasterKey,
-			`{"model":"`+model+`","max_tokens":64,"messages":[{"role":"user","content":"hi"}]}`)
-		if status != 200 || hdr.Get("X-Modelgate-Provider") != "anth" {
-			t.Fatalf("status %d, provider %q: %s", status, hdr.Get("X-Modelgate-Provider"), body)
+		res := request(t, "POST", g.URL+"/v1/messages",
+			`{"model":"`+model+`","max_tokens":64,"messages":[{"role":"user","content":"hi"}]}`, bearer(masterKey)...)
+		if res.Status != 200 || res.Header.Get("X-Modelgate-Provider") != "anth" {
+			t.Fatalf("status %d, provider %q: %s", res.Status, res.Header.Get("X-Modelgate-Provider"), res.Body)
 		}
-		if raw := fixture(t, "anthropic", "messages_with_tools.json"); !bytes.Equal(body, raw) {
-			t.Errorf("answer not passed through byte for byte:\n got %q\nwant %q", body, raw)
+		if raw := fixtures.Must(t, "anthropic", "messages_with_tools.json"); !bytes.Equal(res.Body, raw) {
+			t.Errorf("answer not passed through byte for byte:\n got %q\nwant %q", res.Body, raw)
 		}
 	})
 
 	t.Run("stream bytes", func(t *testing.T) {
-		status, hdr, body := apiHTTP(t, http.MethodPost, g.URL+"/v1/messages", apiMasterKey,
-			`{"model":"`+model+`","max_tokens":64,"stream":true,"messages":[{"role":"user","content":"hi"}]}`)
-		if status != 200 || !strings.HasPrefix(hdr.Get("Content-Type"), "text/event-stream") {
-			t.Fatalf("status %d, Content-Type %q: %s", status, hdr.Get("Content-Type"), body)
-		}
-		if raw := fixture(t, "anthropic", "messages_stream.txt"); !bytes.Equal(body, raw) {
-			t.Errorf("stream not passed through byte for byte:\n got %q\nwant %q", body, raw)
-		}
+		res := request(t, "POST", g.URL+"/v1/messages",
+			`{"model":"`+model+`","max_tokens":64,"stream":true,"messages":[{"role":"user","content":"hi"}]}`, bearer(masterKey)...)
+		expectRelayedStream(t, res, "anthropic", "messages_stream.txt")
 	})
 }
 
@@ -222,32 +197,32 @@ func TestShapesMessagesNativeAnthropic(t *testing.T) {
 // SDK onto the OpenAI-family upstreams (openai, groq, gemini), whose chat
 // fixtures the gateway translates back into Anthropic messages.
 func TestShapesMessagesToChatFamilies(t *testing.T) {
-	g, ups := shpMatrixGateway(t)
-	client := shpAnthropicSDK(t, g, apiMasterKey)
-	fixtures := []string{"chat_completion.json", "chat_with_tools.json", "chat_with_params.json", "chat_multi_turn.json",
+	g, ups := startMatrixGateway(t)
+	client := anthropicClient(g, masterKey)
+	names := []string{"chat_completion.json", "chat_with_tools.json", "chat_with_params.json", "chat_multi_turn.json",
 		"chat_json_mode.json", "chat_multimodal.json", "chat_completion_reasoning.json"}
 	ran := 0
-	for _, f := range apiFamilies {
+	for _, f := range replayFamilies {
 		u := ups.byFamily(f.family)
-		for _, fix := range fixtures {
-			if !apiFixtureExists(t, f.family, fix) {
+		for _, fix := range names {
+			if !fixtures.Exists(f.family, fix) {
 				continue
 			}
 			ran++
 			t.Run(f.family+"/"+fix, func(t *testing.T) {
 				u.Reset()
 				u.Respond(fix)
-				want := apiParseFixtureChat(t, f.family, fix)
+				want := chatFixture(t, f.family, fix)
 				wc := want.Choices[0]
 				model := f.family + "/" + f.model
-				m, err := client.Messages.New(context.Background(), shpMessagesRequest(model, fix))
+				m, err := client.Messages.New(context.Background(), messagesRequest(model, fix))
 				if err != nil {
 					t.Fatalf("SDK error: %v", err)
 				}
 				if m.Type != "message" || m.Role != "assistant" || string(m.Model) != f.model {
 					t.Errorf("type %q role %q model %q", m.Type, m.Role, m.Model)
 				}
-				text, _, tools := shpMessageText(m)
+				text, _, tools := messageParts(m)
 				wantText := ""
 				if wc.Message.Content != nil {
 					wantText = *wc.Message.Content
@@ -266,7 +241,7 @@ func TestShapesMessagesToChatFamilies(t *testing.T) {
 					t.Fatalf("SDK saw %d tool_use blocks, fixture has %d tool calls", len(tools), len(wc.Message.ToolCalls))
 				}
 				for i, tc := range wc.Message.ToolCalls {
-					if tools[i].ID != tc.ID || tools[i].Name != tc.Function.Name || !shpJSONEqual(string(tools[i].Input), tc.Function.Arguments) {
+					if tools[i].ID != tc.ID || tools[i].Name != tc.Function.Name || !jsonEqual(string(tools[i].Input), tc.Function.Arguments) {
 						t.Errorf("tool_use %d = %s %s(%s), fixture %s %s(%s)", i, tools[i].ID, tools[i].Name, tools[i].Input,
 							tc.ID, tc.Function.Name, tc.Function.Arguments)
 					}
@@ -275,29 +250,17 @@ func TestShapesMessagesToChatFamilies(t *testing.T) {
 					t.Errorf("usage = %d/%d, fixture prompt %d completion %d", m.Usage.InputTokens, m.Usage.OutputTokens,
 						want.Usage.Prompt, want.Usage.Completion)
 				}
-				body := apiCheckUpstreamChat(t, f, u.LastChat(t))
-				shpCheckChatBody(t, f, fix, body)
+				body := checkUpstreamChat(t, f, u.LastChat(t))
+				checkTranslatedChatBody(t, f, fix, body)
 			})
 		}
 		t.Run(f.family+"/stream", func(t *testing.T) {
 			u.Reset()
-			raw := fixture(t, f.family, "chat_completion_stream.txt")
-			want := apiExpectFromStream(t, raw)
-			stream := client.Messages.NewStreaming(context.Background(), shpMessagesRequest(f.family+"/"+f.model, ""))
-			var msg anthropic.Message
-			var types []string
-			for stream.Next() {
-				ev := stream.Current()
-				types = append(types, ev.Type)
-				if err := msg.Accumulate(ev); err != nil {
-					t.Fatalf("accumulate %s: %v", ev.Type, err)
-				}
-			}
-			if err := stream.Err(); err != nil {
-				t.Fatalf("stream error: %v", err)
-			}
-			_ = stream.Close()
-			text, _, _ := shpMessageText(&msg)
+			raw := fixtures.Must(t, f.family, "chat_completion_stream.txt")
+			want := summarizeStream(t, raw)
+			stream := client.Messages.NewStreaming(context.Background(), messagesRequest(f.family+"/"+f.model, ""))
+			msg, types := accumulateMessage(t, stream)
+			text, _, _ := messageParts(&msg)
 			if text != want.Content {
 				t.Errorf("accumulated text = %q, fixture %q", text, want.Content)
 			}
@@ -311,8 +274,8 @@ func TestShapesMessagesToChatFamilies(t *testing.T) {
 			if !strings.HasPrefix(seq, "message_start,content_block_start,") || !strings.HasSuffix(seq, "content_block_stop,message_delta,message_stop") {
 				t.Errorf("event sequence = %s", seq)
 			}
-			body := apiCheckUpstreamChat(t, f, u.LastChat(t))
-			if body["stream"] != true || shpGet(body, "stream_options.include_usage") != true {
+			body := checkUpstreamChat(t, f, u.LastChat(t))
+			if body["stream"] != true || jsonAt(body, "stream_options.include_usage") != true {
 				t.Errorf("upstream stream=%v stream_options=%v", body["stream"], body["stream_options"])
 			}
 		})
@@ -322,9 +285,9 @@ func TestShapesMessagesToChatFamilies(t *testing.T) {
 	}
 }
 
-// shpCheckChatBody checks the chat request a translated /v1/messages
+// checkTranslatedChatBody checks the chat request a translated /v1/messages
 // request became for fixture fix.
-func shpCheckChatBody(t *testing.T, f apiFamily, fix string, body map[string]any) {
+func checkTranslatedChatBody(t *testing.T, f replayFamily, fix string, body map[string]any) {
 	t.Helper()
 	maxKey := "max_tokens"
 	if f.family == "openai" {
@@ -332,8 +295,8 @@ func shpCheckChatBody(t *testing.T, f apiFamily, fix string, body map[string]any
 	}
 	switch {
 	case strings.Contains(fix, "tools"):
-		if shpGet(body, "tools.0.type") != "function" || shpGet(body, "tools.0.function.name") != "get_weather" ||
-			shpGet(body, "tools.0.function.parameters.type") != "object" {
+		if jsonAt(body, "tools.0.type") != "function" || jsonAt(body, "tools.0.function.name") != "get_weather" ||
+			jsonAt(body, "tools.0.function.parameters.type") != "object" {
 			t.Errorf("upstream tools = %v", body["tools"])
 		}
 	case strings.Contains(fix, "reasoning"):
@@ -341,14 +304,14 @@ func shpCheckChatBody(t *testing.T, f apiFamily, fix string, body map[string]any
 			t.Errorf("upstream reasoning_effort = %v, want low for a 2048-token budget", body["reasoning_effort"])
 		}
 	case strings.Contains(fix, "multimodal"):
-		if shpGet(body, "messages.0.content.1.type") != "image_url" ||
-			shpGet(body, "messages.0.content.1.image_url.url") != "data:image/png;base64,iVBORw0KGgo=" {
-			t.Errorf("upstream image part = %v", shpGet(body, "messages.0.content"))
+		if jsonAt(body, "messages.0.content.1.type") != "image_url" ||
+			jsonAt(body, "messages.0.content.1.image_url.url") != "data:image/png;base64,iVBORw0KGgo=" {
+			t.Errorf("upstream image part = %v", jsonAt(body, "messages.0.content"))
 		}
 	case strings.Contains(fix, "multi_turn"):
 		msgs, _ := body["messages"].([]any)
-		if len(msgs) != 4 || shpGet(msgs, "0.role") != "system" || !strings.Contains(fmt.Sprint(shpGet(msgs, "0.content")), "Answer with a number only.") ||
-			shpGet(msgs, "2.role") != "assistant" {
+		if len(msgs) != 4 || jsonAt(msgs, "0.role") != "system" || !strings.Contains(fmt.Sprint(jsonAt(msgs, "0.content")), "Answer with a number only.") ||
+			jsonAt(msgs, "2.role") != "assistant" {
 			t.Errorf("upstream messages = %v, want system/user/assistant/user", body["messages"])
 		}
 	case strings.Contains(fix, "params"):
@@ -366,19 +329,19 @@ func shpCheckChatBody(t *testing.T, f apiFamily, fix string, body map[string]any
 // TestShapesCountTokens: /v1/messages/count_tokens through the Anthropic
 // SDK is native on an Anthropic provider and a local estimate elsewhere.
 func TestShapesCountTokens(t *testing.T) {
-	g, ups := shpMatrixGateway(t)
-	client := shpAnthropicSDK(t, g, apiMasterKey)
+	g, ups := startMatrixGateway(t)
+	client := anthropicClient(g, masterKey)
 	params := func(model string) anthropic.MessageCountTokensParams {
 		return anthropic.MessageCountTokensParams{
 			Model:    anthropic.Model(model),
 			System:   anthropic.MessageCountTokensParamsSystemUnion{OfString: anthropic.String("You are a weather bot.")},
 			Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("What is the weather in Paris today?"))},
-			Tools:    []anthropic.MessageCountTokensToolUnionParam{{OfTool: shpAnthWeatherTool.OfTool}},
+			Tools:    []anthropic.MessageCountTokensToolUnionParam{{OfTool: anthropicWeatherTool.OfTool}},
 		}
 	}
 	t.Run("native on anthropic", func(t *testing.T) {
 		ups.anth.Reset()
-		n, err := client.Messages.CountTokens(context.Background(), params("anth/"+shpClaude))
+		n, err := client.Messages.CountTokens(context.Background(), params("anth/"+claudeModel))
 		if err != nil {
 			t.Fatalf("SDK error: %v", err)
 		}
@@ -389,15 +352,15 @@ func TestShapesCountTokens(t *testing.T) {
 		if len(rs) != 1 {
 			t.Fatalf("anthropic upstream got %d count_tokens requests", len(rs))
 		}
-		shpCheckAnthropicHeaders(t, rs[0])
+		checkAnthropicHeaders(t, rs[0])
 		body := rs[0].JSON(t)
-		if body["model"] != shpClaude || shpGet(body, "tools.0.name") != "get_weather" {
+		if body["model"] != claudeModel || jsonAt(body, "tools.0.name") != "get_weather" {
 			t.Errorf("upstream count_tokens body = %s", rs[0].Body)
 		}
 	})
 	t.Run("estimate on groq", func(t *testing.T) {
 		ups.groq.Reset()
-		f := shpFamily(t, "groq")
+		f := familyOf(t, "groq")
 		small, err := client.Messages.CountTokens(context.Background(), anthropic.MessageCountTokensParams{
 			Model:    anthropic.Model("groq/" + f.model),
 			Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("hi"))},
@@ -421,9 +384,9 @@ func TestShapesCountTokens(t *testing.T) {
 			}
 		}
 		body, _ := json.Marshal(map[string]any{"model": "groq/" + f.model, "messages": []any{map[string]any{"role": "user", "content": "hi"}}})
-		status, hdr, out := apiHTTP(t, http.MethodPost, g.URL+"/v1/messages/count_tokens", apiMasterKey, string(body))
-		if status != 200 || hdr.Get("X-Modelgate-Token-Count") != "estimate" {
-			t.Errorf("status %d, X-Modelgate-Token-Count %q: %s", status, hdr.Get("X-Modelgate-Token-Count"), out)
+		res := request(t, "POST", g.URL+"/v1/messages/count_tokens", string(body), bearer(masterKey)...)
+		if res.Status != 200 || res.Header.Get("X-Modelgate-Token-Count") != "estimate" {
+			t.Errorf("status %d, X-Modelgate-Token-Count %q: %s", res.Status, res.Header.Get("X-Modelgate-Token-Count"), res.Body)
 		}
 	})
 }

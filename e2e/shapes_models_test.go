@@ -2,10 +2,8 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -14,9 +12,9 @@ import (
 	"github.com/openai/openai-go/v3"
 )
 
-// shpGeminiEmbeddings is what Gemini's OpenAI-compatible embeddings
+// geminiEmbeddings is what Gemini's OpenAI-compatible embeddings
 // endpoint answers (no fixture was recorded for it).
-const shpGeminiEmbeddings = `{"object":"list","data":[` +
+const geminiEmbeddings = `{"object":"list","data":[` +
 	`{"object":"embedding","index":0,"embedding":[0.0125,-0.5,0.25,0.75]},` +
 	`{"object":"embedding","index":1,"embedding":[-0.125,0.5,0.0,-0.875]}],` +
 	`"model":"gemini-embedding-001","usage":{"prompt_tokens":7,"total_tokens":7}}`
@@ -25,13 +23,13 @@ const shpGeminiEmbeddings = `{"object":"list","data":[` +
 // Gemini's OpenAI-compatible endpoint unchanged and come back unchanged;
 // embeddings are not a shape an Anthropic provider serves.
 func TestShapesGeminiEmbeddings(t *testing.T) {
-	g, ups := shpMatrixGateway(t)
+	g, ups := startMatrixGateway(t)
 	ups.gemini.Handle("/v1/embeddings", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(shpGeminiEmbeddings))
+		_, _ = w.Write([]byte(geminiEmbeddings))
 	})
-	client := apiSDK(g, apiMasterKey)
-	f := shpFamily(t, "gemini")
+	client := openaiClient(g, masterKey)
+	f := familyOf(t, "gemini")
 	for _, model := range []string{"gemini/gemini-embedding-001", "gemini-embedding-001"} {
 		t.Run(model, func(t *testing.T) {
 			ups.gemini.Reset()
@@ -49,7 +47,7 @@ func TestShapesGeminiEmbeddings(t *testing.T) {
 			if got := resp.Data[0].Embedding; len(got) != 4 || got[0] != 0.0125 || got[3] != 0.75 || resp.Data[1].Embedding[3] != -0.875 {
 				t.Errorf("vectors = %v / %v", resp.Data[0].Embedding, resp.Data[1].Embedding)
 			}
-			if resp.RawJSON() != shpGeminiEmbeddings {
+			if resp.RawJSON() != geminiEmbeddings {
 				t.Errorf("answer not passed through unchanged: %s", resp.RawJSON())
 			}
 			rs := ups.gemini.Requests("/v1/embeddings")
@@ -59,7 +57,7 @@ func TestShapesGeminiEmbeddings(t *testing.T) {
 			if rs[0].Header.Get("Authorization") != "Bearer "+f.key {
 				t.Errorf("upstream Authorization = %q", rs[0].Header.Get("Authorization"))
 			}
-			apiNoSecret(t, rs[0], apiMasterKey)
+			noSecret(t, rs[0], masterKey)
 			body := rs[0].JSON(t)
 			if body["model"] != "gemini-embedding-001" || len(body["input"].([]any)) != 2 || body["encoding_format"] != "float" {
 				t.Errorf("upstream body = %s", rs[0].Body)
@@ -67,55 +65,13 @@ func TestShapesGeminiEmbeddings(t *testing.T) {
 		})
 	}
 	t.Run("not on anthropic", func(t *testing.T) {
-		status, _, body := apiHTTP(t, http.MethodPost, g.URL+"/v1/embeddings", apiMasterKey,
-			`{"model":"anth/`+shpClaude+`","input":"hi"}`)
-		e := apiDecodeErr(t, status, body)
-		if status != 400 || e.Type != "invalid_request_error" || apiStr(e.Code) != "unsupported_endpoint" {
-			t.Errorf("status %d error %+v", status, e)
+		res := request(t, "POST", g.URL+"/v1/embeddings",
+			`{"model":"anth/`+claudeModel+`","input":"hi"}`, bearer(masterKey)...)
+		e := decodeError(t, res.Status, res.Body)
+		if res.Status != 400 || e.Type != "invalid_request_error" || orNull(e.Code) != "unsupported_endpoint" {
+			t.Errorf("status %d error %+v", res.Status, e)
 		}
 	})
-}
-
-// shpListing returns the ids GET /v1/models lists for owner.
-func shpListing(t *testing.T, g *gateway, owner string) []string {
-	t.Helper()
-	status, _, body := apiHTTP(t, http.MethodGet, g.URL+"/v1/models", apiMasterKey, "")
-	if status != 200 {
-		t.Fatalf("GET /v1/models: %d %s", status, body)
-	}
-	var l struct {
-		Data []struct {
-			ID      string `json:"id"`
-			OwnedBy string `json:"owned_by"`
-		} `json:"data"`
-	}
-	if err := json.Unmarshal(body, &l); err != nil {
-		t.Fatal(err)
-	}
-	var ids []string
-	for _, m := range l.Data {
-		if m.OwnedBy == owner {
-			ids = append(ids, m.ID)
-		}
-	}
-	sort.Strings(ids)
-	return ids
-}
-
-// shpWaitListed waits until GET /v1/models lists id.
-func shpWaitListed(t *testing.T, g *gateway, id string) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		_, _, body := apiHTTP(t, http.MethodGet, g.URL+"/v1/models", apiMasterKey, "")
-		if apiJSONHas(body, id) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s never listed: %s", id, body)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 // TestShapesConfiguredModelLists: a provider's configured models are its
@@ -124,26 +80,26 @@ func shpWaitListed(t *testing.T, g *gateway, id string) {
 // for an OpenAI-compatible and an Anthropic provider, through chat and
 // messages.
 func TestShapesConfiguredModelLists(t *testing.T) {
-	apiClearEnv(t)
-	broken := apiNewReplay(t, "openai") // listing 500
+	clearEnv(t)
+	broken := newReplay(t, "openai") // listing 500
 	broken.Handle("/v1/models", func(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, `{"error":{"message":"listing broke"}}`, http.StatusInternalServerError)
 	})
-	anthEmpty := shpNewAnthropic(t) // listing empty
+	anthEmpty := newAnthropicReplay(t) // listing empty
 	anthEmpty.Handle("/v1/models", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(`{"data":[],"has_more":false,"first_id":null,"last_id":null}`))
 	})
-	allowed := apiNewReplay(t, "groq") // lists 20 models
-	anthAllowed := shpNewAnthropic(t)  // lists two models
-	witness := apiNewReplay(t, "gemini")
-	g := startGateway(t, "master_key "+apiMasterKey+"\n"+
-		apiProvider("fb", "openai", "sk-fb", broken.BaseURL(), "models fb-a fb-b")+
-		apiProvider("fbanth", "anthropic", shpAnthropicKey, anthEmpty.BaseURL(), "models claude-fallback-1")+
-		apiProvider("al", "groq", "gsk-al", allowed.BaseURL(), "models llama-3.3-70b-versatile my-alias", "models_mode allowlist")+
-		apiProvider("alanth", "anthropic", shpAnthropicKey, anthAllowed.BaseURL(), "models claude-3-5-haiku-20241022", "models_mode allowlist")+
-		apiProvider("witness", "gemini", "gm-w", witness.BaseURL()))
-	shpWaitListed(t, g, "gemini-2.5-flash") // the listing round is done
+	allowed := newReplay(t, "groq")      // lists 20 models
+	anthAllowed := newAnthropicReplay(t) // lists two models
+	witness := newReplay(t, "gemini")
+	g := startGateway(t, "master_key "+masterKey+"\n"+
+		providerBlock("fb", "openai", "sk-fb", broken.BaseURL(), "models fb-a fb-b")+
+		providerBlock("fbanth", "anthropic", anthropicKey, anthEmpty.BaseURL(), "models claude-fallback-1")+
+		providerBlock("al", "groq", "gsk-al", allowed.BaseURL(), "models llama-3.3-70b-versatile my-alias", "models_mode allowlist")+
+		providerBlock("alanth", "anthropic", anthropicKey, anthAllowed.BaseURL(), "models claude-3-5-haiku-20241022", "models_mode allowlist")+
+		providerBlock("witness", "gemini", "gm-w", witness.BaseURL()))
+	waitListed(t, g, masterKey, "gemini-2.5-flash") // the listing round is done
 	deadline := time.Now().Add(5 * time.Second)
 	for len(broken.Requests("/v1/models")) == 0 || len(anthEmpty.Requests("/v1/models")) == 0 {
 		if time.Now().After(deadline) {
@@ -152,8 +108,8 @@ func TestShapesConfiguredModelLists(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	time.Sleep(50 * time.Millisecond) // let those answers be processed
-	oai := apiSDK(g, apiMasterKey)
-	anth := shpAnthropicSDK(t, g, apiMasterKey)
+	oai := openaiClient(g, masterKey)
+	anth := anthropicClient(g, masterKey)
 	chat := func(model string) error {
 		_, err := oai.Chat.Completions.New(context.Background(), openai.ChatCompletionNewParams{
 			Model: model, Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("hi")}})
@@ -173,7 +129,7 @@ func TestShapesConfiguredModelLists(t *testing.T) {
 			"alanth":  "claude-3-5-haiku-20241022",
 			"witness": "",
 		} {
-			got := strings.Join(shpListing(t, g, owner), ",")
+			got := strings.Join(listedBy(t, g, owner), ",")
 			if owner == "witness" {
 				if !strings.Contains(got, "gemini-2.5-flash") {
 					t.Errorf("witness lists %s", got)
@@ -213,7 +169,7 @@ func TestShapesConfiguredModelLists(t *testing.T) {
 			t.Fatalf("chat claude-fallback-1: %v", err)
 		}
 		r := anthEmpty.LastMessages(t)
-		shpCheckAnthropicHeaders(t, r)
+		checkAnthropicHeaders(t, r)
 		if got := r.JSON(t)["model"]; got != "claude-fallback-1" {
 			t.Errorf("claude-fallback-1 reached the upstream as %v", got)
 		}
@@ -237,17 +193,17 @@ func TestShapesConfiguredModelLists(t *testing.T) {
 			t.Errorf("allowlisted anthropic upstream got %d messages requests, want 1", n)
 		}
 		// Listed by the upstreams, but not allowlisted: unknown.
-		for _, m := range []string{"llama-3.1-8b-instant", "openai/gpt-oss-20b", shpClaude} {
+		for _, m := range []string{"llama-3.1-8b-instant", "openai/gpt-oss-20b", claudeModel} {
 			err := chat(m)
 			var oe *openai.Error
 			if !errors.As(err, &oe) || oe.StatusCode != 404 || oe.Code != "model_not_found" {
 				t.Errorf("chat %s: %v, want 404 model_not_found", m, err)
 			}
 		}
-		err := messages(shpClaude)
+		err := messages(claudeModel)
 		var ae *anthropic.Error
 		if !errors.As(err, &ae) || ae.StatusCode != 404 || ae.Type() != "not_found_error" {
-			t.Errorf("messages %s: %v, want 404 not_found_error", shpClaude, err)
+			t.Errorf("messages %s: %v, want 404 not_found_error", claudeModel, err)
 		}
 		if n := len(allowed.Requests("/v1/chat/completions")) + len(anthAllowed.Requests("/v1/messages")); n != 4 {
 			t.Errorf("upstreams got %d requests, want only the 4 allowed ones", n)
@@ -259,14 +215,14 @@ func TestShapesConfiguredModelLists(t *testing.T) {
 // "instance/model" for a model outside the list must be refused too.
 func TestShapesAllowlistPrefixedBypass(t *testing.T) {
 
-	apiClearEnv(t)
-	allowed := apiNewReplay(t, "groq")
-	g := startGateway(t, "master_key "+apiMasterKey+"\n"+
-		apiProvider("al", "groq", "gsk-al", allowed.BaseURL(), "models my-alias", "models_mode allowlist"))
-	status, _, body := apiHTTP(t, http.MethodPost, g.URL+"/v1/chat/completions", apiMasterKey,
-		`{"model":"al/llama-3.1-8b-instant","messages":[{"role":"user","content":"hi"}]}`)
-	if status != 404 {
-		t.Errorf("al/llama-3.1-8b-instant (not allowlisted): status %d, want 404: %s", status, body)
+	clearEnv(t)
+	allowed := newReplay(t, "groq")
+	g := startGateway(t, "master_key "+masterKey+"\n"+
+		providerBlock("al", "groq", "gsk-al", allowed.BaseURL(), "models my-alias", "models_mode allowlist"))
+	res := request(t, "POST", g.URL+"/v1/chat/completions",
+		`{"model":"al/llama-3.1-8b-instant","messages":[{"role":"user","content":"hi"}]}`, bearer(masterKey)...)
+	if res.Status != 404 {
+		t.Errorf("al/llama-3.1-8b-instant (not allowlisted): status %d, want 404: %s", res.Status, res.Body)
 	}
 	if n := len(allowed.Requests("/v1/chat/completions")); n != 0 {
 		t.Errorf("allowlisted upstream got %d chat requests for a model outside its list", n)

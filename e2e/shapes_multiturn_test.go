@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -19,34 +20,18 @@ import (
 // model answers.
 
 const (
-	shpToolArgs   = `{"location":"Paris","unit":"celsius"}`
-	shpToolResult = "18 degrees C, sunny"
-	shpFinalText  = "It is 18 degrees and sunny in Paris."
+	weatherArgs   = `{"location":"Paris","unit":"celsius"}`
+	weatherResult = "18 degrees C, sunny"
+	weatherAnswer = "It is 18 degrees and sunny in Paris."
 )
 
-// shpSSE writes server-sent events: each entry is "name\x00data" (an
-// event: line and a data: line) or just data.
-func shpSSE(w http.ResponseWriter, events ...string) {
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.WriteHeader(http.StatusOK)
-	rc := http.NewResponseController(w)
-	for _, ev := range events {
-		if name, data, ok := strings.Cut(ev, "\x00"); ok {
-			fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, data)
-		} else {
-			fmt.Fprintf(w, "data: %s\n\n", ev)
-		}
-		_ = rc.Flush()
-	}
-}
-
-// shpChatScript is a scripted OpenAI-compatible chat upstream: without a
+// chatScript is a scripted OpenAI-compatible chat upstream: without a
 // tool message in the conversation it calls get_weather (with some text
 // first), after one it answers in text. Streams split the arguments over
 // several chunks and end with a usage chunk.
-func shpChatScript(callID string) http.HandlerFunc {
+func chatScript(callID string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		body, _ := shpReadBody(r)
+		body, _ := io.ReadAll(r.Body)
 		var req struct {
 			Stream   bool `json:"stream"`
 			Messages []struct {
@@ -55,13 +40,13 @@ func shpChatScript(callID string) http.HandlerFunc {
 		}
 		_ = json.Unmarshal(body, &req)
 		answered := len(req.Messages) > 0 && req.Messages[len(req.Messages)-1].Role == "tool"
-		argsJSON, _ := json.Marshal(shpToolArgs)
+		argsJSON, _ := json.Marshal(weatherArgs)
 		if !req.Stream {
 			w.Header().Set("Content-Type", "application/json")
 			if answered {
 				fmt.Fprintf(w, `{"id":"chatcmpl-shp-2","object":"chat.completion","created":1,"model":"gpt-4o-mini",`+
 					`"choices":[{"index":0,"message":{"role":"assistant","content":%q},"finish_reason":"stop"}],`+
-					`"usage":{"prompt_tokens":90,"completion_tokens":12,"total_tokens":102}}`, shpFinalText)
+					`"usage":{"prompt_tokens":90,"completion_tokens":12,"total_tokens":102}}`, weatherAnswer)
 				return
 			}
 			fmt.Fprintf(w, `{"id":"chatcmpl-shp-1","object":"chat.completion","created":1,"model":"gpt-4o-mini",`+
@@ -72,7 +57,7 @@ func shpChatScript(callID string) http.HandlerFunc {
 		}
 		head := `{"id":"chatcmpl-shp-s","object":"chat.completion.chunk","created":1,"model":"gpt-4o-mini","choices":`
 		if answered {
-			shpSSE(w,
+			writeEvents(w,
 				head+`[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}`,
 				head+`[{"index":0,"delta":{"content":"It is 18 degrees "},"finish_reason":null}]}`,
 				head+`[{"index":0,"delta":{"content":"and sunny in Paris."},"finish_reason":null}]}`,
@@ -81,7 +66,7 @@ func shpChatScript(callID string) http.HandlerFunc {
 				"[DONE]")
 			return
 		}
-		shpSSE(w,
+		writeEvents(w,
 			head+`[{"index":0,"delta":{"role":"assistant","content":"Let me check."},"finish_reason":null}]}`,
 			head+`[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"`+callID+`","type":"function","function":{"name":"get_weather","arguments":""}}]},"finish_reason":null}]}`,
 			head+`[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"location\":"}}]},"finish_reason":null}]}`,
@@ -95,11 +80,11 @@ func shpChatScript(callID string) http.HandlerFunc {
 // TestShapesMultiTurnMessagesOntoOpenAI: an Anthropic SDK client holds a
 // tool-use conversation through /v1/messages with an OpenAI upstream.
 func TestShapesMultiTurnMessagesOntoOpenAI(t *testing.T) {
-	g, ups := shpMatrixGateway(t)
+	g, ups := startMatrixGateway(t)
 	const callID = "call_shpWeather01"
-	ups.openai.Handle("/v1/chat/completions", shpChatScript(callID))
-	client := shpAnthropicSDK(t, g, apiMasterKey)
-	f := shpFamily(t, "openai")
+	ups.openai.Handle("/v1/chat/completions", chatScript(callID))
+	client := anthropicClient(g, masterKey)
+	f := familyOf(t, "openai")
 	model := "openai/" + f.model
 
 	for _, streamed := range []bool{false, true} {
@@ -114,77 +99,67 @@ func TestShapesMultiTurnMessagesOntoOpenAI(t *testing.T) {
 					}
 					return m
 				}
-				stream := client.Messages.NewStreaming(context.Background(), p)
-				var m anthropic.Message
-				for stream.Next() {
-					if err := m.Accumulate(stream.Current()); err != nil {
-						t.Fatalf("accumulate: %v", err)
-					}
-				}
-				if err := stream.Err(); err != nil {
-					t.Fatalf("stream error: %v", err)
-				}
-				_ = stream.Close()
+				m, _ := accumulateMessage(t, client.Messages.NewStreaming(context.Background(), p))
 				return &m
 			}
 			conv := []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("What is the weather in Paris?"))}
 			p := anthropic.MessageNewParams{Model: anthropic.Model(model), MaxTokens: 512, Messages: conv,
-				Tools: []anthropic.ToolUnionParam{shpAnthWeatherTool}}
+				Tools: []anthropic.ToolUnionParam{anthropicWeatherTool}}
 
 			// Turn 1: the model calls the tool.
 			m1 := send(p)
-			text, _, tools := shpMessageText(m1)
+			text, _, tools := messageParts(m1)
 			if text != "Let me check." || m1.StopReason != anthropic.StopReasonToolUse || len(tools) != 1 {
 				t.Fatalf("turn 1: text %q stop %q tool_use blocks %d", text, m1.StopReason, len(tools))
 			}
-			if tools[0].ID != callID || tools[0].Name != "get_weather" || !shpJSONEqual(string(tools[0].Input), shpToolArgs) {
+			if tools[0].ID != callID || tools[0].Name != "get_weather" || !jsonEqual(string(tools[0].Input), weatherArgs) {
 				t.Errorf("turn 1 tool_use = %s %s(%s)", tools[0].ID, tools[0].Name, tools[0].Input)
 			}
 			if m1.Usage.InputTokens != 60 || m1.Usage.OutputTokens != 20 {
 				t.Errorf("turn 1 usage = %d/%d, want 60/20", m1.Usage.InputTokens, m1.Usage.OutputTokens)
 			}
-			up1 := apiCheckUpstreamChat(t, f, ups.openai.LastChat(t))
-			if msgs, _ := up1["messages"].([]any); len(msgs) != 1 || shpGet(up1, "tools.0.function.name") != "get_weather" {
+			up1 := checkUpstreamChat(t, f, ups.openai.LastChat(t))
+			if msgs, _ := up1["messages"].([]any); len(msgs) != 1 || jsonAt(up1, "tools.0.function.name") != "get_weather" {
 				t.Errorf("turn 1 upstream messages %v tools %v", up1["messages"], up1["tools"])
 			}
 
 			// Turn 2: the client sends the tool result.
 			p.Messages = append(conv, m1.ToParam(),
-				anthropic.NewUserMessage(anthropic.NewToolResultBlock(tools[0].ID, shpToolResult, false)))
+				anthropic.NewUserMessage(anthropic.NewToolResultBlock(tools[0].ID, weatherResult, false)))
 			m2 := send(p)
-			text, _, tools = shpMessageText(m2)
-			if text != shpFinalText || m2.StopReason != anthropic.StopReasonEndTurn || len(tools) != 0 {
+			text, _, tools = messageParts(m2)
+			if text != weatherAnswer || m2.StopReason != anthropic.StopReasonEndTurn || len(tools) != 0 {
 				t.Errorf("turn 2: text %q stop %q tools %d", text, m2.StopReason, len(tools))
 			}
 			if m2.Usage.InputTokens != 90 || m2.Usage.OutputTokens != 12 {
 				t.Errorf("turn 2 usage = %d/%d, want 90/12", m2.Usage.InputTokens, m2.Usage.OutputTokens)
 			}
-			up2 := apiCheckUpstreamChat(t, f, ups.openai.LastChat(t))
+			up2 := checkUpstreamChat(t, f, ups.openai.LastChat(t))
 			msgs, _ := up2["messages"].([]any)
 			if len(msgs) != 3 {
 				t.Fatalf("turn 2 upstream got %d messages, want user, assistant, tool: %v", len(msgs), up2["messages"])
 			}
 			asst, tool := msgs[1], msgs[2]
-			if shpGet(asst, "role") != "assistant" || shpGet(asst, "tool_calls.0.id") != callID ||
-				shpGet(asst, "tool_calls.0.function.name") != "get_weather" ||
-				!shpJSONEqual(fmt.Sprint(shpGet(asst, "tool_calls.0.function.arguments")), shpToolArgs) ||
-				!strings.Contains(fmt.Sprint(shpGet(asst, "content")), "Let me check.") {
+			if jsonAt(asst, "role") != "assistant" || jsonAt(asst, "tool_calls.0.id") != callID ||
+				jsonAt(asst, "tool_calls.0.function.name") != "get_weather" ||
+				!jsonEqual(fmt.Sprint(jsonAt(asst, "tool_calls.0.function.arguments")), weatherArgs) ||
+				!strings.Contains(fmt.Sprint(jsonAt(asst, "content")), "Let me check.") {
 				t.Errorf("turn 2 upstream assistant message = %v", asst)
 			}
-			if shpGet(tool, "role") != "tool" || shpGet(tool, "tool_call_id") != callID || !strings.Contains(fmt.Sprint(shpGet(tool, "content")), shpToolResult) {
-				t.Errorf("turn 2 upstream tool message = %v, want role tool, tool_call_id %s, content %q", tool, callID, shpToolResult)
+			if jsonAt(tool, "role") != "tool" || jsonAt(tool, "tool_call_id") != callID || !strings.Contains(fmt.Sprint(jsonAt(tool, "content")), weatherResult) {
+				t.Errorf("turn 2 upstream tool message = %v, want role tool, tool_call_id %s, content %q", tool, callID, weatherResult)
 			}
-			if streamed && (up2["stream"] != true || shpGet(up2, "stream_options.include_usage") != true) {
+			if streamed && (up2["stream"] != true || jsonAt(up2, "stream_options.include_usage") != true) {
 				t.Errorf("turn 2 upstream stream=%v stream_options=%v", up2["stream"], up2["stream_options"])
 			}
 		})
 	}
 }
 
-// shpAnthropicScript is a scripted Anthropic upstream: until the last user
+// anthropicScript is a scripted Anthropic upstream: until the last user
 // message carries a tool_result it calls get_weather (after some text),
 // then it answers in text. Streams send the tool input in fragments.
-func shpAnthropicScript(toolID string, mu *sync.Mutex, seen *[]string) func(http.ResponseWriter, *http.Request, []byte) {
+func anthropicScript(toolID string, mu *sync.Mutex, seen *[]string) func(http.ResponseWriter, *http.Request, []byte) {
 	return func(w http.ResponseWriter, _ *http.Request, body []byte) {
 		var req struct {
 			Stream   bool `json:"stream"`
@@ -206,17 +181,17 @@ func shpAnthropicScript(toolID string, mu *sync.Mutex, seen *[]string) func(http
 			if answered {
 				fmt.Fprintf(w, `{"id":"msg_shp_2","type":"message","role":"assistant","model":"claude-sonnet-4-20250514",`+
 					`"content":[{"type":"text","text":%q}],"stop_reason":"end_turn","stop_sequence":null,`+
-					`"usage":{"input_tokens":95,"cache_read_input_tokens":40,"cache_creation_input_tokens":0,"output_tokens":14}}`, shpFinalText)
+					`"usage":{"input_tokens":95,"cache_read_input_tokens":40,"cache_creation_input_tokens":0,"output_tokens":14}}`, weatherAnswer)
 				return
 			}
 			fmt.Fprintf(w, `{"id":"msg_shp_1","type":"message","role":"assistant","model":"claude-sonnet-4-20250514",`+
 				`"content":[{"type":"text","text":"Let me check."},{"type":"tool_use","id":%q,"name":"get_weather","input":%s}],`+
-				`"stop_reason":"tool_use","stop_sequence":null,"usage":{"input_tokens":380,"output_tokens":65}}`, toolID, shpToolArgs)
+				`"stop_reason":"tool_use","stop_sequence":null,"usage":{"input_tokens":380,"output_tokens":65}}`, toolID, weatherArgs)
 			return
 		}
 		start := "message_start\x00" + `{"type":"message_start","message":{"id":"msg_shp_s","type":"message","role":"assistant","model":"claude-sonnet-4-20250514","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":380,"output_tokens":1}}}`
 		if answered {
-			shpSSE(w, start,
+			writeEvents(w, start,
 				"content_block_start\x00"+`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
 				"content_block_delta\x00"+`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"It is 18 degrees "}}`,
 				"content_block_delta\x00"+`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"and sunny in Paris."}}`,
@@ -225,7 +200,7 @@ func shpAnthropicScript(toolID string, mu *sync.Mutex, seen *[]string) func(http
 				"message_stop\x00"+`{"type":"message_stop"}`)
 			return
 		}
-		shpSSE(w, start,
+		writeEvents(w, start,
 			"content_block_start\x00"+`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
 			"ping\x00"+`{"type":"ping"}`,
 			"content_block_delta\x00"+`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Let me check."}}`,
@@ -244,13 +219,13 @@ func shpAnthropicScript(toolID string, mu *sync.Mutex, seen *[]string) func(http
 // tool-use conversation through /v1/chat/completions with an Anthropic
 // upstream.
 func TestShapesMultiTurnChatOntoAnthropic(t *testing.T) {
-	g, ups := shpMatrixGateway(t)
+	g, ups := startMatrixGateway(t)
 	const toolID = "toolu_01ShpWeatherXyZ"
 	var mu sync.Mutex
 	var seen []string
-	ups.anth.Script(shpAnthropicScript(toolID, &mu, &seen))
-	client := apiSDK(g, apiMasterKey)
-	model := "anth/" + shpClaude
+	ups.anth.Script(anthropicScript(toolID, &mu, &seen))
+	client := openaiClient(g, masterKey)
+	model := "anth/" + claudeModel
 
 	for _, streamed := range []bool{false, true} {
 		t.Run(fmt.Sprintf("stream=%v", streamed), func(t *testing.T) {
@@ -289,7 +264,7 @@ func TestShapesMultiTurnChatOntoAnthropic(t *testing.T) {
 				openai.UserMessage("What is the weather in Paris?"),
 			}
 			p := openai.ChatCompletionNewParams{Model: model, Messages: conv,
-				Tools: []openai.ChatCompletionToolUnionParam{shpWeatherTool}}
+				Tools: []openai.ChatCompletionToolUnionParam{weatherTool}}
 
 			// Turn 1: the model calls the tool.
 			m1, finish, usage := send(p)
@@ -297,24 +272,24 @@ func TestShapesMultiTurnChatOntoAnthropic(t *testing.T) {
 				t.Fatalf("turn 1: content %q finish %q tool calls %d", m1.Content, finish, len(m1.ToolCalls))
 			}
 			tc := m1.ToolCalls[0]
-			if tc.ID != toolID || tc.Function.Name != "get_weather" || !shpJSONEqual(tc.Function.Arguments, shpToolArgs) {
+			if tc.ID != toolID || tc.Function.Name != "get_weather" || !jsonEqual(tc.Function.Arguments, weatherArgs) {
 				t.Errorf("turn 1 tool call = %s %s(%s)", tc.ID, tc.Function.Name, tc.Function.Arguments)
 			}
 			if usage.PromptTokens != 380 || usage.CompletionTokens != 65 {
 				t.Errorf("turn 1 usage = %d/%d, want 380/65", usage.PromptTokens, usage.CompletionTokens)
 			}
 			r1 := ups.anth.LastMessages(t)
-			shpCheckAnthropicHeaders(t, r1)
+			checkAnthropicHeaders(t, r1)
 			up1 := r1.JSON(t)
-			if msgs, _ := up1["messages"].([]any); len(msgs) != 1 || shpGet(up1, "tools.0.name") != "get_weather" ||
+			if msgs, _ := up1["messages"].([]any); len(msgs) != 1 || jsonAt(up1, "tools.0.name") != "get_weather" ||
 				!strings.Contains(fmt.Sprint(up1["system"]), "You are a weather bot.") {
 				t.Errorf("turn 1 upstream system %v messages %v tools %v", up1["system"], up1["messages"], up1["tools"])
 			}
 
 			// Turn 2: the client sends the tool result.
-			p.Messages = append(conv, m1.ToParam(), openai.ToolMessage(shpToolResult, tc.ID))
+			p.Messages = append(conv, m1.ToParam(), openai.ToolMessage(weatherResult, tc.ID))
 			m2, finish, usage := send(p)
-			if m2.Content != shpFinalText || finish != "stop" || len(m2.ToolCalls) != 0 {
+			if m2.Content != weatherAnswer || finish != "stop" || len(m2.ToolCalls) != 0 {
 				t.Errorf("turn 2: content %q finish %q tool calls %d", m2.Content, finish, len(m2.ToolCalls))
 			}
 			wantPrompt, wantCached := int64(95+40), int64(40)
@@ -326,32 +301,32 @@ func TestShapesMultiTurnChatOntoAnthropic(t *testing.T) {
 					usage.PromptTokensDetails.CachedTokens, wantPrompt, wantCached)
 			}
 			r2 := ups.anth.LastMessages(t)
-			shpCheckAnthropicHeaders(t, r2)
+			checkAnthropicHeaders(t, r2)
 			up2 := r2.JSON(t)
 			msgs, _ := up2["messages"].([]any)
 			if len(msgs) != 3 {
 				t.Fatalf("turn 2 upstream got %d messages, want user, assistant, user: %v", len(msgs), up2["messages"])
 			}
-			var toolUse, toolResult any
-			for _, b := range shpGet(msgs, "1.content").([]any) {
-				if shpGet(b, "type") == "tool_use" {
+			var toolUse, resultBlock any
+			for _, b := range jsonAt(msgs, "1.content").([]any) {
+				if jsonAt(b, "type") == "tool_use" {
 					toolUse = b
 				}
 			}
-			if blocks, ok := shpGet(msgs, "2.content").([]any); ok {
+			if blocks, ok := jsonAt(msgs, "2.content").([]any); ok {
 				for _, b := range blocks {
-					if shpGet(b, "type") == "tool_result" {
-						toolResult = b
+					if jsonAt(b, "type") == "tool_result" {
+						resultBlock = b
 					}
 				}
 			}
-			if shpGet(msgs, "1.role") != "assistant" || toolUse == nil || shpGet(toolUse, "id") != toolID ||
-				shpGet(toolUse, "name") != "get_weather" || fmt.Sprint(shpGet(toolUse, "input")) != "map[location:Paris unit:celsius]" {
+			if jsonAt(msgs, "1.role") != "assistant" || toolUse == nil || jsonAt(toolUse, "id") != toolID ||
+				jsonAt(toolUse, "name") != "get_weather" || fmt.Sprint(jsonAt(toolUse, "input")) != "map[location:Paris unit:celsius]" {
 				t.Errorf("turn 2 upstream assistant message = %v, want a tool_use block %s", msgs[1], toolID)
 			}
-			if shpGet(msgs, "2.role") != "user" || toolResult == nil || shpGet(toolResult, "tool_use_id") != toolID ||
-				!strings.Contains(fmt.Sprint(shpGet(toolResult, "content")), shpToolResult) {
-				t.Errorf("turn 2 upstream user message = %v, want a tool_result block for %s with %q", msgs[2], toolID, shpToolResult)
+			if jsonAt(msgs, "2.role") != "user" || resultBlock == nil || jsonAt(resultBlock, "tool_use_id") != toolID ||
+				!strings.Contains(fmt.Sprint(jsonAt(resultBlock, "content")), weatherResult) {
+				t.Errorf("turn 2 upstream user message = %v, want a tool_result block for %s with %q", msgs[2], toolID, weatherResult)
 			}
 			mu.Lock()
 			if got := strings.Join(seen, ","); got != "false,true" {
@@ -367,22 +342,22 @@ func TestShapesMultiTurnChatOntoAnthropic(t *testing.T) {
 // Responses → Chat) and an Anthropic upstream (Responses → Chat →
 // Messages), streamed and not.
 func TestShapesMultiTurnResponses(t *testing.T) {
-	g, ups := shpMatrixGateway(t)
+	g, ups := startMatrixGateway(t)
 	const callID, toolID = "call_shpGroq01", "toolu_01ShpRespXyZ"
-	ups.groq.Handle("/v1/chat/completions", shpChatScript(callID))
+	ups.groq.Handle("/v1/chat/completions", chatScript(callID))
 	var mu sync.Mutex
 	var seen []string
-	ups.anth.Script(shpAnthropicScript(toolID, &mu, &seen))
-	client := apiSDK(g, apiMasterKey)
+	ups.anth.Script(anthropicScript(toolID, &mu, &seen))
+	client := openaiClient(g, masterKey)
 
 	for _, target := range []string{"groq", "anthropic"} {
 		for _, streamed := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/stream=%v", target, streamed), func(t *testing.T) {
 				ups.groq.Reset()
 				ups.anth.Reset()
-				model, id := "groq/"+shpFamily(t, "groq").model, callID
+				model, id := "groq/"+familyOf(t, "groq").model, callID
 				if target == "anthropic" {
-					model, id = "anth/"+shpClaude, toolID
+					model, id = "anth/"+claudeModel, toolID
 				}
 				send := func(p responses.ResponseNewParams) (*responses.Response, string) {
 					t.Helper()
@@ -420,7 +395,7 @@ func TestShapesMultiTurnResponses(t *testing.T) {
 					Input: responses.ResponseNewParamsInputUnion{OfInputItemList: responses.ResponseInputParam{
 						responses.ResponseInputItemParamOfMessage("What is the weather in Paris?", responses.EasyInputMessageRoleUser),
 					}},
-					Tools: []responses.ToolUnionParam{shpRespTool},
+					Tools: []responses.ToolUnionParam{responsesWeatherTool},
 				}
 
 				// Turn 1: the model calls the tool.
@@ -434,20 +409,20 @@ func TestShapesMultiTurnResponses(t *testing.T) {
 				if call == nil || r1.OutputText() != "Let me check." {
 					t.Fatalf("turn 1: text %q, function_call %v: %s", r1.OutputText(), call != nil, r1.RawJSON())
 				}
-				if call.CallID != id || call.Name != "get_weather" || !shpJSONEqual(call.Arguments.OfString, shpToolArgs) {
+				if call.CallID != id || call.Name != "get_weather" || !jsonEqual(call.Arguments.OfString, weatherArgs) {
 					t.Errorf("turn 1 function_call = %s %s(%s)", call.CallID, call.Name, call.Arguments.OfString)
 				}
-				if streamed && !shpJSONEqual(streamedArgs, shpToolArgs) {
+				if streamed && !jsonEqual(streamedArgs, weatherArgs) {
 					t.Errorf("turn 1 streamed argument deltas = %q", streamedArgs)
 				}
 
 				// Turn 2: the client sends the function's output.
-				out := responses.ResponseInputItemParamOfFunctionCallOutput(shpToolResult)
+				out := responses.ResponseInputItemParamOfFunctionCallOutput(weatherResult)
 				out.OfFunctionCallOutput.CallID = openai.String(call.CallID)
 				p.Input.OfInputItemList = append(p.Input.OfInputItemList,
 					responses.ResponseInputItemParamOfFunctionCall(call.Arguments.OfString, call.CallID, call.Name), out)
 				r2, _ := send(p)
-				if r2.OutputText() != shpFinalText || r2.Status != responses.ResponseStatusCompleted {
+				if r2.OutputText() != weatherAnswer || r2.Status != responses.ResponseStatusCompleted {
 					t.Errorf("turn 2: text %q status %q", r2.OutputText(), r2.Status)
 				}
 				if r2.Usage.TotalTokens == 0 {
@@ -455,19 +430,19 @@ func TestShapesMultiTurnResponses(t *testing.T) {
 				}
 
 				if target == "groq" {
-					body := apiCheckUpstreamChat(t, shpFamily(t, "groq"), ups.groq.LastChat(t))
+					body := checkUpstreamChat(t, familyOf(t, "groq"), ups.groq.LastChat(t))
 					msgs, _ := body["messages"].([]any)
-					if len(msgs) != 3 || shpGet(msgs, "1.tool_calls.0.id") != id || shpGet(msgs, "2.role") != "tool" ||
-						shpGet(msgs, "2.tool_call_id") != id || !strings.Contains(fmt.Sprint(shpGet(msgs, "2.content")), shpToolResult) {
+					if len(msgs) != 3 || jsonAt(msgs, "1.tool_calls.0.id") != id || jsonAt(msgs, "2.role") != "tool" ||
+						jsonAt(msgs, "2.tool_call_id") != id || !strings.Contains(fmt.Sprint(jsonAt(msgs, "2.content")), weatherResult) {
 						t.Errorf("turn 2 upstream messages = %v", body["messages"])
 					}
 					return
 				}
 				r := ups.anth.LastMessages(t)
-				shpCheckAnthropicHeaders(t, r)
+				checkAnthropicHeaders(t, r)
 				body := r.JSON(t)
 				msgs, _ := body["messages"].([]any)
-				if len(msgs) != 3 || shpGet(msgs, "1.role") != "assistant" || shpGet(msgs, "2.role") != "user" ||
+				if len(msgs) != 3 || jsonAt(msgs, "1.role") != "assistant" || jsonAt(msgs, "2.role") != "user" ||
 					!strings.Contains(string(r.Body), `"tool_use_id":"`+id+`"`) || !strings.Contains(string(r.Body), `"id":"`+id+`"`) {
 					t.Errorf("turn 2 upstream messages = %s", r.Body)
 				}
@@ -482,20 +457,20 @@ func TestShapesMultiTurnResponses(t *testing.T) {
 // rewritten the same way on the tool_use and the tool_result, so they
 // still match.
 func TestShapesToolIDsFromOtherProviders(t *testing.T) {
-	g, ups := shpMatrixGateway(t)
+	g, ups := startMatrixGateway(t)
 	ups.anth.Respond("messages_multi_turn.json")
-	client := apiSDK(g, apiMasterKey)
+	client := openaiClient(g, masterKey)
 	const foreign = "functions.get_weather:0"
 	asst := openai.ChatCompletionAssistantMessageParam{ToolCalls: []openai.ChatCompletionMessageToolCallUnionParam{{
 		OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{ID: foreign,
-			Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: "get_weather", Arguments: shpToolArgs}}}}}
+			Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: "get_weather", Arguments: weatherArgs}}}}}
 	got, err := client.Chat.Completions.New(context.Background(), openai.ChatCompletionNewParams{
-		Model: "anth/" + shpClaude,
-		Tools: []openai.ChatCompletionToolUnionParam{shpWeatherTool},
+		Model: "anth/" + claudeModel,
+		Tools: []openai.ChatCompletionToolUnionParam{weatherTool},
 		Messages: []openai.ChatCompletionMessageParamUnion{
 			openai.UserMessage("What is the weather in Paris?"),
 			{OfAssistant: &asst},
-			openai.ToolMessage(shpToolResult, foreign),
+			openai.ToolMessage(weatherResult, foreign),
 		}})
 	if err != nil {
 		t.Fatalf("SDK error: %v", err)
@@ -504,8 +479,8 @@ func TestShapesToolIDsFromOtherProviders(t *testing.T) {
 		t.Errorf("content = %q", got.Choices[0].Message.Content)
 	}
 	body := ups.anth.LastMessages(t).JSON(t)
-	useID := shpGet(body, "messages.1.content.0.id")
-	resultID := shpGet(body, "messages.2.content.0.tool_use_id")
+	useID := jsonAt(body, "messages.1.content.0.id")
+	resultID := jsonAt(body, "messages.2.content.0.tool_use_id")
 	if useID != "functions_get_weather_0" || resultID != useID {
 		t.Errorf("upstream tool_use id %v, tool_result tool_use_id %v; want both functions_get_weather_0", useID, resultID)
 	}

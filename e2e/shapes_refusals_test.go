@@ -21,12 +21,12 @@ import (
 // sent as raw HTTP (to check the exact error shape) and through the
 // official SDK of its ingress (which must surface the 400).
 func TestShapesRefusals(t *testing.T) {
-	g, ups := shpMatrixGateway(t)
-	oai := apiSDK(g, apiMasterKey)
-	anth := shpAnthropicSDK(t, g, apiMasterKey)
-	groq := "groq/" + shpFamily(t, "groq").model
-	openaiModel := "openai/" + shpFamily(t, "openai").model
-	claude := "anth/" + shpClaude
+	g, ups := startMatrixGateway(t)
+	oai := openaiClient(g, masterKey)
+	anth := anthropicClient(g, masterKey)
+	groq := "groq/" + familyOf(t, "groq").model
+	openaiModel := "openai/" + familyOf(t, "openai").model
+	claude := "anth/" + claudeModel
 	userMsg := []openai.ChatCompletionMessageParamUnion{openai.UserMessage("hi")}
 	anthMsg := []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("hi"))}
 	respIn := responses.ResponseNewParamsInputUnion{OfString: openai.String("hi")}
@@ -120,9 +120,9 @@ func TestShapesRefusals(t *testing.T) {
 			ups.openai.Reset()
 			ups.groq.Reset()
 			ups.gemini.Reset()
-			status, _, body := apiHTTP(t, http.MethodPost, g.URL+c.path, apiMasterKey, c.body)
-			if status != http.StatusBadRequest {
-				t.Fatalf("status %d, want 400: %s", status, body)
+			res := request(t, "POST", g.URL+c.path, c.body, bearer(masterKey)...)
+			if res.Status != http.StatusBadRequest {
+				t.Fatalf("status %d, want 400: %s", res.Status, res.Body)
 			}
 			if c.path == "/v1/messages" {
 				var env struct {
@@ -132,19 +132,19 @@ func TestShapesRefusals(t *testing.T) {
 						Message string `json:"message"`
 					} `json:"error"`
 				}
-				if err := json.Unmarshal(body, &env); err != nil || env.Type != "error" || env.Error.Type != "invalid_request_error" {
-					t.Fatalf("not the Anthropic error envelope: %s", body)
+				if err := json.Unmarshal(res.Body, &env); err != nil || env.Type != "error" || env.Error.Type != "invalid_request_error" {
+					t.Fatalf("not the Anthropic error envelope: %s", res.Body)
 				}
 				if !strings.Contains(env.Error.Message, c.param) {
 					t.Errorf("message %q does not name %q", env.Error.Message, c.param)
 				}
 			} else {
-				e := apiDecodeErr(t, status, body)
-				if e.Type != "invalid_request_error" || !strings.Contains(e.Message+" "+apiStr(e.Param), c.param) {
-					t.Errorf("error = %+v (param %s), want invalid_request_error naming %q", e, apiStr(e.Param), c.param)
+				e := decodeError(t, res.Status, res.Body)
+				if e.Type != "invalid_request_error" || !strings.Contains(e.Message+" "+orNull(e.Param), c.param) {
+					t.Errorf("error = %+v (param %s), want invalid_request_error naming %q", e, orNull(e.Param), c.param)
 				}
-				if !strings.Contains(apiStr(e.Param), strings.Split(c.param, ".")[0]) {
-					t.Errorf("error.param = %s, want it to name %q", apiStr(e.Param), c.param)
+				if !strings.Contains(orNull(e.Param), strings.Split(c.param, ".")[0]) {
+					t.Errorf("error.param = %s, want it to name %q", orNull(e.Param), c.param)
 				}
 			}
 			if c.sdk != nil {
@@ -165,7 +165,7 @@ func TestShapesRefusals(t *testing.T) {
 					}
 				}
 			}
-			for name, u := range map[string]*apiReplay{"anth": ups.anth.apiReplay, "openai": ups.openai, "groq": ups.groq, "gemini": ups.gemini} {
+			for name, u := range map[string]*replay{"anth": ups.anth.replay, "openai": ups.openai, "groq": ups.groq, "gemini": ups.gemini} {
 				for _, r := range u.Requests("") {
 					if r.Method == http.MethodPost {
 						t.Errorf("%s upstream got %s %s for a refused request", name, r.Method, r.Path)
@@ -181,8 +181,8 @@ func TestShapesRefusals(t *testing.T) {
 // refusal from the second step must still name the field the client sent,
 // not the intermediate Chat Completions field.
 func TestShapesChainedRefusalNamesClientField(t *testing.T) {
-	g, _ := shpMatrixGateway(t)
-	claude := "anth/" + shpClaude
+	g, _ := startMatrixGateway(t)
+	claude := "anth/" + claudeModel
 	cases := []struct{ body, want string }{
 		{`{"model":"` + claude + `","input":"hi","reasoning":{"effort":"low"},"max_output_tokens":500}`, "max_output_tokens"},
 		{`{"model":"` + claude + `","input":"hi","tools":[{"type":"function","name":"modelgate_json_response","parameters":{"type":"object"}}]}`, "tools[0].name"},
@@ -190,10 +190,10 @@ func TestShapesChainedRefusalNamesClientField(t *testing.T) {
 		{`{"model":"` + claude + `","input":[{"role":"user","content":[{"type":"input_text","text":"x"},{"type":"input_image","image_url":"data:image/bmp;base64,AAAA"}]}]}`, "input[0].content[1]"},
 	}
 	for _, c := range cases {
-		status, _, body := apiHTTP(t, http.MethodPost, g.URL+"/v1/responses", apiMasterKey, c.body)
-		e := apiDecodeErr(t, status, body)
-		if status != 400 || !strings.HasPrefix(apiStr(e.Param), c.want) {
-			t.Errorf("param %s, message %q; want the param to name the client's field %s", apiStr(e.Param), e.Message, c.want)
+		res := request(t, "POST", g.URL+"/v1/responses", c.body, bearer(masterKey)...)
+		e := decodeError(t, res.Status, res.Body)
+		if res.Status != 400 || !strings.HasPrefix(orNull(e.Param), c.want) {
+			t.Errorf("param %s, message %q; want the param to name the client's field %s", orNull(e.Param), e.Message, c.want)
 		}
 	}
 }

@@ -3,11 +3,9 @@ package e2e
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -16,55 +14,26 @@ import (
 	"github.com/openai/openai-go/v3/responses"
 	"github.com/openai/openai-go/v3/shared"
 	"github.com/tidwall/sjson"
+
+	"github.com/modelgate/modelgate/internal/fixtures"
 )
 
-// shpServeResponses makes the OpenAI replay answer POST /v1/responses with
+// serveResponses makes the OpenAI replay answer POST /v1/responses with
 // responses.json, or responses_stream.txt (with its event: lines) when the
 // request streams.
-func shpServeResponses(u *apiReplay) {
+func serveResponses(u *replay) {
 	u.Handle("/v1/responses", func(w http.ResponseWriter, r *http.Request) {
-		body, _ := shpReadBody(r)
-		var req struct {
-			Stream bool `json:"stream"`
-		}
-		_ = json.Unmarshal(body, &req)
-		name := "responses.json"
-		if req.Stream {
-			name = "responses_stream.txt"
-		}
-		raw, err := shpReplayFile(u, name)
-		if err != nil {
-			http.Error(w, `{"error":{"message":"replay: `+err.Error()+`","type":"server_error"}}`, http.StatusInternalServerError)
+		body, _ := io.ReadAll(r.Body)
+		if requestsStream(body) {
+			u.replayFixture(w, "responses_stream.txt", true)
 			return
 		}
-		if req.Stream {
-			apiWriteSSE(w, raw)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(raw)
+		u.replayFixture(w, "responses.json", false)
 	})
 }
 
-func shpReplayFile(u *apiReplay, name string) ([]byte, error) {
-	return os.ReadFile(filepath.Join(u.dir, name))
-}
-
-// shpRespTool is the function tool the Responses tests offer.
-var shpRespTool = responses.ToolUnionParam{OfFunction: &responses.FunctionToolParam{
-	Name:        "get_weather",
-	Description: openai.String("Current weather for a location"),
-	Strict:      openai.Bool(true),
-	Parameters: map[string]any{
-		"type":                 "object",
-		"properties":           map[string]any{"location": map[string]any{"type": "string"}},
-		"required":             []string{"location"},
-		"additionalProperties": false,
-	},
-}}
-
-// shpRespRequest is the Responses request sent for fixture fix.
-func shpRespRequest(model, fix string) responses.ResponseNewParams {
+// responsesRequest is the Responses request sent for fixture fix.
+func responsesRequest(model, fix string) responses.ResponseNewParams {
 	p := responses.ResponseNewParams{
 		Model: model,
 		Input: responses.ResponseNewParamsInputUnion{OfString: openai.String("Say hello world")},
@@ -72,7 +41,7 @@ func shpRespRequest(model, fix string) responses.ResponseNewParams {
 	switch {
 	case strings.Contains(fix, "tools"):
 		p.Input = responses.ResponseNewParamsInputUnion{OfString: openai.String("What is the weather in Paris?")}
-		p.Tools = []responses.ToolUnionParam{shpRespTool}
+		p.Tools = []responses.ToolUnionParam{responsesWeatherTool}
 	case strings.Contains(fix, "thinking"):
 		p.Input = responses.ResponseNewParamsInputUnion{OfString: openai.String("Solve x + 5 = 12")}
 		p.Reasoning = shared.ReasoningParam{Effort: shared.ReasoningEffortLow}
@@ -93,8 +62,8 @@ func shpRespRequest(model, fix string) responses.ResponseNewParams {
 	return p
 }
 
-// shpRespWant is what a client of the Responses API should see.
-type shpRespWant struct {
+// responsesWant is what a client of the Responses API should see.
+type responsesWant struct {
 	text               string
 	toolID, toolName   string
 	toolArgs           string
@@ -104,9 +73,9 @@ type shpRespWant struct {
 	hasUsage           bool
 }
 
-func shpRespWantFromChat(t *testing.T, family, fix string) shpRespWant {
-	c := apiParseFixtureChat(t, family, fix)
-	w := shpRespWant{input: c.Usage.Prompt, output: c.Usage.Completion, tot: c.Usage.Total, hasUsage: true}
+func responsesWantFromChat(t *testing.T, family, fix string) responsesWant {
+	c := chatFixture(t, family, fix)
+	w := responsesWant{input: c.Usage.Prompt, output: c.Usage.Completion, tot: c.Usage.Total, hasUsage: true}
 	if c.Choices[0].Message.Content != nil {
 		w.text = *c.Choices[0].Message.Content
 	}
@@ -116,15 +85,15 @@ func shpRespWantFromChat(t *testing.T, family, fix string) shpRespWant {
 	return w
 }
 
-func shpRespWantFromAnth(t *testing.T, fix string) shpRespWant {
-	f := shpParseAnthFixture(t, fix)
+func responsesWantFromAnthropic(t *testing.T, fix string) responsesWant {
+	f := anthropicFixture(t, fix)
 	in := f.Input + f.CacheRead + f.CacheW
-	return shpRespWant{text: f.Text, toolID: f.ToolID, toolName: f.ToolName, toolArgs: f.ToolInput,
+	return responsesWant{text: f.Text, toolID: f.ToolID, toolName: f.ToolName, toolArgs: f.ToolInput,
 		input: in, output: f.Output, tot: in + f.Output, cached: f.CacheRead, reasoning: f.Thinking, hasUsage: true}
 }
 
-// shpCheckResponse compares what the SDK parsed with want.
-func shpCheckResponse(t *testing.T, got *responses.Response, want shpRespWant) {
+// checkResponse compares what the SDK parsed with want.
+func checkResponse(t *testing.T, got *responses.Response, want responsesWant) {
 	t.Helper()
 	if got.Object != "response" || got.Status != responses.ResponseStatusCompleted {
 		t.Errorf("object %q status %q", got.Object, got.Status)
@@ -149,7 +118,7 @@ func shpCheckResponse(t *testing.T, got *responses.Response, want shpRespWant) {
 			t.Fatalf("%d function_call items, want 1: %s", len(calls), got.RawJSON())
 		}
 		c := calls[0]
-		if c.CallID != want.toolID || c.Name != want.toolName || !shpJSONEqual(c.Arguments.OfString, want.toolArgs) {
+		if c.CallID != want.toolID || c.Name != want.toolName || !jsonEqual(c.Arguments.OfString, want.toolArgs) {
 			t.Errorf("function_call = %s %s(%s), want %s %s(%s)", c.CallID, c.Name, c.Arguments.OfString,
 				want.toolID, want.toolName, want.toolArgs)
 		}
@@ -166,9 +135,9 @@ func shpCheckResponse(t *testing.T, got *responses.Response, want shpRespWant) {
 	}
 }
 
-// shpRespStream runs a streamed Responses request and returns the text
+// streamResponse runs a streamed Responses request and returns the text
 // deltas joined, the final response and the event types.
-func shpRespStream(t *testing.T, client openai.Client, p responses.ResponseNewParams, opts ...option.RequestOption) (string, *responses.Response, []string) {
+func streamResponse(t *testing.T, client openai.Client, p responses.ResponseNewParams, opts ...option.RequestOption) (string, *responses.Response, []string) {
 	t.Helper()
 	stream := client.Responses.NewStreaming(context.Background(), p, opts...)
 	var text strings.Builder
@@ -201,28 +170,28 @@ func shpRespStream(t *testing.T, client openai.Client, p responses.ResponseNewPa
 // openai passes through both ways: the request as sent (model renamed),
 // the answer and the stream byte for byte.
 func TestShapesResponsesNativeOpenAI(t *testing.T) {
-	g, ups := shpMatrixGateway(t)
-	shpServeResponses(ups.openai)
-	client := apiSDK(g, apiMasterKey)
-	f := shpFamily(t, "openai")
+	g, ups := startMatrixGateway(t)
+	serveResponses(ups.openai)
+	client := openaiClient(g, masterKey)
+	f := familyOf(t, "openai")
 	model := "openai/" + f.model
 
 	t.Run("json", func(t *testing.T) {
 		ups.openai.Reset()
 		var sent []byte
-		got, err := client.Responses.New(context.Background(), shpRespRequest(model, "responses_tools"),
+		got, err := client.Responses.New(context.Background(), responsesRequest(model, "responses_tools"),
 			option.WithMiddleware(func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-				sent, _ = shpReadBody(r)
-				r.Body = shpBody(sent)
+				sent, _ = io.ReadAll(r.Body)
+				r.Body = io.NopCloser(bytes.NewReader(sent))
 				return next(r)
 			}))
 		if err != nil {
 			t.Fatalf("SDK error: %v", err)
 		}
-		if got.ID != "resp_0d8b81b7c805508d0069a31431b68c8194af45c94a6952706b" || got.RawJSON() != strings.TrimSpace(string(fixture(t, "openai", "responses.json"))) {
+		if got.ID != "resp_0d8b81b7c805508d0069a31431b68c8194af45c94a6952706b" || got.RawJSON() != strings.TrimSpace(string(fixtures.Must(t, "openai", "responses.json"))) {
 			t.Errorf("answer not passed through unchanged: %s", got.RawJSON())
 		}
-		shpCheckResponse(t, got, shpRespWant{text: "Hello, World!", input: 17, output: 5, tot: 22, hasUsage: true})
+		checkResponse(t, got, responsesWant{text: "Hello, World!", input: 17, output: 5, tot: 22, hasUsage: true})
 		rs := ups.openai.Requests("/v1/responses")
 		if len(rs) != 1 {
 			t.Fatalf("openai upstream got %d /v1/responses requests", len(rs))
@@ -233,9 +202,9 @@ func TestShapesResponsesNativeOpenAI(t *testing.T) {
 		if rs[0].Header.Get("Authorization") != "Bearer "+f.key {
 			t.Errorf("upstream Authorization = %q", rs[0].Header.Get("Authorization"))
 		}
-		apiNoSecret(t, rs[0], apiMasterKey)
+		noSecret(t, rs[0], masterKey)
 		want, _ := sjson.SetBytes(sent, "model", f.model)
-		if !shpJSONEqual(string(rs[0].Body), string(want)) {
+		if !jsonEqual(string(rs[0].Body), string(want)) {
 			t.Errorf("upstream body differs from the client's (model aside):\n got %s\nsent %s", rs[0].Body, sent)
 		}
 	})
@@ -247,11 +216,11 @@ func TestShapesResponsesNativeOpenAI(t *testing.T) {
 		t.Run(fmt.Sprintf("stream terminated=%v", terminated), func(t *testing.T) {
 			ups.openai.Reset()
 			if terminated {
-				raw := append(fixture(t, "openai", "responses_stream.txt"), '\n')
-				ups.openai.Handle("/v1/responses", func(w http.ResponseWriter, _ *http.Request) { apiWriteSSE(w, raw) })
-				defer shpServeResponses(ups.openai)
+				raw := append(fixtures.Must(t, "openai", "responses_stream.txt"), '\n')
+				ups.openai.Handle("/v1/responses", func(w http.ResponseWriter, _ *http.Request) { writeSSE(w, raw) })
+				defer serveResponses(ups.openai)
 			}
-			text, final, types := shpRespStream(t, client, shpRespRequest(model, ""))
+			text, final, types := streamResponse(t, client, responsesRequest(model, ""))
 			if text != "Hello, World!" {
 				t.Errorf("streamed text = %q", text)
 			}
@@ -266,7 +235,7 @@ func TestShapesResponsesNativeOpenAI(t *testing.T) {
 				if final == nil {
 					t.Fatal("no response.completed")
 				}
-				shpCheckResponse(t, final, shpRespWant{text: "Hello, World!", input: 17, output: 5, tot: 22, hasUsage: true})
+				checkResponse(t, final, responsesWant{text: "Hello, World!", input: 17, output: 5, tot: 22, hasUsage: true})
 			}
 			rs := ups.openai.Requests("/v1/responses")
 			if len(rs) != 1 || rs[0].JSON(t)["stream"] != true {
@@ -276,14 +245,9 @@ func TestShapesResponsesNativeOpenAI(t *testing.T) {
 	}
 
 	t.Run("stream bytes", func(t *testing.T) {
-		status, hdr, body := apiHTTP(t, http.MethodPost, g.URL+"/v1/responses", apiMasterKey,
-			`{"model":"`+model+`","stream":true,"input":"hi"}`)
-		if status != 200 || !strings.HasPrefix(hdr.Get("Content-Type"), "text/event-stream") {
-			t.Fatalf("status %d Content-Type %q: %s", status, hdr.Get("Content-Type"), body)
-		}
-		if raw := fixture(t, "openai", "responses_stream.txt"); !bytes.Equal(body, raw) {
-			t.Errorf("stream not passed through byte for byte:\n got %q\nwant %q", body, raw)
-		}
+		res := request(t, "POST", g.URL+"/v1/responses",
+			`{"model":"`+model+`","stream":true,"input":"hi"}`, bearer(masterKey)...)
+		expectRelayedStream(t, res, "openai", "responses_stream.txt")
 	})
 }
 
@@ -291,35 +255,35 @@ func TestShapesResponsesNativeOpenAI(t *testing.T) {
 // onto chat-only upstreams (groq, gemini: Responses → Chat) and onto
 // Anthropic (Responses → Chat → Messages, chained).
 func TestShapesResponsesTranslated(t *testing.T) {
-	g, ups := shpMatrixGateway(t)
-	client := apiSDK(g, apiMasterKey)
+	g, ups := startMatrixGateway(t)
+	client := openaiClient(g, masterKey)
 
 	for _, fam := range []string{"groq", "gemini"} {
-		f := shpFamily(t, fam)
+		f := familyOf(t, fam)
 		u := ups.byFamily(fam)
 		model := fam + "/" + f.model
 		for _, fix := range []string{"chat_completion.json", "chat_with_tools.json", "chat_with_params.json"} {
 			t.Run(fam+"/"+fix, func(t *testing.T) {
 				u.Reset()
 				u.Respond(fix)
-				got, err := client.Responses.New(context.Background(), shpRespRequest(model, fix))
+				got, err := client.Responses.New(context.Background(), responsesRequest(model, fix))
 				if err != nil {
 					t.Fatalf("SDK error: %v", err)
 				}
-				shpCheckResponse(t, got, shpRespWantFromChat(t, fam, fix))
+				checkResponse(t, got, responsesWantFromChat(t, fam, fix))
 				if !strings.HasPrefix(got.ID, "resp_") {
 					t.Errorf("id = %q", got.ID)
 				}
-				body := apiCheckUpstreamChat(t, f, u.LastChat(t))
+				body := checkUpstreamChat(t, f, u.LastChat(t))
 				switch {
 				case strings.Contains(fix, "tools"):
-					if shpGet(body, "tools.0.type") != "function" || shpGet(body, "tools.0.function.name") != "get_weather" ||
-						shpGet(body, "tools.0.function.strict") != true || shpGet(body, "tools.0.function.parameters.type") != "object" {
+					if jsonAt(body, "tools.0.type") != "function" || jsonAt(body, "tools.0.function.name") != "get_weather" ||
+						jsonAt(body, "tools.0.function.strict") != true || jsonAt(body, "tools.0.function.parameters.type") != "object" {
 						t.Errorf("upstream tools = %v", body["tools"])
 					}
 				case strings.Contains(fix, "params"):
 					if body["temperature"] != 0.25 || body["top_p"] != 0.5 || body["max_tokens"] != 50.0 ||
-						shpGet(body, "messages.0.role") != "system" || shpGet(body, "messages.0.content") != "Be brief." {
+						jsonAt(body, "messages.0.role") != "system" || jsonAt(body, "messages.0.content") != "Be brief." {
 						t.Errorf("upstream params: temperature=%v top_p=%v max_tokens=%v messages=%v", body["temperature"],
 							body["top_p"], body["max_tokens"], body["messages"])
 					}
@@ -327,7 +291,7 @@ func TestShapesResponsesTranslated(t *testing.T) {
 						t.Errorf("max_completion_tokens sent to %s", fam)
 					}
 				default:
-					if shpGet(body, "messages.0.role") != "user" || shpGet(body, "messages.0.content") != "Say hello world" {
+					if jsonAt(body, "messages.0.role") != "user" || jsonAt(body, "messages.0.content") != "Say hello world" {
 						t.Errorf("upstream messages = %v", body["messages"])
 					}
 				}
@@ -335,8 +299,8 @@ func TestShapesResponsesTranslated(t *testing.T) {
 		}
 		t.Run(fam+"/stream", func(t *testing.T) {
 			u.Reset()
-			want := apiExpectFromStream(t, fixture(t, fam, "chat_completion_stream.txt"))
-			text, final, types := shpRespStream(t, client, shpRespRequest(model, ""))
+			want := summarizeStream(t, fixtures.Must(t, fam, "chat_completion_stream.txt"))
+			text, final, types := streamResponse(t, client, responsesRequest(model, ""))
 			if text != want.Content {
 				t.Errorf("streamed text = %q, fixture %q", text, want.Content)
 			}
@@ -346,25 +310,25 @@ func TestShapesResponsesTranslated(t *testing.T) {
 			if types[0] != "response.created" || types[len(types)-1] != "response.completed" {
 				t.Errorf("event types = %v", types)
 			}
-			shpCheckResponse(t, final, shpRespWant{text: want.Content, input: want.Prompt, output: want.Completion,
+			checkResponse(t, final, responsesWant{text: want.Content, input: want.Prompt, output: want.Completion,
 				tot: want.Total, hasUsage: want.Total > 0})
 			if want.Total == 0 && final.JSON.Usage.Raw() != "null" {
 				t.Errorf("usage = %s, want null when the upstream reported none", final.JSON.Usage.Raw())
 			}
-			body := apiCheckUpstreamChat(t, f, u.LastChat(t))
-			if body["stream"] != true || shpGet(body, "stream_options.include_usage") != true {
+			body := checkUpstreamChat(t, f, u.LastChat(t))
+			if body["stream"] != true || jsonAt(body, "stream_options.include_usage") != true {
 				t.Errorf("upstream stream=%v stream_options=%v", body["stream"], body["stream_options"])
 			}
 		})
 	}
 
-	model := "anth/" + shpClaude
+	model := "anth/" + claudeModel
 	for _, fix := range []string{"messages.json", "messages_with_tools.json", "messages_extended_thinking.json",
 		"messages_multi_turn.json", "messages_multimodal.json", "messages_with_params.json"} {
 		t.Run("anthropic/"+fix, func(t *testing.T) {
 			ups.anth.Reset()
 			ups.anth.Respond(fix)
-			p := shpRespRequest(model, fix)
+			p := responsesRequest(model, fix)
 			if strings.Contains(fix, "multi_turn") {
 				p.Instructions = openai.String("Answer with a number only.")
 				p.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: responses.ResponseInputParam{
@@ -377,21 +341,21 @@ func TestShapesResponsesTranslated(t *testing.T) {
 			if err != nil {
 				t.Fatalf("SDK error: %v", err)
 			}
-			shpCheckResponse(t, got, shpRespWantFromAnth(t, fix))
+			checkResponse(t, got, responsesWantFromAnthropic(t, fix))
 			r := ups.anth.LastMessages(t)
-			shpCheckAnthropicHeaders(t, r)
+			checkAnthropicHeaders(t, r)
 			body := r.JSON(t)
-			if body["model"] != shpClaude || body["max_tokens"] == nil {
+			if body["model"] != claudeModel || body["max_tokens"] == nil {
 				t.Errorf("upstream model %v max_tokens %v", body["model"], body["max_tokens"])
 			}
 			switch {
 			case strings.Contains(fix, "tools"):
-				if shpGet(body, "tools.0.name") != "get_weather" || shpGet(body, "tools.0.input_schema.type") != "object" {
+				if jsonAt(body, "tools.0.name") != "get_weather" || jsonAt(body, "tools.0.input_schema.type") != "object" {
 					t.Errorf("upstream tools = %v", body["tools"])
 				}
 			case strings.Contains(fix, "multimodal"):
-				img := shpGet(body, "messages.0.content.1")
-				if shpGet(img, "type") != "image" || shpGet(img, "source.media_type") != "image/png" || shpGet(img, "source.data") != "iVBORw0KGgo=" {
+				img := jsonAt(body, "messages.0.content.1")
+				if jsonAt(img, "type") != "image" || jsonAt(img, "source.media_type") != "image/png" || jsonAt(img, "source.data") != "iVBORw0KGgo=" {
 					t.Errorf("upstream image block = %v", img)
 				}
 			case strings.Contains(fix, "params"):
@@ -401,13 +365,13 @@ func TestShapesResponsesTranslated(t *testing.T) {
 						body["top_p"], body["max_tokens"], body["system"])
 				}
 			case strings.Contains(fix, "thinking"):
-				if shpGet(body, "thinking.type") != "enabled" {
+				if jsonAt(body, "thinking.type") != "enabled" {
 					t.Errorf("upstream thinking = %v", body["thinking"])
 				}
 			case strings.Contains(fix, "multi_turn"):
 				msgs, _ := body["messages"].([]any)
 				if !strings.Contains(fmt.Sprint(body["system"]), "Answer with a number only.") || len(msgs) != 3 ||
-					shpGet(msgs, "1.role") != "assistant" {
+					jsonAt(msgs, "1.role") != "assistant" {
 					t.Errorf("upstream system %v messages %v", body["system"], body["messages"])
 				}
 			}
@@ -415,15 +379,15 @@ func TestShapesResponsesTranslated(t *testing.T) {
 	}
 	t.Run("anthropic/stream", func(t *testing.T) {
 		ups.anth.Reset()
-		text, final, types := shpRespStream(t, client, shpRespRequest(model, ""))
+		text, final, types := streamResponse(t, client, responsesRequest(model, ""))
 		if text != "Hello World" {
 			t.Errorf("streamed text = %q", text)
 		}
 		if final == nil {
 			t.Fatalf("no response.completed event; events %v", types)
 		}
-		shpCheckResponse(t, final, shpRespWant{text: "Hello World", input: 10, output: 5, tot: 15, hasUsage: true})
-		shpCheckAnthropicHeaders(t, ups.anth.LastMessages(t))
+		checkResponse(t, final, responsesWant{text: "Hello World", input: 10, output: 5, tot: 15, hasUsage: true})
+		checkAnthropicHeaders(t, ups.anth.LastMessages(t))
 		if ups.anth.LastMessages(t).JSON(t)["stream"] != true {
 			t.Error("upstream request did not stream")
 		}

@@ -12,12 +12,12 @@ import (
 	"github.com/openai/openai-go/v3/responses"
 )
 
-// shpReasoningToolsStream is a chat stream (Groq style: delta.reasoning)
+// reasoningToolsStream is a chat stream (Groq style: delta.reasoning)
 // with reasoning, text and two parallel tool calls, the second one's
 // arguments in a later chunk.
-func shpReasoningToolsStream(w http.ResponseWriter, _ *http.Request) {
+func reasoningToolsStream(w http.ResponseWriter, _ *http.Request) {
 	head := `{"id":"chatcmpl-shp-p","object":"chat.completion.chunk","created":1,"model":"llama-3.3-70b-versatile","choices":`
-	shpSSE(w,
+	writeEvents(w,
 		head+`[{"index":0,"delta":{"role":"assistant","reasoning":"Two cities, "},"finish_reason":null}]}`,
 		head+`[{"index":0,"delta":{"reasoning":"two calls."},"finish_reason":null}]}`,
 		head+`[{"index":0,"delta":{"content":"Checking both."},"finish_reason":null}]}`,
@@ -33,25 +33,16 @@ func shpReasoningToolsStream(w http.ResponseWriter, _ *http.Request) {
 // (thinking block, text, two tool_use blocks) and a /v1/responses client
 // (reasoning item, message, two function_call items).
 func TestShapesStreamReasoningAndParallelTools(t *testing.T) {
-	g, ups := shpMatrixGateway(t)
-	ups.groq.Handle("/v1/chat/completions", shpReasoningToolsStream)
-	model := "groq/" + shpFamily(t, "groq").model
+	g, ups := startMatrixGateway(t)
+	ups.groq.Handle("/v1/chat/completions", reasoningToolsStream)
+	model := "groq/" + familyOf(t, "groq").model
 
 	t.Run("messages", func(t *testing.T) {
-		client := shpAnthropicSDK(t, g, apiMasterKey)
+		client := anthropicClient(g, masterKey)
 		stream := client.Messages.NewStreaming(context.Background(), anthropic.MessageNewParams{Model: anthropic.Model(model), MaxTokens: 256,
 			Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("Weather in Paris and Rome?"))},
-			Tools:    []anthropic.ToolUnionParam{shpAnthWeatherTool}})
-		var m anthropic.Message
-		for stream.Next() {
-			if err := m.Accumulate(stream.Current()); err != nil {
-				t.Fatalf("accumulate: %v", err)
-			}
-		}
-		if err := stream.Err(); err != nil {
-			t.Fatalf("stream error: %v", err)
-		}
-		_ = stream.Close()
+			Tools:    []anthropic.ToolUnionParam{anthropicWeatherTool}})
+		m, _ := accumulateMessage(t, stream)
 		var kinds []string
 		for _, b := range m.Content {
 			kinds = append(kinds, b.Type)
@@ -64,7 +55,7 @@ func TestShapesStreamReasoningAndParallelTools(t *testing.T) {
 		}
 		for i, want := range []struct{ id, args string }{{"call_p1", `{"location":"Paris"}`}, {"call_p2", `{"location":"Rome"}`}} {
 			b := m.Content[2+i]
-			if b.ID != want.id || b.Name != "get_weather" || !shpJSONEqual(string(b.Input), want.args) {
+			if b.ID != want.id || b.Name != "get_weather" || !jsonEqual(string(b.Input), want.args) {
 				t.Errorf("tool_use %d = %s %s(%s)", i, b.ID, b.Name, b.Input)
 			}
 		}
@@ -74,10 +65,10 @@ func TestShapesStreamReasoningAndParallelTools(t *testing.T) {
 	})
 
 	t.Run("responses", func(t *testing.T) {
-		client := apiSDK(g, apiMasterKey)
-		text, final, types := shpRespStream(t, client, responses.ResponseNewParams{Model: model,
+		client := openaiClient(g, masterKey)
+		text, final, types := streamResponse(t, client, responses.ResponseNewParams{Model: model,
 			Input: responses.ResponseNewParamsInputUnion{OfString: openai.String("Weather in Paris and Rome?")},
-			Tools: []responses.ToolUnionParam{shpRespTool}})
+			Tools: []responses.ToolUnionParam{responsesWeatherTool}})
 		if text != "Checking both." || final == nil {
 			t.Fatalf("text %q, final %v, events %v", text, final != nil, types)
 		}
@@ -93,7 +84,7 @@ func TestShapesStreamReasoningAndParallelTools(t *testing.T) {
 		}
 		for i, want := range []struct{ id, args string }{{"call_p1", `{"location":"Paris"}`}, {"call_p2", `{"location":"Rome"}`}} {
 			it := final.Output[2+i]
-			if it.CallID != want.id || it.Name != "get_weather" || !shpJSONEqual(it.Arguments.OfString, want.args) {
+			if it.CallID != want.id || it.Name != "get_weather" || !jsonEqual(it.Arguments.OfString, want.args) {
 				t.Errorf("function_call %d = %s %s(%s)", i, it.CallID, it.Name, it.Arguments.OfString)
 			}
 		}
@@ -108,9 +99,9 @@ func TestShapesStreamReasoningAndParallelTools(t *testing.T) {
 // block in thinking_blocks; sent back on the assistant turn, the signed
 // block reaches Anthropic as a thinking block before the tool_use.
 func TestShapesChatThinkingOntoAnthropic(t *testing.T) {
-	g, ups := shpMatrixGateway(t)
+	g, ups := startMatrixGateway(t)
 	ups.anth.Script(func(w http.ResponseWriter, _ *http.Request, _ []byte) {
-		shpSSE(w,
+		writeEvents(w,
 			"message_start\x00"+`{"type":"message_start","message":{"id":"msg_shp_t","type":"message","role":"assistant","model":"claude-sonnet-4-20250514","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":10,"cache_read_input_tokens":4,"output_tokens":1}}}`,
 			"content_block_start\x00"+`{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}}`,
 			"content_block_delta\x00"+`{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"Let me \"think\"."}}`,
@@ -122,8 +113,8 @@ func TestShapesChatThinkingOntoAnthropic(t *testing.T) {
 			"message_delta\x00"+`{"type":"message_delta","delta":{"stop_reason":"max_tokens","stop_sequence":null},"usage":{"output_tokens":30}}`,
 			"message_stop\x00"+`{"type":"message_stop"}`)
 	})
-	client := apiSDK(g, apiMasterKey)
-	stream := client.Chat.Completions.NewStreaming(context.Background(), openai.ChatCompletionNewParams{Model: "anth/" + shpClaude,
+	client := openaiClient(g, masterKey)
+	stream := client.Chat.Completions.NewStreaming(context.Background(), openai.ChatCompletionNewParams{Model: "anth/" + claudeModel,
 		ReasoningEffort: "low", Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("hi")},
 		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)}})
 	var acc openai.ChatCompletionAccumulator
@@ -145,7 +136,7 @@ func TestShapesChatThinkingOntoAnthropic(t *testing.T) {
 		t.Fatalf("stream error: %v", err)
 	}
 	_ = stream.Close()
-	if reasoning != `Let me "think".` || !shpJSONEqual(blocks, `[{"type":"thinking","thinking":"Let me \"think\".","signature":"SIG=="}]`) {
+	if reasoning != `Let me "think".` || !jsonEqual(blocks, `[{"type":"thinking","thinking":"Let me \"think\".","signature":"SIG=="}]`) {
 		t.Errorf("reasoning_content %q, thinking_blocks %s", reasoning, blocks)
 	}
 	if acc.Choices[0].Message.Content != "Done." || acc.Choices[0].FinishReason != "length" {
@@ -158,19 +149,19 @@ func TestShapesChatThinkingOntoAnthropic(t *testing.T) {
 
 	// The signed block goes back with the tool call it preceded.
 	ups.anth.Respond("messages.json")
-	status, _, body := apiHTTP(t, http.MethodPost, g.URL+"/v1/chat/completions", apiMasterKey, `{"model":"anth/`+shpClaude+`","reasoning_effort":"low",`+
+	res := request(t, "POST", g.URL+"/v1/chat/completions", `{"model":"anth/`+claudeModel+`","reasoning_effort":"low",`+
 		`"tools":[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object"}}}],"messages":[`+
 		`{"role":"user","content":"hi"},`+
 		`{"role":"assistant","content":null,"reasoning_content":"Let me think.","thinking_blocks":[{"type":"thinking","thinking":"Let me think.","signature":"SIG=="}],`+
 		`"tool_calls":[{"id":"toolu_1","type":"function","function":{"name":"get_weather","arguments":"{}"}}]},`+
-		`{"role":"tool","tool_call_id":"toolu_1","content":"sunny"}]}`)
-	if status != 200 {
-		t.Fatalf("status %d: %s", status, body)
+		`{"role":"tool","tool_call_id":"toolu_1","content":"sunny"}]}`, bearer(masterKey)...)
+	if res.Status != 200 {
+		t.Fatalf("status %d: %s", res.Status, res.Body)
 	}
 	up := ups.anth.LastMessages(t).JSON(t)
-	asst := shpGet(up, "messages.1")
-	if shpGet(asst, "content.0.type") != "thinking" || shpGet(asst, "content.0.signature") != "SIG==" ||
-		shpGet(asst, "content.1.type") != "tool_use" || shpGet(up, "messages.2.content.0.tool_use_id") != "toolu_1" {
+	asst := jsonAt(up, "messages.1")
+	if jsonAt(asst, "content.0.type") != "thinking" || jsonAt(asst, "content.0.signature") != "SIG==" ||
+		jsonAt(asst, "content.1.type") != "tool_use" || jsonAt(up, "messages.2.content.0.tool_use_id") != "toolu_1" {
 		t.Errorf("upstream messages = %v", up["messages"])
 	}
 }

@@ -8,6 +8,7 @@ import (
 )
 
 func TestSmokeMockProvider(t *testing.T) {
+	clearEnv(t)
 	g := startGateway(t, "provider demo {\n type mock\n }")
 	resp, err := http.Post(g.URL+"/v1/chat/completions", "application/json",
 		strings.NewReader(`{"model":"mock-chat","messages":[{"role":"user","content":"ping"}]}`))

@@ -14,29 +14,18 @@ import (
 // reaches the client event by event too: the first text delta arrives
 // while the upstream still holds back the rest.
 func TestTranslatedStreamsAreIncremental(t *testing.T) {
-	apiClearEnv(t)
+	clearEnv(t)
 	release := make(chan chan struct{}, 1)
-	u := apiNewReplay(t, "openai")
+	u := newReplay(t, "openai")
 	u.Handle("/v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
 		rel := <-release
 		w.Header().Set("Content-Type", "text/event-stream")
-		rc := http.NewResponseController(w)
-		_, _ = io.WriteString(w, `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"slow","choices":[{"index":0,"delta":{"role":"assistant","content":"first"},"finish_reason":null}]}`+"\n\n")
-		_ = rc.Flush()
-		select {
-		case <-rel:
-		case <-time.After(5 * time.Second):
-		case <-r.Context().Done():
-			return
-		}
-		_, _ = io.WriteString(w, `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"slow","choices":[{"index":0,"delta":{"content":" second"},"finish_reason":"stop"}]}`+"\n\n")
-		_, _ = io.WriteString(w, `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"slow","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}`+"\n\n")
-		_, _ = io.WriteString(w, "data: [DONE]\n\n")
-		_ = rc.Flush()
+		holdBackStream(w, r, rel,
+			`data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"slow","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}`+"\n\n")
 	})
 	// Type groq: it speaks neither Messages nor Responses natively, so both
 	// shapes are translated.
-	g := startGateway(t, apiProvider("slow", "groq", "gsk-slow", u.BaseURL(), "models slow", "models_mode allowlist"))
+	g := startGateway(t, providerBlock("slow", "groq", "gsk-slow", u.BaseURL(), "models slow", "models_mode allowlist"))
 
 	for _, c := range []struct{ path, body, last string }{
 		{"/v1/messages", `{"model":"slow","max_tokens":50,"stream":true,"messages":[{"role":"user","content":"hi"}]}`, "message_stop"},
@@ -66,14 +55,17 @@ func TestTranslatedStreamsAreIncremental(t *testing.T) {
 			rest := make(chan string, 1)
 			go func() {
 				var all strings.Builder
-				sc := bufio.NewScanner(resp.Body)
-				sc.Buffer(make([]byte, 64<<10), 1<<20)
+				br := bufio.NewReader(resp.Body)
 				signalled := false
-				for sc.Scan() {
-					all.WriteString(sc.Text() + "\n")
-					if !signalled && strings.Contains(sc.Text(), `"first"`) {
+				for {
+					ev, err := readEvent(br)
+					all.WriteString(ev)
+					if !signalled && strings.Contains(ev, `"first"`) {
 						signalled = true
 						close(firstSeen)
+					}
+					if err != nil {
+						break
 					}
 				}
 				rest <- all.String()

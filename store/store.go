@@ -89,8 +89,9 @@ func open(opts Options, h hooks) (*Store, error) {
 		return nil, fmt.Errorf("store: create directory for %s: %w", opts.Path, err)
 	}
 	db, err := bbolt.Open(opts.Path, 0o600, &bbolt.Options{
-		Timeout: opts.OpenTimeout,
-		NoSync:  opts.NoSync,
+		Timeout:         opts.OpenTimeout,
+		NoSync:          opts.NoSync,
+		InitialMmapSize: opts.InitialMmapSize,
 	})
 	if err != nil {
 		if errors.Is(err, berrors.ErrTimeout) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -744,5 +745,28 @@ func TestDropWarningsAreRateLimited(t *testing.T) {
 	}
 	if n := logs2.FilterMessage("dropping writes").Len(); n != 1 {
 		t.Fatalf("%d warnings for 100 drops after Close, want 1", n)
+	}
+}
+
+func TestInitialMmapSizeDefaults(t *testing.T) {
+	want := DefaultInitialMmapSize
+	if runtime.GOOS == "windows" {
+		want = 0
+	}
+	for in, out := range map[int]int{0: want, -1: 0, 1 << 20: 1 << 20} {
+		if got := (Options{InitialMmapSize: in}).withDefaults().InitialMmapSize; got != out {
+			t.Errorf("InitialMmapSize %d → %d, want %d", in, got, out)
+		}
+	}
+	// bbolt's own growth still works.
+	s := openT(t, Options{InitialMmapSize: -1})
+	for i := 0; i < 2000; i++ {
+		s.Enqueue(Write{Bucket: "g", Key: key(i), Value: make([]byte, 1024)})
+	}
+	if err := s.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if count(t, s, "g") != 2000 {
+		t.Fatal("writes lost while the map grew")
 	}
 }

@@ -17,10 +17,10 @@ func TestEnqueueDoesNotAllocate(t *testing.T) {
 	release := make(chan struct{})
 	var once sync.Once
 	s, err := open(Options{Path: filepath.Join(t.TempDir(), "store.db"), QueueSize: 1 << 12, MaxBatch: 1,
-		FlushInterval: time.Millisecond}, func() {
+		FlushInterval: time.Millisecond}, hooks{commit: func() {
 		once.Do(func() { close(entered) })
 		<-release
-	})
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}

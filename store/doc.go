@@ -10,6 +10,11 @@
 // enqueued before it is committed; [Store.Close] stops accepting writes,
 // commits everything already queued and closes the file.
 //
+// A write is either a put or delete of one key, or an [Write.Apply] func
+// that runs inside the batch's transaction, for read-modify-write updates
+// such as aggregates kept in step with the records they sum. A batch whose
+// commit fails is kept and retried with growing pauses, not discarded.
+//
 // Reads use [Store.View]; rare administrative writes may use [Store.Update]
 // directly, which bbolt serialises with the writer's transactions.
 //

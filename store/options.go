@@ -1,6 +1,7 @@
 package store
 
 import (
+	"runtime"
 	"time"
 
 	"go.uber.org/zap"
@@ -16,6 +17,10 @@ const (
 	DefaultMaxBatch = 4096
 	// DefaultOpenTimeout is the default Options.OpenTimeout.
 	DefaultOpenTimeout = 5 * time.Second
+	// DefaultInitialMmapSize is the default Options.InitialMmapSize, except
+	// on Windows, where mapping a file grows it to the map's size and the
+	// default is 0.
+	DefaultInitialMmapSize = 256 << 20
 )
 
 // Options configure Open.
@@ -43,6 +48,14 @@ type Options struct {
 	// Logger receives writer warnings and errors. Optional; nil means
 	// zap.NewNop().
 	Logger *zap.Logger
+	// InitialMmapSize is the size of bbolt's first memory map of the file,
+	// in bytes: address space, not memory. The map grows by remapping,
+	// which copies everything the current transaction has changed, so a
+	// map large enough for the file's first months keeps bulk writers
+	// (audit and usage records) from paying that copy on every doubling of
+	// a young file. Default DefaultInitialMmapSize (0 on Windows); negative
+	// means bbolt's own default, which starts at 32 KiB.
+	InitialMmapSize int
 	// NoSync disables fsync after each commit. Only for benchmarks and
 	// tests: a crash can corrupt or lose the database.
 	NoSync bool
@@ -61,6 +74,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.OpenTimeout <= 0 {
 		o.OpenTimeout = DefaultOpenTimeout
+	}
+	switch {
+	case o.InitialMmapSize < 0:
+		o.InitialMmapSize = 0
+	case o.InitialMmapSize == 0 && runtime.GOOS != "windows":
+		o.InitialMmapSize = DefaultInitialMmapSize
 	}
 	if o.Logger == nil {
 		o.Logger = zap.NewNop()

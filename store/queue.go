@@ -4,21 +4,38 @@ import (
 	"context"
 	"time"
 
+	"go.etcd.io/bbolt"
 	"go.uber.org/zap"
 )
 
-// Write is one queued mutation of a top-level bucket.
+// Write is one queued mutation: a put or delete of one key of a top-level
+// bucket, or, when Apply is set, any change made by a function inside the
+// writer's transaction.
 //
 // Key and Value are not copied by Enqueue: the caller must not modify them
 // after handing them over. The bucket is created on first Put.
 type Write struct {
-	// Bucket is the top-level bucket name; must not be empty.
+	// Bucket is the top-level bucket name; must not be empty unless Apply
+	// is set.
 	Bucket string
 	// Key must be non-empty and at most bbolt.MaxKeySize bytes.
 	Key []byte
 	// Value is stored under Key. nil deletes Key; an empty non-nil slice
 	// stores an empty value.
 	Value []byte
+	// Apply, when non-nil, replaces the put or delete: the writer calls it
+	// inside the batch's read-write transaction, in queue order, so it sees
+	// every earlier write of the batch and may read, modify and write any
+	// bucket (aggregates maintained as records arrive). Bucket, Key and
+	// Value are then ignored.
+	//
+	// An error counts the write as rejected (Stats.Failed) while the rest
+	// of the batch still commits, so Apply must check its input before it
+	// writes anything. Apply may run more than once: when a batch's commit
+	// fails it is retried in a fresh transaction, so Apply must derive
+	// everything from tx and the values it captured, and must not change
+	// them.
+	Apply func(tx *bbolt.Tx) error
 }
 
 // Enqueue queues w for the writer and reports whether it was accepted. It

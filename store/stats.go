@@ -15,10 +15,16 @@ type Stats struct {
 	// Batches counts transactions committed by the writer.
 	Batches uint64
 	// Failed counts accepted writes that will never be committed: either
-	// bbolt rejected the write itself (empty key, key or value too large,
-	// bucket name clashing with a plain key) or its batch's commit failed.
-	// Failed writes are logged and not retried.
+	// bbolt (or the write's Apply func) rejected the write itself (empty
+	// key, key or value too large, bucket name clashing with a plain key),
+	// or its batch's commit failed in a way retrying cannot fix (the
+	// database is closed or read-only), or kept failing after Close began.
+	// Failed writes are logged.
 	Failed uint64
+	// Retries counts batch commits that failed and were tried again. A
+	// failed commit keeps its batch: the writes are neither lost nor
+	// counted as failed while the retries last.
+	Retries uint64
 }
 
 // counters holds the live counters. Producer-side and writer-side counters
@@ -31,6 +37,7 @@ type counters struct {
 	committed atomic.Uint64
 	batches   atomic.Uint64
 	failed    atomic.Uint64
+	retries   atomic.Uint64
 }
 
 // Stats returns a snapshot of the store's counters. It is safe to call at
@@ -44,6 +51,7 @@ func (s *Store) Stats() Stats {
 		Committed: s.ctr.committed.Load(),
 		Failed:    s.ctr.failed.Load(),
 		Batches:   s.ctr.batches.Load(),
+		Retries:   s.ctr.retries.Load(),
 	}
 	c.Enqueued = s.ctr.enqueued.Load()
 	c.Dropped = s.ctr.dropped.Load()

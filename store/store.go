@@ -51,9 +51,18 @@ type Store struct {
 	closeOnce sync.Once
 	closeErr  error
 
-	// testHookCommit, if set before the writer starts, runs in the writer
-	// goroutine before each batch transaction. Tests only.
-	testHookCommit func()
+	// hooks are set before the writer starts. Tests only.
+	hooks hooks
+}
+
+// hooks let tests stall or fail the writer. Tests only.
+type hooks struct {
+	// commit, if set, runs in the writer goroutine before each batch
+	// transaction.
+	commit func()
+	// tx, if set, runs at the end of each batch transaction; an error
+	// fails (rolls back) the transaction as a failed commit would.
+	tx func(tx *bbolt.Tx) error
 }
 
 // op is one queue element: either a write or, when flush is non-nil, a Flush
@@ -67,11 +76,11 @@ type op struct {
 // writer goroutine. It fails if another process, or another Store in this
 // process, holds the file for longer than opts.OpenTimeout.
 func Open(opts Options) (*Store, error) {
-	return open(opts, nil)
+	return open(opts, hooks{})
 }
 
-// open is Open with an optional test hook installed before the writer starts.
-func open(opts Options, hook func()) (*Store, error) {
+// open is Open with test hooks installed before the writer starts.
+func open(opts Options, h hooks) (*Store, error) {
 	if opts.Path == "" {
 		return nil, errors.New("store: Options.Path is required")
 	}
@@ -80,8 +89,9 @@ func open(opts Options, hook func()) (*Store, error) {
 		return nil, fmt.Errorf("store: create directory for %s: %w", opts.Path, err)
 	}
 	db, err := bbolt.Open(opts.Path, 0o600, &bbolt.Options{
-		Timeout: opts.OpenTimeout,
-		NoSync:  opts.NoSync,
+		Timeout:         opts.OpenTimeout,
+		NoSync:          opts.NoSync,
+		InitialMmapSize: opts.InitialMmapSize,
 	})
 	if err != nil {
 		if errors.Is(err, berrors.ErrTimeout) {
@@ -91,15 +101,15 @@ func open(opts Options, hook func()) (*Store, error) {
 		return nil, fmt.Errorf("store: open %s: %w", opts.Path, err)
 	}
 	s := &Store{
-		path:           opts.Path,
-		db:             db,
-		log:            opts.Logger.With(zap.String("store", opts.Path)),
-		opts:           opts,
-		ch:             make(chan op, opts.QueueSize),
-		kick:           make(chan struct{}, 1),
-		kickAt:         max(1, min(opts.MaxBatch, opts.QueueSize/2)),
-		done:           make(chan struct{}),
-		testHookCommit: hook,
+		path:   opts.Path,
+		db:     db,
+		log:    opts.Logger.With(zap.String("store", opts.Path)),
+		opts:   opts,
+		ch:     make(chan op, opts.QueueSize),
+		kick:   make(chan struct{}, 1),
+		kickAt: max(1, min(opts.MaxBatch, opts.QueueSize/2)),
+		done:   make(chan struct{}),
+		hooks:  h,
 	}
 	w := newWriter(s)
 	go w.run()

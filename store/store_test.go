@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -580,13 +581,13 @@ func TestRejectedWritesAreCountedNotFatal(t *testing.T) {
 	}
 }
 
-func TestFailedCommitIsCountedAndNotRetried(t *testing.T) {
+func TestCommitOnClosedDatabaseIsCountedAndNotRetried(t *testing.T) {
 	var once sync.Once
 	var s *Store
 	// Closing the bbolt handle under the writer makes its next transaction
-	// fail, standing in for an I/O error.
+	// fail in a way no retry can fix.
 	s, err := open(Options{Path: filepath.Join(t.TempDir(), "fail.db"), FlushInterval: time.Hour},
-		func() { once.Do(func() { _ = s.db.Close() }) })
+		hooks{commit: func() { once.Do(func() { _ = s.db.Close() }) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -597,8 +598,8 @@ func TestFailedCommitIsCountedAndNotRetried(t *testing.T) {
 	if err := s.Flush(context.Background()); err == nil {
 		t.Fatal("Flush after a failed commit returned nil")
 	}
-	if st := s.Stats(); st.Failed != 10 || st.Committed != 0 || st.Batches != 0 {
-		t.Fatalf("stats = %+v, want 10 failed", st)
+	if st := s.Stats(); st.Failed != 10 || st.Committed != 0 || st.Batches != 0 || st.Retries != 0 {
+		t.Fatalf("stats = %+v, want 10 failed, no retry", st)
 	}
 	// The failed batch is gone: a later empty Flush does not retry it.
 	if err := s.Flush(context.Background()); err != nil {
@@ -606,6 +607,108 @@ func TestFailedCommitIsCountedAndNotRetried(t *testing.T) {
 	}
 	if st := s.Stats(); st.Failed != 10 {
 		t.Fatalf("failed batch was retried: %+v", st)
+	}
+}
+
+// failTx returns a tx hook that fails the first n batch transactions.
+func failTx(n int) (func(*bbolt.Tx) error, *atomic.Int64) {
+	var calls atomic.Int64
+	return func(*bbolt.Tx) error {
+		if calls.Add(1) <= int64(n) {
+			return errors.New("injected I/O error")
+		}
+		return nil
+	}, &calls
+}
+
+func TestFailedCommitIsRetriedNotDiscarded(t *testing.T) {
+	core, logs := observer.New(zapcore.ErrorLevel)
+	hook, calls := failTx(3)
+	s, err := open(Options{Path: filepath.Join(t.TempDir(), "retry.db"), FlushInterval: time.Millisecond,
+		Logger: zap.New(core)}, hooks{tx: hook})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for i := 0; i < 10; i++ {
+		if !s.Enqueue(Write{Bucket: "r", Key: key(i), Value: val(i)}) {
+			t.Fatal("dropped")
+		}
+	}
+	if err := s.Flush(context.Background()); err != nil {
+		t.Fatalf("Flush = %v, want the retried batch committed", err)
+	}
+	st := s.Stats()
+	if st.Committed != 10 || st.Failed != 0 || st.Retries != 3 || st.Batches != 1 {
+		t.Fatalf("stats = %+v, want 10 committed after 3 retries", st)
+	}
+	if calls.Load() != 4 {
+		t.Fatalf("%d transactions, want 4", calls.Load())
+	}
+	if count(t, s, "r") != 10 {
+		t.Fatal("retried batch not stored")
+	}
+	// Three failures within a second log one line.
+	if n := logs.FilterMessage("batch commit failed; retrying").Len(); n != 1 {
+		t.Fatalf("%d retry log lines, want 1", n)
+	}
+}
+
+func TestCloseGivesUpOnABatchThatNeverCommits(t *testing.T) {
+	hook, _ := failTx(1 << 30)
+	s, err := open(Options{Path: filepath.Join(t.TempDir(), "never.db"), FlushInterval: time.Millisecond},
+		hooks{tx: hook})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 5; i++ {
+		s.Enqueue(Write{Bucket: "n", Key: key(i), Value: val(i)})
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.Close() }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("Close hangs on a batch that never commits")
+	}
+	if st := s.Stats(); st.Failed != 5 || st.Committed != 0 || st.Retries == 0 {
+		t.Fatalf("stats = %+v, want 5 failed after retries", st)
+	}
+}
+
+func TestApplyRunsInsideTheBatchTransaction(t *testing.T) {
+	s := openT(t, Options{FlushInterval: time.Hour})
+	// A counter maintained by read-modify-write: each Apply sees the
+	// previous one's write in the same batch.
+	incr := Write{Apply: func(tx *bbolt.Tx) error {
+		b, err := tx.CreateBucketIfNotExists([]byte("agg"))
+		if err != nil {
+			return err
+		}
+		var n uint64
+		if v := b.Get([]byte("n")); v != nil {
+			n = binary.BigEndian.Uint64(v)
+		}
+		return b.Put([]byte("n"), binary.BigEndian.AppendUint64(nil, n+1))
+	}}
+	reject := Write{Apply: func(*bbolt.Tx) error { return errors.New("bad input") }}
+	for i := 0; i < 5; i++ {
+		s.Enqueue(incr)
+	}
+	s.Enqueue(reject)
+	s.Enqueue(Write{Bucket: "agg", Key: []byte("plain"), Value: []byte("v")})
+	if err := s.Flush(context.Background()); err == nil {
+		t.Fatal("Flush should report the rejected Apply")
+	}
+	v, ok := get(t, s, "agg", []byte("n"))
+	if !ok || binary.BigEndian.Uint64(v) != 5 {
+		t.Fatalf("counter = %v, want 5", v)
+	}
+	if _, ok := get(t, s, "agg", []byte("plain")); !ok {
+		t.Fatal("plain write after a rejected Apply lost")
+	}
+	if st := s.Stats(); st.Committed != 6 || st.Failed != 1 || st.Batches != 1 {
+		t.Fatalf("stats = %+v", st)
 	}
 }
 
@@ -642,5 +745,28 @@ func TestDropWarningsAreRateLimited(t *testing.T) {
 	}
 	if n := logs2.FilterMessage("dropping writes").Len(); n != 1 {
 		t.Fatalf("%d warnings for 100 drops after Close, want 1", n)
+	}
+}
+
+func TestInitialMmapSizeDefaults(t *testing.T) {
+	want := DefaultInitialMmapSize
+	if runtime.GOOS == "windows" {
+		want = 0
+	}
+	for in, out := range map[int]int{0: want, -1: 0, 1 << 20: 1 << 20} {
+		if got := (Options{InitialMmapSize: in}).withDefaults().InitialMmapSize; got != out {
+			t.Errorf("InitialMmapSize %d → %d, want %d", in, got, out)
+		}
+	}
+	// bbolt's own growth still works.
+	s := openT(t, Options{InitialMmapSize: -1})
+	for i := 0; i < 2000; i++ {
+		s.Enqueue(Write{Bucket: "g", Key: key(i), Value: make([]byte, 1024)})
+	}
+	if err := s.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if count(t, s, "g") != 2000 {
+		t.Fatal("writes lost while the map grew")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 	"go.uber.org/zap"
 )
 
@@ -17,6 +18,8 @@ type writer struct {
 	interval time.Duration
 	maxBatch int
 	reported uint64 // Stats.Dropped at the last drop warning
+	// lastRetryLog is when a failed commit was last logged.
+	lastRetryLog time.Time
 }
 
 // newWriter prepares the writer for s; run starts it.
@@ -91,43 +94,55 @@ func (w *writer) drain() bool {
 	}
 }
 
+// Commit retry policy: a batch whose transaction fails is kept and retried,
+// first after the flush interval, then after twice as long each time, up to
+// maxRetryWait. Once Close has started a batch gets closeRetries more tries
+// before it is given up, so Close cannot hang on a broken disk.
+const (
+	maxRetryWait = 5 * time.Second
+	closeRetries = 3
+)
+
 // commit writes the pending batch in one transaction and resets it. Writes
-// bbolt rejects individually are skipped and counted as failed; if the
-// transaction itself fails the whole batch is counted as failed and dropped.
+// bbolt (or their Apply func) rejects individually are skipped and counted
+// as failed. If the transaction itself fails the batch is kept and retried
+// (see maxRetryWait) while new writes wait in the queue; only a failure that
+// can never succeed (the database is closed or read-only) or one that
+// outlasts the retries allowed after Close drops the batch, counted as
+// failed.
 func (w *writer) commit() error {
 	n := len(w.batch)
 	if n == 0 {
 		return nil
 	}
-	if w.s.testHookCommit != nil {
-		w.s.testHookCommit()
-	}
 	var (
 		bad      uint64
 		firstBad error
+		err      error
+		wait     = w.interval
 	)
-	err := w.s.db.Update(func(tx *bbolt.Tx) error {
-		clear(w.buckets)
-		for i := range w.batch {
-			if err := w.apply(tx, &w.batch[i]); err != nil {
-				if bad == 0 {
-					firstBad = err
-				}
-				bad++
-			}
+	for try, closingTries := 1, 0; ; try++ {
+		bad, firstBad, err = w.tryCommit()
+		if err == nil {
+			break
 		}
-		return nil
-	})
-	clear(w.batch) // drop references to callers' slices
-	w.batch = w.batch[:0]
-	clear(w.buckets)
-
-	if err != nil {
-		w.s.ctr.failed.Add(uint64(n))
-		w.s.log.Error("batch commit failed; writes dropped",
-			zap.Int("writes", n), zap.Error(err))
-		return fmt.Errorf("store: commit batch of %d writes to %s: %w", n, w.s.path, err)
+		if w.s.closed() {
+			closingTries++
+		}
+		if permanent(err) || closingTries > closeRetries {
+			w.reset()
+			w.s.ctr.failed.Add(uint64(n))
+			w.s.log.Error("batch commit failed; writes dropped",
+				zap.Int("writes", n), zap.Int("tries", try), zap.Error(err))
+			return fmt.Errorf("store: commit batch of %d writes to %s: %w", n, w.s.path, err)
+		}
+		w.s.ctr.retries.Add(1)
+		w.warnRetry(n, try, err)
+		time.Sleep(wait)
+		wait = min(2*wait, maxRetryWait)
+		w.reportDrops()
 	}
+	w.reset()
 	w.s.ctr.batches.Add(1)
 	w.reportDrops()
 	if bad > 0 {
@@ -142,11 +157,67 @@ func (w *writer) commit() error {
 	return nil
 }
 
+// tryCommit runs one transaction over the pending batch. It returns the
+// number of writes rejected individually, the first such rejection, and
+// the transaction's own error.
+func (w *writer) tryCommit() (bad uint64, firstBad error, err error) {
+	if w.s.hooks.commit != nil {
+		w.s.hooks.commit()
+	}
+	err = w.s.db.Update(func(tx *bbolt.Tx) error {
+		clear(w.buckets)
+		bad, firstBad = 0, nil
+		for i := range w.batch {
+			if err := w.apply(tx, &w.batch[i]); err != nil {
+				if bad == 0 {
+					firstBad = err
+				}
+				bad++
+			}
+		}
+		if w.s.hooks.tx != nil {
+			return w.s.hooks.tx(tx)
+		}
+		return nil
+	})
+	clear(w.buckets)
+	return bad, firstBad, err
+}
+
+// reset empties the pending batch, dropping references to callers' slices.
+func (w *writer) reset() {
+	clear(w.batch)
+	w.batch = w.batch[:0]
+}
+
+// permanent reports whether a transaction error can never go away by
+// retrying.
+func permanent(err error) bool {
+	return errors.Is(err, berrors.ErrDatabaseNotOpen) ||
+		errors.Is(err, berrors.ErrDatabaseReadOnly) ||
+		errors.Is(err, berrors.ErrTxClosed)
+}
+
+// warnRetry logs a failed commit that will be retried, at most once per
+// second.
+func (w *writer) warnRetry(n, try int, err error) {
+	now := time.Now()
+	if now.Sub(w.lastRetryLog) < time.Second {
+		return
+	}
+	w.lastRetryLog = now
+	w.s.log.Error("batch commit failed; retrying",
+		zap.Int("writes", n), zap.Int("try", try), zap.Error(err))
+}
+
 // errEmptyBucket rejects writes without a bucket name.
 var errEmptyBucket = errors.New("empty bucket name")
 
 // apply performs one write inside tx.
 func (w *writer) apply(tx *bbolt.Tx, wr *Write) error {
+	if wr.Apply != nil {
+		return wr.Apply(tx)
+	}
 	if wr.Bucket == "" {
 		return errEmptyBucket
 	}

@@ -1,0 +1,177 @@
+package boltstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+
+	"go.etcd.io/bbolt"
+
+	"github.com/modelgate/modelgate/audit"
+	"github.com/modelgate/modelgate/store"
+)
+
+// Buckets of the audit and usage domains.
+var (
+	// bucketEntries: entry id → the entry without bodies (JSON).
+	bucketEntries = []byte("audit_entries")
+	// bucketBodies: entry id → the entry's bodies (JSON), when it has any.
+	bucketBodies = []byte("audit_bodies")
+	// bucketMeta: entry id → entryMeta.
+	bucketMeta = []byte("audit_meta")
+	// bucketIndex: secondary index keys (see idxKey) → empty.
+	bucketIndex = []byte("audit_index")
+	// bucketAuditHours: hour, provider → AuditHour sums.
+	bucketAuditHours = []byte("audit_hours")
+	// bucketUsage: record id → usage record (JSON).
+	bucketUsage = []byte("usage_records")
+	// bucketUsageHours and bucketUsageDays: period, user path, provider,
+	// model → UsageAggregate sums.
+	bucketUsageHours = []byte("usage_hours")
+	bucketUsageDays  = []byte("usage_days")
+	// bucketSessions: user path, session id → SessionTotals.
+	bucketSessions = []byte("usage_sessions")
+	// bucketSessionsRecent: last activity, user path, session id → empty:
+	// sessions in order of latest activity.
+	bucketSessionsRecent = []byte("usage_sessions_recent")
+)
+
+// Audit keeps audit entries, usage records and their aggregates in the
+// store's bbolt file; it implements audit.Storage. Records are encoded by
+// the caller of AppendEntry and AppendUsage and written by the store's
+// batched writer, together with their indexes and aggregates, in one
+// transaction per batch. Reads run in read-only transactions and see what
+// the writer has committed.
+type Audit struct {
+	s *store.Store
+	// rejected counts records the writer refused (an encoding error).
+	rejected atomic.Uint64
+}
+
+var _ audit.Storage = (*Audit)(nil)
+
+// NewAudit returns the audit storage over s.
+func NewAudit(s *store.Store) *Audit { return &Audit{s: s} }
+
+// Rejected returns how many records were refused for having no id or not
+// encoding (a bug in the caller, never a full queue).
+func (a *Audit) Rejected() uint64 { return a.rejected.Load() }
+
+// Flush waits until every entry and usage record queued before the call
+// is committed.
+func (a *Audit) Flush(ctx context.Context) error { return a.s.Flush(ctx) }
+
+// bucket returns the named bucket of a read-write tx, creating it if
+// needed, without allocating once it exists.
+func bucket(tx *bbolt.Tx, name []byte) (*bbolt.Bucket, error) {
+	if b := tx.Bucket(name); b != nil {
+		return b, nil
+	}
+	b, err := tx.CreateBucketIfNotExists(name)
+	if err != nil {
+		return nil, fmt.Errorf("boltstore: bucket %s: %w", name, err)
+	}
+	return b, nil
+}
+
+// entryWrite is one encoded entry waiting for the writer.
+type entryWrite struct {
+	id           [16]byte
+	head, bodies []byte
+	meta         []byte
+	index        [][]byte
+	hourKey      []byte
+	hour         audit.AuditHour
+}
+
+// AppendEntry encodes e and queues it with its index keys and its
+// AuditHour row. It reports false, without blocking, when the queue is
+// full, e has no id or e cannot be encoded.
+func (a *Audit) AppendEntry(e *audit.Entry) bool {
+	w, err := newEntryWrite(e)
+	if err != nil {
+		a.rejected.Add(1)
+		return false
+	}
+	return a.s.Enqueue(store.Write{Apply: w.apply})
+}
+
+// errNoID rejects records without an id.
+var errNoID = errors.New("boltstore: record without id")
+
+// newEntryWrite encodes e for the writer.
+func newEntryWrite(e *audit.Entry) (*entryWrite, error) {
+	if e.ID.IsZero() {
+		return nil, errNoID
+	}
+	head, bodies, err := encodeEntry(e)
+	if err != nil {
+		return nil, err
+	}
+	w := &entryWrite{id: e.ID, head: head, bodies: bodies, meta: encodeMeta(e), hour: audit.AuditHourOf(e)}
+	m, _ := decodeMeta(w.meta) // just encoded
+	w.index = m.indexKeys(e.ID)
+	w.hourKey = auditHourKey(&w.hour)
+	return w, nil
+}
+
+// empty is the value of index keys.
+var empty = []byte{}
+
+// apply writes the entry, its meta and index keys, and adds its hour row.
+// The hour row is read first, so that a write that fails leaves nothing
+// behind.
+func (w *entryWrite) apply(tx *bbolt.Tx) error {
+	hours, err := bucket(tx, bucketAuditHours)
+	if err != nil {
+		return err
+	}
+	h := w.hour
+	if old := hours.Get(w.hourKey); old != nil {
+		prev, err := decodeAuditHour(w.hourKey, old)
+		if err != nil {
+			return err
+		}
+		h.Add(prev)
+	}
+	if err := hours.Put(w.hourKey, encodeAuditHour(&h)); err != nil {
+		return err
+	}
+	if err := put(tx, bucketEntries, w.id[:], w.head); err != nil {
+		return err
+	}
+	if w.bodies != nil {
+		if err := put(tx, bucketBodies, w.id[:], w.bodies); err != nil {
+			return err
+		}
+	}
+	if err := put(tx, bucketMeta, w.id[:], w.meta); err != nil {
+		return err
+	}
+	idx, err := bucket(tx, bucketIndex)
+	if err != nil {
+		return err
+	}
+	for _, k := range w.index {
+		if err := idx.Put(k, empty); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// appendFill is the fill percent of buckets keyed by id: their keys only
+// ever grow, so pages split full instead of half full, halving the pages
+// written and stored.
+const appendFill = 0.95
+
+// put stores value under key in the named bucket, whose keys are ids.
+func put(tx *bbolt.Tx, name, key, value []byte) error {
+	b, err := bucket(tx, name)
+	if err != nil {
+		return err
+	}
+	b.FillPercent = appendFill
+	return b.Put(key, value)
+}

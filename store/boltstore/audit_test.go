@@ -1,0 +1,310 @@
+package boltstore
+
+import (
+	"bytes"
+	"errors"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"go.etcd.io/bbolt"
+
+	"github.com/modelgate/modelgate/audit"
+	"github.com/modelgate/modelgate/store"
+)
+
+func TestEntryRoundTripKeepsBodiesApart(t *testing.T) {
+	a, s := openAudit(t)
+	e := entryAt(base.Add(90*time.Minute), 200)
+	mustAppend(t, a, e)
+	flush(t, s)
+
+	got, err := a.Entry(e.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jsonEq(t, "entry read back", got, e)
+	if !reflect.DeepEqual(got, e) {
+		t.Fatalf("entry read back differs in Go:\n got %#v\nwant %#v", got.Data, e.Data)
+	}
+
+	page, err := a.ListEntries(audit.EntryQuery{Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if page.Total != 1 || len(page.Entries) != 1 {
+		t.Fatalf("page = %+v", page)
+	}
+	listed := *e
+	listed.Data = e.Data.WithoutBodies()
+	jsonEq(t, "listed entry", page.Entries[0], &listed)
+	if !reflect.DeepEqual(page.Entries[0], &listed) {
+		t.Fatal("listed entry differs in Go from the entry without bodies")
+	}
+	if page.Entries[0].Data.RequestHeaders["content-type"] != "application/json" {
+		t.Fatal("list lost the headers")
+	}
+
+	// The bodies live in their own bucket; the head holds none of them.
+	err = s.View(func(tx *bbolt.Tx) error {
+		head := tx.Bucket(bucketEntries).Get(e.ID[:])
+		if bytes.Contains(head, []byte(`"content":"hi"`)) || bytes.Contains(head, []byte("boom")) {
+			t.Errorf("head holds a body: %s", head)
+		}
+		if b := tx.Bucket(bucketBodies).Get(e.ID[:]); !bytes.Contains(b, []byte("boom")) {
+			t.Errorf("bodies = %s", b)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if _, err := a.Entry(audit.NewID(base)); !errors.Is(err, audit.ErrNotFound) {
+		t.Fatalf("unknown id: %v", err)
+	}
+}
+
+func TestEntryWithoutBodiesStoresNoBodyRecord(t *testing.T) {
+	a, s := openAudit(t)
+	e := entryAt(base, 401)
+	e.Data = &audit.Data{ErrorCode: "invalid_api_key"}
+	bare := entryAt(base.Add(time.Second), 200)
+	bare.Data = nil
+	mustAppend(t, a, e, bare)
+	flush(t, s)
+	for _, want := range []*audit.Entry{e, bare} {
+		got, err := a.Entry(want.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		jsonEq(t, "entry", got, want)
+	}
+	_ = s.View(func(tx *bbolt.Tx) error {
+		if b := tx.Bucket(bucketBodies); b != nil && b.Stats().KeyN != 0 {
+			t.Errorf("%d body records for entries without bodies", b.Stats().KeyN)
+		}
+		return nil
+	})
+}
+
+func TestAppendRefusesEntriesWithoutID(t *testing.T) {
+	a, _ := openAudit(t)
+	e := entryAt(base, 200)
+	e.ID = audit.ID{}
+	if a.AppendEntry(e) {
+		t.Fatal("entry without id accepted")
+	}
+	r := usageAt(base, "/", "", "m", 1)
+	r.ID = audit.ID{}
+	if a.AppendUsage(r) {
+		t.Fatal("usage record without id accepted")
+	}
+	if a.Rejected() != 2 {
+		t.Fatalf("rejected = %d", a.Rejected())
+	}
+}
+
+func TestListFiltersPagingAndTotals(t *testing.T) {
+	a, s := openAudit(t)
+	mk := func(min int, status int, path, session, reqModel, resModel, provName, provType string) *audit.Entry {
+		e := entryAt(base.Add(time.Duration(min)*time.Minute), status)
+		e.UserPath, e.SessionID = path, session
+		e.RequestedModel, e.ResolvedModel = reqModel, resModel
+		e.ProviderName, e.Provider = provName, provType
+		return e
+	}
+	e0 := mk(0, 200, "/a", "s1", "fast", "gpt-4o-mini", "oa1", "openai")
+	e1 := mk(10, 404, "/a", "s1", "fast", "gpt-4o-mini", "oa1", "openai")
+	e2 := mk(20, 500, "/b", "s2", "claude", "claude", "anth", "anthropic")
+	e3 := mk(70, 200, "/a", "s2", "gpt-4o", "gpt-4o", "oa2", "openai")
+	e4 := mk(130, 429, "/b", "", "fast", "gpt-4o-mini", "", "")
+	e5 := mk(190, 200, "/a/x", "s1", "claude", "claude", "anth", "anthropic")
+	e4.Data.ErrorMessage = "Rate limit exceeded for /b"
+	all := []*audit.Entry{e0, e1, e2, e3, e4, e5}
+	mustAppend(t, a, all...)
+	flush(t, s)
+
+	cases := []struct {
+		name string
+		q    audit.EntryQuery
+		want []*audit.Entry // newest first
+	}{
+		{"all", audit.EntryQuery{}, []*audit.Entry{e5, e4, e3, e2, e1, e0}},
+		{"session", audit.EntryQuery{SessionID: "s1"}, []*audit.Entry{e5, e1, e0}},
+		{"requested model", audit.EntryQuery{Model: "fast"}, []*audit.Entry{e4, e1, e0}},
+		{"resolved model", audit.EntryQuery{Model: "gpt-4o-mini"}, []*audit.Entry{e4, e1, e0}},
+		{"provider name", audit.EntryQuery{Provider: "anth"}, []*audit.Entry{e5, e2}},
+		{"provider type", audit.EntryQuery{Provider: "openai"}, []*audit.Entry{e3, e1, e0}},
+		{"user path is exact", audit.EntryQuery{UserPath: "/a"}, []*audit.Entry{e3, e1, e0}},
+		{"status code", audit.EntryQuery{StatusCode: 200}, []*audit.Entry{e5, e3, e0}},
+		{"status class", audit.EntryQuery{StatusClass: 4}, []*audit.Entry{e4, e1}},
+		{"two filters", audit.EntryQuery{UserPath: "/a", StatusCode: 200}, []*audit.Entry{e3, e0}},
+		{"three filters", audit.EntryQuery{SessionID: "s1", Provider: "openai", StatusClass: 2}, []*audit.Entry{e0}},
+		{"search message", audit.EntryQuery{Search: "RATE LIMIT"}, []*audit.Entry{e4}},
+		{"search model", audit.EntryQuery{Search: "claude"}, []*audit.Entry{e5, e2}},
+		{"search and filter", audit.EntryQuery{Search: "claude", UserPath: "/b"}, []*audit.Entry{e2}},
+		{"search id", audit.EntryQuery{Search: strings.ToLower(e3.ID.String())}, []*audit.Entry{e3}},
+		{"hour bounds", audit.EntryQuery{From: base.Add(time.Hour), To: base.Add(3 * time.Hour)}, []*audit.Entry{e4, e3}},
+		{"minute bounds", audit.EntryQuery{From: base.Add(10 * time.Minute), To: base.Add(70 * time.Minute)}, []*audit.Entry{e2, e1}},
+		{"bounds and filter", audit.EntryQuery{From: base.Add(5 * time.Minute), Model: "fast"}, []*audit.Entry{e4, e1}},
+		{"no match", audit.EntryQuery{Model: "nope"}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			c.q.Limit = 100
+			p, err := a.ListEntries(c.q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			eqStrings(t, "ids", pageIDs(p), idStrings(c.want...))
+			if p.Total != len(c.want) {
+				t.Fatalf("total = %d, want %d", p.Total, len(c.want))
+			}
+			// Every page of two adds up to the same list and total.
+			var paged []string
+			for off := 0; off < len(c.want)+2; off += 2 {
+				q := c.q
+				q.Limit, q.Offset = 2, off
+				p, err := a.ListEntries(q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if p.Total != len(c.want) {
+					t.Fatalf("offset %d: total = %d, want %d", off, p.Total, len(c.want))
+				}
+				paged = append(paged, pageIDs(p)...)
+			}
+			eqStrings(t, "paged ids", paged, idStrings(c.want...))
+		})
+	}
+}
+
+func TestAuditHoursSumEntriesOfABatch(t *testing.T) {
+	a, s := openAudit(t)
+	ok := entryAt(base.Add(5*time.Minute), 200)
+	ok.DurationNs = int64(100 * time.Millisecond)
+	ok2 := entryAt(base.Add(6*time.Minute), 201)
+	ok2.DurationNs = int64(300 * time.Millisecond)
+	cached := entryAt(base.Add(7*time.Minute), 200)
+	cached.CacheType, cached.DurationNs = audit.CacheTypeExact, int64(time.Millisecond)
+	failed := entryAt(base.Add(8*time.Minute), 502)
+	failed.DurationNs = int64(2 * time.Second)
+	refused := entryAt(base.Add(9*time.Minute), 401)
+	refused.ProviderName, refused.DurationNs = "", int64(time.Millisecond)
+	gone := entryAt(base.Add(70*time.Minute), 0)
+	gone.DurationNs = int64(time.Second)
+	mustAppend(t, a, ok, ok2, cached, failed, refused, gone)
+	flush(t, s)
+
+	rows, err := a.AuditHours(base, base.Add(2*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []audit.AuditHour{
+		{Hour: base, Provider: "", StatusCounts: audit.StatusCounts{Requests: 1, Status4xx: 1}, DurationNs: int64(time.Millisecond)},
+		{Hour: base, Provider: "openai-main", StatusCounts: audit.StatusCounts{Requests: 4, Status2xx: 3, Status5xx: 1},
+			DurationNs: int64(2401 * time.Millisecond), LatencyCount: 2, LatencyNs: int64(400 * time.Millisecond)},
+		{Hour: base.Add(time.Hour), Provider: "openai-main", StatusCounts: audit.StatusCounts{Requests: 1, StatusOther: 1},
+			DurationNs: int64(time.Second)},
+	}
+	jsonEq(t, "hour rows", rows, want)
+	if rows, _ := a.AuditHours(base.Add(time.Hour), time.Time{}); len(rows) != 1 {
+		t.Fatalf("open-ended range: %d rows", len(rows))
+	}
+}
+
+// indexKeyCount counts the keys of the audit index.
+func indexKeyCount(t *testing.T, s interface {
+	View(func(*bbolt.Tx) error) error
+}) (n int) {
+	t.Helper()
+	_ = s.View(func(tx *bbolt.Tx) error {
+		if b := tx.Bucket(bucketIndex); b != nil {
+			n = b.Stats().KeyN
+		}
+		return nil
+	})
+	return n
+}
+
+func TestDeleteEntriesBeforeTakesIndexesAndHours(t *testing.T) {
+	a, s := openAudit(t)
+	var es []*audit.Entry
+	for i := range 30 {
+		es = append(es, entryAt(base.Add(time.Duration(i)*10*time.Minute), 200+i%4*100))
+	}
+	mustAppend(t, a, es...)
+	flush(t, s)
+	perEntry := indexKeyCount(t, s) / len(es)
+
+	cutoff := base.Add(2 * time.Hour) // entries 0..11 go
+	total := 0
+	for {
+		n, err := a.DeleteEntriesBefore(cutoff, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += n
+		if n < 5 {
+			break
+		}
+	}
+	if total != 12 {
+		t.Fatalf("deleted %d, want 12", total)
+	}
+	if got := indexKeyCount(t, s); got != perEntry*18 {
+		t.Fatalf("%d index keys left, want %d", got, perEntry*18)
+	}
+	for _, e := range es[:12] {
+		if _, err := a.Entry(e.ID); !errors.Is(err, audit.ErrNotFound) {
+			t.Fatalf("deleted entry still there: %v", err)
+		}
+	}
+	p, err := a.ListEntries(audit.EntryQuery{Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Total != 18 || len(p.Entries) != 18 {
+		t.Fatalf("after retention: total %d, %d entries", p.Total, len(p.Entries))
+	}
+	p, _ = a.ListEntries(audit.EntryQuery{SessionID: "s1", Limit: 100})
+	if p.Total != 18 {
+		t.Fatalf("session index total %d", p.Total)
+	}
+	rows, _ := a.AuditHours(time.Time{}, time.Time{})
+	if len(rows) == 0 || rows[0].Hour.Before(cutoff) {
+		t.Fatalf("hour rows before the cutoff kept: %+v", rows)
+	}
+}
+
+func TestCloseCommitsQueuedRecords(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "close.db")
+	s, err := store.Open(store.Options{Path: path, FlushInterval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := NewAudit(s)
+	e := entryAt(base, 200)
+	u := usageAt(base, "/a", "s", "m", 1)
+	mustAppend(t, a, e)
+	mustAppendUsage(t, a, u)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err = store.Open(store.Options{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	a = NewAudit(s)
+	if _, err := a.Entry(e.ID); err != nil {
+		t.Fatalf("entry lost on close: %v", err)
+	}
+	rows, _ := a.UsageAggregates(audit.Daily, time.Time{}, time.Time{})
+	if len(rows) != 1 || rows[0].Requests != 1 {
+		t.Fatalf("usage lost on close: %+v", rows)
+	}
+}

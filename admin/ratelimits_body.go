@@ -43,7 +43,8 @@ func (k rateLimitKey) key(prefix string) (limits.Key, *apierr.Error) {
 		case scope != limits.ScopeUserPath:
 			return limits.Key{}, bad("user_path", "is shorthand for scope user_path; "+string(scope)+" rules name their subject with subject")
 		}
-		if subject != "" && limits.NormalizeUserPath(subject) != limits.NormalizeUserPath(up) {
+		if subject != "" && (limits.Key{Scope: limits.ScopeUserPath, Subject: subject}).Normalize() !=
+			(limits.Key{Scope: limits.ScopeUserPath, Subject: up}).Normalize() {
 			return limits.Key{}, bad("subject", "differs from user_path; set one of them")
 		}
 		subject = up

@@ -134,6 +134,7 @@ func TestRateLimitsRefusals(t *testing.T) {
 		{`{"scope":"provider","user_path":"/x","period":"minute","max_requests":1}`, "user_path"},
 		{`{"user_path":"/x","subject":"/y","period":"minute","max_requests":1}`, "subject"},
 		{`{"user_path":"/x","max_requests":1}`, "period"},
+		{`{"user_path":"/team//app","period":"minute","max_requests":1}`, "subject"},
 		{`{"user_path":"/x","period":"hourly","max_requests":1}`, "period"},
 		{`{"user_path":"/x","period":"hour","period_seconds":60,"max_requests":1}`, "period_seconds"},
 		{`{"user_path":"/x","period_seconds":86401,"max_requests":1}`, "period_seconds"},

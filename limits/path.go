@@ -6,54 +6,6 @@ import (
 	"unicode/utf8"
 )
 
-// NormalizeUserPath cleans a user path the way rule subjects are stored:
-// surrounding space trimmed, a leading "/" added, repeated slashes collapsed
-// and trailing slashes removed; the empty path is "/". Case is kept: user
-// paths are case-sensitive (environment seeding lower-cases its suffix).
-// Callers of AdmitUserPath and StatusFor should pass normalized paths.
-func NormalizeUserPath(p string) string {
-	p = strings.TrimSpace(p)
-	if isCleanPath(p) {
-		return p
-	}
-	var b strings.Builder
-	b.Grow(len(p) + 1)
-	for _, seg := range strings.Split(p, "/") {
-		if seg == "" {
-			continue
-		}
-		b.WriteByte('/')
-		b.WriteString(seg)
-	}
-	if b.Len() == 0 {
-		return "/"
-	}
-	return b.String()
-}
-
-// isCleanPath reports whether p is already normalized.
-func isCleanPath(p string) bool {
-	if p == "/" {
-		return true
-	}
-	if len(p) < 2 || p[0] != '/' || p[len(p)-1] == '/' {
-		return false
-	}
-	return !strings.Contains(p, "//")
-}
-
-// trimUserPath is the allocation-free part of NormalizeUserPath used on the
-// hot path: "" becomes "/" and trailing slashes are dropped.
-func trimUserPath(p string) string {
-	for len(p) > 1 && p[len(p)-1] == '/' {
-		p = p[:len(p)-1]
-	}
-	if p == "" {
-		return "/"
-	}
-	return p
-}
-
 // childOf returns the direct child segment of path under parent (a proper
 // ancestor of path at a segment boundary): for parent "/customers" and path
 // "/customers/alice/app" it is "alice". ok is false when path is parent

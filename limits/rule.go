@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/modelgate/modelgate/userpath"
 )
 
 // Scope says what a rule protects.
@@ -77,7 +79,8 @@ var (
 type Rule struct {
 	// Scope is user_path, provider or model.
 	Scope Scope
-	// Subject is the protected thing: a normalized user path ("/team"), a
+	// Subject is the protected thing: a user path ("/team", normalized by
+	// userpath.Normalize, which refuses "//" and "." segments), a
 	// provider instance name, or a model ("provider/model" or bare
 	// "model"). Provider and model subjects match case-insensitively.
 	Subject string
@@ -159,8 +162,10 @@ func (k Key) String() string {
 	return fmt.Sprintf("%s %q %s", k.Scope, k.Subject, k.PeriodLabel())
 }
 
-// normalizeSubject cleans a user path or lower-cases a provider or model
-// name; unknown scopes only lose surrounding space.
+// normalizeSubject normalizes a user path (userpath.Normalize) or
+// lower-cases a provider or model name; unknown scopes, and user paths
+// that userpath.Normalize refuses, only lose surrounding space (Validate
+// reports the latter).
 func normalizeSubject(s Scope, subject string) string {
 	subject = strings.TrimSpace(subject)
 	if subject == "" {
@@ -168,7 +173,10 @@ func normalizeSubject(s Scope, subject string) string {
 	}
 	switch s {
 	case ScopeUserPath:
-		return NormalizeUserPath(subject)
+		if p, err := userpath.Normalize(subject); err == nil {
+			return p
+		}
+		return subject
 	case ScopeProvider, ScopeModel:
 		return lowerString(subject)
 	}
@@ -258,6 +266,10 @@ func (r Rule) Validate(entitled bool) error {
 func validateSubject(s Scope, subject string) error {
 	if strings.TrimSpace(subject) == "" {
 		return errors.New("missing") // never read as "/" for user paths
+	}
+	if s == ScopeUserPath {
+		_, err := userpath.Normalize(subject)
+		return err
 	}
 	n := normalizeSubject(s, subject)
 	for i := 0; i < len(n); i++ {

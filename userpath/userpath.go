@@ -45,6 +45,15 @@ var (
 // control characters, white space inside the path, empty segments
 // ("/a//b") and "." or ".." segments.
 // Normalize is idempotent: a normalized path normalizes to itself.
+//
+// Empty segments are refused, not collapsed: a path is an identity that
+// rate limits, budgets and usage are charged to, and "/customers//app"
+// usually means a segment went missing (an empty variable in a client's
+// template). Collapsing it to "/customers/app" would silently charge a
+// different caller; refusing it makes the mistake visible. This is the
+// only user-path rule of the gateway: request headers, managed keys,
+// rate-limit and budget subjects, admin bodies and environment seeding all
+// go through Normalize.
 func Normalize(p string) (string, error) {
 	p = strings.TrimSpace(p)
 	if p == "" || p == Root {

@@ -23,6 +23,7 @@ import (
 	"github.com/modelgate/modelgate/proxy"
 	"github.com/modelgate/modelgate/selfusage"
 	"github.com/modelgate/modelgate/store"
+	"github.com/modelgate/modelgate/store/boltstore"
 )
 
 func init() {
@@ -184,7 +185,7 @@ func (a *App) start() error {
 	a.store = val.(*store.Store)
 	st := a.store
 	kv, _, err := keyServices.LoadOrNew(a.storePath, func() (caddy.Destructor, error) {
-		return keys.Open(keys.NewStoreBackend(st), keys.Options{Logger: a.logger.Named("keys")})
+		return keys.Open(boltstore.NewKeys(st), keys.Options{Logger: a.logger.Named("keys")})
 	})
 	if err != nil {
 		a.store = nil

@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelgate/modelgate/config"
 	"github.com/modelgate/modelgate/limits"
+	"github.com/modelgate/modelgate/store/boltstore"
 )
 
 // limiters shares one rate-limit engine per store path across config
@@ -110,8 +111,15 @@ func rateLimitRules(c config.Config, environ []string) ([]limits.Rule, error) {
 func (a *App) openLimiter() error {
 	eff := a.effective
 	val, _, err := limiters.LoadOrNew(a.storePath, func() (caddy.Destructor, error) {
+		var rules limits.RuleStore
+		var counters limits.CounterStore
+		if a.store != nil {
+			st := boltstore.NewRateLimits(a.store)
+			rules, counters = st, st
+		}
 		e, err := limits.New(limits.Options{
-			Store:          a.store,
+			Rules:          rules,
+			Counters:       counters,
 			FlushInterval:  eff.RateLimits.FlushEvery(),
 			Logger:         a.logger.Named("ratelimit"),
 			TokensEnforced: eff.Usage.On(),

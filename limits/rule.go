@@ -75,31 +75,35 @@ var (
 	ErrRuleExists = errors.New("a rate-limit rule with that scope, subject and period already exists")
 )
 
-// Rule is one rate-limit rule.
+// Rule is one rate-limit rule. Its JSON form (the field names below) is
+// the one every surface shares: the admin API reads and writes it, stores
+// persist it, and configuration entries (RuleSpec) expand into it.
 type Rule struct {
 	// Scope is user_path, provider or model.
-	Scope Scope
+	Scope Scope `json:"scope"`
 	// Subject is the protected thing: a user path ("/team", normalized by
 	// userpath.Normalize, which refuses "//" and "." segments), a
 	// provider instance name, or a model ("provider/model" or bare
 	// "model"). Provider and model subjects match case-insensitively.
-	Subject string
+	Subject string `json:"subject"`
 	// Period is minute, hour, day, concurrent, or empty for a custom
 	// window of PeriodSeconds.
-	Period Period
-	// PeriodSeconds is the custom window length when Period is empty.
-	PeriodSeconds int
+	Period Period `json:"period,omitempty"`
+	// PeriodSeconds is the custom window length when Period is empty
+	// (1 to MaxPeriodSeconds).
+	PeriodSeconds int `json:"period_seconds,omitempty"`
 	// MaxRequests is the number of requests per window; under the
 	// concurrent period it is the in-flight cap. 0 means no request cap.
-	MaxRequests int64
+	MaxRequests int64 `json:"max_requests,omitempty"`
 	// MaxTokens is the number of tokens per window (not for concurrent).
 	// 0 means no token cap.
-	MaxTokens int64
+	MaxTokens int64 `json:"max_tokens,omitempty"`
 	// PerChild makes a user-path rule a template: every direct child of
 	// Subject gets its own counters, and Subject itself does not match.
-	PerChild bool
-	// Source is "manual" or "config".
-	Source string
+	PerChild bool `json:"per_child,omitempty"`
+	// Source is "manual" (admin API, stored) or "config" (YAML, app
+	// config or environment; read-only, never stored).
+	Source string `json:"source,omitempty"`
 }
 
 // Key identifies a rule: two rules with the same Key are the same rule.

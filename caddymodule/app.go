@@ -125,7 +125,7 @@ func (a *App) Provision(ctx caddy.Context) error {
 	if a.storePath, err = filepath.Abs(eff.Storage); err != nil {
 		return fmt.Errorf("modelgate: storage %q: %w", eff.Storage, err)
 	}
-	if a.rateRules, err = rateLimitRules(eff, os.Environ()); err != nil {
+	if a.rateRules, err = eff.SeededRateLimitRules(env); err != nil {
 		return fmt.Errorf("modelgate: %w", err)
 	}
 	a.auth = keys.NewAuthenticator(eff.MasterKey)

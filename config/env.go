@@ -1,10 +1,15 @@
 package config
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/modelgate/modelgate/limits"
+	"github.com/modelgate/modelgate/vmodels"
 )
 
 // Env is the result of reading the environment: a partial Config holding
@@ -18,6 +23,11 @@ type Env struct {
 	// register a provider (every type except ollama and vllm). Resolve uses
 	// it for every provider of the type that sets no base_url.
 	DefaultBaseURLs map[string]string
+
+	// rateLimits are the rules of the SET_RATE_LIMIT_* and
+	// SET_PROVIDER_RATE_LIMIT_* variables, each with its variable's name
+	// (see Config.SeededRateLimitRules).
+	rateLimits []seededRule
 }
 
 // envSetting binds one environment variable to the Config field it sets.
@@ -68,6 +78,14 @@ var envSettings = []envSetting{
 		c.Passthrough.EnabledProviders = splitList(v)
 		return nil
 	}},
+	{"VIRTUAL_MODELS", func(c *Config, v string) error {
+		var l vmodels.List
+		if err := json.Unmarshal([]byte(v), &l); err != nil {
+			return err
+		}
+		c.VirtualModels = l
+		return nil
+	}},
 	{"GATEWAY_ENTITLEMENTS", func(c *Config, v string) error {
 		list := splitList(v)
 		for _, e := range list {
@@ -99,12 +117,45 @@ func FromEnv(environ []string) (Env, error) {
 	}
 	ps, baseURLs, perrs := envProviders(vars)
 	errs = append(errs, perrs...)
+	rules, rerr := envRateLimits(environ)
+	if rerr != nil {
+		errs = append(errs, rerr)
+	}
 	if len(errs) > 0 {
 		return Env{}, errors.Join(errs...)
 	}
+	env.rateLimits = rules
 	env.Config.Providers = ps
 	env.DefaultBaseURLs = baseURLs
 	return env, nil
+}
+
+// envRateLimits reads the rule-seeding variables one by one (each error
+// names its variable) and refuses a rule key that two variables set.
+func envRateLimits(environ []string) ([]seededRule, error) {
+	vars := slices.Clone(environ)
+	slices.Sort(vars)
+	var out []seededRule
+	names := map[limits.Key]string{}
+	for _, kv := range vars {
+		if !strings.HasPrefix(kv, limits.EnvUserPathPrefix) && !strings.HasPrefix(kv, limits.EnvProviderPrefix) {
+			continue
+		}
+		name, _, _ := strings.Cut(kv, "=")
+		rules, err := limits.RulesFromEnv([]string{kv})
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rules {
+			k := r.Key()
+			if other, dup := names[k]; dup {
+				return nil, fmt.Errorf("%s: %w: %s is also set by %s", name, limits.ErrInvalidRule, k, other)
+			}
+			names[k] = name
+			out = append(out, seededRule{r, name})
+		}
+	}
+	return out, nil
 }
 
 // envMap turns KEY=value pairs into a map, dropping blank values. As with

@@ -3,8 +3,6 @@ package limits
 import (
 	"fmt"
 	"time"
-
-	"github.com/modelgate/modelgate/userpath"
 )
 
 // admissionInline is how many counters an Admission holds without a heap
@@ -308,15 +306,16 @@ func unlockAll(ms []match) {
 // authenticated with): rules on the path and its ancestors, and the child
 // partition of templates on proper ancestors. On success the caller must
 // call Done on the Admission when the request ends; on rejection nothing
-// was consumed. A path that userpath.Normalize refuses is rejected, never
-// charged to another subject. The allowed path does not allocate once the
+// was consumed. A path with an empty or dot segment that
+// userpath.Normalize refuses is rejected, never charged to another
+// subject. The allowed path does not allocate once the
 // child partitions exist.
 func (e *Engine) AdmitUserPath(userPath string) (Admission, *Rejection) {
 	set := e.set.Load()
 	if len(set.paths) == 0 {
 		return Admission{}, nil
 	}
-	path, err := userpath.Normalize(userPath)
+	path, err := matchPath(userPath)
 	if err != nil {
 		return Admission{}, invalidPath(err)
 	}
@@ -395,7 +394,7 @@ func (e *Engine) AdmitBatch(userPath string) (Headers, *Rejection) {
 	if len(set.paths) == 0 {
 		return Headers{}, nil
 	}
-	path, err := userpath.Normalize(userPath)
+	path, err := matchPath(userPath)
 	if err != nil {
 		return Headers{}, invalidPath(err)
 	}

@@ -4,7 +4,25 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/modelgate/modelgate/userpath"
 )
+
+// matchPath returns userPath in the form rules are matched on, or the
+// reason userpath.Normalize refuses it. Paths reaching admission were
+// normalized by authentication already; a cheap structural check (leading
+// slash, no trailing slash, no empty segment, no segment starting with a
+// dot) confirms that without rescanning every byte, and every other path
+// goes through userpath.Normalize. Only the structure decides which rules
+// and which template child a path matches.
+func matchPath(userPath string) (string, error) {
+	if n := len(userPath); n >= 2 && userPath[0] == '/' && userPath[n-1] != '/' &&
+		!strings.Contains(userPath, "//") &&
+		(strings.IndexByte(userPath, '.') < 0 || !strings.Contains(userPath, "/.")) {
+		return userPath, nil
+	}
+	return userpath.Normalize(userPath)
+}
 
 // childOf returns the direct child segment of path under parent (a proper
 // ancestor of path at a segment boundary): for parent "/customers" and path

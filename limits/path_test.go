@@ -80,6 +80,14 @@ func TestUserPathsUseTheOneNormalizer(t *testing.T) {
 	if _, rej := e.AdmitUserPath("/customers//app"); rej == nil || !strings.Contains(rej.Reason, "empty segment") {
 		t.Fatalf("AdmitUserPath with an empty segment: %+v", rej)
 	}
+	if _, rej := e.AdmitUserPath("/customers/../app"); rej == nil || !strings.Contains(rej.Reason, `".."`) {
+		t.Fatalf("AdmitUserPath with a dot segment: %+v", rej)
+	}
+	for p, want := range map[string]string{"/a/.hidden": "/a/.hidden", "/a.b/c": "/a.b/c", "a/": "/a", "/a/b": "/a/b"} {
+		if got, err := matchPath(p); err != nil || got != want {
+			t.Errorf("matchPath(%q) = %q, %v; want %q", p, got, err, want)
+		}
+	}
 	if _, rej := e.AdmitBatch("/customers//app"); rej == nil {
 		t.Fatal("AdmitBatch with an empty segment admitted")
 	}

@@ -12,7 +12,7 @@ import (
 func TestSeededRateLimitRules(t *testing.T) {
 	var c Config
 	c.RateLimits.UserPaths = []limits.RuleSpec{
-		{UserPath: "/team", RPM: 10},
+		{UserPath: "/team/", RPM: 10}, // the same key as SET_RATE_LIMIT_TEAM's
 		{UserPath: "/team", Period: limits.PeriodHour, MaxTokens: 500},
 	}
 	c.RateLimits.Models = []limits.RuleSpec{{Model: "openai/gpt-4o", Concurrent: 3}}

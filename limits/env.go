@@ -126,19 +126,3 @@ func EnvSuffixToUserPath(suffix string) (string, error) {
 	}
 	return userpath.Normalize(b.String())
 }
-
-// MergeRules returns high plus the rules of low whose keys high does not
-// define: use it to give environment rules precedence over YAML rules.
-func MergeRules(high, low []Rule) []Rule {
-	seen := make(map[Key]bool, len(high))
-	out := slices.Clone(high)
-	for _, r := range high {
-		seen[r.Key()] = true
-	}
-	for _, r := range low {
-		if !seen[r.Key()] {
-			out = append(out, r)
-		}
-	}
-	return out
-}

@@ -9,9 +9,9 @@ import (
 	"github.com/modelgate/modelgate/store"
 )
 
-// KeysBucket is the bucket that holds managed API keys: the records and
+// BucketKeys is the bucket that holds managed API keys: the records and
 // last-used times the keys package names.
-const KeysBucket = "keys"
+const BucketKeys = "keys"
 
 // Keys is the keys.Backend over the embedded store: synchronous
 // transactions for administrative writes, the batched queue for last-used
@@ -20,13 +20,13 @@ type Keys struct{ s *store.Store }
 
 var _ keys.Backend = Keys{}
 
-// NewKeys returns the managed-key backend over bucket KeysBucket of s.
+// NewKeys returns the managed-key backend over bucket BucketKeys of s.
 func NewKeys(s *store.Store) Keys { return Keys{s} }
 
 // Load implements keys.Backend.
 func (b Keys) Load(fn func(key, value []byte) error) error {
 	return b.s.View(func(tx *bbolt.Tx) error {
-		bk := tx.Bucket([]byte(KeysBucket))
+		bk := tx.Bucket([]byte(BucketKeys))
 		if bk == nil {
 			return nil
 		}
@@ -37,7 +37,7 @@ func (b Keys) Load(fn func(key, value []byte) error) error {
 // Put implements keys.Backend.
 func (b Keys) Put(key, value []byte) error {
 	return b.s.Update(func(tx *bbolt.Tx) error {
-		bk, err := tx.CreateBucketIfNotExists([]byte(KeysBucket))
+		bk, err := tx.CreateBucketIfNotExists([]byte(BucketKeys))
 		if err != nil {
 			return err
 		}
@@ -48,7 +48,7 @@ func (b Keys) Put(key, value []byte) error {
 // Delete implements keys.Backend.
 func (b Keys) Delete(keys ...[]byte) error {
 	return b.s.Update(func(tx *bbolt.Tx) error {
-		bk := tx.Bucket([]byte(KeysBucket))
+		bk := tx.Bucket([]byte(BucketKeys))
 		if bk == nil {
 			return nil
 		}
@@ -62,5 +62,5 @@ func (b Keys) Delete(keys ...[]byte) error {
 
 // PutLater implements keys.Backend.
 func (b Keys) PutLater(key, value []byte) bool {
-	return b.s.Enqueue(store.Write{Bucket: KeysBucket, Key: key, Value: value})
+	return b.s.Enqueue(store.Write{Bucket: BucketKeys, Key: key, Value: value})
 }

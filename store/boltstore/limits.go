@@ -18,15 +18,15 @@ import (
 
 // Buckets of the rate-limit engine.
 const (
-	// RateLimitRulesBucket holds the manual rules, one JSON record (the
+	// BucketRateLimitRules holds the manual rules, one JSON record (the
 	// limits.Rule form) per rule key.
-	RateLimitRulesBucket = "rate_limit_rules"
-	// RateLimitCountersBucket holds counter snapshots, per-rule reset
+	BucketRateLimitRules = "rate_limit_rules"
+	// BucketRateLimitCounters holds counter snapshots, per-rule reset
 	// markers and the reset-all floor.
-	RateLimitCountersBucket = "rate_limit_counters"
+	BucketRateLimitCounters = "rate_limit_counters"
 )
 
-// Record keys inside RateLimitCountersBucket. A rule's identity is
+// Record keys inside BucketRateLimitCounters. A rule's identity is
 // scope NUL period label NUL subject (ruleKey); subjects never contain NUL
 // (rules with control characters are refused).
 const (
@@ -137,7 +137,7 @@ func (r RateLimits) LoadRules() ([]limits.Rule, []error, error) {
 		skipped []error
 	)
 	err := r.s.View(func(tx *bbolt.Tx) error {
-		b := tx.Bucket([]byte(RateLimitRulesBucket))
+		b := tx.Bucket([]byte(BucketRateLimitRules))
 		if b == nil {
 			return nil
 		}
@@ -164,7 +164,7 @@ func (r RateLimits) ReplaceRule(put *limits.Rule, del *limits.Key) error {
 		}
 	}
 	return r.s.Update(func(tx *bbolt.Tx) error {
-		b, err := tx.CreateBucketIfNotExists([]byte(RateLimitRulesBucket))
+		b, err := tx.CreateBucketIfNotExists([]byte(BucketRateLimitRules))
 		if err != nil {
 			return err
 		}
@@ -186,7 +186,7 @@ func (r RateLimits) LoadCounters() (limits.StoredCounters, error) {
 	out := limits.StoredCounters{Markers: map[limits.Key]uint64{}}
 	var bad [][]byte
 	err := r.s.View(func(tx *bbolt.Tx) error {
-		b := tx.Bucket([]byte(RateLimitCountersBucket))
+		b := tx.Bucket([]byte(BucketRateLimitCounters))
 		if b == nil {
 			return nil
 		}
@@ -225,7 +225,7 @@ func (r RateLimits) LoadCounters() (limits.StoredCounters, error) {
 // deleteKeys removes raw record keys from the counters bucket.
 func (r RateLimits) deleteKeys(keys [][]byte) error {
 	return r.s.Update(func(tx *bbolt.Tx) error {
-		b := tx.Bucket([]byte(RateLimitCountersBucket))
+		b := tx.Bucket([]byte(BucketRateLimitCounters))
 		if b == nil {
 			return nil
 		}
@@ -239,12 +239,12 @@ func (r RateLimits) deleteKeys(keys [][]byte) error {
 
 // QueueSnapshot implements limits.CounterStore.
 func (r RateLimits) QueueSnapshot(rec limits.CounterRecord) bool {
-	return r.s.Enqueue(store.Write{Bucket: RateLimitCountersBucket, Key: counterKey(rec.CounterID), Value: encodeSnapshot(rec.Snapshot)})
+	return r.s.Enqueue(store.Write{Bucket: BucketRateLimitCounters, Key: counterKey(rec.CounterID), Value: encodeSnapshot(rec.Snapshot)})
 }
 
 // QueueDelete implements limits.CounterStore.
 func (r RateLimits) QueueDelete(id limits.CounterID) bool {
-	return r.s.Enqueue(store.Write{Bucket: RateLimitCountersBucket, Key: counterKey(id)})
+	return r.s.Enqueue(store.Write{Bucket: BucketRateLimitCounters, Key: counterKey(id)})
 }
 
 // DeleteCounters implements limits.CounterStore.
@@ -259,7 +259,7 @@ func (r RateLimits) DeleteCounters(ids []limits.CounterID) error {
 // MarkReset implements limits.CounterStore.
 func (r RateLimits) MarkReset(rules []limits.Key, gen uint64) error {
 	return r.s.Update(func(tx *bbolt.Tx) error {
-		b, err := tx.CreateBucketIfNotExists([]byte(RateLimitCountersBucket))
+		b, err := tx.CreateBucketIfNotExists([]byte(BucketRateLimitCounters))
 		if err != nil {
 			return err
 		}
@@ -279,7 +279,7 @@ func (r RateLimits) MarkReset(rules []limits.Key, gen uint64) error {
 // MarkResetAll implements limits.CounterStore.
 func (r RateLimits) MarkResetAll(gen uint64) error {
 	return r.s.Update(func(tx *bbolt.Tx) error {
-		b, err := tx.CreateBucketIfNotExists([]byte(RateLimitCountersBucket))
+		b, err := tx.CreateBucketIfNotExists([]byte(BucketRateLimitCounters))
 		if err != nil {
 			return err
 		}

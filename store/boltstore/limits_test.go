@@ -58,7 +58,7 @@ func TestRateLimitRules(t *testing.T) {
 		t.Fatal("deleting a missing rule:", err)
 	}
 	err := st.Update(func(tx *bbolt.Tx) error {
-		return tx.Bucket([]byte(RateLimitRulesBucket)).Put([]byte("junk"), []byte("{not json"))
+		return tx.Bucket([]byte(BucketRateLimitRules)).Put([]byte("junk"), []byte("{not json"))
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -72,7 +72,7 @@ func TestRateLimitRules(t *testing.T) {
 	}
 	// Records written before rules had a source field still load.
 	err = st.Update(func(tx *bbolt.Tx) error {
-		return tx.Bucket([]byte(RateLimitRulesBucket)).Put([]byte(ruleKey(ak)),
+		return tx.Bucket([]byte(BucketRateLimitRules)).Put([]byte(ruleKey(ak)),
 			[]byte(`{"scope":"user_path","subject":"/team","period":"hour","max_requests":10}`))
 	})
 	if err != nil {
@@ -135,7 +135,7 @@ func TestRateLimitCounters(t *testing.T) {
 	}
 	// Garbage: a short record, a bad key, a bad marker.
 	err = st.Update(func(tx *bbolt.Tx) error {
-		b := tx.Bucket([]byte(RateLimitCountersBucket))
+		b := tx.Bucket([]byte(BucketRateLimitCounters))
 		b.Put(counterKey(limits.CounterID{Rule: team}), []byte{9, 9})
 		b.Put([]byte("c\x00bad"), encodeSnapshot(limits.Snapshot{}))
 		b.Put([]byte(markerPrefix+"nonsense"), binary.BigEndian.AppendUint64(nil, 1))
@@ -150,7 +150,7 @@ func TestRateLimitCounters(t *testing.T) {
 	}
 	n := 0
 	st.View(func(tx *bbolt.Tx) error {
-		n = tx.Bucket([]byte(RateLimitCountersBucket)).Stats().KeyN
+		n = tx.Bucket([]byte(BucketRateLimitCounters)).Stats().KeyN
 		return nil
 	})
 	if n != 2 { // the floor and tmpl's marker

@@ -2,7 +2,7 @@ package boltstore
 
 import (
 	"path/filepath"
-	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -29,22 +29,16 @@ func tempStore(t testing.TB) (*store.Store, string) {
 	return st, path
 }
 
-// clock is a settable test clock.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
+// clock is a settable test clock, safe to read from the services'
+// background goroutines.
+type clock struct{ ns atomic.Int64 }
+
+func newClock() *clock {
+	c := new(clock)
+	c.ns.Store(time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC).UnixNano())
+	return c
 }
 
-func newClock() *clock { return &clock{t: time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)} }
+func (c *clock) Now() time.Time { return time.Unix(0, c.ns.Load()).UTC() }
 
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
+func (c *clock) Add(d time.Duration) { c.ns.Add(int64(d)) }

@@ -46,9 +46,13 @@ func (b Keys) Put(key, value []byte) error {
 }
 
 // Delete implements keys.Backend.
-func (b Keys) Delete(keys ...[]byte) error {
-	return b.s.Update(func(tx *bbolt.Tx) error {
-		bk := tx.Bucket([]byte(BucketKeys))
+func (b Keys) Delete(keys ...[]byte) error { return deleteFrom(b.s, BucketKeys, keys) }
+
+// deleteFrom removes keys from bucket in one transaction; a missing bucket
+// or key is not an error.
+func deleteFrom(s *store.Store, bucket string, keys [][]byte) error {
+	return s.Update(func(tx *bbolt.Tx) error {
+		bk := tx.Bucket([]byte(bucket))
 		if bk == nil {
 			return nil
 		}

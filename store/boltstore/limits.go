@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -219,22 +218,7 @@ func (r RateLimits) LoadCounters() (limits.StoredCounters, error) {
 	if err != nil || len(bad) == 0 {
 		return out, err
 	}
-	return out, r.deleteKeys(bad)
-}
-
-// deleteKeys removes raw record keys from the counters bucket.
-func (r RateLimits) deleteKeys(keys [][]byte) error {
-	return r.s.Update(func(tx *bbolt.Tx) error {
-		b := tx.Bucket([]byte(BucketRateLimitCounters))
-		if b == nil {
-			return nil
-		}
-		var errs []error
-		for _, k := range keys {
-			errs = append(errs, b.Delete(k))
-		}
-		return errors.Join(errs...)
-	})
+	return out, deleteFrom(r.s, BucketRateLimitCounters, bad)
 }
 
 // QueueSnapshot implements limits.CounterStore.
@@ -253,7 +237,7 @@ func (r RateLimits) DeleteCounters(ids []limits.CounterID) error {
 	for i, id := range ids {
 		keys[i] = counterKey(id)
 	}
-	return r.deleteKeys(keys)
+	return deleteFrom(r.s, BucketRateLimitCounters, keys)
 }
 
 // MarkReset implements limits.CounterStore.

@@ -100,7 +100,7 @@ func RulesFromEnv(environ []string) ([]Rule, error) {
 // envRules expands an entry of a variable's value for the scope and
 // subject the variable's name gives; the entry itself may name none.
 func (s RuleSpec) envRules(scope Scope, subject string) ([]Rule, error) {
-	if s.hasSubject() {
+	if s.SubjectName() != "" {
 		return nil, errors.New("subject: the variable name sets the subject; leave subject, user_path, provider and model out")
 	}
 	return s.expand(scope, subject)

@@ -60,12 +60,6 @@ type RuleSpec struct {
 	Concurrent int64 `json:"concurrent,omitempty" yaml:"concurrent,omitempty"`
 }
 
-// listKey is the subject key of the list of scope: user_path, provider or
-// model.
-func listKey(scope Scope) string {
-	return string(scope)
-}
-
 // SubjectName returns the subject as written (for messages), whichever
 // key names it.
 func (s RuleSpec) SubjectName() string {
@@ -92,29 +86,27 @@ func (s RuleSpec) Rules(scope Scope) ([]Rule, error) {
 }
 
 // subjectFor finds the subject among the keys s may use in the list of
-// scope.
+// scope: the key named like the scope (user_path, provider, model) or
+// subject.
 func (s RuleSpec) subjectFor(scope Scope) (string, error) {
 	own := map[Scope]string{ScopeUserPath: s.UserPath, ScopeProvider: s.Provider, ScopeModel: s.Model}
 	for _, other := range [...]Scope{ScopeUserPath, ScopeProvider, ScopeModel} {
 		if other != scope && own[other] != "" {
-			return "", fmt.Errorf("%s: not a key of %s rules (name the subject with %s or subject)", listKey(other), scope, listKey(scope))
+			return "", fmt.Errorf("%s: not a key of %s rules (name the subject with %s or subject)", other, scope, scope)
 		}
 	}
 	subject := own[scope]
 	switch {
 	case subject != "" && s.Subject != "":
-		return "", fmt.Errorf("subject: set only one of %s and subject", listKey(scope))
+		return "", fmt.Errorf("subject: set only one of %s and subject", scope)
 	case s.Subject != "":
 		subject = s.Subject
 	}
 	if strings.TrimSpace(subject) == "" {
-		return "", fmt.Errorf("%s: missing", listKey(scope))
+		return "", fmt.Errorf("%s: missing", scope)
 	}
 	return subject, nil
 }
-
-// hasSubject reports whether s names a subject with any key.
-func (s RuleSpec) hasSubject() bool { return s.SubjectName() != "" }
 
 // compactCaps lists s's compact caps with their names.
 func (s RuleSpec) compactCaps() [7]struct {

@@ -1,8 +1,11 @@
 package caddymodule
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 
+	"github.com/caddyserver/caddy/v2"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
@@ -80,5 +83,22 @@ func TestOpenLimiter(t *testing.T) {
 	}
 	if err := b.releaseLimiter(); err != nil {
 		t.Fatal("second release:", err)
+	}
+}
+
+// TestJSONConfigRefusesBadRule: a bad rule in the Caddy JSON config is
+// refused where Caddy decodes the app, naming the entry.
+func TestJSONConfigRefusesBadRule(t *testing.T) {
+	for doc, want := range map[string]string{
+		`{"rate_limits":{"providers":[{"provider":"openai","rpm":-1}]}}`:                         "rate_limits.providers[0] (openai): rpm: must be a positive integer",
+		`{"rate_limits":{"user_paths":[{"user_path":"/a","period":"weekly","max_requests":1}]}}`: "rate_limits.user_paths[0] (/a): invalid rate-limit rule: period:",
+		`{"virtual_models":[{"source":"fast","slowdown":50}]}`:                                   "virtual_models[0] (fast): slowdown:",
+		`{"failover":{"gpt-4o":[]}}`:                                                             `failover["gpt-4o"]: needs at least one target`,
+	} {
+		cfg := &caddy.Config{AppsRaw: caddy.ModuleMap{"modelgate": json.RawMessage(doc)}}
+		err := caddy.Validate(cfg)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", doc, err, want)
+		}
 	}
 }

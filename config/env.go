@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -27,7 +26,7 @@ type Env struct {
 	// rateLimits are the rules of the SET_RATE_LIMIT_* and
 	// SET_PROVIDER_RATE_LIMIT_* variables, each with its variable's name
 	// (see Config.SeededRateLimitRules).
-	rateLimits []seededRule
+	rateLimits []limits.SeededRule
 }
 
 // envSetting binds one environment variable to the Config field it sets.
@@ -117,7 +116,7 @@ func FromEnv(environ []string) (Env, error) {
 	}
 	ps, baseURLs, perrs := envProviders(vars)
 	errs = append(errs, perrs...)
-	rules, rerr := envRateLimits(environ)
+	rules, rerr := limits.RulesFromEnv(environ)
 	if rerr != nil {
 		errs = append(errs, rerr)
 	}
@@ -128,34 +127,6 @@ func FromEnv(environ []string) (Env, error) {
 	env.Config.Providers = ps
 	env.DefaultBaseURLs = baseURLs
 	return env, nil
-}
-
-// envRateLimits reads the rule-seeding variables one by one (each error
-// names its variable) and refuses a rule key that two variables set.
-func envRateLimits(environ []string) ([]seededRule, error) {
-	vars := slices.Clone(environ)
-	slices.Sort(vars)
-	var out []seededRule
-	names := map[limits.Key]string{}
-	for _, kv := range vars {
-		if !strings.HasPrefix(kv, limits.EnvUserPathPrefix) && !strings.HasPrefix(kv, limits.EnvProviderPrefix) {
-			continue
-		}
-		name, _, _ := strings.Cut(kv, "=")
-		rules, err := limits.RulesFromEnv([]string{kv})
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range rules {
-			k := r.Key()
-			if other, dup := names[k]; dup {
-				return nil, fmt.Errorf("%s: %w: %s is also set by %s", name, limits.ErrInvalidRule, k, other)
-			}
-			names[k] = name
-			out = append(out, seededRule{r, name})
-		}
-	}
-	return out, nil
 }
 
 // envMap turns KEY=value pairs into a map, dropping blank values. As with

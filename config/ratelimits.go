@@ -48,17 +48,11 @@ func (r RateLimits) lists() [3]struct {
 	}
 }
 
-// seededRule is a rule with the setting that defines it.
-type seededRule struct {
-	rule   limits.Rule
-	origin string // "rate_limits.user_paths[2] (/team)" or a variable name
-}
-
 // expand turns the lists into rules, reporting every invalid entry and
 // every rule key defined by two entries (naming both).
-func (r RateLimits) expand() ([]seededRule, []problem) {
+func (r RateLimits) expand() ([]limits.SeededRule, []problem) {
 	var (
-		out   []seededRule
+		out   []limits.SeededRule
 		probs []problem
 	)
 	names := map[limits.Key]string{}
@@ -81,7 +75,7 @@ func (r RateLimits) expand() ([]seededRule, []problem) {
 					continue
 				}
 				names[k] = where
-				out = append(out, seededRule{rule, where})
+				out = append(out, limits.SeededRule{Rule: rule, Origin: where})
 			}
 		}
 	}
@@ -92,20 +86,6 @@ func (r RateLimits) expand() ([]seededRule, []problem) {
 func (r RateLimits) problems() []problem {
 	_, probs := r.expand()
 	return probs
-}
-
-// Rules expands the lists into rules with source config. Errors name the
-// entry, e.g. "rate_limits.user_paths[2] (/team): max_tokens: ...".
-func (r RateLimits) Rules() ([]limits.Rule, error) {
-	seeded, probs := r.expand()
-	if len(probs) > 0 {
-		return nil, joinProblems(probs)
-	}
-	out := make([]limits.Rule, len(seeded))
-	for i, s := range seeded {
-		out[i] = s.rule
-	}
-	return out, nil
 }
 
 // UnmarshalJSON decodes the section strictly (unknown fields are errors,
@@ -139,21 +119,21 @@ func (c Config) SeededRateLimitRules(env Env) ([]limits.Rule, error) {
 	seeded := slices.Clone(env.rateLimits)
 	taken := map[limits.Key]bool{}
 	for _, s := range seeded {
-		taken[s.rule.Key()] = true
+		taken[s.Rule.Key()] = true
 	}
 	for _, s := range fromLists {
-		if !taken[s.rule.Key()] {
+		if !taken[s.Rule.Key()] {
 			seeded = append(seeded, s)
 		}
 	}
 	entitled := slices.Contains(c.Entitlements, EntitlementQuotaTemplates)
 	out := make([]limits.Rule, 0, len(seeded))
 	for _, s := range seeded {
-		if s.rule.PerChild && !entitled {
+		if s.Rule.PerChild && !entitled {
 			return nil, fmt.Errorf("%s: per_child: %w; add %s to entitlements (YAML entitlements, Caddyfile entitlements or GATEWAY_ENTITLEMENTS)",
-				s.origin, limits.ErrQuotaTemplatesNotEntitled, EntitlementQuotaTemplates)
+				s.Origin, limits.ErrQuotaTemplatesNotEntitled, EntitlementQuotaTemplates)
 		}
-		out = append(out, s.rule)
+		out = append(out, s.Rule)
 	}
 	return out, nil
 }

@@ -9,6 +9,16 @@ import (
 	"github.com/modelgate/modelgate/userpath"
 )
 
+// SeededRule is a rule seeded by configuration, with the setting that
+// defines it for messages: a variable name such as SET_RATE_LIMIT_TEAM, or
+// a list entry such as "rate_limits.user_paths[2] (/team)".
+type SeededRule struct {
+	// Rule is the rule, with source config.
+	Rule Rule
+	// Origin names the setting that defines Rule.
+	Origin string
+}
+
 // Environment variable prefixes that seed rules.
 const (
 	// EnvUserPathPrefix seeds user-path rules: SET_RATE_LIMIT_<PATH>.
@@ -34,12 +44,8 @@ const (
 // caps). Rules are returned sorted by variable name, with source
 // "config", validated except for the entitlement (SetConfigRules checks
 // it). Errors name the variable.
-func RulesFromEnv(environ []string) ([]Rule, error) {
-	type seeded struct {
-		name string
-		rule Rule
-	}
-	var out []seeded
+func RulesFromEnv(environ []string) ([]SeededRule, error) {
+	var out []SeededRule
 	names := map[Key]string{}
 	vars := slices.Clone(environ)
 	slices.Sort(vars)
@@ -86,15 +92,11 @@ func RulesFromEnv(environ []string) ([]Rule, error) {
 					return nil, fmt.Errorf("%s: %w: %s is also set by %s", name, ErrInvalidRule, k, other)
 				}
 				names[k] = name
-				out = append(out, seeded{name, r})
+				out = append(out, SeededRule{Rule: r, Origin: name})
 			}
 		}
 	}
-	rules := make([]Rule, len(out))
-	for i, s := range out {
-		rules[i] = s.rule
-	}
-	return rules, nil
+	return out, nil
 }
 
 // envRules expands an entry of a variable's value for the scope and

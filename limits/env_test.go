@@ -7,7 +7,7 @@ import (
 )
 
 func TestRulesFromEnv(t *testing.T) {
-	rules, err := RulesFromEnv([]string{
+	seeded, err := RulesFromEnv([]string{
 		"PATH=/usr/bin",
 		"SET_RATE_LIMIT_=rpm=600",
 		"SET_RATE_LIMIT_TEAM__ALPHA=rpm=60,tpm=10000, concurrent=5 rph=1000",
@@ -31,8 +31,15 @@ func TestRulesFromEnv(t *testing.T) {
 		{Scope: ScopeUserPath, Subject: "/team/alpha", Period: PeriodHour, MaxRequests: 1000, Source: SourceConfig},
 		{Scope: ScopeUserPath, Subject: "/team/alpha", Period: PeriodConcurrent, MaxRequests: 5, Source: SourceConfig},
 	}
+	var rules []Rule
+	for _, s := range seeded {
+		rules = append(rules, s.Rule)
+	}
 	if !reflect.DeepEqual(rules, want) {
 		t.Fatalf("rules\n got %+v\nwant %+v", rules, want)
+	}
+	if seeded[0].Origin != "SET_PROVIDER_RATE_LIMIT_AZURE_EU" || seeded[7].Origin != "SET_RATE_LIMIT_TEAM__ALPHA" {
+		t.Fatalf("origins %+v", seeded)
 	}
 }
 

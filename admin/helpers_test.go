@@ -13,6 +13,7 @@ import (
 	"github.com/modelgate/modelgate/config"
 	"github.com/modelgate/modelgate/keys"
 	"github.com/modelgate/modelgate/store"
+	"github.com/modelgate/modelgate/store/boltstore"
 )
 
 const testMaster = "mg-master-admin-test"
@@ -32,7 +33,7 @@ func newTestHandler(t *testing.T, edit func(c *config.Config, o *Options)) (*Han
 	}
 	t.Cleanup(func() { _ = st.Close() })
 	clk := &testClock{now: time.Date(2026, 5, 4, 10, 30, 0, 0, time.UTC)}
-	svc, err := keys.Open(keys.NewStoreBackend(st), keys.Options{Now: clk.Now})
+	svc, err := keys.Open(boltstore.NewKeys(st), keys.Options{Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package admin
 import (
 	"errors"
 	"net/http"
-	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -233,28 +232,10 @@ func (h *Handler) rateLimitError(w http.ResponseWriter, err error) {
 	case errors.Is(err, limits.ErrRuleNotFound):
 		apierr.Write(w, apierr.NotFound(msg).WithCode("rate_limit_rule_not_found"))
 	case errors.Is(err, limits.ErrInvalidRule):
-		e := apierr.InvalidRequest(msg).WithCode("invalid_value")
-		if field := invalidField(msg); field != "" {
-			e.WithParam(field)
-		}
-		apierr.Write(w, e)
+		apierr.Write(w, ruleFieldError("", err))
 	default:
 		h.opts.Logger.Error("rate-limit operation failed", zap.Error(err))
 		apierr.Write(w, apierr.New(http.StatusInternalServerError, apierr.TypeProvider,
 			"the rate-limit store failed; see the gateway log").WithCode("storage_error"))
 	}
-}
-
-// invalidField extracts the field an ErrInvalidRule message names
-// ("invalid rate-limit rule: max_tokens: ...").
-func invalidField(msg string) string {
-	_, rest, ok := strings.Cut(msg, limits.ErrInvalidRule.Error()+": ")
-	if !ok {
-		return ""
-	}
-	field, _, ok := strings.Cut(rest, ":")
-	if !ok || strings.ContainsAny(field, " \"") {
-		return ""
-	}
-	return field
 }

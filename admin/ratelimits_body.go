@@ -1,7 +1,7 @@
 package admin
 
 import (
-	"strconv"
+	"errors"
 	"strings"
 	"time"
 
@@ -30,62 +30,55 @@ type rateLimitWrite struct {
 }
 
 // key checks and converts k; prefix names the enclosing field in errors
-// ("previous.").
+// ("previous."). The identity rules themselves are limits.Key.Validate's;
+// this view adds only what the wire form allows: user_path as shorthand
+// for scope user_path, and period_seconds next to a named period when the
+// two agree (a rule copied from GET carries both).
 func (k rateLimitKey) key(prefix string) (limits.Key, *apierr.Error) {
 	bad := func(field, msg string) *apierr.Error {
 		return apierr.InvalidRequest(prefix + field + ": " + msg).WithCode("invalid_value").WithParam(prefix + field)
 	}
-	scope, subject := limits.Scope(strings.TrimSpace(k.Scope)), strings.TrimSpace(k.Subject)
+	out := limits.Key{Scope: limits.Scope(strings.TrimSpace(k.Scope)), Subject: strings.TrimSpace(k.Subject), PeriodSeconds: k.PeriodSeconds}
 	if up := strings.TrimSpace(k.UserPath); up != "" {
 		switch {
-		case scope == "":
-			scope = limits.ScopeUserPath
-		case scope != limits.ScopeUserPath:
-			return limits.Key{}, bad("user_path", "is shorthand for scope user_path; "+string(scope)+" rules name their subject with subject")
+		case out.Scope == "":
+			out.Scope = limits.ScopeUserPath
+		case out.Scope != limits.ScopeUserPath:
+			return limits.Key{}, bad("user_path", "is shorthand for scope user_path; "+string(out.Scope)+" rules name their subject with subject")
 		}
-		if subject != "" && limits.NormalizeUserPath(subject) != limits.NormalizeUserPath(up) {
+		if out.Subject != "" && (limits.Key{Scope: limits.ScopeUserPath, Subject: out.Subject}).Normalize() !=
+			(limits.Key{Scope: limits.ScopeUserPath, Subject: up}).Normalize() {
 			return limits.Key{}, bad("subject", "differs from user_path; set one of them")
 		}
-		subject = up
+		out.Subject = up
 	}
-	switch scope {
-	case limits.ScopeUserPath, limits.ScopeProvider, limits.ScopeModel:
-	case "":
-		return limits.Key{}, bad("scope", "missing: user_path, provider or model (or set user_path)")
-	default:
-		return limits.Key{}, bad("scope", "must be user_path, provider or model")
-	}
-	if subject == "" {
-		return limits.Key{}, bad("subject", "missing")
-	}
-	out := limits.Key{Scope: scope, Subject: subject}
-	period := ""
 	if k.Period != nil {
-		period = strings.ToLower(strings.TrimSpace(*k.Period))
+		out.Period = limits.Period(strings.ToLower(strings.TrimSpace(*k.Period)))
 	}
-	switch {
-	case period != "":
-		out.Period = limits.Period(period)
-		switch out.Period {
-		case limits.PeriodMinute, limits.PeriodHour, limits.PeriodDay, limits.PeriodConcurrent:
-		default:
-			return limits.Key{}, bad("period", "must be minute, hour, day or concurrent (or use period_seconds)")
+	if d := (limits.Key{Period: out.Period}).Duration(); d > 0 && out.Period != limits.PeriodCustom && k.PeriodSeconds != 0 {
+		if time.Duration(k.PeriodSeconds)*time.Second != d {
+			return limits.Key{}, bad("period_seconds", "disagrees with period "+string(out.Period)+"; set one of them")
 		}
-		// A rule copied from GET carries both; they must agree.
-		if k.PeriodSeconds != 0 && time.Duration(k.PeriodSeconds)*time.Second != out.Duration() {
-			return limits.Key{}, bad("period_seconds", "disagrees with period "+period+"; set one of them")
+		out.PeriodSeconds = 0
+	}
+	if err := out.Validate(); err != nil {
+		var fe *limits.FieldError
+		if errors.As(err, &fe) && fe.Field == "subject" && strings.TrimSpace(k.UserPath) != "" {
+			return limits.Key{}, bad("user_path", fe.Reason) // the body named it so
 		}
-	case k.PeriodSeconds > 0:
-		if k.PeriodSeconds > limits.MaxPeriodSeconds {
-			return limits.Key{}, bad("period_seconds", "must be at most "+strconv.Itoa(limits.MaxPeriodSeconds)+" (one day)")
-		}
-		out.PeriodSeconds = k.PeriodSeconds
-	case k.PeriodSeconds < 0:
-		return limits.Key{}, bad("period_seconds", "must be positive")
-	default:
-		return limits.Key{}, bad("period", "missing: minute, hour, day, concurrent, or a period_seconds")
+		return limits.Key{}, ruleFieldError(prefix, err)
 	}
 	return out, nil
+}
+
+// ruleFieldError answers a rule validation failure with the field as param
+// (prefixed, e.g. "previous.period").
+func ruleFieldError(prefix string, err error) *apierr.Error {
+	var fe *limits.FieldError
+	if !errors.As(err, &fe) {
+		return apierr.InvalidRequest(err.Error()).WithCode("invalid_value")
+	}
+	return apierr.InvalidRequest(prefix + fe.Field + ": " + fe.Reason).WithCode("invalid_value").WithParam(prefix + fe.Field)
 }
 
 // rule checks and converts the body into the rule to write and the key of

@@ -1,6 +1,12 @@
 package admin
 
-import "net/http"
+import (
+	"fmt"
+	"net/http"
+	"slices"
+
+	"github.com/modelgate/modelgate/limits"
+)
 
 // OpenAPI descriptions of the /admin/rate-limits routes.
 var (
@@ -18,15 +24,25 @@ var (
 		body: "RateLimitReset", status: http.StatusOK, result: "RateLimitList", errors: []int{400, 413}}
 )
 
-// rateLimitSchemas are the named schemas of the rate-limit routes.
+// rateLimitSchemas are the named schemas of the rate-limit routes; their
+// enums come from package limits, so the document follows the engine.
 func rateLimitSchemas() schema {
+	var scopes []string
+	for _, s := range limits.Scopes() {
+		scopes = append(scopes, string(s))
+	}
+	periods := []any{}
+	for _, p := range limits.NamedPeriods() {
+		periods = append(periods, string(p))
+	}
 	keyProps := func() schema {
 		return schema{
-			"scope":          schema{"type": "string", "enum": []string{"user_path", "provider", "model"}},
-			"subject":        str("A user path, a provider instance name, or a model (provider/model or bare model id); case-insensitive for providers and models."),
+			"scope": schema{"type": "string", "enum": scopes},
+			"subject": str("A user path (normalized: a trailing slash is dropped; empty, \".\" and \"..\" segments are refused), " +
+				"a provider instance name, or a model (provider/model or bare model id); case-insensitive for providers and models."),
 			"user_path":      str("Shorthand for scope user_path with this subject."),
-			"period":         schema{"type": []string{"string", "null"}, "enum": []any{"minute", "hour", "day", "concurrent", nil}},
-			"period_seconds": integer("A custom window in seconds (1 to 86400), instead of period."),
+			"period":         schema{"type": []string{"string", "null"}, "enum": append(slices.Clone(periods), nil)},
+			"period_seconds": integer(fmt.Sprintf("A custom window in seconds (1 to %d), instead of period.", limits.MaxPeriodSeconds)),
 		}
 	}
 	write := keyProps()

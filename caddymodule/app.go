@@ -23,6 +23,7 @@ import (
 	"github.com/modelgate/modelgate/proxy"
 	"github.com/modelgate/modelgate/selfusage"
 	"github.com/modelgate/modelgate/store"
+	"github.com/modelgate/modelgate/store/boltstore"
 )
 
 func init() {
@@ -124,7 +125,7 @@ func (a *App) Provision(ctx caddy.Context) error {
 	if a.storePath, err = filepath.Abs(eff.Storage); err != nil {
 		return fmt.Errorf("modelgate: storage %q: %w", eff.Storage, err)
 	}
-	if a.rateRules, err = rateLimitRules(eff, os.Environ()); err != nil {
+	if a.rateRules, err = eff.SeededRateLimitRules(env); err != nil {
 		return fmt.Errorf("modelgate: %w", err)
 	}
 	a.auth = keys.NewAuthenticator(eff.MasterKey)
@@ -185,7 +186,7 @@ func (a *App) start() error {
 	a.store = val.(*store.Store)
 	st := a.store
 	kv, _, err := keyServices.LoadOrNew(a.storePath, func() (caddy.Destructor, error) {
-		return keys.Open(keys.NewStoreBackend(st), keys.Options{Logger: a.logger.Named("keys")})
+		return keys.Open(boltstore.NewKeys(st), keys.Options{Logger: a.logger.Named("keys")})
 	})
 	if err != nil {
 		a.store = nil

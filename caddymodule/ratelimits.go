@@ -3,7 +3,6 @@ package caddymodule
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 
 	"github.com/modelgate/modelgate/config"
 	"github.com/modelgate/modelgate/limits"
+	"github.com/modelgate/modelgate/store/boltstore"
 )
 
 // limiters shares one rate-limit engine per store path across config
@@ -19,9 +19,6 @@ import (
 // holder closes the engine (a final counter snapshot) before the store
 // closes.
 var limiters = caddy.NewUsagePool()
-
-// entitlementQuotaTemplates is the entitlement per_child rules need.
-const entitlementQuotaTemplates = "quota_templates"
 
 // sharedEngine makes an engine a caddy.Destructor.
 type sharedEngine struct{ *limits.Engine }
@@ -60,48 +57,7 @@ func (l *limiterRef) StatusFor(userPath string) []limits.RuleStatus {
 
 // quotaTemplates reports whether the quota_templates entitlement is on.
 func quotaTemplates(c config.Config) bool {
-	return slices.Contains(c.Entitlements, entitlementQuotaTemplates)
-}
-
-// rateLimitRules reads the rules seeded by configuration: the YAML (or
-// JSON app config) lists rate_limits.user_paths, .providers and .models,
-// and the SET_RATE_LIMIT_* / SET_PROVIDER_RATE_LIMIT_* variables of
-// environ, which win over the YAML for the same rule key. Malformed values
-// are errors naming the entry or the variable; so is a per_child rule
-// without the quota_templates entitlement (no silent fallback to one
-// shared counter).
-func rateLimitRules(c config.Config, environ []string) ([]limits.Rule, error) {
-	rl := c.RateLimits
-	fromYAML, err := limits.RulesFromConfig(rl.UserPaths, rl.Providers, rl.Models)
-	if err != nil {
-		return nil, err
-	}
-	fromEnv, err := limits.RulesFromEnv(environ)
-	if err != nil {
-		return nil, err
-	}
-	if !quotaTemplates(c) {
-		const fix = "add quota_templates to entitlements (YAML entitlements, Caddyfile entitlements or GATEWAY_ENTITLEMENTS)"
-		for _, r := range fromYAML {
-			if r.PerChild {
-				return nil, fmt.Errorf("rate_limits: %s: per_child: %w; %s", r.Key(), limits.ErrQuotaTemplatesNotEntitled, fix)
-			}
-		}
-		// Parse the variables one by one to name the offending one.
-		for _, kv := range environ {
-			if !strings.HasPrefix(kv, limits.EnvUserPathPrefix) {
-				continue
-			}
-			rules, _ := limits.RulesFromEnv([]string{kv})
-			for _, r := range rules {
-				if r.PerChild {
-					name, _, _ := strings.Cut(kv, "=")
-					return nil, fmt.Errorf("%s: per_child: %w; %s", name, limits.ErrQuotaTemplatesNotEntitled, fix)
-				}
-			}
-		}
-	}
-	return limits.MergeRules(fromEnv, fromYAML), nil
+	return slices.Contains(c.Entitlements, config.EntitlementQuotaTemplates)
 }
 
 // openLimiter takes (or creates) the shared engine of the store, applies
@@ -110,8 +66,15 @@ func rateLimitRules(c config.Config, environ []string) ([]limits.Rule, error) {
 func (a *App) openLimiter() error {
 	eff := a.effective
 	val, _, err := limiters.LoadOrNew(a.storePath, func() (caddy.Destructor, error) {
+		var rules limits.RuleStore
+		var counters limits.CounterStore
+		if a.store != nil {
+			st := boltstore.NewRateLimits(a.store)
+			rules, counters = st, st
+		}
 		e, err := limits.New(limits.Options{
-			Store:          a.store,
+			Rules:          rules,
+			Counters:       counters,
 			FlushInterval:  eff.RateLimits.FlushEvery(),
 			Logger:         a.logger.Named("ratelimit"),
 			TokensEnforced: eff.Usage.On(),

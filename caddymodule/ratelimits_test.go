@@ -1,71 +1,17 @@
 package caddymodule
 
 import (
-	"errors"
+	"encoding/json"
 	"strings"
 	"testing"
 
+	"github.com/caddyserver/caddy/v2"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/modelgate/modelgate/config"
 	"github.com/modelgate/modelgate/limits"
 )
-
-func TestRateLimitRules(t *testing.T) {
-	var c config.Config
-	c.RateLimits.UserPaths = []any{
-		map[string]any{"user_path": "/team", "rpm": 10},
-		map[string]any{"user_path": "/team", "period": "hour", "max_tokens": 500},
-	}
-	c.RateLimits.Models = []any{map[string]any{"model": "openai/gpt-4o", "concurrent": 3}}
-	env := []string{"PATH=/bin", "SET_RATE_LIMIT_TEAM=rpm=3", "SET_PROVIDER_RATE_LIMIT_OPENAI_EU=concurrent=2"}
-	rules, err := rateLimitRules(c, env)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[limits.Key]limits.Rule{}
-	for _, r := range rules {
-		got[r.Key()] = r
-	}
-	if len(rules) != 4 ||
-		got[limits.Key{Scope: limits.ScopeUserPath, Subject: "/team", Period: limits.PeriodMinute}].MaxRequests != 3 || // env wins
-		got[limits.Key{Scope: limits.ScopeUserPath, Subject: "/team", Period: limits.PeriodHour}].MaxTokens != 500 ||
-		got[limits.Key{Scope: limits.ScopeProvider, Subject: "openai-eu", Period: limits.PeriodConcurrent}].MaxRequests != 2 ||
-		got[limits.Key{Scope: limits.ScopeModel, Subject: "openai/gpt-4o", Period: limits.PeriodConcurrent}].MaxRequests != 3 {
-		t.Fatalf("rules %+v", rules)
-	}
-}
-
-func TestRateLimitRulesErrors(t *testing.T) {
-	tmpl := `SET_RATE_LIMIT_CUSTOMERS=[{"period":"minute","max_requests":5,"per_child":true}]`
-	var yamlTmpl config.Config
-	yamlTmpl.RateLimits.UserPaths = []any{map[string]any{"user_path": "/customers", "rpm": 5, "per_child": true}}
-	for _, c := range []struct {
-		name string
-		cfg  config.Config
-		env  []string
-		want string
-	}{
-		{"malformed env", config.Config{}, []string{"SET_RATE_LIMIT_TEAM__A=rpm=lots"}, "SET_RATE_LIMIT_TEAM__A"},
-		{"unknown cap", config.Config{}, []string{"SET_PROVIDER_RATE_LIMIT_OPENAI=rps=3"}, "SET_PROVIDER_RATE_LIMIT_OPENAI"},
-		{"env template", config.Config{}, []string{"SET_RATE_LIMIT_OK=rpm=1", tmpl}, "SET_RATE_LIMIT_CUSTOMERS: per_child"},
-		{"yaml template", yamlTmpl, nil, `rate_limits: user_path "/customers" minute: per_child`},
-	} {
-		_, err := rateLimitRules(c.cfg, c.env)
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: %v, want %q", c.name, err, c.want)
-		}
-		if strings.Contains(c.name, "template") && !errors.Is(err, limits.ErrQuotaTemplatesNotEntitled) {
-			t.Errorf("%s: %v is not ErrQuotaTemplatesNotEntitled", c.name, err)
-		}
-	}
-	// With the entitlement both load.
-	yamlTmpl.Entitlements = []string{"quota_templates"}
-	if rules, err := rateLimitRules(yamlTmpl, []string{"SET_RATE_LIMIT_CUSTOMERS__EU=" + strings.SplitN(tmpl, "=", 2)[1]}); err != nil || len(rules) != 2 {
-		t.Fatalf("entitled: %v %v", rules, err)
-	}
-}
 
 // TestLimiterRef: before Start everything is admitted and available.
 func TestLimiterRef(t *testing.T) {
@@ -137,5 +83,22 @@ func TestOpenLimiter(t *testing.T) {
 	}
 	if err := b.releaseLimiter(); err != nil {
 		t.Fatal("second release:", err)
+	}
+}
+
+// TestJSONConfigRefusesBadRule: a bad rule in the Caddy JSON config is
+// refused where Caddy decodes the app, naming the entry.
+func TestJSONConfigRefusesBadRule(t *testing.T) {
+	for doc, want := range map[string]string{
+		`{"rate_limits":{"providers":[{"provider":"openai","rpm":-1}]}}`:                         "rate_limits.providers[0] (openai): rpm: must be a positive integer",
+		`{"rate_limits":{"user_paths":[{"user_path":"/a","period":"weekly","max_requests":1}]}}`: "rate_limits.user_paths[0] (/a): invalid rate-limit rule: period:",
+		`{"virtual_models":[{"source":"fast","slowdown":50}]}`:                                   "virtual_models[0] (fast): slowdown:",
+		`{"failover":{"gpt-4o":[]}}`:                                                             `failover["gpt-4o"]: needs at least one target`,
+	} {
+		cfg := &caddy.Config{AppsRaw: caddy.ModuleMap{"modelgate": json.RawMessage(doc)}}
+		err := caddy.Validate(cfg)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", doc, err, want)
+		}
 	}
 }

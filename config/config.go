@@ -5,6 +5,8 @@
 // The package does not import Caddy; the caddymodule package feeds it.
 package config
 
+import "github.com/modelgate/modelgate/vmodels"
+
 // Config is the whole gateway configuration. The same structure is the YAML
 // file's schema and is embedded in the Caddy app's JSON config, so a setting
 // has one name everywhere. Optional booleans and numbers are pointers so that
@@ -38,11 +40,15 @@ type Config struct {
 	// the first of them.
 	Providers Providers `yaml:"providers,omitempty" json:"providers,omitempty"`
 
-	// VirtualModels are declarative aliases (see the virtual-model issue).
-	VirtualModels []any `yaml:"virtual_models,omitempty" json:"virtual_models,omitempty"`
+	// VirtualModels are declarative virtual models (aliases and access
+	// policies), read-only to the admin API. Rows are merged by source
+	// across layers: the environment (VIRTUAL_MODELS, a JSON array) wins
+	// over the app config, which wins over the YAML file.
+	VirtualModels vmodels.List `yaml:"virtual_models,omitempty" json:"virtual_models,omitempty"`
 
-	// Failover maps a primary model to an ordered list of fallback selectors.
-	Failover map[string][]string `yaml:"failover,omitempty" json:"failover,omitempty"`
+	// Failover maps a primary model ("provider/model" or "model") to the
+	// ordered selectors tried when it fails.
+	Failover vmodels.Failover `yaml:"failover,omitempty" json:"failover,omitempty"`
 
 	// RateLimits holds rate-limit settings and seeded rules.
 	RateLimits RateLimits `yaml:"rate_limits,omitempty" json:"rate_limits,omitzero"`
@@ -99,8 +105,8 @@ type Admin struct {
 	// managed key exist. Off by default.
 	AllowUnauthenticated *bool `yaml:"allow_unauthenticated,omitempty" json:"allow_unauthenticated,omitempty"`
 
-	// The spec's other switches may also be written in the admin block
-	// (spec part 1), named like their environment variables. Each is the
+	// The gateway's other switches may also be written in the admin
+	// block, named like their environment variables. Each is the
 	// same setting as its section's field; Resolve folds them in, and a
 	// layer that sets both forms differently is an error.
 
@@ -115,7 +121,7 @@ type Admin struct {
 	// (RATE_LIMITS_FLUSH_INTERVAL).
 	RateLimitsFlushInterval *int `yaml:"rate_limits_flush_interval,omitempty" json:"rate_limits_flush_interval,omitempty"`
 	// VirtualModels is virtual_models (VIRTUAL_MODELS).
-	VirtualModels []any `yaml:"virtual_models,omitempty" json:"virtual_models,omitempty"`
+	VirtualModels vmodels.List `yaml:"virtual_models,omitempty" json:"virtual_models,omitempty"`
 }
 
 // Logging holds the audit-log settings.
@@ -145,22 +151,6 @@ type Cache struct {
 	Enabled *bool `yaml:"enabled,omitempty" json:"enabled,omitempty"`
 	// TTLSeconds is how long a cached response is served.
 	TTLSeconds *int `yaml:"ttl_seconds,omitempty" json:"ttl_seconds,omitempty"`
-}
-
-// RateLimits holds rate-limit settings and seeded rules. The rule lists are
-// validated by the rate-limit engine.
-type RateLimits struct {
-	// Enabled turns rate limiting on or off (default on).
-	Enabled *bool `yaml:"enabled,omitempty" json:"enabled,omitempty"`
-	// FlushInterval is the number of seconds between counter snapshots;
-	// 0 skips the periodic write. Default 1; env RATE_LIMITS_FLUSH_INTERVAL.
-	FlushInterval *int `yaml:"flush_interval,omitempty" json:"flush_interval,omitempty"`
-	// UserPaths are seeded user-path rules.
-	UserPaths []any `yaml:"user_paths,omitempty" json:"user_paths,omitempty"`
-	// Providers are seeded provider rules.
-	Providers []any `yaml:"providers,omitempty" json:"providers,omitempty"`
-	// Models are seeded model rules.
-	Models []any `yaml:"models,omitempty" json:"models,omitempty"`
 }
 
 // Passthrough holds the /p/<provider>/ passthrough settings.

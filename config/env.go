@@ -1,10 +1,14 @@
 package config
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/modelgate/modelgate/limits"
+	"github.com/modelgate/modelgate/vmodels"
 )
 
 // Env is the result of reading the environment: a partial Config holding
@@ -18,6 +22,11 @@ type Env struct {
 	// register a provider (every type except ollama and vllm). Resolve uses
 	// it for every provider of the type that sets no base_url.
 	DefaultBaseURLs map[string]string
+
+	// rateLimits are the rules of the SET_RATE_LIMIT_* and
+	// SET_PROVIDER_RATE_LIMIT_* variables, each with its variable's name
+	// (see Config.SeededRateLimitRules).
+	rateLimits []limits.SeededRule
 }
 
 // envSetting binds one environment variable to the Config field it sets.
@@ -68,6 +77,14 @@ var envSettings = []envSetting{
 		c.Passthrough.EnabledProviders = splitList(v)
 		return nil
 	}},
+	{"VIRTUAL_MODELS", func(c *Config, v string) error {
+		var l vmodels.List
+		if err := json.Unmarshal([]byte(v), &l); err != nil {
+			return err
+		}
+		c.VirtualModels = l
+		return nil
+	}},
 	{"GATEWAY_ENTITLEMENTS", func(c *Config, v string) error {
 		list := splitList(v)
 		for _, e := range list {
@@ -99,9 +116,14 @@ func FromEnv(environ []string) (Env, error) {
 	}
 	ps, baseURLs, perrs := envProviders(vars)
 	errs = append(errs, perrs...)
+	rules, rerr := limits.RulesFromEnv(environ)
+	if rerr != nil {
+		errs = append(errs, rerr)
+	}
 	if len(errs) > 0 {
 		return Env{}, errors.Join(errs...)
 	}
+	env.rateLimits = rules
 	env.Config.Providers = ps
 	env.DefaultBaseURLs = baseURLs
 	return env, nil

@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/modelgate/modelgate/vmodels"
 )
 
 func TestFromEnvProviders(t *testing.T) {
@@ -115,7 +117,7 @@ func TestFromEnvSettings(t *testing.T) {
 		"BUDGETS_ENABLED=true",
 		"ENABLED_PASSTHROUGH_PROVIDERS= openai, ,anthropic ,",
 		"GATEWAY_ENTITLEMENTS=quota_templates",
-		"VIRTUAL_MODELS=ignored",
+		`VIRTUAL_MODELS=[{"source":"alias","strategy":"cost","targets":[{"provider":"openai","model":"gpt-4o"}],"session_affinity":false}]`,
 		"SET_BUDGET_X=ignored",
 	})
 	if err != nil {
@@ -135,6 +137,8 @@ func TestFromEnvSettings(t *testing.T) {
 		Budgets:      Budgets{Enabled: tr},
 		Passthrough:  Passthrough{EnabledProviders: []string{"openai", "anthropic"}},
 		Entitlements: []string{"quota_templates"},
+		VirtualModels: vmodels.List{{Source: "alias", Strategy: vmodels.StrategyCost,
+			Targets: []vmodels.Target{{Provider: "openai", Model: "gpt-4o"}}, SessionAffinity: f}},
 	}
 	if !reflect.DeepEqual(env.Config, want) {
 		t.Fatalf("config = %+v\nwant   %+v", env.Config, want)

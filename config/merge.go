@@ -3,6 +3,8 @@ package config
 import (
 	"reflect"
 	"slices"
+
+	"github.com/modelgate/modelgate/vmodels"
 )
 
 // Overlay copies into c every field that is set in o: a non-empty string,
@@ -12,17 +14,29 @@ import (
 //
 // Providers merge by name: a provider in o whose name is already in c is
 // overlaid field by field, except that its type only fills an empty type;
-// providers with new names are appended in o's order.
+// providers with new names are appended in o's order. Virtual models
+// merge by source: a row in o replaces c's row with the same source, new
+// sources are appended in o's order.
 func (c *Config) Overlay(o Config) {
 	overlayValue(reflect.ValueOf(c).Elem(), reflect.ValueOf(o))
 }
 
-var providersType = reflect.TypeFor[Providers]()
+var (
+	providersType     = reflect.TypeFor[Providers]()
+	virtualModelsType = reflect.TypeFor[vmodels.List]()
+)
 
 func overlayValue(dst, src reflect.Value) {
-	if dst.Type() == providersType {
+	switch dst.Type() {
+	case providersType:
 		ps := dst.Addr().Interface().(*Providers)
 		*ps = ps.overlay(src.Interface().(Providers))
+		return
+	case virtualModelsType:
+		if !src.IsNil() {
+			vs := dst.Addr().Interface().(*vmodels.List)
+			*vs = overlayVirtualModels(*vs, src.Interface().(vmodels.List))
+		}
 		return
 	}
 	switch src.Kind() {
@@ -42,6 +56,23 @@ func overlayValue(dst, src reflect.Value) {
 			dst.Set(src)
 		}
 	}
+}
+
+// overlayVirtualModels returns low with the rows of high merged in by
+// source, without modifying low. A non-nil empty high keeps low.
+func overlayVirtualModels(low, high vmodels.List) vmodels.List {
+	out := slices.Clone(low)
+	if out == nil {
+		out = vmodels.List{}
+	}
+	for _, v := range high {
+		if i := slices.IndexFunc(out, func(w vmodels.VirtualModel) bool { return w.Source == v.Source }); i >= 0 {
+			out[i] = v
+			continue
+		}
+		out = append(out, v)
+	}
+	return out
 }
 
 // overlay returns ps with o merged in by name, without modifying ps.

@@ -7,8 +7,12 @@ import (
 	"strings"
 )
 
+// EntitlementQuotaTemplates is the paid entitlement that per_child
+// rate-limit templates need.
+const EntitlementQuotaTemplates = "quota_templates"
+
 // knownEntitlements are the entitlement names the gateway understands.
-var knownEntitlements = []string{"quota_templates"}
+var knownEntitlements = []string{EntitlementQuotaTemplates}
 
 func knownEntitlement(e string) bool {
 	for _, k := range knownEntitlements {

@@ -5,11 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/modelgate/modelgate/vmodels"
 )
 
 // LoadYAMLFile reads and strictly decodes a YAML config file. Unknown keys
@@ -28,7 +33,10 @@ func LoadYAMLFile(path string) (Config, error) {
 }
 
 // ParseYAML strictly decodes one YAML document into a Config. Unknown keys,
-// at any depth, are errors naming the line. Empty input is an empty Config.
+// at any depth, are errors naming the line; so are numbers with a
+// fraction where an integer belongs, and invalid entries of the typed
+// sections (rate_limits rule lists, virtual_models, failover), each named
+// by line and setting. Empty input is an empty Config.
 func ParseYAML(data []byte) (Config, error) {
 	var c Config
 	dec := yaml.NewDecoder(bytes.NewReader(data))
@@ -46,7 +54,139 @@ func ParseYAML(data []byte) (Config, error) {
 		}
 		return Config{}, fmt.Errorf("yaml: line %d: the config must be a single YAML document", extra.Line)
 	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return Config{}, err
+	}
+	if errs := fractionalInts(&doc, reflect.TypeFor[Config](), ""); len(errs) > 0 {
+		return Config{}, errors.Join(errs...)
+	}
+	if probs := c.problems(); len(probs) > 0 {
+		errs := make([]error, len(probs))
+		for i, p := range probs {
+			errs[i] = fmt.Errorf("yaml: line %d: %w", lineAt(&doc, p.path), p.err)
+		}
+		return Config{}, errors.Join(errs...)
+	}
 	return c, nil
+}
+
+// problems reports the invalid entries of the typed sections, located in
+// the document.
+func (c Config) problems() []problem {
+	probs := c.RateLimits.problems()
+	for _, vl := range []struct {
+		path []any
+		name string
+		list vmodels.List
+	}{{[]any{"virtual_models"}, "virtual_models", c.VirtualModels}, {[]any{"admin", "virtual_models"}, "admin.virtual_models", c.Admin.VirtualModels}} {
+		for _, p := range vl.list.Problems() {
+			probs = append(probs, problem{append(slices.Clone(vl.path), p.Index), fmt.Errorf("%s%w", vl.name, p.Err)})
+		}
+	}
+	for _, p := range c.Failover.Problems() {
+		probs = append(probs, problem{[]any{"failover", p.Key}, fmt.Errorf("failover%w", p.Err)})
+	}
+	return probs
+}
+
+// lineAt returns the line of the node at path (mapping keys and sequence
+// indexes) in doc, or of the deepest node on the way that exists.
+func lineAt(doc *yaml.Node, path []any) int {
+	n := resolveAlias(doc)
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = resolveAlias(n.Content[0])
+	}
+	for _, step := range path {
+		next := childAt(n, step)
+		if next == nil {
+			break
+		}
+		n = next
+	}
+	return n.Line
+}
+
+// childAt returns the child of n that step names, or nil.
+func childAt(n *yaml.Node, step any) *yaml.Node {
+	switch s := step.(type) {
+	case int:
+		if n.Kind == yaml.SequenceNode && s >= 0 && s < len(n.Content) {
+			return resolveAlias(n.Content[s])
+		}
+	case string:
+		if n.Kind == yaml.MappingNode {
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				if n.Content[i].Value == s {
+					return resolveAlias(n.Content[i+1])
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// fractionalInts reports numbers with a fraction (such as 1.5) written
+// where t wants an integer: yaml would silently truncate them. It follows
+// struct fields by their yaml names, sequences and mapping values; nodes
+// that do not have the shape of t are left to the decoder.
+func fractionalInts(n *yaml.Node, t reflect.Type, at string) []error {
+	n = resolveAlias(n)
+	if n.Kind == yaml.DocumentNode {
+		if len(n.Content) == 0 {
+			return nil
+		}
+		return fractionalInts(n.Content[0], t, at)
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	var errs []error
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!float" {
+			if f, err := strconv.ParseFloat(n.Value, 64); err != nil || f != math.Trunc(f) {
+				errs = append(errs, fmt.Errorf("yaml: line %d: %s: %s is not an integer", n.Line, at, n.Value))
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		if n.Kind == yaml.SequenceNode {
+			for i, e := range n.Content {
+				errs = append(errs, fractionalInts(e, t.Elem(), fmt.Sprintf("%s[%d]", at, i))...)
+			}
+		}
+	case reflect.Map:
+		if n.Kind == yaml.MappingNode {
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				errs = append(errs, fractionalInts(n.Content[i+1], t.Elem(), joinSetting(at, n.Content[i].Value))...)
+			}
+		}
+	case reflect.Struct:
+		if n.Kind != yaml.MappingNode {
+			return nil
+		}
+		fields := map[string]reflect.Type{}
+		for i := range t.NumField() {
+			if name, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); name != "" && name != "-" {
+				fields[name] = t.Field(i).Type
+			}
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if ft, ok := fields[n.Content[i].Value]; ok {
+				errs = append(errs, fractionalInts(n.Content[i+1], ft, joinSetting(at, n.Content[i].Value))...)
+			}
+		}
+	}
+	return errs
+}
+
+// joinSetting appends a key to a dotted setting name.
+func joinSetting(at, key string) string {
+	if at == "" {
+		return key
+	}
+	return at + "." + key
 }
 
 // UnmarshalYAML decodes a mapping from provider name to settings, keeping

@@ -83,9 +83,9 @@ logging: {enabled: false, log_bodies: false, log_headers: false, retention_days:
 usage: {enabled: false}
 cache: {enabled: true, ttl_seconds: 9}
 providers: {openai: {api_key: k}}
-virtual_models: [{name: v}]
+virtual_models: [{source: v, targets: [{provider: openai, model: gpt-4o, weight: 2}], slowdown: 0.5, user_paths: [team/]}]
 failover: {gpt-4o: [groq/llama]}
-rate_limits: {enabled: false, flush_interval: 0, user_paths: [{}], providers: [{}], models: [{}]}
+rate_limits: {enabled: false, flush_interval: 0, user_paths: [{user_path: /t, rpm: 1}], providers: [{provider: p, tpm: 2}], models: [{model: m, concurrent: 3}]}
 budgets: {enabled: false, user_paths: [{}]}
 passthrough: {enabled_providers: [openai]}
 entitlements: [quota_templates]
@@ -97,6 +97,8 @@ entitlements: [quota_templates]
 	if c.Storage != "/tmp/db" || c.MasterKey != "mk" || c.Server.MaxRequestBodyBytes != 10 ||
 		c.Admin.LegacyAlias != "on" || *c.Logging.RetentionDays != 0 || *c.RateLimits.FlushInterval != 0 ||
 		len(c.Failover["gpt-4o"]) != 1 || len(c.VirtualModels) != 1 || c.Entitlements[0] != "quota_templates" ||
+		c.VirtualModels[0].Targets[0].Weight != 2 || *c.VirtualModels[0].Slowdown != 0.5 || c.VirtualModels[0].UserPaths[0] != "/team" ||
+		c.RateLimits.UserPaths[0].RPM != 1 || c.RateLimits.Providers[0].TPM != 2 || c.RateLimits.Models[0].Concurrent != 3 ||
 		c.Passthrough.EnabledProviders[0] != "openai" || *c.Cache.TTLSeconds != 9 {
 		t.Fatalf("unexpected decode: %+v", c)
 	}

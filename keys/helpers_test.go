@@ -1,12 +1,9 @@
 package keys
 
 import (
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/modelgate/modelgate/store"
 )
 
 // clock is a settable test clock.
@@ -81,16 +78,6 @@ func (m *memBackend) laterCount() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.later
-}
-
-// openStore opens a bbolt store in dir.
-func openStore(t *testing.T, dir string) *store.Store {
-	t.Helper()
-	s, err := store.Open(store.Options{Path: filepath.Join(dir, "keys.db"), NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
 }
 
 func mustOpen(t *testing.T, b Backend, c *clock) *Service {

@@ -241,43 +241,8 @@ func TestLastUsedThrottled(t *testing.T) {
 	}
 }
 
-func TestSurvivesRestart(t *testing.T) {
-	dir := t.TempDir()
-	c := newClock()
-	st := openStore(t, dir)
-	s := mustOpen(t, NewStoreBackend(st), c)
-	k, secret := mustCreate(t, s, NewKey{Name: "persist", UserPath: "/p", DashboardAccess: true})
-	k2, secret2 := mustCreate(t, s, NewKey{Name: "off"})
-	if _, err := s.Deactivate(k2.ID); err != nil {
-		t.Fatal(err)
-	}
-	s.Authenticate(secret)
-	c.Add(30 * time.Second)
-	s.Authenticate(secret) // only in memory until Close
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	st = openStore(t, dir)
-	defer st.Close()
-	s = mustOpen(t, NewStoreBackend(st), c)
-	if m := s.Authenticate(secret); !m.Found || m.State != StateActive || m.UserPath != "/p" || !m.DashboardAccess || m.ID != k.ID {
-		t.Fatalf("after restart: %+v", m)
-	}
-	if m := s.Authenticate(secret2); m.State != StateDeactivated {
-		t.Fatalf("deactivation lost: %+v", m)
-	}
-	got, _ := s.Get(k.ID)
-	if got.LastUsedAt == nil || !got.LastUsedAt.Equal(c.Now()) {
-		t.Fatalf("last used after restart: %v, want %v", got.LastUsedAt, c.Now())
-	}
-}
-
 func TestConcurrentUse(t *testing.T) {
-	s := mustOpen(t, NewStoreBackend(openStore(t, t.TempDir())), newClock())
+	s := mustOpen(t, newMem(), newClock())
 	k, secret := mustCreate(t, s, NewKey{Name: "race"})
 	var wg sync.WaitGroup
 	for i := range 8 {

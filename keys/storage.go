@@ -2,19 +2,11 @@ package keys
 
 import (
 	"encoding/binary"
-	"errors"
 	"strings"
-
-	"go.etcd.io/bbolt"
-
-	"github.com/modelgate/modelgate/store"
 )
 
-// Bucket is the store bucket that holds managed keys.
-const Bucket = "keys"
-
-// Entry names inside Bucket: one record per key, and the key's last-used
-// time (8 bytes, big-endian Unix nanoseconds) beside it. Last-used times
+// Entry names in the Backend's key space: one record per key, and the
+// key's last-used time (8 bytes, big-endian Unix nanoseconds) beside it. Last-used times
 // are written apart from the record so that a late, queued last-used write
 // can never bring back an older version of the record, or a deleted key.
 const (
@@ -38,8 +30,9 @@ func decodeNanos(b []byte) (int64, bool) {
 	return int64(binary.BigEndian.Uint64(b)), true
 }
 
-// Backend is what the Service needs from storage. The embedded bbolt store
-// implements it (NewStoreBackend); a networked store can later.
+// Backend is what the Service needs from storage: one key space of
+// entries. The app wires in an implementation (the embedded bbolt store's
+// is boltstore.Keys); the Service does not know which.
 type Backend interface {
 	// Load calls fn for every stored entry.
 	Load(fn func(key, value []byte) error) error
@@ -51,55 +44,6 @@ type Backend interface {
 	// the write was accepted. It must not keep key or value beyond the
 	// write; the caller does not reuse them.
 	PutLater(key, value []byte) bool
-}
-
-// NewStoreBackend returns a Backend over bucket Bucket of s: synchronous
-// transactions for administrative writes, the batched writer for last-used
-// times.
-func NewStoreBackend(s *store.Store) Backend { return storeBackend{s} }
-
-type storeBackend struct{ s *store.Store }
-
-// Load implements Backend.
-func (b storeBackend) Load(fn func(key, value []byte) error) error {
-	return b.s.View(func(tx *bbolt.Tx) error {
-		bk := tx.Bucket([]byte(Bucket))
-		if bk == nil {
-			return nil
-		}
-		return bk.ForEach(fn)
-	})
-}
-
-// Put implements Backend.
-func (b storeBackend) Put(key, value []byte) error {
-	return b.s.Update(func(tx *bbolt.Tx) error {
-		bk, err := tx.CreateBucketIfNotExists([]byte(Bucket))
-		if err != nil {
-			return err
-		}
-		return bk.Put(key, value)
-	})
-}
-
-// Delete implements Backend.
-func (b storeBackend) Delete(keys ...[]byte) error {
-	return b.s.Update(func(tx *bbolt.Tx) error {
-		bk := tx.Bucket([]byte(Bucket))
-		if bk == nil {
-			return nil
-		}
-		var errs []error
-		for _, k := range keys {
-			errs = append(errs, bk.Delete(k))
-		}
-		return errors.Join(errs...)
-	})
-}
-
-// PutLater implements Backend.
-func (b storeBackend) PutLater(key, value []byte) bool {
-	return b.s.Enqueue(store.Write{Bucket: Bucket, Key: key, Value: value})
 }
 
 // splitEntry tells a stored entry's kind and key id apart.

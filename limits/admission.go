@@ -133,6 +133,14 @@ type Rejection struct {
 	Reason string
 }
 
+// invalidPath is the refusal of a user path that is not acceptable. It
+// cannot happen for requests that went through authentication, which
+// refuses such paths with 400 first; the engine still refuses rather than
+// charge the request to another subject.
+func invalidPath(err error) *Rejection {
+	return &Rejection{RetryAfter: time.Second, Reason: "rate limits: " + err.Error()}
+}
+
 // Error returns Reason, so a Rejection can travel as an error.
 func (r *Rejection) Error() string { return r.Reason }
 
@@ -294,19 +302,22 @@ func unlockAll(ms []match) {
 }
 
 // AdmitUserPath checks and charges the user-path rules covering userPath
-// (a normalized path, see NormalizeUserPath): rules on the path and its
-// ancestors, and the child partition of templates on proper ancestors. On
-// success the caller must call Done on the Admission when the request ends;
-// on rejection nothing was consumed. The allowed path does not allocate once
-// the child partitions exist.
+// (normalized by userpath.Normalize; callers pass the path the request was
+// authenticated with): rules on the path and its ancestors, and the child
+// partition of templates on proper ancestors. On success the caller must
+// call Done on the Admission when the request ends; on rejection nothing
+// was consumed. A path with an empty or dot segment that
+// userpath.Normalize refuses is rejected, never charged to another
+// subject. The allowed path does not allocate once the
+// child partitions exist.
 func (e *Engine) AdmitUserPath(userPath string) (Admission, *Rejection) {
 	set := e.set.Load()
 	if len(set.paths) == 0 {
 		return Admission{}, nil
 	}
-	path := trimUserPath(userPath)
-	if path[0] != '/' || !isCleanPath(path) {
-		path = NormalizeUserPath(path)
+	path, err := matchPath(userPath)
+	if err != nil {
+		return Admission{}, invalidPath(err)
 	}
 	for {
 		var buf [matchBuf]match
@@ -376,13 +387,17 @@ func (e *Engine) TargetAvailable(provider, model string) (retryAfter time.Durati
 // AdmitBatch checks and charges the user-path rules of userPath for a batch
 // submission: it counts as one request, takes no concurrency slot
 // (concurrent rules do not apply) and needs no Done; provider and model
-// rules do not apply to batches.
+// rules do not apply to batches. Like AdmitUserPath it rejects a path that
+// userpath.Normalize refuses.
 func (e *Engine) AdmitBatch(userPath string) (Headers, *Rejection) {
 	set := e.set.Load()
 	if len(set.paths) == 0 {
 		return Headers{}, nil
 	}
-	path := NormalizeUserPath(userPath)
+	path, err := matchPath(userPath)
+	if err != nil {
+		return Headers{}, invalidPath(err)
+	}
 	for {
 		var buf [matchBuf]match
 		ms := set.matchPath(buf[:0], path)

@@ -1,7 +1,8 @@
 // Package limits is modelgate's rate-limit engine: sliding request and token
 // windows and in-flight concurrency gauges for user-path, provider and model
 // rules, with per-child templates, admin operations (upsert, delete, reset)
-// and snapshots of the counters to the embedded store.
+// and snapshots of the counters through the storage interfaces of
+// storage.go (RuleStore, CounterStore), which the app wires to a store.
 //
 // Admission is in memory and lock-light: the rule set is an immutable
 // snapshot swapped atomically by admin operations, and each counter has its
@@ -18,6 +19,6 @@
 // used + 1 ≤ cap. Token windows use the same estimate; tokens are charged when
 // the request completes ([Admission.Done]), so a request may overshoot.
 //
-// The package does not import Caddy; the rate-limit handler, the admin API
-// and the app wiring use [Engine].
+// The package imports neither Caddy nor a storage engine; the rate-limit
+// handler, the admin API and the app wiring use [Engine].
 package limits

@@ -6,18 +6,19 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/modelgate/modelgate/store"
 	"go.uber.org/zap"
 )
 
 // Options configure New.
 type Options struct {
-	// Store persists manual rules and counter snapshots. nil keeps
-	// everything in memory.
-	Store *store.Store
-	// FlushInterval is the period of counter snapshots to Store; 0 skips
-	// the periodic write (counters are still loaded by New and written by
-	// Close).
+	// Rules persists the manual rules; nil keeps them in memory only.
+	Rules RuleStore
+	// Counters persists snapshots of the window counters; nil keeps them
+	// in memory only.
+	Counters CounterStore
+	// FlushInterval is the period of counter snapshots to Counters; 0
+	// skips the periodic write (counters are still loaded by New and
+	// written by Close).
 	FlushInterval time.Duration
 	// Now is the clock; nil means time.Now. Tests inject a fake one.
 	Now func() time.Time
@@ -40,10 +41,11 @@ const idleGauge = time.Minute
 
 // Engine is the rate limiter: the live rules, their counters and the
 // persistence of both. It is safe for concurrent use. One Engine should
-// live as long as the store it persists to (share it across config reloads
-// and call SetConfigRules at each load).
+// live as long as the stores it persists to (share it across config
+// reloads and call SetConfigRules at each load).
 type Engine struct {
-	st             *store.Store
+	rules          RuleStore
+	counters       CounterStore
 	log            *zap.Logger
 	clock          func() time.Time
 	flushInterval  time.Duration
@@ -59,7 +61,7 @@ type Engine struct {
 	manual  map[Key]Rule
 	config  map[Key]Rule
 	groups  map[Key]*group
-	pending map[string]*pendingGroup // loaded counters not yet claimed
+	pending map[Key]*pendingGroup // loaded counters not yet claimed
 	// configured is set by the first SetConfigRules; loaded counters still
 	// unclaimed then belong to rules that no longer exist.
 	configured bool
@@ -76,19 +78,20 @@ type Engine struct {
 }
 
 // New creates an Engine, loading manual rules and counter snapshots from
-// opts.Store, and starts the background snapshot and eviction goroutine.
+// opts.Rules and opts.Counters, and starts the background snapshot and eviction goroutine.
 // Loaded counters of config rules are attached when SetConfigRules
 // installs those rules.
 func New(opts Options) (*Engine, error) {
 	e := &Engine{
-		st:            opts.Store,
+		rules:         opts.Rules,
+		counters:      opts.Counters,
 		log:           opts.Logger,
 		clock:         opts.Now,
 		flushInterval: opts.FlushInterval,
 		manual:        map[Key]Rule{},
 		config:        map[Key]Rule{},
 		groups:        map[Key]*group{},
-		pending:       map[string]*pendingGroup{},
+		pending:       map[Key]*pendingGroup{},
 		stop:          make(chan struct{}),
 		done:          make(chan struct{}),
 	}
@@ -101,10 +104,8 @@ func New(opts Options) (*Engine, error) {
 	e.tokensEnforced.Store(opts.TokensEnforced)
 	e.entitled.Store(opts.QuotaTemplates)
 	e.set.Store(emptySet)
-	if e.st != nil {
-		if err := e.load(); err != nil {
-			return nil, err
-		}
+	if err := e.load(); err != nil {
+		return nil, err
 	}
 	e.mu.Lock()
 	e.forget(e.rebuild())
@@ -177,8 +178,8 @@ func (e *Engine) SetConfigRules(rules []Rule) error {
 	if !e.configured {
 		// Loaded counters nobody claimed belong to rules that are gone.
 		e.configured = true
-		for ks := range e.pending {
-			dropped.keyStrs = append(dropped.keyStrs, ks)
+		for k := range e.pending {
+			dropped.keys = append(dropped.keys, k)
 		}
 		clear(e.pending)
 	}
@@ -276,7 +277,7 @@ func (e *Engine) ResetOne(k Key) error {
 		return fmt.Errorf("%w: %s", ErrRuleNotFound, k)
 	}
 	gen := e.newGen()
-	err := e.markReset([]string{g.keyStr}, gen)
+	err := e.markReset([]Key{g.key}, gen)
 	g.clear(gen)
 	return err
 }
@@ -300,8 +301,8 @@ func (e *Engine) ResetAll() {
 // replacement under the same key (per_child switched) is newer than the
 // marker and its snapshots stay valid.
 type dropSet struct {
-	keyStrs []string
-	gen     uint64
+	keys []Key
+	gen  uint64
 }
 
 // rebuild installs a rule snapshot for the current manual and config rules
@@ -319,7 +320,7 @@ func (e *Engine) rebuild() (dropped dropSet) {
 	for k, g := range e.groups {
 		if r, ok := eff[k]; !ok || r.PerChild != g.perChild {
 			delete(e.groups, k)
-			dropped.keyStrs = append(dropped.keyStrs, g.keyStr)
+			dropped.keys = append(dropped.keys, g.key)
 		}
 	}
 	states := make([]*ruleState, 0, len(eff))
@@ -338,15 +339,15 @@ func (e *Engine) rebuild() (dropped dropSet) {
 // newGroup creates the counters of a rule key, attaching loaded counters
 // if any. Caller holds mu.
 func (e *Engine) newGroup(k Key, perChild bool) *group {
-	g := &group{key: k, keyStr: storageKey(k), period: k.Duration(), perChild: perChild}
+	g := &group{key: k, period: k.Duration(), perChild: perChild}
 	gen := e.newGen()
 	if perChild {
 		g.tmpl = newTemplate(gen)
 	} else {
 		g.agg = newCounter(g.period, "", gen)
 	}
-	if p := e.pending[g.keyStr]; p != nil {
-		delete(e.pending, g.keyStr)
+	if p := e.pending[k]; p != nil {
+		delete(e.pending, k)
 		p.attach(g)
 	}
 	return g
@@ -354,10 +355,10 @@ func (e *Engine) newGroup(k Key, perChild bool) *group {
 
 // forget persists that dropped groups' counters are gone. Caller holds mu.
 func (e *Engine) forget(d dropSet) {
-	if len(d.keyStrs) == 0 {
+	if len(d.keys) == 0 {
 		return
 	}
-	if err := e.markReset(d.keyStrs, d.gen); err != nil {
+	if err := e.markReset(d.keys, d.gen); err != nil {
 		e.log.Warn("rate limits: could not clear persisted counters of removed rules", zap.Error(err))
 	}
 }
@@ -367,7 +368,7 @@ func (e *Engine) forget(d dropSet) {
 func (e *Engine) loop() {
 	defer close(e.done)
 	interval := e.flushInterval
-	if interval <= 0 || e.st == nil {
+	if interval <= 0 || e.counters == nil {
 		interval = evictEvery
 	}
 	t := time.NewTicker(interval)
@@ -377,7 +378,7 @@ func (e *Engine) loop() {
 		case <-e.stop:
 			return
 		case <-t.C:
-			if e.st != nil && e.flushInterval > 0 {
+			if e.counters != nil && e.flushInterval > 0 {
 				e.flush(false)
 			}
 			e.flushMu.Lock()
@@ -402,8 +403,8 @@ func (e *Engine) evict() {
 			continue
 		}
 		for _, child := range rs.g.tmpl.evict(now, idleGauge) {
-			if e.st != nil && rs.g.period > 0 {
-				e.st.Enqueue(store.Write{Bucket: BucketCounters, Key: []byte(counterKey(rs.g.keyStr, child))})
+			if e.counters != nil && rs.g.period > 0 {
+				e.counters.QueueDelete(CounterID{Rule: rs.g.key, Child: child})
 			}
 		}
 	}
@@ -412,12 +413,12 @@ func (e *Engine) evict() {
 // Close stops the background goroutine and writes a final snapshot of the
 // counters (waiting until the store has committed it). It is idempotent.
 // The Engine keeps admitting in memory afterwards but persists nothing more
-// periodically; the Store is not closed.
+// periodically; the stores are not closed.
 func (e *Engine) Close() error {
 	e.closeOnce.Do(func() {
 		close(e.stop)
 		<-e.done
-		if e.st != nil {
+		if e.counters != nil {
 			e.closeErr = e.flush(true)
 		}
 	})

@@ -5,7 +5,19 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/modelgate/modelgate/userpath"
 )
+
+// SeededRule is a rule seeded by configuration, with the setting that
+// defines it for messages: a variable name such as SET_RATE_LIMIT_TEAM, or
+// a list entry such as "rate_limits.user_paths[2] (/team)".
+type SeededRule struct {
+	// Rule is the rule, with source config.
+	Rule Rule
+	// Origin names the setting that defines Rule.
+	Origin string
+}
 
 // Environment variable prefixes that seed rules.
 const (
@@ -27,16 +39,13 @@ const (
 // The value is the compact form "rpm=60,tpm=10000,concurrent=5" (rpm/tpm
 // per minute, rph/tph per hour, rpd/tpd per day, concurrent in flight;
 // separated by commas or spaces; caps of one period make one rule), or a
-// JSON array of rule objects with the fields period, period_seconds,
-// max_requests, max_tokens and per_child. Rules are returned sorted by
-// variable name, with source "config", validated except for the
-// entitlement (SetConfigRules checks it). Errors name the variable.
-func RulesFromEnv(environ []string) ([]Rule, error) {
-	type seeded struct {
-		name string
-		rule Rule
-	}
-	var out []seeded
+// JSON array of RuleSpec objects that name no subject (period,
+// period_seconds, max_requests, max_tokens, per_child and the compact
+// caps). Rules are returned sorted by variable name, with source
+// "config", validated except for the entitlement (SetConfigRules checks
+// it). Errors name the variable.
+func RulesFromEnv(environ []string) ([]SeededRule, error) {
+	var out []SeededRule
 	names := map[Key]string{}
 	vars := slices.Clone(environ)
 	slices.Sort(vars)
@@ -65,41 +74,48 @@ func RulesFromEnv(environ []string) ([]Rule, error) {
 		default:
 			continue
 		}
-		rules, err := parseLimitValue(value)
+		specs, err := parseLimitValue(value)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		for i, r := range rules {
-			r.Scope, r.Subject, r.Source = scope, subject, SourceConfig
-			r = r.normalized()
-			if err := r.Validate(true); err != nil {
-				if len(rules) > 1 {
+		for i, spec := range specs {
+			rules, err := spec.envRules(scope, subject)
+			if err != nil {
+				if len(specs) > 1 {
 					return nil, fmt.Errorf("%s: rule %d: %w", name, i, err)
 				}
 				return nil, fmt.Errorf("%s: %w", name, err)
 			}
-			k := r.Key()
-			if other, dup := names[k]; dup {
-				return nil, fmt.Errorf("%s: %w: %s is also set by %s", name, ErrInvalidRule, k, other)
+			for _, r := range rules {
+				k := r.Key()
+				if other, dup := names[k]; dup {
+					return nil, fmt.Errorf("%s: %w: %s is also set by %s", name, ErrInvalidRule, k, other)
+				}
+				names[k] = name
+				out = append(out, SeededRule{Rule: r, Origin: name})
 			}
-			names[k] = name
-			out = append(out, seeded{name, r})
 		}
 	}
-	rules := make([]Rule, len(out))
-	for i, s := range out {
-		rules[i] = s.rule
+	return out, nil
+}
+
+// envRules expands an entry of a variable's value for the scope and
+// subject the variable's name gives; the entry itself may name none.
+func (s RuleSpec) envRules(scope Scope, subject string) ([]Rule, error) {
+	if s.SubjectName() != "" {
+		return nil, errors.New("subject: the variable name sets the subject; leave subject, user_path, provider and model out")
 	}
-	return rules, nil
+	return s.expand(scope, subject)
 }
 
 // EnvSuffixToUserPath maps the suffix of a SET_RATE_LIMIT_ (or
 // SET_BUDGET_) variable to a user path: "" is "/", "__" separates
 // segments, a single "_" stays inside a segment, and everything is
-// lower-cased: "TEAM__ALPHA_ONE" is "/team/alpha_one".
+// lower-cased: "TEAM__ALPHA_ONE" is "/team/alpha_one". The result must
+// be a valid user path (userpath.Normalize).
 func EnvSuffixToUserPath(suffix string) (string, error) {
 	if suffix == "" {
-		return "/", nil
+		return userpath.Root, nil
 	}
 	segs := strings.Split(suffix, "__")
 	var b strings.Builder
@@ -110,21 +126,5 @@ func EnvSuffixToUserPath(suffix string) (string, error) {
 		b.WriteByte('/')
 		b.WriteString(strings.ToLower(s))
 	}
-	return b.String(), nil
-}
-
-// MergeRules returns high plus the rules of low whose keys high does not
-// define: use it to give environment rules precedence over YAML rules.
-func MergeRules(high, low []Rule) []Rule {
-	seen := make(map[Key]bool, len(high))
-	out := slices.Clone(high)
-	for _, r := range high {
-		seen[r.Key()] = true
-	}
-	for _, r := range low {
-		if !seen[r.Key()] {
-			out = append(out, r)
-		}
-	}
-	return out
+	return userpath.Normalize(b.String())
 }

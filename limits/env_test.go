@@ -7,7 +7,7 @@ import (
 )
 
 func TestRulesFromEnv(t *testing.T) {
-	rules, err := RulesFromEnv([]string{
+	seeded, err := RulesFromEnv([]string{
 		"PATH=/usr/bin",
 		"SET_RATE_LIMIT_=rpm=600",
 		"SET_RATE_LIMIT_TEAM__ALPHA=rpm=60,tpm=10000, concurrent=5 rph=1000",
@@ -31,8 +31,15 @@ func TestRulesFromEnv(t *testing.T) {
 		{Scope: ScopeUserPath, Subject: "/team/alpha", Period: PeriodHour, MaxRequests: 1000, Source: SourceConfig},
 		{Scope: ScopeUserPath, Subject: "/team/alpha", Period: PeriodConcurrent, MaxRequests: 5, Source: SourceConfig},
 	}
+	var rules []Rule
+	for _, s := range seeded {
+		rules = append(rules, s.Rule)
+	}
 	if !reflect.DeepEqual(rules, want) {
 		t.Fatalf("rules\n got %+v\nwant %+v", rules, want)
+	}
+	if seeded[0].Origin != "SET_PROVIDER_RATE_LIMIT_AZURE_EU" || seeded[7].Origin != "SET_RATE_LIMIT_TEAM__ALPHA" {
+		t.Fatalf("origins %+v", seeded)
 	}
 }
 
@@ -60,6 +67,8 @@ func TestRulesFromEnvErrors(t *testing.T) {
 		{`SET_RATE_LIMIT_TEAM=[{"period":"minute","max_requests":1},{"period":"minute","max_tokens":1}]`, "SET_RATE_LIMIT_TEAM", "also set by SET_RATE_LIMIT_TEAM"},
 		{`SET_PROVIDER_RATE_LIMIT_OPENAI=[{"period":"minute","max_requests":1,"per_child":true}]`, "SET_PROVIDER_RATE_LIMIT_OPENAI", "per_child:"},
 		{`SET_RATE_LIMIT_TEAM=[{"period_seconds":"30","max_requests":1}]`, "SET_RATE_LIMIT_TEAM", "JSON"},
+		{`SET_RATE_LIMIT_TEAM=[{"user_path":"/x","rpm":1}]`, "SET_RATE_LIMIT_TEAM", "subject: the variable name sets the subject"},
+		{"SET_RATE_LIMIT_TEAM__..=rpm=1", "SET_RATE_LIMIT_TEAM__..", "segment"},
 	}
 	for _, c := range cases {
 		_, err := RulesFromEnv([]string{"OTHER=1", c.env})
@@ -84,14 +93,5 @@ func TestEnvSuffixToUserPath(t *testing.T) {
 		if err != nil || got != want {
 			t.Errorf("EnvSuffixToUserPath(%q) = %q, %v; want %q", in, got, err, want)
 		}
-	}
-}
-
-func TestMergeRules(t *testing.T) {
-	env := []Rule{up("/team", PeriodMinute, 1)}
-	yaml := []Rule{up("/team/", PeriodMinute, 99), up("/team", PeriodHour, 5)}
-	got := MergeRules(env, yaml)
-	if len(got) != 2 || got[0].MaxRequests != 1 || got[1].Period != PeriodHour {
-		t.Fatalf("MergeRules = %+v", got)
 	}
 }

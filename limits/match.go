@@ -11,7 +11,6 @@ import (
 // only the caps of a rule keeps its counters.
 type group struct {
 	key      Key
-	keyStr   string        // storage identity, see persist.go
 	period   time.Duration // window length; 0 for concurrent rules
 	perChild bool
 	agg      *counter  // the rule's counter; nil for templates

@@ -4,54 +4,24 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/modelgate/modelgate/userpath"
 )
 
-// NormalizeUserPath cleans a user path the way rule subjects are stored:
-// surrounding space trimmed, a leading "/" added, repeated slashes collapsed
-// and trailing slashes removed; the empty path is "/". Case is kept: user
-// paths are case-sensitive (environment seeding lower-cases its suffix).
-// Callers of AdmitUserPath and StatusFor should pass normalized paths.
-func NormalizeUserPath(p string) string {
-	p = strings.TrimSpace(p)
-	if isCleanPath(p) {
-		return p
+// matchPath returns userPath in the form rules are matched on, or the
+// reason userpath.Normalize refuses it. Paths reaching admission were
+// normalized by authentication already; a cheap structural check (leading
+// slash, no trailing slash, no empty segment, no segment starting with a
+// dot) confirms that without rescanning every byte, and every other path
+// goes through userpath.Normalize. Only the structure decides which rules
+// and which template child a path matches.
+func matchPath(userPath string) (string, error) {
+	if n := len(userPath); n >= 2 && userPath[0] == '/' && userPath[n-1] != '/' &&
+		!strings.Contains(userPath, "//") &&
+		(strings.IndexByte(userPath, '.') < 0 || !strings.Contains(userPath, "/.")) {
+		return userPath, nil
 	}
-	var b strings.Builder
-	b.Grow(len(p) + 1)
-	for _, seg := range strings.Split(p, "/") {
-		if seg == "" {
-			continue
-		}
-		b.WriteByte('/')
-		b.WriteString(seg)
-	}
-	if b.Len() == 0 {
-		return "/"
-	}
-	return b.String()
-}
-
-// isCleanPath reports whether p is already normalized.
-func isCleanPath(p string) bool {
-	if p == "/" {
-		return true
-	}
-	if len(p) < 2 || p[0] != '/' || p[len(p)-1] == '/' {
-		return false
-	}
-	return !strings.Contains(p, "//")
-}
-
-// trimUserPath is the allocation-free part of NormalizeUserPath used on the
-// hot path: "" becomes "/" and trailing slashes are dropped.
-func trimUserPath(p string) string {
-	for len(p) > 1 && p[len(p)-1] == '/' {
-		p = p[:len(p)-1]
-	}
-	if p == "" {
-		return "/"
-	}
-	return p
+	return userpath.Normalize(userPath)
 }
 
 // childOf returns the direct child segment of path under parent (a proper

@@ -1,17 +1,10 @@
 package limits
 
-import "testing"
-
-func TestNormalizeUserPath(t *testing.T) {
-	for in, want := range map[string]string{
-		"": "/", "/": "/", " / ": "/", "team": "/team", "/team/": "/team", "//team//app//": "/team/app",
-		"/Team/App": "/Team/App", "/team": "/team",
-	} {
-		if got := NormalizeUserPath(in); got != want {
-			t.Errorf("NormalizeUserPath(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
+import (
+	"errors"
+	"strings"
+	"testing"
+)
 
 func TestPathCovers(t *testing.T) {
 	cases := []struct {
@@ -63,5 +56,50 @@ func TestAppendLower(t *testing.T) {
 	}
 	if got := lowerString("OpenAI/GPT-4o"); got != "openai/gpt-4o" {
 		t.Errorf("lowerString = %q", got)
+	}
+}
+
+// TestUserPathsUseTheOneNormalizer: rule subjects and admitted paths follow
+// userpath.Normalize: a trailing slash and a missing leading one are
+// fixed, an empty segment is refused (never collapsed onto another
+// subject).
+func TestUserPathsUseTheOneNormalizer(t *testing.T) {
+	clk := newClock()
+	tmpl := Rule{Scope: ScopeUserPath, Subject: "customers/", Period: PeriodMinute, MaxRequests: 1, PerChild: true}
+	e := newEngine(t, clk, tmpl)
+	if k := tmpl.Key(); k.Subject != "/customers" {
+		t.Fatalf("subject normalized to %q", k.Subject)
+	}
+	for _, bad := range []string{"/team//app", "/team/../x", "/a b"} {
+		err := e.Upsert(up(bad, PeriodMinute, 1), nil)
+		if !errors.Is(err, ErrInvalidRule) || !strings.Contains(err.Error(), "subject:") {
+			t.Errorf("Upsert(%q) = %v, want an invalid subject", bad, err)
+		}
+	}
+	// "/customers//app" would collapse onto the child "app": refused.
+	if _, rej := e.AdmitUserPath("/customers//app"); rej == nil || !strings.Contains(rej.Reason, "empty segment") {
+		t.Fatalf("AdmitUserPath with an empty segment: %+v", rej)
+	}
+	if _, rej := e.AdmitUserPath("/customers/../app"); rej == nil || !strings.Contains(rej.Reason, `".."`) {
+		t.Fatalf("AdmitUserPath with a dot segment: %+v", rej)
+	}
+	for p, want := range map[string]string{"/a/.hidden": "/a/.hidden", "/a.b/c": "/a.b/c", "a/": "/a", "/a/b": "/a/b"} {
+		if got, err := matchPath(p); err != nil || got != want {
+			t.Errorf("matchPath(%q) = %q, %v; want %q", p, got, err, want)
+		}
+	}
+	if _, rej := e.AdmitBatch("/customers//app"); rej == nil {
+		t.Fatal("AdmitBatch with an empty segment admitted")
+	}
+	if st := e.StatusFor("/customers//app"); st != nil {
+		t.Fatalf("StatusFor with an empty segment: %+v", st)
+	}
+	if st := e.StatusFor("/customers/app"); len(st) != 1 || st[0].Usage.RequestsUsed != 0 {
+		t.Fatalf("refused requests were charged: %+v", st)
+	}
+	// A missing leading and a trailing slash are normalized, not refused.
+	admitN(t, e, "customers/alice/", 1)
+	if allowed(e, "/customers/alice") {
+		t.Fatal("customers/alice/ was not charged to /customers/alice")
 	}
 }

@@ -1,60 +1,42 @@
 package limits
 
 import (
-	"context"
-	"encoding/binary"
-	"path/filepath"
+	"errors"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/modelgate/modelgate/store"
-	"go.etcd.io/bbolt"
 )
 
-func openStore(t testing.TB, path string) *store.Store {
-	t.Helper()
-	st, err := store.Open(store.Options{Path: path, NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st
-}
-
-// restart closes e and its store and returns a new engine on the same file.
-func restart(t testing.TB, e *Engine, st *store.Store, path string, clk *fakeClock, config ...Rule) (*Engine, *store.Store) {
+// restart closes e and returns a new engine on the same store, with
+// config installed as its config rules.
+func restart(t testing.TB, e *Engine, ms *memStore, clk *fakeClock, config ...Rule) *Engine {
 	t.Helper()
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
-	st = openStore(t, path)
-	e2, err := New(Options{Store: st, Now: clk.Now, TokensEnforced: true, QuotaTemplates: true})
+	e2, err := New(Options{Rules: ms, Counters: ms, Now: clk.Now, TokensEnforced: true, QuotaTemplates: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := e2.SetConfigRules(config); err != nil {
 		t.Fatal(err)
 	}
-	return e2, st
+	return e2
 }
 
-func newPersistentEngine(t testing.TB, clk *fakeClock, flush time.Duration) (*Engine, *store.Store, string) {
+func newPersistentEngine(t testing.TB, clk *fakeClock, flush time.Duration) (*Engine, *memStore) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "mg.db")
-	st := openStore(t, path)
-	e, err := New(Options{Store: st, Now: clk.Now, FlushInterval: flush, TokensEnforced: true, QuotaTemplates: true})
+	ms := newMemStore()
+	e, err := New(Options{Rules: ms, Counters: ms, Now: clk.Now, FlushInterval: flush, TokensEnforced: true, QuotaTemplates: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return e, st, path
+	return e, ms
 }
 
 func TestPersistAcrossRestart(t *testing.T) {
 	clk := newClock()
-	e, st, path := newPersistentEngine(t, clk, 0)
+	e, ms := newPersistentEngine(t, clk, 0)
 	hourly := Rule{Scope: ScopeUserPath, Subject: "/team", Period: PeriodHour, MaxRequests: 10, MaxTokens: 1000}
 	tmpl := Rule{Scope: ScopeUserPath, Subject: "/customers", Period: PeriodHour, MaxRequests: 3, PerChild: true}
 	cfg := Rule{Scope: ScopeProvider, Subject: "openai", Period: PeriodDay, MaxRequests: 100}
@@ -80,11 +62,10 @@ func TestPersistAcrossRestart(t *testing.T) {
 	}
 
 	clk.Add(20 * time.Minute)
-	e2, st2 := func() (*Engine, *store.Store) {
+	e2 := func() *Engine {
 		defer held.Done(0)
-		return restart(t, e, st, path, clk, cfg)
+		return restart(t, e, ms, clk, cfg)
 	}()
-	defer st2.Close()
 	defer e2.Close()
 
 	if len(e2.Rules()) != 4 {
@@ -114,8 +95,7 @@ func TestPersistAcrossRestart(t *testing.T) {
 	// Sliding estimate across restart: two hours later the previous window
 	// is gone entirely.
 	clk.Add(2 * time.Hour)
-	e3, st3 := restart(t, e2, st2, path, clk, cfg)
-	defer st3.Close()
+	e3 := restart(t, e2, ms, clk, cfg)
 	defer e3.Close()
 	if u := statusOf(t, e3, hourly.Key()).Usage; u.RequestsUsed != 0 {
 		t.Fatalf("expired window restored: %+v", u)
@@ -124,7 +104,7 @@ func TestPersistAcrossRestart(t *testing.T) {
 
 func TestPersistResetsSurviveRestart(t *testing.T) {
 	clk := newClock()
-	e, st, path := newPersistentEngine(t, clk, time.Hour)
+	e, ms := newPersistentEngine(t, clk, time.Hour)
 	a := up("/a", PeriodHour, 10)
 	b := up("/b", PeriodHour, 10)
 	c := up("/c", PeriodHour, 10)
@@ -152,7 +132,7 @@ func TestPersistResetsSurviveRestart(t *testing.T) {
 	}
 	admitN(t, e, "/t/x", 1)
 
-	e, st = restart(t, e, st, path, clk)
+	e = restart(t, e, ms, clk)
 	if u := statusOf(t, e, a.Key()).Usage.RequestsUsed; u != 0 {
 		t.Fatalf("reset-one undone by restart: %d", u)
 	}
@@ -182,8 +162,7 @@ func TestPersistResetsSurviveRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.ResetAll()
-	e, st = restart(t, e, st, path, clk)
-	defer st.Close()
+	e = restart(t, e, ms, clk)
 	defer e.Close()
 	for _, s := range e.Rules() {
 		if s.Usage.RequestsUsed != 0 {
@@ -199,7 +178,7 @@ func TestPersistResetsSurviveRestart(t *testing.T) {
 
 func TestPersistDropsUnclaimedConfigCounters(t *testing.T) {
 	clk := newClock()
-	e, st, path := newPersistentEngine(t, clk, 0)
+	e, ms := newPersistentEngine(t, clk, 0)
 	cfg := up("/cfg", PeriodHour, 10)
 	if err := e.SetConfigRules([]Rule{cfg}); err != nil {
 		t.Fatal(err)
@@ -207,12 +186,11 @@ func TestPersistDropsUnclaimedConfigCounters(t *testing.T) {
 	admitN(t, e, "/cfg", 4)
 	// Restart with a config lacking the rule, then restart with it again:
 	// the counters of the removed rule are gone.
-	e, st = restart(t, e, st, path, clk)
+	e = restart(t, e, ms, clk)
 	if len(e.Rules()) != 0 {
 		t.Fatalf("config rule persisted: %+v", e.Rules())
 	}
-	e, st = restart(t, e, st, path, clk, cfg)
-	defer st.Close()
+	e = restart(t, e, ms, clk, cfg)
 	defer e.Close()
 	if u := statusOf(t, e, cfg.Key()).Usage.RequestsUsed; u != 0 {
 		t.Fatalf("removed config rule's counters came back: %d", u)
@@ -221,31 +199,21 @@ func TestPersistDropsUnclaimedConfigCounters(t *testing.T) {
 
 func TestPeriodicFlush(t *testing.T) {
 	clk := newClock()
-	e, st, _ := newPersistentEngine(t, clk, 5*time.Millisecond)
-	defer st.Close()
+	e, ms := newPersistentEngine(t, clk, 5*time.Millisecond)
 	defer e.Close()
 	r := up("/team", PeriodHour, 10)
 	if err := e.Upsert(r, nil); err != nil {
 		t.Fatal(err)
 	}
 	admitN(t, e, "/team", 3)
-	key := []byte(counterKey(storageKey(r.Key()), ""))
+	id := CounterID{Rule: r.Key()}
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		if err := st.Flush(context.Background()); err != nil {
+		if err := ms.Flush(t.Context()); err != nil {
 			t.Fatal(err)
 		}
-		var got snap
-		var ok bool
-		if err := st.View(func(tx *bbolt.Tx) error {
-			if b := tx.Bucket([]byte(BucketCounters)); b != nil {
-				got, ok = decodeSnap(b.Get(key))
-			}
-			return nil
-		}); err != nil {
-			t.Fatal(err)
-		}
-		if ok && got.curReq == 3 {
+		got, ok := ms.record(id)
+		if ok && got.Requests == 3 {
 			return
 		}
 		if time.Now().After(deadline) {
@@ -257,16 +225,15 @@ func TestPeriodicFlush(t *testing.T) {
 
 // TestFlushResetRace runs snapshots concurrently with resets and checks
 // that a reset is never undone by a snapshot taken before it but committed
-// after it. The store commits queued snapshots up to 100ms later, while the
+// after it. The store commits queued snapshots only when flushed, while the
 // reset's marker is committed at once, so the stale record regularly lands
 // last; only the generation check keeps it out.
 func TestFlushResetRace(t *testing.T) {
 	clk := newClock()
-	path := filepath.Join(t.TempDir(), "race.db")
-	st := openStore(t, path)
+	ms := newMemStore()
 	r := up("/team", PeriodHour, 1<<40)
 	tmpl := Rule{Scope: ScopeUserPath, Subject: "/c", Period: PeriodHour, MaxRequests: 1 << 40, PerChild: true}
-	e, err := New(Options{Store: st, Now: clk.Now, QuotaTemplates: true})
+	e, err := New(Options{Rules: ms, Counters: ms, Now: clk.Now, QuotaTemplates: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,7 +295,7 @@ func TestFlushResetRace(t *testing.T) {
 		} else {
 			e.ResetAll()
 		}
-		e, st = restart(t, e, st, path, clk)
+		e = restart(t, e, ms, clk)
 		if u := statusOf(t, e, r.Key()).Usage.RequestsUsed; u != 0 {
 			t.Fatalf("iteration %d: reset undone after restart: %d requests", it, u)
 		}
@@ -339,39 +306,78 @@ func TestFlushResetRace(t *testing.T) {
 		}
 	}
 	e.Close()
-	st.Close()
 }
 
-func TestLoadIgnoresGarbage(t *testing.T) {
+// TestLoadDropsVoidAndInvalid: at load, unreadable and invalid stored
+// rules are skipped, snapshots older than their rule's marker or the
+// floor, or from windows long gone, are deleted, and generations resume
+// above everything stored.
+func TestLoadDropsVoidAndInvalid(t *testing.T) {
 	clk := newClock()
-	path := filepath.Join(t.TempDir(), "g.db")
-	st := openStore(t, path)
+	ms := newMemStore()
 	r := up("/team", PeriodHour, 10)
-	ks := storageKey(r.Key())
-	err := st.Update(func(tx *bbolt.Tx) error {
-		rb, _ := tx.CreateBucketIfNotExists([]byte(BucketRules))
-		rb.Put([]byte(ks), []byte(`{"scope":"user_path","subject":"/team","period":"hour","max_requests":10}`))
-		rb.Put([]byte("junk"), []byte(`{not json`))
-		rb.Put([]byte("invalid"), []byte(`{"scope":"user_path","subject":"/x","period":"week","max_requests":1}`))
-		cb, _ := tx.CreateBucketIfNotExists([]byte(BucketCounters))
-		cb.Put([]byte("c\x00bad"), []byte("x"))
-		cb.Put([]byte(counterKey(ks, "")), []byte{9, 9})
-		cb.Put([]byte(markerPrefix+ks), binary.BigEndian.AppendUint64(nil, 5))
-		return nil
-	})
+	other := up("/other", PeriodHour, 10)
+	ms.rules[r.Key()] = r
+	ms.rules[other.Key()] = other
+	ms.rules[Key{Scope: ScopeUserPath, Subject: "/x", Period: "week"}] = Rule{Scope: ScopeUserPath, Subject: "/x", Period: "week", MaxRequests: 1}
+	ms.skipped = []error{errors.New(`record "junk": not JSON`)}
+	nowIdx := t0.UnixNano() / int64(time.Hour)
+	ms.markers[r.Key()] = 5
+	ms.floor = 3
+	void := CounterID{Rule: r.Key()}
+	ms.records[void] = Snapshot{Gen: 4, Window: nowIdx, Requests: 7} // below the marker
+	belowFloor := CounterID{Rule: other.Key()}
+	ms.records[belowFloor] = Snapshot{Gen: 2, Window: nowIdx, Requests: 7}
+	expired := CounterID{Rule: other.Key(), Child: "gone"}
+	ms.records[expired] = Snapshot{Gen: 9, Window: nowIdx - 2, Requests: 7}
+	gauge := CounterID{Rule: Key{Scope: ScopeUserPath, Subject: "/team", Period: PeriodConcurrent}}
+	ms.records[gauge] = Snapshot{Gen: 6, Window: nowIdx, Requests: 1}
+	e, err := New(Options{Rules: ms, Counters: ms, Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := New(Options{Store: st, Now: clk.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
 	defer e.Close()
-	if rs := e.Rules(); len(rs) != 1 || rs[0].Usage.RequestsUsed != 0 {
+	if err := e.SetConfigRules(nil); err != nil {
+		t.Fatal(err)
+	}
+	rs := e.Rules()
+	if len(rs) != 2 {
 		t.Fatalf("rules %+v", rs)
 	}
-	if g := e.gen.Load(); g <= 5 {
-		t.Fatalf("generation %d did not resume above the stored marker", g)
+	for _, st := range rs {
+		if st.Usage.RequestsUsed != 0 {
+			t.Fatalf("void snapshot restored: %+v", st)
+		}
+	}
+	for _, id := range []CounterID{void, belowFloor, expired, gauge} {
+		if _, ok := ms.record(id); ok {
+			t.Errorf("stale record %+v not deleted", id)
+		}
+	}
+	if g := e.gen.Load(); g <= 9 {
+		t.Fatalf("generation %d did not resume above the stored ones", g)
+	}
+}
+
+// TestFullQueueKeepsCountersDirty: a snapshot the store cannot take now
+// is retried by the next flush instead of being lost.
+func TestFullQueueKeepsCountersDirty(t *testing.T) {
+	clk := newClock()
+	e, ms := newPersistentEngine(t, clk, 0)
+	r := up("/team", PeriodHour, 10)
+	if err := e.Upsert(r, nil); err != nil {
+		t.Fatal(err)
+	}
+	admitN(t, e, "/team", 2)
+	ms.full = true
+	if err := e.flush(false); err != nil {
+		t.Fatal(err)
+	}
+	ms.full = false
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if s, ok := ms.record(CounterID{Rule: r.Key()}); !ok || s.Requests != 2 {
+		t.Fatalf("snapshot after a full queue: %+v, %v", s, ok)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/modelgate/modelgate/userpath"
 )
 
 // Scope says what a rule protects.
@@ -40,6 +42,12 @@ const (
 	PeriodCustom Period = ""
 )
 
+// Scopes lists the rule scopes, in the order rules are listed.
+func Scopes() []Scope { return []Scope{ScopeUserPath, ScopeProvider, ScopeModel} }
+
+// NamedPeriods lists the named periods.
+func NamedPeriods() []Period { return []Period{PeriodMinute, PeriodHour, PeriodDay, PeriodConcurrent} }
+
 // MaxPeriodSeconds is the longest custom window: rate limits cover seconds
 // to a day; longer horizons are the budgets' job.
 const MaxPeriodSeconds = 86400
@@ -73,30 +81,35 @@ var (
 	ErrRuleExists = errors.New("a rate-limit rule with that scope, subject and period already exists")
 )
 
-// Rule is one rate-limit rule.
+// Rule is one rate-limit rule. Its JSON form (the field names below) is
+// the one every surface shares: the admin API reads and writes it, stores
+// persist it, and configuration entries (RuleSpec) expand into it.
 type Rule struct {
 	// Scope is user_path, provider or model.
-	Scope Scope
-	// Subject is the protected thing: a normalized user path ("/team"), a
+	Scope Scope `json:"scope"`
+	// Subject is the protected thing: a user path ("/team", normalized by
+	// userpath.Normalize, which refuses "//" and "." segments), a
 	// provider instance name, or a model ("provider/model" or bare
 	// "model"). Provider and model subjects match case-insensitively.
-	Subject string
+	Subject string `json:"subject"`
 	// Period is minute, hour, day, concurrent, or empty for a custom
 	// window of PeriodSeconds.
-	Period Period
-	// PeriodSeconds is the custom window length when Period is empty.
-	PeriodSeconds int
+	Period Period `json:"period,omitempty"`
+	// PeriodSeconds is the custom window length when Period is empty
+	// (1 to MaxPeriodSeconds).
+	PeriodSeconds int `json:"period_seconds,omitempty"`
 	// MaxRequests is the number of requests per window; under the
 	// concurrent period it is the in-flight cap. 0 means no request cap.
-	MaxRequests int64
+	MaxRequests int64 `json:"max_requests,omitempty"`
 	// MaxTokens is the number of tokens per window (not for concurrent).
 	// 0 means no token cap.
-	MaxTokens int64
+	MaxTokens int64 `json:"max_tokens,omitempty"`
 	// PerChild makes a user-path rule a template: every direct child of
 	// Subject gets its own counters, and Subject itself does not match.
-	PerChild bool
-	// Source is "manual" or "config".
-	Source string
+	PerChild bool `json:"per_child,omitempty"`
+	// Source is "manual" (admin API, stored) or "config" (YAML, app
+	// config or environment; read-only, never stored).
+	Source string `json:"source,omitempty"`
 }
 
 // Key identifies a rule: two rules with the same Key are the same rule.
@@ -159,8 +172,10 @@ func (k Key) String() string {
 	return fmt.Sprintf("%s %q %s", k.Scope, k.Subject, k.PeriodLabel())
 }
 
-// normalizeSubject cleans a user path or lower-cases a provider or model
-// name; unknown scopes only lose surrounding space.
+// normalizeSubject normalizes a user path (userpath.Normalize) or
+// lower-cases a provider or model name; unknown scopes, and user paths
+// that userpath.Normalize refuses, only lose surrounding space (Validate
+// reports the latter).
 func normalizeSubject(s Scope, subject string) string {
 	subject = strings.TrimSpace(subject)
 	if subject == "" {
@@ -168,7 +183,10 @@ func normalizeSubject(s Scope, subject string) string {
 	}
 	switch s {
 	case ScopeUserPath:
-		return NormalizeUserPath(subject)
+		if p, err := userpath.Normalize(subject); err == nil {
+			return p
+		}
+		return subject
 	case ScopeProvider, ScopeModel:
 		return lowerString(subject)
 	}
@@ -186,65 +204,98 @@ func (r Rule) normalized() Rule {
 	return r
 }
 
-// Validate checks r. entitled says whether the quota_templates entitlement
-// is active: a per_child rule without it fails with
-// ErrQuotaTemplatesNotEntitled. Every other failure wraps ErrInvalidRule and
-// names the offending field. The subject is validated after normalization,
-// so "/team/" is accepted as "/team".
-func (r Rule) Validate(entitled bool) error {
-	bad := func(field, format string, args ...any) error {
-		return fmt.Errorf("%w: %s: %s", ErrInvalidRule, field, fmt.Sprintf(format, args...))
-	}
-	switch r.Scope {
+// FieldError is a validation failure of one field of a rule. It wraps
+// ErrInvalidRule; its message is "invalid rate-limit rule: <field>:
+// <reason>".
+type FieldError struct {
+	// Field is the rule field at fault, by its JSON name (scope, subject,
+	// period, period_seconds, max_requests, max_tokens, per_child, source).
+	Field string
+	// Reason says what is wrong with it.
+	Reason string
+}
+
+// Error implements error.
+func (e *FieldError) Error() string {
+	return ErrInvalidRule.Error() + ": " + e.Field + ": " + e.Reason
+}
+
+// Unwrap makes errors.Is(err, ErrInvalidRule) true.
+func (e *FieldError) Unwrap() error { return ErrInvalidRule }
+
+// invalid returns a FieldError.
+func invalid(field, format string, args ...any) error {
+	return &FieldError{Field: field, Reason: fmt.Sprintf(format, args...)}
+}
+
+// Validate checks k as written (before Normalize): a known scope, a valid
+// subject for it, and a named period or a custom window of 1 to
+// MaxPeriodSeconds seconds, not both. Failures are *FieldError. The
+// subject is checked after normalization, so "/team/" is accepted as
+// "/team".
+func (k Key) Validate() error {
+	switch k.Scope {
 	case ScopeUserPath, ScopeProvider, ScopeModel:
 	case "":
-		return bad("scope", "missing (want user_path, provider or model)")
+		return invalid("scope", "missing (want user_path, provider or model)")
 	default:
-		return bad("scope", "%q is not one of user_path, provider, model", r.Scope)
+		return invalid("scope", "%q is not one of user_path, provider, model", k.Scope)
 	}
-	if err := validateSubject(r.Scope, r.Subject); err != nil {
-		return bad("subject", "%v", err)
+	if err := validateSubject(k.Scope, k.Subject); err != nil {
+		return invalid("subject", "%v", err)
 	}
-	switch r.Period {
+	switch k.Period {
 	case PeriodMinute, PeriodHour, PeriodDay, PeriodConcurrent:
-		if r.PeriodSeconds != 0 {
-			return bad("period_seconds", "must not be set together with period %q", r.Period)
+		if k.PeriodSeconds != 0 {
+			return invalid("period_seconds", "must not be set together with period %q", k.Period)
 		}
 	case PeriodCustom:
-		if r.PeriodSeconds <= 0 {
-			return bad("period", "missing: set period (minute, hour, day, concurrent) or a positive period_seconds")
+		if k.PeriodSeconds <= 0 {
+			return invalid("period", "missing: set period (minute, hour, day, concurrent) or a positive period_seconds")
 		}
-		if r.PeriodSeconds > MaxPeriodSeconds {
-			return bad("period_seconds", "%d exceeds the maximum of %d (one day)", r.PeriodSeconds, MaxPeriodSeconds)
+		if k.PeriodSeconds > MaxPeriodSeconds {
+			return invalid("period_seconds", "%d exceeds the maximum of %d (one day)", k.PeriodSeconds, MaxPeriodSeconds)
 		}
 	default:
-		return bad("period", "%q is not one of minute, hour, day, concurrent", r.Period)
+		return invalid("period", "%q is not one of minute, hour, day, concurrent", k.Period)
+	}
+	return nil
+}
+
+// Validate checks r. entitled says whether the quota_templates entitlement
+// is active: a per_child rule without it fails with
+// ErrQuotaTemplatesNotEntitled. Every other failure is a *FieldError
+// (wrapping ErrInvalidRule) naming the offending field; the identity is
+// checked by Key.Validate.
+func (r Rule) Validate(entitled bool) error {
+	if err := (Key{Scope: r.Scope, Subject: r.Subject, Period: r.Period, PeriodSeconds: r.PeriodSeconds}).Validate(); err != nil {
+		return err
 	}
 	if r.MaxRequests < 0 {
-		return bad("max_requests", "must not be negative")
+		return invalid("max_requests", "must not be negative")
 	}
 	if r.MaxTokens < 0 {
-		return bad("max_tokens", "must not be negative")
+		return invalid("max_tokens", "must not be negative")
 	}
 	if r.Period == PeriodConcurrent {
 		if r.MaxTokens != 0 {
-			return bad("max_tokens", "not allowed with period concurrent (max_requests is the in-flight cap)")
+			return invalid("max_tokens", "not allowed with period concurrent (max_requests is the in-flight cap)")
 		}
 		if r.MaxRequests == 0 {
-			return bad("max_requests", "the in-flight cap of a concurrent rule must be positive")
+			return invalid("max_requests", "the in-flight cap of a concurrent rule must be positive")
 		}
 	}
 	if r.MaxRequests == 0 && r.MaxTokens == 0 {
-		return bad("max_requests", "at least one of max_requests and max_tokens must be positive")
+		return invalid("max_requests", "at least one of max_requests and max_tokens must be positive")
 	}
 	switch r.Source {
 	case "", SourceManual, SourceConfig:
 	default:
-		return bad("source", "%q is not one of manual, config", r.Source)
+		return invalid("source", "%q is not one of manual, config", r.Source)
 	}
 	if r.PerChild {
 		if r.Scope != ScopeUserPath {
-			return bad("per_child", "only valid on user_path rules, not %s", r.Scope)
+			return invalid("per_child", "only valid on user_path rules, not %s", r.Scope)
 		}
 		if !entitled {
 			return fmt.Errorf("per_child: %w", ErrQuotaTemplatesNotEntitled)
@@ -258,6 +309,10 @@ func (r Rule) Validate(entitled bool) error {
 func validateSubject(s Scope, subject string) error {
 	if strings.TrimSpace(subject) == "" {
 		return errors.New("missing") // never read as "/" for user paths
+	}
+	if s == ScopeUserPath {
+		_, err := userpath.Normalize(subject)
+		return err
 	}
 	n := normalizeSubject(s, subject)
 	for i := 0; i < len(n); i++ {

@@ -1,6 +1,10 @@
 package limits
 
-import "time"
+import (
+	"time"
+
+	"github.com/modelgate/modelgate/userpath"
+)
 
 // Usage is the live state of one rule's counter.
 type Usage struct {
@@ -52,13 +56,16 @@ func (e *Engine) Rules() []RuleStatus {
 // StatusFor lists the user-path rules covering userPath (from the root
 // down) with the caller's usage: for a template on an ancestor, the counters
 // of the caller's child partition. It creates no partition and charges
-// nothing.
+// nothing; a path that userpath.Normalize refuses has no rules.
 func (e *Engine) StatusFor(userPath string) []RuleStatus {
 	set := e.set.Load()
 	if len(set.paths) == 0 {
 		return nil
 	}
-	path := NormalizeUserPath(userPath)
+	path, err := userpath.Normalize(userPath)
+	if err != nil {
+		return nil
+	}
 	now := e.nowNanos()
 	var out []RuleStatus
 	add := func(anc string) {

@@ -28,9 +28,6 @@ var compactNames = map[string]compactCap{
 	"concurrent": {PeriodConcurrent, false},
 }
 
-// compactOrder is the order of rules built from compact caps.
-var compactOrder = [...]Period{PeriodMinute, PeriodHour, PeriodDay, PeriodConcurrent}
-
 // capSet collects caps per period, rejecting a cap set twice.
 type capSet struct {
 	rules map[Key]*Rule
@@ -79,9 +76,9 @@ func (cs *capSet) setCompact(name string, v int64) error {
 }
 
 // parseLimitValue parses an environment value: the compact form
-// "rpm=60,tpm=10000 concurrent=5" or a JSON array of rule objects. The
-// rules it returns have no scope or subject yet.
-func parseLimitValue(v string) ([]Rule, error) {
+// "rpm=60,tpm=10000 concurrent=5" (one entry) or a JSON array of entries.
+// The entries name no subject: the variable's name does.
+func parseLimitValue(v string) ([]RuleSpec, error) {
 	v = strings.TrimSpace(v)
 	if v == "" {
 		return nil, errors.New("empty value (want e.g. rpm=60,tpm=10000 or a JSON array of rules)")
@@ -89,48 +86,56 @@ func parseLimitValue(v string) ([]Rule, error) {
 	if v[0] == '[' {
 		return parseJSONRules(v)
 	}
-	var cs capSet
+	var spec RuleSpec
 	for _, f := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || unicode.IsSpace(r) }) {
 		name, num, ok := strings.Cut(f, "=")
 		if !ok {
 			return nil, fmt.Errorf("%q is not name=value", f)
 		}
 		name = strings.ToLower(strings.TrimSpace(name))
+		field := spec.compactField(name)
+		if field == nil {
+			return nil, fmt.Errorf("unknown cap %q (want rpm, tpm, rph, tph, rpd, tpd or concurrent)", name)
+		}
 		n, err := strconv.ParseInt(strings.TrimSpace(num), 10, 64)
 		if err != nil || n <= 0 {
 			return nil, fmt.Errorf("%s: %q is not a positive integer", name, num)
 		}
-		if err := cs.setCompact(name, n); err != nil {
-			return nil, err
+		if *field != 0 {
+			return nil, fmt.Errorf("%s: set twice", name)
 		}
+		*field = n
 	}
-	rules := cs.list()
-	// Stable order: minute, hour, day, concurrent.
-	out := make([]Rule, 0, len(rules))
-	for _, p := range compactOrder {
-		for _, r := range rules {
-			if r.Period == p {
-				out = append(out, r)
-			}
-		}
-	}
-	return out, nil
+	return []RuleSpec{spec}, nil
 }
 
-// jsonRule is one element of the JSON array form.
-type jsonRule struct {
-	Period        string `json:"period"`
-	PeriodSeconds int    `json:"period_seconds"`
-	MaxRequests   int64  `json:"max_requests"`
-	MaxTokens     int64  `json:"max_tokens"`
-	PerChild      bool   `json:"per_child"`
+// compactField returns the field of s that the compact name sets, or nil.
+func (s *RuleSpec) compactField(name string) *int64 {
+	switch name {
+	case "rpm":
+		return &s.RPM
+	case "tpm":
+		return &s.TPM
+	case "rph":
+		return &s.RPH
+	case "tph":
+		return &s.TPH
+	case "rpd":
+		return &s.RPD
+	case "tpd":
+		return &s.TPD
+	case "concurrent":
+		return &s.Concurrent
+	}
+	return nil
 }
 
-// parseJSONRules parses the JSON array form.
-func parseJSONRules(v string) ([]Rule, error) {
+// parseJSONRules parses the JSON array form: RuleSpec objects without a
+// subject.
+func parseJSONRules(v string) ([]RuleSpec, error) {
 	dec := json.NewDecoder(strings.NewReader(v))
 	dec.DisallowUnknownFields()
-	var items []jsonRule
+	var items []RuleSpec
 	if err := dec.Decode(&items); err != nil {
 		return nil, fmt.Errorf("JSON rule array: %w", err)
 	}
@@ -140,12 +145,5 @@ func parseJSONRules(v string) ([]Rule, error) {
 	if len(items) == 0 {
 		return nil, errors.New("JSON rule array is empty")
 	}
-	out := make([]Rule, 0, len(items))
-	for _, it := range items {
-		out = append(out, Rule{
-			Period: Period(strings.ToLower(strings.TrimSpace(it.Period))), PeriodSeconds: it.PeriodSeconds,
-			MaxRequests: it.MaxRequests, MaxTokens: it.MaxTokens, PerChild: it.PerChild,
-		})
-	}
-	return out, nil
+	return items, nil
 }

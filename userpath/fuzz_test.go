@@ -7,8 +7,8 @@ import (
 	"unicode/utf8"
 )
 
-// FuzzNormalize checks the invariants of Normalize on arbitrary input: an
-// accepted path is canonical (leading slash, no empty, "." or ".."
+// FuzzNormalize checks the invariants of Normalize on arbitrary input: the
+// fast path agrees with the full checks, an accepted path is canonical (leading slash, no empty, "." or ".."
 // segments, no trailing slash, no control characters or white space, at
 // most MaxLen
 // bytes) and normalizes to itself.
@@ -52,6 +52,11 @@ func FuzzNormalize(f *testing.F) {
 				if seg == "" || seg == "." || seg == ".." {
 					t.Fatalf("Normalize(%q) = %q: bad segment %q", in, out, seg)
 				}
+			}
+		}
+		if canonicalASCII(in) {
+			if slow, err := normalize(in); err != nil || slow != in {
+				t.Fatalf("fast path accepted %q but the full checks give %q, %v", in, slow, err)
 			}
 		}
 		again, err := Normalize(out)

@@ -45,7 +45,24 @@ var (
 // control characters, white space inside the path, empty segments
 // ("/a//b") and "." or ".." segments.
 // Normalize is idempotent: a normalized path normalizes to itself.
+//
+// Empty segments are refused, not collapsed: a path is an identity that
+// rate limits, budgets and usage are charged to, and "/customers//app"
+// usually means a segment went missing (an empty variable in a client's
+// template). Collapsing it to "/customers/app" would silently charge a
+// different caller; refusing it makes the mistake visible. This is the
+// only user-path rule of the gateway: request headers, managed keys,
+// rate-limit and budget subjects, admin bodies and environment seeding all
+// go through Normalize.
 func Normalize(p string) (string, error) {
+	if canonicalASCII(p) {
+		return p, nil // the common case, checked in one pass without decoding
+	}
+	return normalize(p)
+}
+
+// normalize is Normalize without the fast path.
+func normalize(p string) (string, error) {
 	p = strings.TrimSpace(p)
 	if p == "" || p == Root {
 		return Root, nil
@@ -87,4 +104,28 @@ func Normalize(p string) (string, error) {
 		return "", ErrTooLong
 	}
 	return p, nil
+}
+
+// canonicalASCII reports whether p is already normalized and made only of
+// printable ASCII (no blank): Normalize would return it unchanged. It is
+// false for anything else, which then takes the full checks.
+func canonicalASCII(p string) bool {
+	n := len(p)
+	if n < 2 || n > MaxLen || p[0] != '/' || p[n-1] == '/' {
+		return false
+	}
+	for i := 1; i < n; i++ {
+		switch c := p[i]; {
+		case c <= ' ' || c >= 0x7f:
+			return false
+		case c == '/' && p[i-1] == '/':
+			return false // empty segment
+		case c == '.' && p[i-1] == '/':
+			// A segment starting with a dot: refuse "." and "..".
+			if i+1 == n || p[i+1] == '/' || (p[i+1] == '.' && (i+2 == n || p[i+2] == '/')) {
+				return false
+			}
+		}
+	}
+	return true
 }

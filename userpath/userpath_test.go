@@ -54,3 +54,30 @@ func TestErrorsDoNotQuoteInput(t *testing.T) {
 		}
 	}
 }
+
+// TestCanonicalASCII: the fast path accepts exactly the printable-ASCII
+// paths that Normalize returns unchanged.
+func TestCanonicalASCII(t *testing.T) {
+	for _, p := range []string{"/a", "/team/app", "/Team/a.b/c..d/~x", "/" + strings.Repeat("a", MaxLen-1)} {
+		if !canonicalASCII(p) {
+			t.Errorf("canonicalASCII(%q) = false", p)
+		}
+	}
+	for _, p := range []string{"", "/", "a", "/a/", "//a", "/a//b", "/.", "/a/..", "/a b", "/a\tb", "/a\x7f", "/é", " /a", "/" + strings.Repeat("a", MaxLen)} {
+		if canonicalASCII(p) {
+			t.Errorf("canonicalASCII(%q) = true", p)
+		}
+		if n, err := normalize(p); err == nil && n == p && p != Root && isASCIIPrintable(p) {
+			t.Errorf("%q is canonical ASCII but the fast path refused it", p)
+		}
+	}
+}
+
+func isASCIIPrintable(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] >= 0x7f {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,151 @@
+// Package vmodels holds the declarative shape of virtual models (aliases
+// that map one model name to targets, or access policies) and failover
+// routes, and checks that shape where configuration is decoded. Whether
+// the providers and models they name exist is checked when they are put
+// into service, not here.
+package vmodels
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"unicode"
+
+	"github.com/modelgate/modelgate/userpath"
+)
+
+// Strategy is how a virtual model picks among its targets.
+type Strategy string
+
+// Strategies.
+const (
+	// StrategyRoundRobin picks targets in weighted turns: a target of
+	// weight w takes w of every sum-of-weights picks. It is the default.
+	StrategyRoundRobin Strategy = "round_robin"
+	// StrategyCost picks the cheapest priced target by input plus output
+	// price.
+	StrategyCost Strategy = "cost"
+)
+
+// MinSlowdown and MaxSlowdown bound a non-zero Slowdown.
+const (
+	MinSlowdown = 0.1
+	MaxSlowdown = 10
+)
+
+// Target is one model a virtual model may send a request to.
+type Target struct {
+	// Provider is the provider instance name that serves the target.
+	Provider string `json:"provider" yaml:"provider"`
+	// Model is the model id on that provider.
+	Model string `json:"model" yaml:"model"`
+	// Weight is the target's share under round_robin: a positive number;
+	// 0 (absent) counts as 1.
+	Weight float64 `json:"weight,omitempty" yaml:"weight,omitempty"`
+}
+
+// VirtualModel is one declarative row: with Targets it redirects Source
+// to them; without Targets it is an access policy for the models Source
+// selects.
+type VirtualModel struct {
+	// Source is the model name callers use (with targets), or the
+	// selector a policy applies to: "provider/model", "provider/*",
+	// "model" or "*". Rows are identified by Source.
+	Source string `json:"source" yaml:"source"`
+	// Model is the model name the row is listed under, when it differs
+	// from Source.
+	Model string `json:"model,omitempty" yaml:"model,omitempty"`
+	// ProviderName is the provider name the row is listed under.
+	ProviderName string `json:"provider_name,omitempty" yaml:"provider_name,omitempty"`
+	// Description is free text shown in the dashboard.
+	Description string `json:"description,omitempty" yaml:"description,omitempty"`
+	// Enabled switches the row; false disables the models it selects
+	// (403 model_access_denied). Absent means true.
+	Enabled *bool `json:"enabled,omitempty" yaml:"enabled,omitempty"`
+	// Strategy picks among Targets: round_robin (default) or cost.
+	Strategy Strategy `json:"strategy,omitempty" yaml:"strategy,omitempty"`
+	// Targets are the models Source is redirected to, in order (the first
+	// is used when every target is saturated).
+	Targets []Target `json:"targets,omitempty" yaml:"targets,omitempty"`
+	// UserPaths restricts the row to callers under these user paths
+	// (each normalized by userpath.Normalize); empty means every caller.
+	UserPaths []string `json:"user_paths,omitempty" yaml:"user_paths,omitempty"`
+	// SessionAffinity keeps a detected session on the target that served
+	// it while that target stays available. Absent means true.
+	SessionAffinity *bool `json:"session_affinity,omitempty" yaml:"session_affinity,omitempty"`
+	// Slowdown delays the answer by this factor times the upstream's own
+	// time: 0 disables it, otherwise 0.1 to 10. Absent leaves it unset so
+	// an alias can inherit its target's.
+	Slowdown *float64 `json:"slowdown,omitempty" yaml:"slowdown,omitempty"`
+}
+
+// Validate checks the row's shape and normalizes its user paths in place.
+// Errors name the field ("targets[1].weight: must be positive").
+func (v *VirtualModel) Validate() error {
+	if err := checkSelector(v.Source, true); err != nil {
+		return fmt.Errorf("source: %w", err)
+	}
+	switch v.Strategy {
+	case "", StrategyRoundRobin, StrategyCost:
+	default:
+		return fmt.Errorf("strategy: %q is not one of round_robin, cost", v.Strategy)
+	}
+	for i, t := range v.Targets {
+		at := fmt.Sprintf("targets[%d]", i)
+		if err := checkName(t.Provider); err != nil {
+			return fmt.Errorf("%s.provider: %w", at, err)
+		}
+		if strings.Contains(t.Provider, "/") {
+			return fmt.Errorf("%s.provider: %q must not contain /", at, t.Provider)
+		}
+		if err := checkName(t.Model); err != nil {
+			return fmt.Errorf("%s.model: %w", at, err)
+		}
+		if t.Weight < 0 || math.IsNaN(t.Weight) || math.IsInf(t.Weight, 0) {
+			return fmt.Errorf("%s.weight: must be a positive number (absent means 1)", at)
+		}
+	}
+	for i, p := range v.UserPaths {
+		n, err := userpath.Normalize(p)
+		if err != nil || strings.TrimSpace(p) == "" {
+			if err == nil {
+				err = fmt.Errorf("must not be empty")
+			}
+			return fmt.Errorf("user_paths[%d]: %w", i, err)
+		}
+		v.UserPaths[i] = n
+	}
+	if s := v.Slowdown; s != nil && *s != 0 && !(*s >= MinSlowdown && *s <= MaxSlowdown) {
+		return fmt.Errorf("slowdown: %v is neither 0 nor between %v and %v", *s, MinSlowdown, MaxSlowdown)
+	}
+	return nil
+}
+
+// checkName refuses an empty name or one with white space or control
+// characters.
+func checkName(s string) error {
+	if s == "" {
+		return fmt.Errorf("missing")
+	}
+	for _, r := range s {
+		if unicode.IsSpace(r) || unicode.IsControl(r) {
+			return fmt.Errorf("%q contains white space or a control character", s)
+		}
+	}
+	return nil
+}
+
+// checkSelector checks a model selector: "provider/model" or "model";
+// with wildcards also "provider/*" and "*".
+func checkSelector(s string, wildcards bool) error {
+	if err := checkName(s); err != nil {
+		return err
+	}
+	if strings.HasPrefix(s, "/") || strings.HasSuffix(s, "/") {
+		return fmt.Errorf("%q must be provider/model or model", s)
+	}
+	if !wildcards && strings.Contains(s, "*") {
+		return fmt.Errorf("%q: wildcards are not allowed here", s)
+	}
+	return nil
+}

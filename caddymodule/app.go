@@ -143,6 +143,7 @@ func (a *App) Provision(ctx caddy.Context) error {
 		Logger:       a.logger.Named("proxy"),
 	}
 	a.selfUsage = &selfusage.Handler{}
+	a.proxy.SelfUsage = a.selfUsage
 	a.limiterRef = new(limiterRef)
 	if eff.RateLimits.On() {
 		a.proxy.Limits = a.limiterRef

@@ -27,7 +27,8 @@ var (
 // Auth (modelgate_auth) identifies the caller from `Authorization: Bearer`
 // or `x-api-key` and settles the caller's user path. It starts the
 // request-scoped state the later stages fill in: reqinfo.Info gets the
-// auth method, key hash and id, admin access and the normalized user path.
+// auth method, key hash and id, admin access and the normalized user path,
+// and the {http.modelgate.*} placeholders read it.
 //
 // What a route needs is its credential in the route table (package
 // routes); a path no route names needs a key.
@@ -67,11 +68,7 @@ func (h *Auth) Provision(ctx caddy.Context) (err error) {
 
 // ServeHTTP authenticates the request and passes it on.
 func (h *Auth) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
-	info := reqinfo.From(r.Context())
-	if info == nil {
-		info = reqinfo.New()
-		r = r.WithContext(reqinfo.With(r.Context(), info))
-	}
+	info, r := requestInfo(r)
 	cred, sent := keys.Credential(r.Header)
 	r.Header.Del("Authorization")
 	r.Header.Del("X-Api-Key")

@@ -80,11 +80,7 @@ func limitUserPath(eng *limits.Engine, kind routes.Counting, w http.ResponseWrit
 	if eng == nil || kind == routes.CountNone {
 		return next.ServeHTTP(w, r)
 	}
-	info := reqinfo.From(r.Context())
-	if info == nil {
-		info = reqinfo.New()
-		r = r.WithContext(reqinfo.With(r.Context(), info))
-	}
+	info, r := requestInfo(r)
 	if info.CacheHit {
 		return next.ServeHTTP(w, r)
 	}

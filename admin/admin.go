@@ -4,8 +4,9 @@
 // dashboard pages. Every error is written in the gateway error shape.
 //
 // The Handler does not authenticate: the modelgate_auth stage in front of
-// it does (spec part 5), and the Caddy handler refuses requests that stage
-// did not admit.
+// it does, and the Caddy handler refuses requests that stage did not admit.
+// Which routes exist, and what they need, is the route table of package
+// routes; this package attaches the handlers.
 package admin
 
 import (
@@ -19,6 +20,7 @@ import (
 	"github.com/modelgate/modelgate/config"
 	"github.com/modelgate/modelgate/keys"
 	"github.com/modelgate/modelgate/limits"
+	"github.com/modelgate/modelgate/routes"
 	"github.com/modelgate/modelgate/ui"
 )
 
@@ -84,51 +86,49 @@ func New(opts Options) *Handler {
 	return &Handler{opts: opts}
 }
 
-// IsAdminPath reports whether path is under /admin.
-func IsAdminPath(path string) bool {
-	return path == "/admin" || strings.HasPrefix(path, Prefix)
-}
-
-// ServeHTTP answers one request under /admin/. With the admin API switched
-// off everything answers 404; with the UI off the dashboard does.
+// ServeHTTP answers one request for a route of the admin API or dashboard
+// shape (/admin/*). With the admin API switched off everything answers
+// 404; with the UI off the dashboard does.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	path := r.URL.Path
+	rt, _ := routes.Lookup(r.Method, r.URL.Path)
 	admin := h.opts.Config.Admin
 	switch {
-	case !IsAdminPath(path) || !admin.EndpointsOn():
+	case rt == nil || (rt.Shape != routes.ShapeAdmin && rt.Shape != routes.ShapeDashboard) || !admin.EndpointsOn():
 		unknownRoute(w, r)
-	case ui.IsUIPath(path):
+	case rt.Shape == routes.ShapeDashboard:
 		if !admin.UIOn() {
 			unknownRoute(w, r)
 			return
 		}
 		h.opts.UI.ServeHTTP(w, r)
-	case strings.HasPrefix(path, LegacyPrefix):
+	case strings.HasPrefix(r.URL.Path, LegacyPrefix):
 		h.serveLegacy(w, r)
 	default:
 		h.serveAPI(w, r)
 	}
 }
 
-// serveAPI dispatches to the route table.
+// serveAPI answers an admin API route: its handler, 405 with Allow for a
+// method its path does not take, 404 for a path no admin route names.
 func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) {
-	rt, params, allowed := match(r.Method, r.URL.Path)
+	rt, ok := routes.Lookup(r.Method, r.URL.Path)
+	fn := apiHandler(rt)
 	switch {
-	case rt != nil:
-		rt.handle(h, w, r, params)
-	case len(allowed) > 0:
-		w.Header().Set("Allow", strings.Join(allowed, ", "))
-		apierr.Write(w, apierr.New(http.StatusMethodNotAllowed, apierr.TypeInvalidRequest,
-			"method "+r.Method+" is not allowed on this route; use "+strings.Join(allowed, " or ")).
+	case fn == nil:
+		unknownRoute(w, r)
+	case !ok:
+		w.Header().Set("Allow", rt.Allow())
+		apierr.WriteFor(w, r, apierr.New(http.StatusMethodNotAllowed, apierr.TypeInvalidRequest,
+			"method "+r.Method+" is not allowed on this route; use "+strings.ReplaceAll(rt.Allow(), ", ", " or ")).
 			WithCode("method_not_allowed"))
 	default:
-		unknownRoute(w, r)
+		fn(h, w, r, rt.PathParams(r.URL.Path))
 	}
 }
 
 // unknownRoute answers 404 as the model endpoints do for unknown routes,
 // without echoing the path (a pasted key must not come back).
 func unknownRoute(w http.ResponseWriter, r *http.Request) {
-	apierr.Write(w, apierr.New(http.StatusNotFound, apierr.TypeInvalidRequest,
+	apierr.WriteFor(w, r, apierr.New(http.StatusNotFound, apierr.TypeInvalidRequest,
 		"unknown admin route: no "+r.Method+" endpoint at this path").WithCode("unknown_route"))
 }

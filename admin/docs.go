@@ -1,77 +1,132 @@
 package admin
 
-import "net/http"
+import (
+	"net/http"
+	"strconv"
+	"strings"
 
-// opDoc describes one operation for the OpenAPI document.
-type opDoc struct {
-	id      string
-	summary string
-	tag     string
-	query   []queryParam
-	body    string // request body schema name, "" for none
-	status  int    // success status
-	result  string // success body schema name, "" for none
-	errors  []int  // error statuses besides 401 and 403
-}
-
-// queryParam is one query parameter.
-type queryParam struct {
-	name, desc string
-	schema     schema
-}
-
-var windowParams = []queryParam{
-	{"start_date", "First day, YYYY-MM-DD. With end_date, wins over days.", schema{"type": "string", "format": "date"}},
-	{"end_date", "Last day, YYYY-MM-DD; default today (UTC).", schema{"type": "string", "format": "date"}},
-	{"days", "Window length in days ending at end_date; default 30.", schema{"type": "integer", "minimum": 1, "maximum": MaxUsageDays}},
-}
-
-var (
-	docListKeys = opDoc{id: "listAuthKeys", summary: "List managed API keys", tag: "auth-keys",
-		status: http.StatusOK, result: "KeyList"}
-	docCreateKey = opDoc{id: "createAuthKey", summary: "Create a managed API key; the key is returned once", tag: "auth-keys",
-		body: "CreateKeyRequest", status: http.StatusCreated, result: "CreatedKey", errors: []int{400, 413}}
-	docGetKey = opDoc{id: "getAuthKey", summary: "Get one managed API key", tag: "auth-keys",
-		status: http.StatusOK, result: "ManagedKey", errors: []int{404}}
-	docUpdateKey = opDoc{id: "updateAuthKey", summary: "Change a key's name, user path, dashboard access or enabled state", tag: "auth-keys",
-		body: "UpdateKeyRequest", status: http.StatusOK, result: "ManagedKey", errors: []int{400, 404, 413}}
-	docDeleteKey = opDoc{id: "deleteAuthKey", summary: "Delete a managed API key", tag: "auth-keys",
-		status: http.StatusNoContent, errors: []int{404}}
-	docDeactivateKey = opDoc{id: "deactivateAuthKey", summary: "Deactivate a managed API key", tag: "auth-keys",
-		status: http.StatusOK, result: "ManagedKey", errors: []int{404}}
-	docUsageSummary = opDoc{id: "getUsageSummary", summary: "Aggregate token usage", tag: "usage",
-		query: windowParams, status: http.StatusOK, result: "UsageSummary", errors: []int{400}}
-	docUsageDaily = opDoc{id: "getUsageDaily", summary: "Usage per interval bucket", tag: "usage",
-		query: append(append([]queryParam(nil), windowParams...), queryParam{"interval", "Bucket size; default daily.",
-			schema{"type": "string", "enum": []string{"daily", "weekly", "monthly", "yearly"}}}),
-		status: http.StatusOK, result: "UsagePeriods", errors: []int{400}}
-	docUsageSessions = opDoc{id: "getUsageSessions", summary: "Usage per detected session", tag: "usage",
-		query: append(append([]queryParam(nil), windowParams...),
-			queryParam{"limit", "Page size; default 50, at most 200.", schema{"type": "integer", "minimum": 1}},
-			queryParam{"cursor", "Cursor from next_cursor.", schema{"type": "string"}},
-			queryParam{"user_path", "Only sessions of this user path.", schema{"type": "string"}}),
-		status: http.StatusOK, result: "UsageSessions", errors: []int{400}}
-	docRuntimeConfig = opDoc{id: "getRuntimeConfig", summary: "Effective feature switches, version and providers", tag: "runtime",
-		status: http.StatusOK, result: "RuntimeConfig"}
-	docOpenAPI = opDoc{id: "getOpenAPI", summary: "This OpenAPI document", tag: "runtime",
-		status: http.StatusOK, result: "OpenAPI"}
+	"github.com/modelgate/modelgate/routes"
 )
 
-// modelDocs describes the model endpoints the document knows more about
-// than their method and path (proxy.Routes gives only those).
-var modelDocs = map[string]opDoc{
-	"/v1/chat/completions": {id: "createChatCompletion", summary: "Chat completions (streamed with stream: true)", tag: "models",
-		body: "ModelRequest", status: 200, result: "ModelResponse", errors: []int{400, 404, 413, 429, 502, 504}},
-	"/v1/embeddings": {id: "createEmbeddings", summary: "Embeddings", tag: "models",
-		body: "ModelRequest", status: 200, result: "ModelResponse", errors: []int{400, 404, 413, 429, 502, 504}},
-	"/v1/messages": {id: "createMessage", summary: "Anthropic messages (streamed with stream: true)", tag: "models",
-		body: "ModelRequest", status: 200, result: "ModelResponse", errors: []int{400, 404, 413, 429, 502, 504}},
-	"/v1/messages/count_tokens": {id: "countMessageTokens", summary: "Count the input tokens of a messages request (not rate-limited)", tag: "models",
-		body: "ModelRequest", status: 200, result: "ModelResponse", errors: []int{400, 404, 413}},
-	"/v1/responses": {id: "createResponse", summary: "Responses (streamed with stream: true)", tag: "models",
-		body: "ModelRequest", status: 200, result: "ModelResponse", errors: []int{400, 404, 413, 429, 502, 504}},
-	"/v1/models": {id: "listModels", summary: "Models of every provider", tag: "models", status: 200, result: "ModelList"},
-	"/v1/usage": {id: "getSelfUsage", summary: "The caller's user path, usage, budgets and rate limits", tag: "models",
-		status: 200, result: "SelfUsage", errors: []int{400}},
-	"/health": {id: "health", summary: "Liveness", tag: "health", status: 200, result: "Health"},
+// operation describes one operation from its route's Doc.
+func (h *Handler) operation(op Operation) map[string]any {
+	rt, d := op.route, op.route.Doc
+	id, tag := rt.ID, d.Tag
+	if rt.Method == routes.Any {
+		id += idSuffix(strings.ToLower(op.Method))
+	}
+	if op.legacy {
+		id += "Legacy"
+		if rest := strings.TrimPrefix(op.Path, LegacyPrefix); legacyMoved[rest] != "" {
+			id += idSuffix(rest)
+		}
+		tag = "legacy"
+	}
+	out := map[string]any{"operationId": id, "summary": d.Summary, "tags": []string{tag}}
+	if op.legacy {
+		out["deprecated"] = true
+		out["description"] = "Deprecated alias of " + successor(op.Path) + "; answers carry Deprecation, Sunset and Link headers, and 410 after the sunset."
+	}
+	var params []map[string]any
+	for _, seg := range strings.Split(op.Path, "/") {
+		if strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}") {
+			params = append(params, map[string]any{"name": seg[1 : len(seg)-1], "in": "path", "required": true, "schema": str("")})
+		}
+	}
+	for _, q := range d.Query {
+		params = append(params, map[string]any{"name": q.Name, "in": "query", "required": false, "description": q.Desc, "schema": paramSchema(q)})
+	}
+	if rt.Credential == routes.CredentialKey {
+		params = append(params, map[string]any{"name": h.opts.Config.Server.UserPathHeader, "in": "header", "required": false,
+			"description": "The caller's user path (e.g. /team/alpha). A managed key bound to a path overrides it.", "schema": str("")})
+	}
+	if params != nil {
+		out["parameters"] = params
+	}
+	if d.Body != "" {
+		out["requestBody"] = map[string]any{"required": true,
+			"content": map[string]any{mediaType(d.BodyType): map[string]any{"schema": ref(d.Body)}}}
+	}
+	responses := map[string]any{strconv.Itoa(d.Status): success(d)}
+	errs := append([]int(nil), d.Errors...)
+	switch rt.Credential {
+	case routes.CredentialNone:
+		out["security"] = []map[string]any{}
+	case routes.CredentialAdmin:
+		errs = append(errs, http.StatusUnauthorized, http.StatusForbidden)
+	default:
+		errs = append(errs, http.StatusUnauthorized)
+	}
+	if op.legacy {
+		errs = append(errs, http.StatusGone)
+	}
+	for _, s := range errs {
+		responses[strconv.Itoa(s)] = map[string]any{"$ref": "#/components/responses/Error"}
+	}
+	out["responses"] = responses
+	return out
+}
+
+// success describes an operation's success response.
+func success(d *routes.Doc) map[string]any {
+	desc := http.StatusText(d.Status)
+	var body schema
+	switch {
+	case d.Result != "":
+		body = ref(d.Result)
+	case d.ResultType != "":
+		body = str("")
+	default:
+		return map[string]any{"description": desc}
+	}
+	content := map[string]any{mediaType(d.ResultType): map[string]any{"schema": body}}
+	if d.Streams {
+		content["text/event-stream"] = map[string]any{"schema": str("Server-sent events, one chunk per event, when stream is true.")}
+	}
+	return map[string]any{"description": desc, "content": content}
+}
+
+// mediaType is t, or application/json when t is empty.
+func mediaType(t string) string {
+	if t == "" {
+		return "application/json"
+	}
+	return t
+}
+
+// paramSchema is the JSON schema of a query parameter.
+func paramSchema(p routes.Param) schema {
+	s := schema{"type": p.Type}
+	if p.Format != "" {
+		s["format"] = p.Format
+	}
+	if p.Enum != nil {
+		s["enum"] = p.Enum
+	}
+	if p.Min != 0 {
+		s["minimum"] = p.Min
+	}
+	if p.Max != 0 {
+		s["maximum"] = p.Max
+	}
+	return s
+}
+
+// idSuffix turns a path into an identifier suffix.
+func idSuffix(path string) string {
+	var sb strings.Builder
+	upper := true
+	for _, r := range path {
+		switch {
+		case r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9':
+			if upper && r >= 'a' && r <= 'z' {
+				r -= 'a' - 'A'
+			}
+			sb.WriteRune(r)
+			upper = false
+		default:
+			upper = true
+		}
+	}
+	return sb.String()
 }

@@ -12,7 +12,7 @@ import (
 // LegacyPrefix is the deprecated mount point of the admin API.
 const LegacyPrefix = "/admin/api/v1/"
 
-// LegacySunset is when auto mode stops serving LegacyPrefix (spec part 9).
+// LegacySunset is when auto mode stops serving LegacyPrefix.
 var LegacySunset = time.Date(2026, time.August, 9, 0, 0, 0, 0, time.UTC)
 
 // legacyMoved maps legacy paths (after LegacyPrefix) that moved elsewhere
@@ -42,10 +42,10 @@ func successor(legacyPath string) string {
 	return Prefix + rest
 }
 
-// serveLegacy answers a request under LegacyPrefix (interface.md §6): in
-// off mode 404; otherwise with Deprecation, Sunset and a Link to the
-// successor path, then 410 Gone once auto mode is past the sunset, or the
-// successor route's answer.
+// serveLegacy answers a request under LegacyPrefix: in off mode 404;
+// otherwise with Deprecation, Sunset and a Link to the successor path, then
+// 410 Gone once auto mode is past the sunset, or the successor route's
+// answer.
 func (h *Handler) serveLegacy(w http.ResponseWriter, r *http.Request) {
 	mode := h.opts.Config.Admin.LegacyAliasMode()
 	if mode == config.LegacyAliasOff {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/modelgate/modelgate/config"
+	"github.com/modelgate/modelgate/routes"
 )
 
 func TestLegacyAlias(t *testing.T) {
@@ -72,9 +73,9 @@ func TestLegacyRoutes(t *testing.T) {
 		res.header.Get("Link") != "</admin/auth-keys/"+id+`/deactivate>; rel="successor-version"` {
 		t.Fatalf("deactivate through the alias: %d %v", res.status, res.header)
 	}
-	for _, r := range Routes() {
+	for _, r := range adminRoutes() {
 		legacy := LegacyPrefix + r.Path[len(Prefix):]
-		if rt, _, _ := match(r.Method, successor(legacy)); rt == nil {
+		if rt, ok := routes.Lookup(r.Method, successor(legacy)); !ok || apiHandler(rt) == nil {
 			t.Errorf("%s %s has no successor route", r.Method, legacy)
 		}
 	}

@@ -8,8 +8,7 @@ import (
 	"testing"
 
 	"github.com/modelgate/modelgate/config"
-	"github.com/modelgate/modelgate/proxy"
-	"github.com/modelgate/modelgate/selfusage"
+	"github.com/modelgate/modelgate/routes"
 )
 
 // pathParam matches a {name} segment of a documented path.
@@ -35,8 +34,9 @@ func docOps(doc map[string]any) map[string]map[string]any {
 	return out
 }
 
-// TestOpenAPIMatchesRoutes: the document lists exactly the admin routes,
-// the model routes of package proxy, GET /v1/usage and the dashboard, and
+// TestOpenAPIMatchesRoutes: the document lists exactly the served routes
+// of the route table (model endpoints, GET /v1/usage, /health, the admin
+// API and its legacy alias, the dashboard), each with its credential, and
 // every admin operation it lists is answered by the handler.
 func TestOpenAPIMatchesRoutes(t *testing.T) {
 	h, _ := newTestHandler(t, func(c *config.Config, _ *Options) { c.Admin.LegacyAlias = config.LegacyAliasOn })
@@ -45,14 +45,43 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 		t.Fatalf("header %v %v", doc["openapi"], doc["info"])
 	}
 	ops := docOps(doc)
-	want := map[string]bool{"GET " + selfusage.Path: true, "GET /admin/dashboard": true, "GET /admin/dashboard/audit": true,
-		"GET /admin/static/modelgate.css": true, "GET /admin/api/v1/dashboard/config": true}
-	for _, r := range proxy.Routes() {
-		want[r.Method+" "+r.Path] = true
+	want := map[string]bool{"GET /admin/api/v1/dashboard/config": true}
+	for _, r := range routes.All() {
+		if !r.Documented() {
+			if ops[r.Method+" "+r.Path] != nil {
+				t.Errorf("%s %s is listed but not served", r.Method, r.Path)
+			}
+			continue
+		}
+		k := r.Method + " " + r.Path
+		want[k] = true
+		if r.Shape == routes.ShapeAdmin {
+			want[r.Method+" "+LegacyPrefix+strings.TrimPrefix(r.Path, Prefix)] = true
+		}
+		// The credential flag: public routes carry an empty security list,
+		// the others the document's default and a 401.
+		if op := ops[k]; op != nil {
+			sec, hasSec := op["security"].([]any)
+			public := hasSec && len(sec) == 0
+			_, has401 := op["responses"].(map[string]any)["401"]
+			if public != (r.Credential == routes.CredentialNone) || has401 == public {
+				t.Errorf("%s: credential %s documented as public=%v, 401=%v", k, r.Credential, public, has401)
+			}
+			if _, has403 := op["responses"].(map[string]any)["403"]; has403 != (r.Credential == routes.CredentialAdmin) {
+				t.Errorf("%s: credential %s, 403 documented %v", k, r.Credential, has403)
+			}
+		}
 	}
-	for _, r := range Routes() {
-		want[r.Method+" "+r.Path] = true
-		want[r.Method+" "+LegacyPrefix+strings.TrimPrefix(r.Path, Prefix)] = true
+	for _, k := range []string{"GET /v1/usage", "POST /v1/chat/completions", "POST /v1/messages/count_tokens", "GET /health",
+		"GET /admin/dashboard", "GET /admin/dashboard/audit", "GET /admin/static/modelgate.css", "PATCH /admin/auth-keys/{id}"} {
+		if !want[k] {
+			t.Errorf("the route table does not serve %s", k)
+		}
+	}
+	for _, k := range []string{"POST /v1/audio/speech", "GET /v1/realtime", "POST /v1/batches", "POST /v1/files"} {
+		if want[k] || ops[k] != nil {
+			t.Errorf("%s is not served yet but listed", k)
+		}
 	}
 	for k := range want {
 		if ops[k] == nil {

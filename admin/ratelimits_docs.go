@@ -2,26 +2,9 @@ package admin
 
 import (
 	"fmt"
-	"net/http"
 	"slices"
 
 	"github.com/modelgate/modelgate/limits"
-)
-
-// OpenAPI descriptions of the /admin/rate-limits routes.
-var (
-	docListRateLimits = opDoc{id: "listRateLimits", summary: "Rate-limit rules with live usage", tag: "rate-limits",
-		status: http.StatusOK, result: "RateLimitList"}
-	docPutRateLimit = opDoc{id: "putRateLimit",
-		summary: "Create or update a manual rate-limit rule (previous names the rule being edited when its key changes)",
-		tag:     "rate-limits", body: "RateLimitWrite", status: http.StatusOK, result: "RateLimitRule",
-		errors: []int{400, 404, 409, 413}}
-	docDeleteRateLimit = opDoc{id: "deleteRateLimit", summary: "Delete a manual rate-limit rule and its counters", tag: "rate-limits",
-		body: "RateLimitKey", status: http.StatusNoContent, errors: []int{400, 404, 409, 413}}
-	docResetOneRateLimit = opDoc{id: "resetOneRateLimit", summary: "Clear one rule's request and token windows", tag: "rate-limits",
-		body: "RateLimitKey", status: http.StatusOK, result: "RateLimitList", errors: []int{400, 404, 413}}
-	docResetRateLimits = opDoc{id: "resetRateLimits", summary: `Clear every rule's counters; needs {"confirmation":"reset"}`, tag: "rate-limits",
-		body: "RateLimitReset", status: http.StatusOK, result: "RateLimitList", errors: []int{400, 413}}
 )
 
 // rateLimitSchemas are the named schemas of the rate-limit routes; their

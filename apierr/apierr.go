@@ -8,6 +8,8 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+
+	"github.com/modelgate/modelgate/reqinfo"
 )
 
 // Error types of the gateway error object (spec part 7).
@@ -158,8 +160,18 @@ func writeBody(w http.ResponseWriter, e *Error, body []byte) {
 }
 
 // WriteFor sends err in the envelope the route's clients expect: the
-// Anthropic one on /v1/messages, the gateway shape everywhere else.
+// Anthropic one on /v1/messages, the gateway shape everywhere else. The
+// error's code (or type, when it has no code) is recorded on the request's
+// reqinfo.Info, for logs and the audit entry.
 func WriteFor(w http.ResponseWriter, r *http.Request, err error) {
+	if info := reqinfo.From(r.Context()); info != nil {
+		e := From(err)
+		info.ErrorCode = e.Type
+		if e.Code != nil {
+			info.ErrorCode = *e.Code
+		}
+		err = e
+	}
 	if len(r.URL.Path) >= 12 && r.URL.Path[:12] == "/v1/messages" {
 		WriteAnthropic(w, err)
 		return

@@ -32,9 +32,8 @@ func init() {
 
 // Interface guards.
 var (
-	_ caddy.App          = (*App)(nil)
-	_ caddy.Provisioner  = (*App)(nil)
-	_ caddy.CleanerUpper = (*App)(nil)
+	_ caddy.App         = (*App)(nil)
+	_ caddy.Provisioner = (*App)(nil)
 )
 
 // stores shares one open bbolt file per path across config loads: a
@@ -145,6 +144,7 @@ func (a *App) Provision(ctx caddy.Context) error {
 		Upstreams:    upstreams(eff.Providers),
 	}
 	a.selfUsage = &selfusage.Handler{}
+	a.proxy.SelfUsage = a.selfUsage
 	a.limiterRef = new(limiterRef)
 	if eff.RateLimits.On() {
 		a.proxy.Limits = a.limiterRef
@@ -254,9 +254,6 @@ func (a *App) Stop() error {
 	return errors.Join(errs...)
 }
 
-// Cleanup releases what Provision built.
-func (a *App) Cleanup() error { return nil }
-
 // Effective returns the configuration in force after layering.
 func (a *App) Effective() config.Config { return a.effective }
 
@@ -266,15 +263,12 @@ func (a *App) Auth() *keys.Authenticator { return a.auth }
 // Proxy returns the model-endpoint service.
 func (a *App) Proxy() *proxy.Service { return a.proxy }
 
-// Registry returns the provider registry.
-func (a *App) Registry() *providers.Registry { return a.registry }
-
 // Store returns the open store, or nil before Start.
 func (a *App) Store() *store.Store { return a.store }
 
 // WaitReady waits until Start has run (or ctx ends) and reports whether it
-// succeeded. Handlers call it before using Keys, AdminAPI or the managed keys
-// of Auth; once the app is started it costs one channel check.
+// succeeded. Handlers call it before using AdminAPI, Limiter or the managed
+// keys of Auth; once the app is started it costs one channel check.
 func (a *App) WaitReady(ctx context.Context) error {
 	select {
 	case <-a.ready:
@@ -287,14 +281,8 @@ func (a *App) WaitReady(ctx context.Context) error {
 	}
 }
 
-// Keys returns the managed-key service, or nil before Start.
-func (a *App) Keys() *keys.Service { return a.keySvc }
-
 // AdminAPI returns the admin API handler, or nil before Start.
 func (a *App) AdminAPI() *admin.Handler { return a.adminAPI }
-
-// SelfUsage returns the GET /v1/usage handler.
-func (a *App) SelfUsage() *selfusage.Handler { return a.selfUsage }
 
 // providerInfo lists the provider instances in service.
 func (a *App) providerInfo() []admin.ProviderInfo {
@@ -304,10 +292,4 @@ func (a *App) providerInfo() []admin.ProviderInfo {
 		out[i] = admin.ProviderInfo{Name: p.Name(), Type: p.Type()}
 	}
 	return out
-}
-
-// AllowUnauthenticatedAdmin reports whether /admin/* is open when no
-// credential exists at all.
-func (a *App) AllowUnauthenticatedAdmin() bool {
-	return a.effective.Admin.UnauthenticatedAllowed()
 }

@@ -17,7 +17,25 @@ func init() {
 	httpcaddyfile.RegisterGlobalOption("modelgate", parseGlobalOption)
 }
 
-// parseGlobalOption parses the `modelgate` global option block:
+// Interface guard.
+var _ caddyfile.Unmarshaler = (*App)(nil)
+
+// parseGlobalOption parses the `modelgate` global option (see
+// App.UnmarshalCaddyfile) into the modelgate app's JSON. The option may
+// appear once.
+func parseGlobalOption(d *caddyfile.Dispenser, existing any) (any, error) {
+	if existing != nil {
+		return nil, d.Err("the modelgate global option may appear only once")
+	}
+	app := new(App)
+	if err := app.UnmarshalCaddyfile(d); err != nil {
+		return nil, err
+	}
+	return httpcaddyfile.App{Name: "modelgate", Value: caddyconfig.JSON(app, nil)}, nil
+}
+
+// UnmarshalCaddyfile sets up the app from the `modelgate` global option
+// block:
 //
 //	modelgate {
 //		storage          <path>
@@ -47,55 +65,55 @@ func init() {
 //			max_stream_event  <size>
 //		}
 //	}
-func parseGlobalOption(d *caddyfile.Dispenser, existing any) (any, error) {
-	app := new(App)
-	if existing != nil {
-		return nil, d.Err("the modelgate global option may appear only once")
-	}
+//
+// master_key and api_key take an optional argument, so that an unset
+// environment variable ({$GATEWAY_MASTER_KEY}) means "not set". A
+// provider name may be defined once; unknown options are errors.
+func (a *App) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // option name
 	if d.NextArg() {
-		return nil, d.ArgErr()
+		return d.ArgErr()
 	}
 	for d.NextBlock(0) {
 		var err error
 		switch d.Val() {
 		case "storage":
-			app.Storage, err = oneArg(d)
+			a.Storage, err = oneArg(d)
 		case "master_key":
-			app.MasterKey, err = optionalArg(d)
+			a.MasterKey, err = optionalArg(d)
 		case "config_file":
-			app.ConfigFile, err = oneArg(d)
+			a.ConfigFile, err = oneArg(d)
 		case "user_path_header":
-			app.Server.UserPathHeader, err = oneArg(d)
+			a.Server.UserPathHeader, err = oneArg(d)
 		case "max_request_body":
 			var v string
 			if v, err = oneArg(d); err == nil {
 				var n uint64
 				if n, err = humanize.ParseBytes(v); err != nil {
-					return nil, d.Errf("max_request_body: %v", err)
+					return d.Errf("max_request_body: %v", err)
 				}
-				app.Server.MaxRequestBodyBytes = int64(n)
+				a.Server.MaxRequestBodyBytes = int64(n)
 			}
 		case "entitlements":
-			app.Entitlements = append(app.Entitlements, d.RemainingArgs()...)
+			a.Entitlements = append(a.Entitlements, d.RemainingArgs()...)
 		case "admin":
-			err = parseAdmin(d, &app.Admin)
+			err = parseAdmin(d, &a.Admin)
 		case "provider":
 			var p config.Provider
 			if p, err = parseProvider(d); err == nil {
-				if _, dup := app.Providers.Get(p.Name); dup {
-					return nil, d.Errf("provider %q is defined twice", p.Name)
+				if _, dup := a.Providers.Get(p.Name); dup {
+					return d.Errf("provider %q is defined twice", p.Name)
 				}
-				app.Providers = append(app.Providers, p)
+				a.Providers = append(a.Providers, p)
 			}
 		default:
-			return nil, d.Errf("unrecognized modelgate option %q", d.Val())
+			return d.Errf("unrecognized modelgate option %q", d.Val())
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return httpcaddyfile.App{Name: "modelgate", Value: caddyconfig.JSON(app, nil)}, nil
+	return nil
 }
 
 func oneArg(d *caddyfile.Dispenser) (string, error) {
@@ -125,25 +143,27 @@ func optionalArg(d *caddyfile.Dispenser) (string, error) {
 }
 
 func boolArg(d *caddyfile.Dispenser) (*bool, error) {
+	name := d.Val()
 	v, err := oneArg(d)
 	if err != nil {
 		return nil, err
 	}
 	b, err := strconv.ParseBool(v)
 	if err != nil {
-		return nil, d.Errf("%s: %q is not a boolean", d.Val(), v)
+		return nil, d.Errf("%s: %q is not a boolean", name, v)
 	}
 	return &b, nil
 }
 
 func durationArg(d *caddyfile.Dispenser) (time.Duration, error) {
+	name := d.Val()
 	v, err := oneArg(d)
 	if err != nil {
 		return 0, err
 	}
 	dur, err := caddy.ParseDuration(v)
 	if err != nil {
-		return 0, d.Errf("%q is not a duration: %v", v, err)
+		return 0, d.Errf("%s: %q is not a duration: %v", name, v, err)
 	}
 	return dur, nil
 }

@@ -6,11 +6,10 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
-	"github.com/modelgate/modelgate/admin"
 	"github.com/modelgate/modelgate/apierr"
 	"github.com/modelgate/modelgate/caddymodule"
 	"github.com/modelgate/modelgate/reqinfo"
-	"github.com/modelgate/modelgate/ui"
+	"github.com/modelgate/modelgate/routes"
 )
 
 func init() {
@@ -23,10 +22,11 @@ var (
 	_ caddyhttp.MiddlewareHandler = (*Admin)(nil)
 )
 
-// Admin (modelgate_admin) serves /admin/*: the admin REST API, its legacy
-// /admin/api/v1/ alias and the dashboard (package admin). Other paths pass
-// on. With the admin API switched off, /admin/* answers 404; with the UI
-// off, the dashboard does.
+// Admin (modelgate_admin) serves the routes whose shape in the route table
+// is the admin API or the dashboard, that is /admin/*: the admin REST API,
+// its legacy /admin/api/v1/ alias and the dashboard (package admin). Other
+// paths pass on. With the admin API switched off, /admin/* answers 404;
+// with the UI off, the dashboard does.
 //
 // It relies on modelgate_auth in front of it: an API request that stage
 // did not admit to /admin/* is refused with 401, so a route that places
@@ -51,17 +51,17 @@ func (h *Admin) Provision(ctx caddy.Context) (err error) {
 
 // ServeHTTP answers /admin/* and passes everything else on.
 func (h *Admin) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
-	path := r.URL.Path
-	if !admin.IsAdminPath(path) {
+	rt, _ := route(r)
+	if rt == nil || (rt.Shape != routes.ShapeAdmin && rt.Shape != routes.ShapeDashboard) {
 		return next.ServeHTTP(w, r)
 	}
 	if err := h.app.WaitReady(r.Context()); err != nil {
-		apierr.Write(w, notReady())
+		apierr.WriteFor(w, r, notReady())
 		return nil
 	}
-	if h.app.Effective().Admin.EndpointsOn() && !ui.IsUIPath(path) {
+	if h.app.Effective().Admin.EndpointsOn() && rt.Credential != routes.CredentialNone {
 		if info := reqinfo.From(r.Context()); info == nil || !info.Admin {
-			apierr.Write(w, apierr.Unauthorized("the admin API needs modelgate_auth in front of modelgate_admin").
+			apierr.WriteFor(w, r, apierr.Unauthorized("the admin API needs modelgate_auth in front of modelgate_admin").
 				WithCode("admin_auth_required"))
 			return nil
 		}

@@ -6,12 +6,11 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
-	"github.com/modelgate/modelgate/admin"
 	"github.com/modelgate/modelgate/apierr"
 	"github.com/modelgate/modelgate/caddymodule"
 	"github.com/modelgate/modelgate/keys"
 	"github.com/modelgate/modelgate/reqinfo"
-	"github.com/modelgate/modelgate/ui"
+	"github.com/modelgate/modelgate/routes"
 	"github.com/modelgate/modelgate/userpath"
 )
 
@@ -26,19 +25,24 @@ var (
 )
 
 // Auth (modelgate_auth) identifies the caller from `Authorization: Bearer`
-// or `x-api-key` (spec part 5, interface.md §4) and settles the caller's
-// user path. It starts the request-scoped state the later stages fill in:
-// reqinfo.Info gets the auth method, key hash and id, admin access and the
-// normalized user path.
+// or `x-api-key` and settles the caller's user path. It starts the
+// request-scoped state the later stages fill in: reqinfo.Info gets the
+// auth method, key hash and id, admin access and the normalized user path,
+// and the {http.modelgate.*} placeholders read it.
+//
+// What a route needs is its credential in the route table (package
+// routes); a path no route names needs a key.
 //
 //   - The master key always has admin access.
-//   - A managed key is accepted on the model endpoints and GET /v1/usage;
-//     on /admin/* only with dashboard access, otherwise 403
-//     dashboard_access_denied.
+//   - A managed key is accepted on routes that need a key (the model
+//     endpoints, GET /v1/usage); on routes that need admin access (/admin/*)
+//     only with dashboard access, otherwise 403 dashboard_access_denied.
 //   - Missing, unknown, expired or deactivated credentials get 401.
-//   - /health, the dashboard pages and static assets need no credential.
-//   - With no master key and no managed key at all, model endpoints are
-//     open and /admin/* is refused unless admin.allow_unauthenticated.
+//   - Public routes (/health, the dashboard pages and static assets) need
+//     no credential.
+//   - With no master key and no managed key at all, routes that need a key
+//     are open and admin routes are refused unless
+//     admin.allow_unauthenticated.
 //
 // The user path is the one bound to the managed key, or else the
 // configured user-path header, or "/"; a malformed one gets 400.
@@ -64,18 +68,14 @@ func (h *Auth) Provision(ctx caddy.Context) (err error) {
 
 // ServeHTTP authenticates the request and passes it on.
 func (h *Auth) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
-	info := reqinfo.From(r.Context())
-	if info == nil {
-		info = reqinfo.New()
-		r = r.WithContext(reqinfo.With(r.Context(), info))
-	}
+	info, r := requestInfo(r)
 	cred, sent := keys.Credential(r.Header)
 	conflict := keys.ConflictingCredentials(r.Header)
 	r.Header.Del("Authorization")
 	r.Header.Del("X-Api-Key")
 
-	path := r.URL.Path
-	if isPublic(path) {
+	need := credential(route(r))
+	if need == routes.CredentialNone {
 		return next.ServeHTTP(w, r)
 	}
 	if conflict {
@@ -88,7 +88,7 @@ func (h *Auth) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.
 		return nil
 	}
 	cfg := h.app.Effective()
-	adminPath := admin.IsAdminPath(path)
+	adminPath := need == routes.CredentialAdmin
 	if adminPath && !cfg.Admin.EndpointsOn() {
 		// The admin API is switched off: the admin stage answers 404, and
 		// there is nothing to protect.
@@ -167,7 +167,12 @@ func notReady() *apierr.Error {
 	return apierr.New(http.StatusServiceUnavailable, apierr.TypeProvider, "the gateway is not ready").WithCode("gateway_not_ready")
 }
 
-// isPublic reports whether path is served without a credential.
-func isPublic(path string) bool {
-	return path == "/health" || ui.IsUIPath(path)
+// credential is what a request for rt needs: its path's credential in the
+// route table (also for a method the path does not take), or a key for a
+// path no route names (rt nil).
+func credential(rt *routes.Route, _ bool) routes.Credential {
+	if rt == nil {
+		return routes.CredentialKey
+	}
+	return rt.Credential
 }

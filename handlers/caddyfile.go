@@ -9,9 +9,9 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 )
 
-// chain is the order of the request path (architecture doc): the admin API
-// answers right after authentication, so admin calls are neither audited
-// as model traffic nor rate-limited.
+// chain is the order of the request path: the admin API answers right
+// after authentication, so admin calls are neither audited as model
+// traffic nor rate-limited.
 var chain = []string{
 	"modelgate_auth",
 	"modelgate_admin",
@@ -52,11 +52,12 @@ func parseBare(name string) httpcaddyfile.UnmarshalHandlerFunc {
 //
 //	modelgate [<matcher>]
 func parseModelgate(h httpcaddyfile.Helper) ([]httpcaddyfile.ConfigValue, error) {
-	matcherSet, err := h.ExtractMatcherSet() // also rewinds the dispenser
+	h.Next()                                 // directive name
+	matcherSet, err := h.ExtractMatcherSet() // drops the matcher token and rewinds
 	if err != nil {
 		return nil, err
 	}
-	h.Next()
+	h.Next() // directive name again
 	if h.NextArg() || h.NextBlock(0) {
 		return nil, h.Err("modelgate takes no arguments; configure it in the global modelgate option")
 	}

@@ -7,7 +7,6 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
 	"github.com/modelgate/modelgate/caddymodule"
-	"github.com/modelgate/modelgate/selfusage"
 )
 
 func init() {
@@ -20,10 +19,12 @@ var (
 	_ caddyhttp.MiddlewareHandler = (*ProviderProxy)(nil)
 )
 
-// ProviderProxy (modelgate_provider_proxy) serves the model endpoints:
-// it resolves the model to a provider, forwards the request and relays the
-// answer, streaming event by event. It is terminal: any request that
-// reaches it is answered, unknown routes with 404 in the gateway shape.
+// ProviderProxy (modelgate_provider_proxy) serves the model endpoints,
+// GET /v1/models, GET /v1/usage and /health (package proxy): it resolves
+// the model to a provider, forwards the request and relays the answer,
+// streaming event by event. It is terminal: any request that reaches it is
+// answered, unknown routes and routes not served yet with 404 in the
+// gateway shape.
 type ProviderProxy struct {
 	app *caddymodule.App
 }
@@ -42,13 +43,9 @@ func (h *ProviderProxy) Provision(ctx caddy.Context) (err error) {
 	return err
 }
 
-// ServeHTTP answers the request. GET /v1/usage goes to the self-usage
-// handler instead of the proxy service.
+// ServeHTTP answers the request.
 func (h *ProviderProxy) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Handler) error {
-	if p := r.URL.Path; p == selfusage.Path || p == selfusage.Path+"/" {
-		h.app.SelfUsage().ServeHTTP(w, r)
-		return nil
-	}
+	_, r = requestInfo(r)
 	h.app.Proxy().ServeHTTP(w, r)
 	return nil
 }

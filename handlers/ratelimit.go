@@ -10,6 +10,7 @@ import (
 	"github.com/modelgate/modelgate/caddymodule"
 	"github.com/modelgate/modelgate/limits"
 	"github.com/modelgate/modelgate/reqinfo"
+	"github.com/modelgate/modelgate/routes"
 	"github.com/modelgate/modelgate/userpath"
 )
 
@@ -24,8 +25,9 @@ var (
 )
 
 // RateLimit (modelgate_rate_limit) enforces the user-path rate-limit rules
-// (spec part 8) on the model endpoints, for the user path the auth stage
-// settled on:
+// on the model endpoints, for the user path the auth stage settled on. How
+// a request counts is its route's RateLimit in the route table (package
+// routes):
 //
 //   - A breach answers 429 rate_limit_error, code rate_limit_exceeded,
 //     with Retry-After and the x-ratelimit-* headers; nothing is counted.
@@ -33,9 +35,10 @@ var (
 //     constrained matching rule, holds its concurrency slots until the
 //     answer is complete (streams included; also on disconnects and
 //     panics) and is charged its total tokens then.
-//   - GET /v1/usage, /v1/models, /health, /admin/*, count_tokens and
-//     requests the response cache answered pass uncounted; a batch
-//     submission counts one request and holds no slot (see classify).
+//   - Routes that count nothing (GET /v1/usage, /v1/models, /health,
+//     /admin/*, count_tokens, unknown routes) and requests the response
+//     cache answered pass uncounted; a batch submission counts one request
+//     and holds no slot.
 //
 // Provider and model rules are enforced by modelgate_provider_proxy,
 // against the target that actually serves the request.
@@ -59,8 +62,8 @@ func (h *RateLimit) Provision(ctx caddy.Context) (err error) {
 
 // ServeHTTP enforces the user-path rules and passes the request on.
 func (h *RateLimit) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
-	kind := classify(r.Method, r.URL.Path)
-	if kind == uncounted {
+	kind := classify(route(r))
+	if kind == routes.CountNone {
 		return next.ServeHTTP(w, r)
 	}
 	if err := h.app.WaitReady(r.Context()); err != nil {
@@ -73,15 +76,11 @@ func (h *RateLimit) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddy
 // limitUserPath admits r under eng's user-path rules (nil: rate limiting
 // is off) and serves it with next, releasing the admission when next
 // returns, which for a stream is when the stream has ended.
-func limitUserPath(eng *limits.Engine, kind requestKind, w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
-	if eng == nil || kind == uncounted {
+func limitUserPath(eng *limits.Engine, kind routes.Counting, w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+	if eng == nil || kind == routes.CountNone {
 		return next.ServeHTTP(w, r)
 	}
-	info := reqinfo.From(r.Context())
-	if info == nil {
-		info = reqinfo.New()
-		r = r.WithContext(reqinfo.With(r.Context(), info))
-	}
+	info, r := requestInfo(r)
 	if info.CacheHit {
 		return next.ServeHTTP(w, r)
 	}
@@ -89,7 +88,7 @@ func limitUserPath(eng *limits.Engine, kind requestKind, w http.ResponseWriter, 
 	if path == "" {
 		path = userpath.Root
 	}
-	if kind == batchSubmission {
+	if kind == routes.CountRequest {
 		hdr, rej := eng.AdmitBatch(path)
 		if rej != nil {
 			refuse(w, r, rej)

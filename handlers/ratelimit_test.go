@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
@@ -13,6 +14,7 @@ import (
 	"github.com/modelgate/modelgate/limits"
 	"github.com/modelgate/modelgate/reqinfo"
 	"github.com/modelgate/modelgate/tokens"
+	"github.com/modelgate/modelgate/routes"
 )
 
 func rlEngine(t testing.TB, rules ...limits.Rule) *limits.Engine {
@@ -37,7 +39,7 @@ func rlServe(e *limits.Engine, method, path, userPath string, next caddyhttp.Han
 	req := httptest.NewRequest(method, path, nil)
 	req = req.WithContext(reqinfo.With(req.Context(), info))
 	rec := httptest.NewRecorder()
-	_ = limitUserPath(e, classify(method, path), rec, req, next)
+	_ = limitUserPath(e, classify(routes.Lookup(method, path)), rec, req, next)
 	return rec, info
 }
 
@@ -46,36 +48,51 @@ func ok200(w http.ResponseWriter, _ *http.Request) error {
 	return nil
 }
 
+// TestClassify: the rate-limit stage counts each request as its route's
+// RateLimit attribute in the route table says, and the table says what the
+// rules require.
 func TestClassify(t *testing.T) {
 	for _, c := range []struct {
 		method, path string
-		want         requestKind
+		want         routes.Counting
 	}{
-		{"POST", "/v1/chat/completions", modelCall},
-		{"POST", "/v1/embeddings/", modelCall},
-		{"POST", "/v1/messages", modelCall},
-		{"POST", "/v1/responses", modelCall},
-		{"POST", "/v1/audio/speech", modelCall},
-		{"POST", "/v1/audio/transcriptions", modelCall},
-		{"GET", "/v1/realtime", modelCall},
-		{"GET", "/p/elevenlabs/v2/voices", modelCall},
-		{"POST", "/v1/batches", batchSubmission},
-		{"GET", "/v1/batches", uncounted},
-		{"GET", "/v1/batches/b1", uncounted},
-		{"POST", "/v1/batches/b1/cancel", uncounted},
-		{"POST", "/v1/files", uncounted},
-		{"POST", "/v1/messages/count_tokens", uncounted},
-		{"GET", "/v1/usage", uncounted},
-		{"GET", "/v1/models", uncounted},
-		{"GET", "/v1/models/gpt-4o", uncounted},
-		{"GET", "/v1/chat/completions", uncounted},
-		{"HEAD", "/v1/usage", uncounted},
-		{"GET", "/health", uncounted},
-		{"POST", "/admin/rate-limits/reset", uncounted},
-		{"POST", "/other", uncounted},
+		{"POST", "/v1/chat/completions", routes.CountRequestAndSlot},
+		{"POST", "/v1/embeddings/", routes.CountRequestAndSlot},
+		{"POST", "/v1/messages", routes.CountRequestAndSlot},
+		{"POST", "/v1/responses", routes.CountRequestAndSlot},
+		{"POST", "/v1/audio/speech", routes.CountRequestAndSlot},
+		{"POST", "/v1/audio/transcriptions", routes.CountRequestAndSlot},
+		{"GET", "/v1/realtime", routes.CountRequestAndSlot},
+		{"GET", "/p/elevenlabs/v2/voices", routes.CountRequestAndSlot},
+		{"POST", "/v1/batches", routes.CountRequest},
+		{"GET", "/v1/batches", routes.CountNone},
+		{"GET", "/v1/batches/b1", routes.CountNone},
+		{"POST", "/v1/batches/b1/cancel", routes.CountNone},
+		{"POST", "/v1/files", routes.CountNone},
+		{"POST", "/v1/messages/count_tokens", routes.CountNone},
+		{"GET", "/v1/usage", routes.CountNone},
+		{"GET", "/v1/models", routes.CountNone},
+		{"GET", "/v1/models/gpt-4o", routes.CountNone},
+		{"GET", "/v1/chat/completions", routes.CountNone},
+		{"HEAD", "/v1/usage", routes.CountNone},
+		{"GET", "/health", routes.CountNone},
+		{"POST", "/admin/rate-limits/reset", routes.CountNone},
+		{"POST", "/other", routes.CountNone},
 	} {
-		if got := classify(c.method, c.path); got != c.want {
-			t.Errorf("%s %s: %d, want %d", c.method, c.path, got, c.want)
+		if got := classify(routes.Lookup(c.method, c.path)); got != c.want {
+			t.Errorf("%s %s: %s, want %s", c.method, c.path, got, c.want)
+		}
+	}
+	// Every route of the table: classify is its attribute.
+	for _, rt := range routes.All() {
+		method := rt.Method
+		if method == routes.Any {
+			method = "PUT"
+		}
+		path := strings.ReplaceAll(strings.ReplaceAll(rt.Path, "{id}", "x1"), "{provider}", "p1")
+		path = strings.ReplaceAll(path, "*", "a/b")
+		if got := classify(routes.Lookup(method, path)); got != rt.RateLimit {
+			t.Errorf("%s %s: classify %s, table %s", method, path, got, rt.RateLimit)
 		}
 	}
 }
@@ -129,7 +146,7 @@ func TestRateLimitRequests(t *testing.T) {
 	info.UserPath, info.CacheHit = "/team", true
 	req := httptest.NewRequest("POST", "/v1/chat/completions", nil)
 	rec = httptest.NewRecorder()
-	_ = limitUserPath(e, modelCall, rec, req.WithContext(reqinfo.With(req.Context(), info)), caddyhttp.HandlerFunc(ok200))
+	_ = limitUserPath(e, routes.CountRequestAndSlot, rec, req.WithContext(reqinfo.With(req.Context(), info)), caddyhttp.HandlerFunc(ok200))
 	if rec.Code != 200 {
 		t.Fatalf("cache hit: %d", rec.Code)
 	}
@@ -204,12 +221,12 @@ func TestRateLimitWithoutInfo(t *testing.T) {
 		return ok200(w, r)
 	})
 	rec := httptest.NewRecorder()
-	_ = limitUserPath(e, modelCall, rec, httptest.NewRequest("POST", "/v1/embeddings", nil), next)
+	_ = limitUserPath(e, routes.CountRequestAndSlot, rec, httptest.NewRequest("POST", "/v1/embeddings", nil), next)
 	if rec.Code != 200 || saw == nil {
 		t.Fatalf("%d, info %v", rec.Code, saw)
 	}
 	rec = httptest.NewRecorder()
-	_ = limitUserPath(e, modelCall, rec, httptest.NewRequest("POST", "/v1/embeddings", nil), next)
+	_ = limitUserPath(e, routes.CountRequestAndSlot, rec, httptest.NewRequest("POST", "/v1/embeddings", nil), next)
 	if rec.Code != 429 {
 		t.Fatalf("root path not limited: %d", rec.Code)
 	}
@@ -256,7 +273,7 @@ func BenchmarkRateLimitHandler(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		r := reqs[i%len(reqs)]
-		if err := limitUserPath(e, classify(r.Method, r.URL.Path), w, r, next); err != nil {
+		if err := limitUserPath(e, classify(route(r)), w, r, next); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -6,16 +6,18 @@ package proxy
 
 import (
 	"net/http"
-	"sort"
 	"strings"
 
 	"go.uber.org/zap"
 
 	"github.com/modelgate/modelgate/apierr"
 	"github.com/modelgate/modelgate/providers"
+	"github.com/modelgate/modelgate/routes"
 )
 
-// Service serves the model endpoints.
+// Service serves the model endpoints, GET /v1/models, GET /v1/usage and
+// /health: the routes of the route table (package routes) whose shape has
+// a handler here.
 type Service struct {
 	// Registry resolves models to providers.
 	Registry *providers.Registry
@@ -29,44 +31,50 @@ type Service struct {
 	// provider credentials from relayed error text; nil applies the
 	// default limits and strips nothing.
 	Upstreams *Upstreams
+	// SelfUsage answers GET /v1/usage; nil answers 404 there.
+	SelfUsage http.Handler
 }
 
-// route is one model endpoint.
-type route struct {
-	method  string
-	handler func(s *Service, w http.ResponseWriter, r *http.Request)
+// handlers are the service's answer to each route shape; a shape without
+// one is not served here.
+var handlers = [routes.NumShapes]func(s *Service, w http.ResponseWriter, r *http.Request){
+	routes.ShapeChat:        (*Service).chatCompletions,
+	routes.ShapeEmbeddings:  (*Service).embeddings,
+	routes.ShapeMessages:    (*Service).messages,
+	routes.ShapeCountTokens: (*Service).countTokens,
+	routes.ShapeResponses:   (*Service).responses,
+	routes.ShapeModels:      (*Service).listModels,
+	routes.ShapeHealth:      (*Service).health,
+	routes.ShapeSelfUsage:   (*Service).selfUsage,
 }
 
-var routes = map[string]route{
-	"/v1/chat/completions":      {http.MethodPost, (*Service).chatCompletions},
-	"/v1/embeddings":            {http.MethodPost, (*Service).embeddings},
-	"/v1/messages":              {http.MethodPost, (*Service).messages},
-	"/v1/messages/count_tokens": {http.MethodPost, (*Service).countTokens},
-	"/v1/responses":             {http.MethodPost, (*Service).responses},
-	"/v1/models":                {http.MethodGet, (*Service).listModels},
-	"/health":                   {http.MethodGet, (*Service).health},
+// serves reports whether the service has a handler for routes of shape.
+func serves(shape routes.Shape) bool {
+	return shape < routes.NumShapes && handlers[shape] != nil
 }
 
-// ServeHTTP dispatches a request to its endpoint: an unknown path gets 404
-// and a known path with the wrong method 405, both in the gateway shape.
+// ServeHTTP dispatches a request to its route's handler. A path no route
+// names, a route not served yet and a route answered elsewhere get 404; a
+// known path with a method it does not take gets 405 with Allow. Both are
+// in the gateway shape.
 func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	path := r.URL.Path
-	if len(path) > 1 {
-		path = strings.TrimSuffix(path, "/")
+	rt, ok := routes.Lookup(r.Method, r.URL.Path)
+	if rt == nil || !rt.Served || !serves(rt.Shape) {
+		unknownRoute(w, r)
+		return
 	}
-	rt, ok := routes[path]
 	if !ok {
-		apierr.WriteFor(w, r, apierr.New(http.StatusNotFound, apierr.TypeInvalidRequest,
-			"unknown route: "+r.Method+" "+r.URL.Path).WithCode("unknown_route"))
-		return
-	}
-	if r.Method != rt.method && !(rt.method == http.MethodGet && r.Method == http.MethodHead) {
-		w.Header().Set("Allow", rt.method)
+		path := r.URL.Path
+		if len(path) > 1 {
+			path = strings.TrimSuffix(path, "/")
+		}
+		w.Header().Set("Allow", rt.Allow())
 		apierr.WriteFor(w, r, apierr.New(http.StatusMethodNotAllowed, apierr.TypeInvalidRequest,
-			"method "+r.Method+" is not allowed on "+path+"; use "+rt.method).WithCode("method_not_allowed"))
+			"method "+r.Method+" is not allowed on "+path+"; use "+strings.ReplaceAll(rt.Allow(), ", ", " or ")).
+			WithCode("method_not_allowed"))
 		return
 	}
-	rt.handler(s, w, r)
+	handlers[rt.Shape](s, w, r)
 }
 
 func (s *Service) health(w http.ResponseWriter, _ *http.Request) {
@@ -74,27 +82,23 @@ func (s *Service) health(w http.ResponseWriter, _ *http.Request) {
 	_, _ = w.Write([]byte(`{"status":"ok"}`))
 }
 
+func (s *Service) selfUsage(w http.ResponseWriter, r *http.Request) {
+	if s.SelfUsage == nil {
+		unknownRoute(w, r)
+		return
+	}
+	s.SelfUsage.ServeHTTP(w, r)
+}
+
+// unknownRoute answers 404 unknown_route.
+func unknownRoute(w http.ResponseWriter, r *http.Request) {
+	apierr.WriteFor(w, r, apierr.New(http.StatusNotFound, apierr.TypeInvalidRequest,
+		"unknown route: "+r.Method+" "+r.URL.Path).WithCode("unknown_route"))
+}
+
 func (s *Service) logger() *zap.Logger {
 	if s.Logger == nil {
 		return zap.NewNop()
 	}
 	return s.Logger
-}
-
-// Route is one model endpoint the service answers.
-type Route struct {
-	// Method is the HTTP method.
-	Method string
-	// Path is the URL path.
-	Path string
-}
-
-// Routes lists the endpoints the service answers, sorted by path.
-func Routes() []Route {
-	out := make([]Route, 0, len(routes))
-	for path, rt := range routes {
-		out = append(out, Route{Method: rt.method, Path: path})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return out
 }

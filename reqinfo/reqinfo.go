@@ -70,6 +70,9 @@ type Info struct {
 	// refused the request before any provider was called; the user-path
 	// stage then gives the request back instead of counting it.
 	TargetRefused bool
+	// ErrorCode is the code of the gateway error the request was answered
+	// with, or its type when it has no code; empty while none was written.
+	ErrorCode string
 
 	mu       sync.Mutex
 	usage    tokens.Usage

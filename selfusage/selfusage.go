@@ -20,11 +20,8 @@ import (
 	"github.com/modelgate/modelgate/userpath"
 )
 
-// Path is the route the Handler answers.
-const Path = "/v1/usage"
-
 // RateLimitStatus is one rate-limit rule that applies to the caller, with
-// its live counters (interface.md §5, the rate-limit list row).
+// its live counters, in the shape of a row of the admin rate-limit list.
 type RateLimitStatus struct {
 	// Scope is user_path, provider or model.
 	Scope string `json:"scope"`
@@ -66,7 +63,7 @@ type RateLimitProvider interface {
 }
 
 // BudgetProvider reports the budgets that apply to a user path. Each
-// element is a budget entry (spec part 2), encoded by the budget engine.
+// element is a budget entry, encoded by the budget engine.
 type BudgetProvider interface {
 	// Budgets returns the budgets that apply to userPath.
 	Budgets(ctx context.Context, userPath string) []any
@@ -93,8 +90,8 @@ type Response struct {
 	RateLimits []RateLimitStatus `json:"rate_limits"`
 }
 
-// Handler answers GET /v1/usage. Polling it consumes no rate-limit quota;
-// the rate-limit stage must let it through uncounted.
+// Handler answers GET /v1/usage. Polling it consumes no rate-limit quota:
+// its route counts nothing in the route table (package routes).
 type Handler struct {
 	// RateLimits supplies rate-limit statuses; nil answers [].
 	RateLimits RateLimitProvider
@@ -111,7 +108,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", http.MethodGet)
 		apierr.Write(w, apierr.New(http.StatusMethodNotAllowed, apierr.TypeInvalidRequest,
-			"method "+r.Method+" is not allowed on "+Path+"; use GET").WithCode("method_not_allowed"))
+			"method "+r.Method+" is not allowed on "+r.URL.Path+"; use GET").WithCode("method_not_allowed"))
 		return
 	}
 	path := userpath.Root

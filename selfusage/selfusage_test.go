@@ -19,7 +19,7 @@ func (f *fakeLimits) RateLimitStatuses(_ context.Context, p string) []RateLimitS
 
 func get(t *testing.T, h *Handler, userPath string) map[string]any {
 	t.Helper()
-	req := httptest.NewRequest("GET", Path, nil)
+	req := httptest.NewRequest("GET", "/v1/usage", nil)
 	if userPath != "" {
 		info := reqinfo.New()
 		info.UserPath = userPath
@@ -68,7 +68,7 @@ func TestProviders(t *testing.T) {
 
 func TestMethod(t *testing.T) {
 	rec := httptest.NewRecorder()
-	(&Handler{}).ServeHTTP(rec, httptest.NewRequest("POST", Path, nil))
+	(&Handler{}).ServeHTTP(rec, httptest.NewRequest("POST", "/v1/usage", nil))
 	if rec.Code != 405 || rec.Header().Get("Allow") != "GET" {
 		t.Fatalf("%d %v", rec.Code, rec.Header())
 	}

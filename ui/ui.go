@@ -17,15 +17,6 @@ import (
 //go:embed assets
 var assets embed.FS
 
-// Path prefixes served by the Handler.
-const (
-	// DashboardPath is the dashboard's main page; its other pages live
-	// below it.
-	DashboardPath = "/admin/dashboard"
-	// StaticPrefix holds the static assets.
-	StaticPrefix = "/admin/static/"
-)
-
 // file is one embedded response.
 type file struct {
 	name        string
@@ -33,42 +24,27 @@ type file struct {
 	cacheCtl    string
 }
 
-var pages = map[string]file{
-	"/admin/dashboard":       {"assets/dashboard.html", "text/html; charset=utf-8", "no-cache"},
-	"/admin/dashboard/audit": {"assets/audit.html", "text/html; charset=utf-8", "no-cache"},
-}
-
-var static = map[string]file{
+// files are the embedded responses by path. Their routes (public, GET) are
+// declared in the route table of package routes, which the tests check
+// against this list.
+var files = map[string]file{
+	"/admin/dashboard":            {"assets/dashboard.html", "text/html; charset=utf-8", "no-cache"},
+	"/admin/dashboard/audit":      {"assets/audit.html", "text/html; charset=utf-8", "no-cache"},
 	"/admin/static/modelgate.css": {"assets/modelgate.css", "text/css; charset=utf-8", "public, max-age=3600"},
 }
 
-// Pages lists the dashboard pages, sorted.
-func Pages() []string { return []string{"/admin/dashboard", "/admin/dashboard/audit"} }
-
-// Assets lists the static asset paths, sorted.
-func Assets() []string { return []string{"/admin/static/modelgate.css"} }
-
-// IsUIPath reports whether path belongs to the dashboard: a page or a
-// static asset. Such paths need no credential.
-func IsUIPath(path string) bool {
-	return path == DashboardPath || strings.HasPrefix(path, DashboardPath+"/") ||
-		strings.HasPrefix(path, StaticPrefix)
-}
-
-// Handler serves the dashboard pages and assets. Unknown UI paths get 404
-// and methods other than GET and HEAD 405, in the gateway error shape.
+// Handler serves the dashboard pages and assets. Unknown paths get 404 and
+// methods other than GET and HEAD 405, in the gateway error shape. One
+// trailing slash is ignored.
 type Handler struct{}
 
 // ServeHTTP answers one UI request.
 func (Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	path := r.URL.Path
-	if path == DashboardPath+"/" {
-		path = DashboardPath
+	if len(path) > 1 {
+		path = strings.TrimSuffix(path, "/")
 	}
-	f, ok := pages[path]
-	if !ok {
-		f, ok = static[path]
-	}
+	f, ok := files[path]
 	if !ok {
 		apierr.Write(w, apierr.New(http.StatusNotFound, apierr.TypeInvalidRequest,
 			"unknown dashboard route: no page or asset at this path").WithCode("unknown_route"))

@@ -5,6 +5,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/modelgate/modelgate/routes"
 )
 
 func serve(method, path string) *httptest.ResponseRecorder {
@@ -13,8 +15,19 @@ func serve(method, path string) *httptest.ResponseRecorder {
 	return rec
 }
 
+// dashboardPaths are the paths of the dashboard routes in the route table.
+func dashboardPaths() []string {
+	var out []string
+	for _, rt := range routes.All() {
+		if rt.Shape == routes.ShapeDashboard && rt.Documented() {
+			out = append(out, rt.Path)
+		}
+	}
+	return out
+}
+
 func TestPagesAndAssets(t *testing.T) {
-	for _, p := range append(append(Pages(), Assets()...), "/admin/dashboard/") {
+	for _, p := range append(dashboardPaths(), "/admin/dashboard/") {
 		rec := serve("GET", p)
 		if rec.Code != 200 || rec.Body.Len() == 0 {
 			t.Fatalf("%s: %d", p, rec.Code)
@@ -22,8 +35,8 @@ func TestPagesAndAssets(t *testing.T) {
 		if rec.Header().Get("X-Content-Type-Options") != "nosniff" || rec.Header().Get("Content-Security-Policy") == "" {
 			t.Errorf("%s: security headers missing: %v", p, rec.Header())
 		}
-		if !IsUIPath(p) {
-			t.Errorf("IsUIPath(%s) = false", p)
+		if rt, ok := routes.Lookup("GET", p); !ok || rt.Shape != routes.ShapeDashboard || rt.Credential != routes.CredentialNone {
+			t.Errorf("%s: route %v is not a public dashboard route", p, rt)
 		}
 	}
 	if ct := serve("GET", "/admin/dashboard").Header().Get("Content-Type"); !strings.HasPrefix(ct, "text/html") {
@@ -66,34 +79,32 @@ func TestErrors(t *testing.T) {
 			t.Errorf("%s %s: %d %s", c.method, c.path, rec.Code, rec.Body)
 		}
 	}
-	if IsUIPath("/admin/dashboards") || IsUIPath("/admin/auth-keys") || IsUIPath("/v1/models") {
-		t.Error("IsUIPath too broad")
+	for _, p := range []string{"/admin/dashboards", "/admin/auth-keys", "/v1/models"} {
+		if rt, _ := routes.Lookup("GET", p); rt != nil && rt.Shape == routes.ShapeDashboard {
+			t.Errorf("%s is a dashboard route", p)
+		}
 	}
 	if serve("POST", "/admin/dashboard").Header().Get("Allow") != "GET, HEAD" {
 		t.Error("405 without Allow")
 	}
 }
 
+// TestRoutesAreServed: every dashboard route of the route table has an
+// embedded file, and every file a route.
 func TestRoutesAreServed(t *testing.T) {
-	for p := range pages {
-		found := false
-		for _, q := range Pages() {
-			found = found || p == q
-		}
-		if !found {
-			t.Errorf("page %s missing from Pages()", p)
+	declared := map[string]bool{}
+	for _, p := range dashboardPaths() {
+		declared[p] = true
+		if _, ok := files[p]; !ok {
+			t.Errorf("route %s has no file", p)
 		}
 	}
-	for p := range static {
-		found := false
-		for _, q := range Assets() {
-			found = found || p == q
-		}
-		if !found {
-			t.Errorf("asset %s missing from Assets()", p)
+	for p := range files {
+		if !declared[p] {
+			t.Errorf("file %s has no route", p)
 		}
 	}
-	if len(pages) != len(Pages()) || len(static) != len(Assets()) {
-		t.Error("route lists and tables differ")
+	if len(declared) < 3 {
+		t.Errorf("only %d dashboard routes", len(declared))
 	}
 }

@@ -1,0 +1,178 @@
+package routes
+
+import "net/http"
+
+// modelErrors are the error statuses of a model call that reaches a
+// provider.
+var modelErrors = []int{400, 404, 413, 429, 502, 504}
+
+// usageWindow are the query parameters choosing a usage time window.
+var usageWindow = []Param{
+	{Name: "start_date", Desc: "First day, YYYY-MM-DD. With end_date, wins over days.", Type: "string", Format: "date"},
+	{Name: "end_date", Desc: "Last day, YYYY-MM-DD; default today (UTC).", Type: "string", Format: "date"},
+	{Name: "days", Desc: "Window length in days ending at end_date; default 30.", Type: "integer", Min: 1, Max: maxUsageDays},
+}
+
+// maxUsageDays is the longest usage window the admin usage routes accept,
+// in days (the admin package checks it against its own bound).
+const maxUsageDays = 3660
+
+// withWindow returns the usage window parameters followed by more.
+func withWindow(more ...Param) []Param {
+	return append(append([]Param(nil), usageWindow...), more...)
+}
+
+// adminRoute returns an admin API operation: it needs admin access, is
+// neither rate-limited nor audited, and is served.
+func adminRoute(id, method, path string, doc *Doc) Route {
+	return Route{ID: id, Method: method, Path: path, Shape: ShapeAdmin, Credential: CredentialAdmin, Served: true, Doc: doc}
+}
+
+// dashboardRoute returns a dashboard page or asset: public and served.
+func dashboardRoute(id, path, summary, mediaType string) Route {
+	return Route{ID: id, Method: http.MethodGet, Path: path, Shape: ShapeDashboard, Credential: CredentialNone, Served: true,
+		Doc: &Doc{Summary: summary, Tag: "dashboard", Status: http.StatusOK, ResultType: mediaType}}
+}
+
+// table is every route of the gateway. Rules it follows:
+//
+//   - Audited: every /v1/* model endpoint but /v1/models and /v1/usage,
+//     passthrough, realtime sessions and batch calls; never /health or
+//     /admin/*.
+//   - Rate limits count the calls that run a model (with a slot), batch
+//     submission (without one); never listings, /v1/usage, token counts,
+//     file uploads or batch status and cancel.
+//   - Routes that are not served yet keep their attributes, so the stages
+//     in front of the proxy treat them as they will once a handler exists.
+var table = []Route{
+	// Model endpoints.
+	{ID: "createChatCompletion", Method: http.MethodPost, Path: "/v1/chat/completions", Shape: ShapeChat,
+		RateLimit: CountRequestAndSlot, Audited: true, Budgeted: true, Cacheable: true, Served: true,
+		Doc: &Doc{Summary: "Chat completions (streamed with stream: true)", Tag: "models", Body: "ModelRequest",
+			Status: http.StatusOK, Result: "ModelResponse", Streams: true, Errors: modelErrors}},
+	{ID: "createResponse", Method: http.MethodPost, Path: "/v1/responses", Shape: ShapeResponses,
+		RateLimit: CountRequestAndSlot, Audited: true, Budgeted: true, Cacheable: true, Served: true,
+		Doc: &Doc{Summary: "Responses (streamed with stream: true)", Tag: "models", Body: "ModelRequest",
+			Status: http.StatusOK, Result: "ModelResponse", Streams: true, Errors: modelErrors}},
+	{ID: "createMessage", Method: http.MethodPost, Path: "/v1/messages", Shape: ShapeMessages,
+		RateLimit: CountRequestAndSlot, Audited: true, Budgeted: true, Cacheable: true, Served: true,
+		Doc: &Doc{Summary: "Anthropic messages (streamed with stream: true)", Tag: "models", Body: "ModelRequest",
+			Status: http.StatusOK, Result: "ModelResponse", Streams: true, Errors: modelErrors}},
+	// A token count runs no model: not rate-limited, not budgeted.
+	{ID: "countMessageTokens", Method: http.MethodPost, Path: "/v1/messages/count_tokens", Shape: ShapeCountTokens,
+		Audited: true, Served: true,
+		Doc: &Doc{Summary: "Count the input tokens of a messages request (not rate-limited)", Tag: "models", Body: "ModelRequest",
+			Status: http.StatusOK, Result: "ModelResponse", Errors: []int{400, 404, 413}}},
+	{ID: "createEmbeddings", Method: http.MethodPost, Path: "/v1/embeddings", Shape: ShapeEmbeddings,
+		RateLimit: CountRequestAndSlot, Audited: true, Budgeted: true, Cacheable: true, Served: true,
+		Doc: &Doc{Summary: "Embeddings", Tag: "models", Body: "ModelRequest",
+			Status: http.StatusOK, Result: "ModelResponse", Errors: modelErrors}},
+	{ID: "createSpeech", Method: http.MethodPost, Path: "/v1/audio/speech", Shape: ShapeSpeech,
+		RateLimit: CountRequestAndSlot, Audited: true, Budgeted: true,
+		Doc: &Doc{Summary: "Text to speech", Tag: "audio", Body: "ModelRequest",
+			Status: http.StatusOK, ResultType: "application/octet-stream", Errors: modelErrors}},
+	{ID: "createTranscription", Method: http.MethodPost, Path: "/v1/audio/transcriptions", Shape: ShapeTranscription,
+		RateLimit: CountRequestAndSlot, Audited: true, Budgeted: true,
+		Doc: &Doc{Summary: "Speech to text", Tag: "audio", Body: "ModelRequest", BodyType: "multipart/form-data",
+			Status: http.StatusOK, Result: "ModelResponse", Errors: modelErrors}},
+	// A realtime session holds its slot for the whole session.
+	{ID: "createRealtimeSession", Method: http.MethodGet, Path: "/v1/realtime", Shape: ShapeRealtime,
+		RateLimit: CountRequestAndSlot, Audited: true, Budgeted: true,
+		Doc: &Doc{Summary: "Realtime session: upgrades to a WebSocket relayed to the provider", Tag: "realtime",
+			Query:  []Param{{Name: "model", Desc: "The model of the session.", Type: "string"}},
+			Status: http.StatusSwitchingProtocols, Errors: []int{400, 404, 429, 502}}},
+	// Passthrough: every method reaches the upstream, so every one counts.
+	{ID: "passthrough", Method: Any, Path: "/p/{provider}/*", Shape: ShapePassthrough,
+		RateLimit: CountRequestAndSlot, Audited: true, Budgeted: true,
+		Doc: &Doc{Summary: "A provider's own API, relayed unchanged (providers enabled for passthrough only)", Tag: "passthrough",
+			Status: http.StatusOK, Errors: []int{404, 429, 502, 504}}},
+
+	// Batches: only the submission counts against rate limits and spend.
+	{ID: "createFile", Method: http.MethodPost, Path: "/v1/files", Shape: ShapeFiles, Audited: true,
+		Doc: &Doc{Summary: "Upload a batch input file", Tag: "batches", Body: "ModelRequest", BodyType: "multipart/form-data",
+			Status: http.StatusOK, Result: "ModelResponse", Errors: []int{400, 413}}},
+	{ID: "getFile", Method: http.MethodGet, Path: "/v1/files/{id}", Shape: ShapeFiles, Audited: true,
+		Doc: &Doc{Summary: "A batch file", Tag: "batches", Status: http.StatusOK, Result: "ModelResponse", Errors: []int{404}}},
+	{ID: "getFileContent", Method: http.MethodGet, Path: "/v1/files/{id}/content", Shape: ShapeFiles, Audited: true,
+		Doc: &Doc{Summary: "A batch file's content", Tag: "batches", Status: http.StatusOK, ResultType: "application/jsonl", Errors: []int{404}}},
+	{ID: "createBatch", Method: http.MethodPost, Path: "/v1/batches", Shape: ShapeBatch, RateLimit: CountRequest,
+		Audited: true, Budgeted: true,
+		Doc: &Doc{Summary: "Submit a batch", Tag: "batches", Body: "ModelRequest", Status: http.StatusOK, Result: "ModelResponse",
+			Errors: []int{400, 404, 429}}},
+	{ID: "listBatches", Method: http.MethodGet, Path: "/v1/batches", Shape: ShapeBatch, Audited: true,
+		Doc: &Doc{Summary: "The caller's batches", Tag: "batches", Status: http.StatusOK, Result: "ModelResponse"}},
+	{ID: "getBatch", Method: http.MethodGet, Path: "/v1/batches/{id}", Shape: ShapeBatch, Audited: true,
+		Doc: &Doc{Summary: "A batch's status", Tag: "batches", Status: http.StatusOK, Result: "ModelResponse", Errors: []int{404}}},
+	{ID: "cancelBatch", Method: http.MethodPost, Path: "/v1/batches/{id}/cancel", Shape: ShapeBatch, Audited: true,
+		Doc: &Doc{Summary: "Cancel a batch", Tag: "batches", Status: http.StatusOK, Result: "ModelResponse", Errors: []int{404}}},
+
+	// The gateway's own answers.
+	{ID: "listModels", Method: http.MethodGet, Path: "/v1/models", Shape: ShapeModels, Served: true,
+		Doc: &Doc{Summary: "Models of every provider", Tag: "models", Status: http.StatusOK, Result: "ModelList"}},
+	// Polling it consumes no rate-limit quota.
+	{ID: "getSelfUsage", Method: http.MethodGet, Path: "/v1/usage", Shape: ShapeSelfUsage, Served: true,
+		Doc: &Doc{Summary: "The caller's user path, usage, budgets and rate limits", Tag: "models",
+			Status: http.StatusOK, Result: "SelfUsage", Errors: []int{400}}},
+	{ID: "health", Method: http.MethodGet, Path: "/health", Shape: ShapeHealth, Credential: CredentialNone, Served: true,
+		Doc: &Doc{Summary: "Liveness", Tag: "health", Status: http.StatusOK, Result: "Health"}},
+
+	// Admin API.
+	adminRoute("listAuthKeys", http.MethodGet, "/admin/auth-keys",
+		&Doc{Summary: "List managed API keys", Tag: "auth-keys", Status: http.StatusOK, Result: "KeyList"}),
+	adminRoute("createAuthKey", http.MethodPost, "/admin/auth-keys",
+		&Doc{Summary: "Create a managed API key; the key is returned once", Tag: "auth-keys",
+			Body: "CreateKeyRequest", Status: http.StatusCreated, Result: "CreatedKey", Errors: []int{400, 413}}),
+	adminRoute("getAuthKey", http.MethodGet, "/admin/auth-keys/{id}",
+		&Doc{Summary: "Get one managed API key", Tag: "auth-keys", Status: http.StatusOK, Result: "ManagedKey", Errors: []int{404}}),
+	adminRoute("updateAuthKey", http.MethodPatch, "/admin/auth-keys/{id}",
+		&Doc{Summary: "Change a key's name, user path, dashboard access or enabled state", Tag: "auth-keys",
+			Body: "UpdateKeyRequest", Status: http.StatusOK, Result: "ManagedKey", Errors: []int{400, 404, 413}}),
+	adminRoute("deleteAuthKey", http.MethodDelete, "/admin/auth-keys/{id}",
+		&Doc{Summary: "Delete a managed API key", Tag: "auth-keys", Status: http.StatusNoContent, Errors: []int{404}}),
+	adminRoute("deactivateAuthKey", http.MethodPost, "/admin/auth-keys/{id}/deactivate",
+		&Doc{Summary: "Deactivate a managed API key", Tag: "auth-keys", Status: http.StatusOK, Result: "ManagedKey", Errors: []int{404}}),
+	adminRoute("getUsageSummary", http.MethodGet, "/admin/usage/summary",
+		&Doc{Summary: "Aggregate token usage", Tag: "usage", Query: usageWindow,
+			Status: http.StatusOK, Result: "UsageSummary", Errors: []int{400}}),
+	adminRoute("getUsageDaily", http.MethodGet, "/admin/usage/daily",
+		&Doc{Summary: "Usage per interval bucket", Tag: "usage",
+			Query: withWindow(Param{Name: "interval", Desc: "Bucket size; default daily.", Type: "string",
+				Enum: []string{"daily", "weekly", "monthly", "yearly"}}),
+			Status: http.StatusOK, Result: "UsagePeriods", Errors: []int{400}}),
+	adminRoute("getUsageSessions", http.MethodGet, "/admin/usage/sessions",
+		&Doc{Summary: "Usage per detected session", Tag: "usage",
+			Query: withWindow(
+				Param{Name: "limit", Desc: "Page size; default 50, at most 200.", Type: "integer", Min: 1},
+				Param{Name: "cursor", Desc: "Cursor from next_cursor.", Type: "string"},
+				Param{Name: "user_path", Desc: "Only sessions of this user path.", Type: "string"}),
+			Status: http.StatusOK, Result: "UsageSessions", Errors: []int{400}}),
+	adminRoute("listRateLimits", http.MethodGet, "/admin/rate-limits",
+		&Doc{Summary: "Rate-limit rules with live usage", Tag: "rate-limits", Status: http.StatusOK, Result: "RateLimitList"}),
+	adminRoute("putRateLimit", http.MethodPut, "/admin/rate-limits",
+		&Doc{Summary: "Create or update a manual rate-limit rule (previous names the rule being edited when its key changes)",
+			Tag: "rate-limits", Body: "RateLimitWrite", Status: http.StatusOK, Result: "RateLimitRule", Errors: []int{400, 404, 409, 413}}),
+	adminRoute("deleteRateLimit", http.MethodDelete, "/admin/rate-limits",
+		&Doc{Summary: "Delete a manual rate-limit rule and its counters", Tag: "rate-limits",
+			Body: "RateLimitKey", Status: http.StatusNoContent, Errors: []int{400, 404, 409, 413}}),
+	adminRoute("resetOneRateLimit", http.MethodPost, "/admin/rate-limits/reset-one",
+		&Doc{Summary: "Clear one rule's request and token windows", Tag: "rate-limits",
+			Body: "RateLimitKey", Status: http.StatusOK, Result: "RateLimitList", Errors: []int{400, 404, 413}}),
+	adminRoute("resetRateLimits", http.MethodPost, "/admin/rate-limits/reset",
+		&Doc{Summary: `Clear every rule's counters; needs {"confirmation":"reset"}`, Tag: "rate-limits",
+			Body: "RateLimitReset", Status: http.StatusOK, Result: "RateLimitList", Errors: []int{400, 413}}),
+	adminRoute("getRuntimeConfig", http.MethodGet, "/admin/runtime/config",
+		&Doc{Summary: "Effective feature switches, version and providers", Tag: "runtime", Status: http.StatusOK, Result: "RuntimeConfig"}),
+	adminRoute("getOpenAPI", http.MethodGet, "/admin/openapi.json",
+		&Doc{Summary: "This OpenAPI document", Tag: "runtime", Status: http.StatusOK, Result: "OpenAPI"}),
+	// Everything else under /admin (unknown routes, the legacy alias)
+	// needs admin access and is answered by the admin stage.
+	{ID: "adminOther", Method: Any, Path: "/admin/*", Shape: ShapeAdmin, Credential: CredentialAdmin, Served: true},
+
+	// Dashboard: the pages and assets need no credential; the data they
+	// show comes from the admin API, which does.
+	dashboardRoute("dashboardAdminDashboard", "/admin/dashboard", "Dashboard page (no credential needed)", "text/html"),
+	dashboardRoute("dashboardAdminDashboardAudit", "/admin/dashboard/audit", "Dashboard page (no credential needed)", "text/html"),
+	dashboardRoute("dashboardAdminStaticModelgateCss", "/admin/static/modelgate.css", "Dashboard asset (no credential needed)", "text/css"),
+	{ID: "dashboardOther", Method: Any, Path: "/admin/dashboard/*", Shape: ShapeDashboard, Credential: CredentialNone, Served: true},
+	{ID: "staticOther", Method: Any, Path: "/admin/static/*", Shape: ShapeDashboard, Credential: CredentialNone, Served: true},
+}

@@ -52,13 +52,14 @@ func (s *Service) plan(c *call) error {
 			stream: func() translate.Stream { return anthropic.NewMessagesToChatStream(c.model, c.wantUsage) },
 		}
 	case c.in == ingressMessages && p.Shape() == providers.ShapeChat:
+		orig := c.body
 		c.ep = providers.EndpointChat
-		c.body, err = anthropic.MessagesToChatRequest(c.body, chatTarget(p))
+		c.body, err = anthropic.MessagesToChatRequest(orig, chatTarget(p))
 		c.tr = &translation{
 			response: func(up []byte) ([]byte, tokens.Usage, error) {
 				return anthropic.ChatToMessagesResponse(up, c.model)
 			},
-			stream: func() translate.Stream { return anthropic.NewChatToMessagesStream(c.model) },
+			stream: func() translate.Stream { return anthropic.NewChatToMessagesStream(c.model, orig) },
 		}
 	case c.in == ingressResponses && p.Shape() == providers.ShapeChat:
 		orig := c.body

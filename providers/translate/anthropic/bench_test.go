@@ -112,7 +112,7 @@ func BenchmarkMessagesToChatStreamToolEvent(b *testing.B) {
 // BenchmarkChatToMessagesStreamEvent: one content chunk in, one
 // content_block_delta out.
 func BenchmarkChatToMessagesStreamEvent(b *testing.B) {
-	s := NewChatToMessagesStream("alias")
+	s := NewChatToMessagesStream("alias", nil)
 	events := translate.SplitEvents(fixtures.Must(b, "openai", "chat_completion_stream.txt"))
 	for _, ev := range events[:2] {
 		if _, err := s.Feed(ev); err != nil {

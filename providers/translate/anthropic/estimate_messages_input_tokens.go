@@ -40,6 +40,12 @@ func EstimateMessagesInputTokens(messages []byte) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	return estimateInputTokens(root)
+}
+
+// estimateInputTokens is EstimateMessagesInputTokens of a request already
+// parsed.
+func estimateInputTokens(root gjson.Result) (int64, error) {
 	msgs := root.Get("messages")
 	if !msgs.IsArray() {
 		return 0, translate.Invalid(translate.Param("messages"), "an array of messages")

@@ -105,7 +105,7 @@ func (s *Service) forward(w http.ResponseWriter, r *http.Request, in ingress) {
 	case streamed:
 		relayStream(w, resp, c)
 	default:
-		relayBody(w, resp, c)
+		relayBody(w, r, resp, c)
 	}
 }
 
@@ -213,11 +213,11 @@ func sameBytes(a, b []byte) bool {
 }
 
 // relayBody copies a whole (non-streamed) upstream answer and records its
-// usage.
-func relayBody(w http.ResponseWriter, resp *http.Response, c *call) {
+// usage. A failure is answered in the client's error shape.
+func relayBody(w http.ResponseWriter, r *http.Request, resp *http.Response, c *call) {
 	body, err := readAllSized(resp.Body, sizeHint(resp.ContentLength))
 	if err != nil {
-		apierr.Write(w, apierr.ProviderError(http.StatusBadGateway, c.provider.Name(),
+		apierr.WriteFor(w, r, apierr.ProviderError(http.StatusBadGateway, c.provider.Name(),
 			"reading the upstream response failed: "+err.Error()))
 		return
 	}

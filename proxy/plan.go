@@ -92,6 +92,7 @@ func (s *Service) plan(c *call) error {
 	if err != nil {
 		return translationError(err)
 	}
+	c.tr.log = s.logger()
 	return nil
 }
 
@@ -108,10 +109,16 @@ func chatTarget(p providers.Provider) translate.ChatTarget {
 }
 
 // translationError turns a translation failure into a 400 naming the
-// feature the target cannot express.
+// offending field, with the failure's own code (invalid_json,
+// missing_required_parameter) or, for a feature the target cannot
+// express, unsupported_feature.
 func translationError(err error) error {
 	if te, ok := err.(*translate.Error); ok {
-		e := apierr.InvalidRequest(te.Message).WithCode("unsupported_feature")
+		code := te.Code
+		if code == "" {
+			code = "unsupported_feature"
+		}
+		e := apierr.InvalidRequest(te.Message).WithCode(code)
 		if te.Param != "" {
 			e.WithParam(te.Param)
 		}

@@ -92,7 +92,7 @@ func (s *Service) plan(c *call) error {
 	if err != nil {
 		return translationError(err)
 	}
-	c.tr.log = s.logger()
+	c.tr.log = s.Logger
 	return nil
 }
 

@@ -20,7 +20,19 @@ import (
 type translation struct {
 	response func(upstream []byte) ([]byte, tokens.Usage, error)
 	stream   func() translate.Stream
-	log      *zap.Logger // receives skipped events and broken streams
+	log      *zap.Logger // receives skipped events and broken streams; nil logs nothing
+}
+
+// nopLogger stands in for a missing logger, made once: zap.NewNop
+// allocates.
+var nopLogger = zap.NewNop()
+
+// logger returns the logger of skipped events and broken streams.
+func (t *translation) logger() *zap.Logger {
+	if t.log == nil {
+		return nopLogger
+	}
+	return t.log
 }
 
 // relayTranslatedBody translates a whole upstream answer.
@@ -65,7 +77,7 @@ func relayTranslatedStream(w http.ResponseWriter, resp *http.Response, c *call) 
 	skipped := 0
 	defer func() {
 		if skipped > 1 {
-			c.tr.log.Warn("skipped unreadable upstream stream events", zap.String("provider", c.provider.Name()),
+			c.tr.logger().Warn("skipped unreadable upstream stream events", zap.String("provider", c.provider.Name()),
 				zap.Int("count", skipped))
 		}
 	}()
@@ -80,7 +92,7 @@ func relayTranslatedStream(w http.ResponseWriter, resp *http.Response, c *call) 
 			var ferr error
 			if b, ferr = conv.Feed(ev); ferr != nil {
 				if skipped++; skipped == 1 {
-					c.tr.log.Warn("skipped an unreadable upstream stream event", zap.String("provider", c.provider.Name()),
+					c.tr.logger().Warn("skipped an unreadable upstream stream event", zap.String("provider", c.provider.Name()),
 						zap.Int("bytes", len(ev.Data)), zap.Error(ferr))
 				}
 			}
@@ -105,14 +117,14 @@ func endTranslatedStream(out *eventWriter, conv translate.Stream, c *call, tail 
 	}
 	if err != io.EOF {
 		code, msg := streamFailure(err)
-		c.tr.log.Warn("upstream stream broke off", zap.String("provider", c.provider.Name()), zap.Error(err))
+		c.tr.logger().Warn("upstream stream broke off", zap.String("provider", c.provider.Name()), zap.Error(err))
 		out.write(conv.Abort(code, msg), true)
 		return
 	}
 	if ev, ok := translate.ParseEvent(tail); ok {
 		b, ferr := conv.Feed(ev)
 		if ferr != nil {
-			c.tr.log.Warn("upstream stream was cut off in the middle of an event", zap.String("provider", c.provider.Name()),
+			c.tr.logger().Warn("upstream stream was cut off in the middle of an event", zap.String("provider", c.provider.Name()),
 				zap.Int("bytes", len(tail)))
 			out.write(conv.Abort("stream_truncated", "the upstream stream was cut off in the middle of an event"), true)
 			return

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -67,6 +69,9 @@ func bodyError(err error) *apierr.Error {
 		if typeErr.Field == "" {
 			return apierr.InvalidRequest("request body must be a JSON object").WithCode("invalid_json")
 		}
+		if msg, ok := wholeNumberMessage(typeErr); ok {
+			return apierr.InvalidRequest(typeErr.Field + " " + msg).WithCode("invalid_value").WithParam(typeErr.Field)
+		}
 		return apierr.InvalidRequest(typeErr.Field + " must be of type " + jsonType(typeErr.Type.String())).
 			WithCode("invalid_type").WithParam(typeErr.Field)
 	case errors.As(err, &syntaxErr), errors.Is(err, io.ErrUnexpectedEOF):
@@ -81,6 +86,31 @@ func bodyError(err error) *apierr.Error {
 		return apierr.InvalidRequest(fe.msg).WithCode("invalid_value").WithParam(fe.field)
 	}
 	return apierr.InvalidRequest("request body is not valid JSON").WithCode("invalid_json")
+}
+
+// wholeNumberMessage says what is wrong with a JSON number that an integer
+// field cannot hold: a fraction ("must be a whole number") or a value
+// beyond the field's range ("is out of range: ..."). ok is false for any
+// other type error.
+func wholeNumberMessage(e *json.UnmarshalTypeError) (msg string, ok bool) {
+	num, isNum := strings.CutPrefix(e.Value, "number ")
+	if !isNum {
+		return "", false
+	}
+	var lo, hi string
+	switch k := e.Type.Kind(); {
+	case k >= reflect.Int && k <= reflect.Int64:
+		top := int64(math.MaxInt64 >> (64 - e.Type.Bits()))
+		lo, hi = strconv.FormatInt(-top-1, 10), strconv.FormatInt(top, 10)
+	case k >= reflect.Uint && k <= reflect.Uint64:
+		lo, hi = "0", strconv.FormatUint(uint64(math.MaxUint64>>(64-e.Type.Bits())), 10)
+	default:
+		return "", false
+	}
+	if f, err := strconv.ParseFloat(num, 64); err == nil && f != math.Trunc(f) {
+		return "must be a whole number", true
+	}
+	return "is out of range: it must be a whole number from " + lo + " to " + hi, true
 }
 
 // jsonType names a Go type the way a JSON client thinks of it.

@@ -2,6 +2,7 @@ package limits
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -272,8 +273,23 @@ func (e *Engine) reject(ms []match, now int64, tokens bool) *Rejection {
 		RetryAfter: max(ceilSeconds(wait), time.Second),
 		Headers:    h,
 		Reason: fmt.Sprintf("rate limit exceeded: %s rule on %q allows %d %s %s",
-			first.rs.key.Scope, subject, limit, what, per),
+			first.rs.key.Scope, subject, limit, countNoun(limit, what), per),
 	}
+}
+
+// countNoun is the noun of a rejection reason for a limit of n: the
+// plural as given, or its singular when n is 1 ("allows 1 request per
+// minute", "allows 1 request in flight at once").
+func countNoun(n int64, plural string) string {
+	if n != 1 {
+		return plural
+	}
+	noun, rest, _ := strings.Cut(plural, " ")
+	noun = strings.TrimSuffix(noun, "s")
+	if rest != "" {
+		return noun + " " + rest
+	}
+	return noun
 }
 
 // sortByID sorts ms by counter id (insertion sort: ms is short) and drops

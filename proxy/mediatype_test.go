@@ -14,7 +14,7 @@ import (
 func TestContentTypeRequired(t *testing.T) {
 	p := &stubProvider{name: "up", answer: func(providers.Endpoint, string, []byte) *http.Response { return jsonResponse(200, chatAnswer) }}
 	s := newService(t, p)
-	body := `{"model":"m1","messages":[]}`
+	body := `{"model":"m1","max_tokens":16,"messages":[]}`
 	for _, c := range []struct {
 		ct   []string
 		want int

@@ -52,13 +52,14 @@ func (s *Service) plan(c *call) error {
 			stream: func() translate.Stream { return anthropic.NewMessagesToChatStream(c.model, c.wantUsage) },
 		}
 	case c.in == ingressMessages && p.Shape() == providers.ShapeChat:
+		orig := c.body
 		c.ep = providers.EndpointChat
-		c.body, err = anthropic.MessagesToChatRequest(c.body, chatTarget(p))
+		c.body, err = anthropic.MessagesToChatRequest(orig, chatTarget(p))
 		c.tr = &translation{
 			response: func(up []byte) ([]byte, tokens.Usage, error) {
 				return anthropic.ChatToMessagesResponse(up, c.model)
 			},
-			stream: func() translate.Stream { return anthropic.NewChatToMessagesStream(c.model) },
+			stream: func() translate.Stream { return anthropic.NewChatToMessagesStream(c.model, orig) },
 		}
 	case c.in == ingressResponses && p.Shape() == providers.ShapeChat:
 		orig := c.body
@@ -91,6 +92,7 @@ func (s *Service) plan(c *call) error {
 	if err != nil {
 		return translationError(err)
 	}
+	c.tr.log = s.Logger
 	return nil
 }
 
@@ -105,10 +107,16 @@ func chatTarget(p providers.Provider) translate.ChatTarget {
 }
 
 // translationError turns a translation failure into a 400 naming the
-// feature the target cannot express.
+// offending field, with the failure's own code (invalid_json,
+// missing_required_parameter) or, for a feature the target cannot
+// express, unsupported_feature.
 func translationError(err error) error {
 	if te, ok := err.(*translate.Error); ok {
-		e := apierr.InvalidRequest(te.Message).WithCode("unsupported_feature")
+		code := te.Code
+		if code == "" {
+			code = "unsupported_feature"
+		}
+		e := apierr.InvalidRequest(te.Message).WithCode(code)
 		if te.Param != "" {
 			e.WithParam(te.Param)
 		}

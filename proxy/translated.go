@@ -1,7 +1,14 @@
 package proxy
 
 import (
+	"context"
+	"errors"
+	"io"
+	"net"
 	"net/http"
+	"os"
+
+	"go.uber.org/zap"
 
 	"github.com/modelgate/modelgate/apierr"
 	"github.com/modelgate/modelgate/providers/translate"
@@ -13,6 +20,19 @@ import (
 type translation struct {
 	response func(upstream []byte) ([]byte, tokens.Usage, error)
 	stream   func() translate.Stream
+	log      *zap.Logger // receives skipped events and broken streams; nil logs nothing
+}
+
+// nopLogger stands in for a missing logger, made once: zap.NewNop
+// allocates.
+var nopLogger = zap.NewNop()
+
+// logger returns the logger of skipped events and broken streams.
+func (t *translation) logger() *zap.Logger {
+	if t.log == nil {
+		return nopLogger
+	}
+	return t.log
 }
 
 // relayTranslatedBody translates a whole upstream answer.
@@ -37,7 +57,11 @@ func relayTranslatedBody(w http.ResponseWriter, r *http.Request, resp *http.Resp
 }
 
 // relayTranslatedStream translates an upstream event stream event by
-// event; eventWriter flushes the translated pieces as relayStream's.
+// event; eventWriter flushes the translated pieces as relayStream's. An
+// event the converter cannot read (data: keep-alive) is skipped and
+// logged. The client's stream never just stops: it ends with the
+// converter's closing events, or with an error event in the client's
+// shape when the upstream broke off (see endTranslatedStream).
 func relayTranslatedStream(w http.ResponseWriter, resp *http.Response, c *call) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	events := newEventReader(resp.Body)
@@ -50,19 +74,76 @@ func relayTranslatedStream(w http.ResponseWriter, resp *http.Response, c *call) 
 			c.info.SetUsage(u)
 		}
 	}()
+	skipped := 0
+	defer func() {
+		if skipped > 1 {
+			c.tr.logger().Warn("skipped unreadable upstream stream events", zap.String("provider", c.provider.Name()),
+				zap.Int("count", skipped))
+		}
+	}()
 	for {
 		raw, rerr := events.next()
-		var b []byte
-		var ferr error
-		if ev, ok := translate.ParseEvent(raw); ok {
-			b, ferr = conv.Feed(ev)
-		}
-		if !out.write(b, rerr != nil || ferr != nil) || ferr != nil {
+		if rerr != nil {
+			endTranslatedStream(&out, conv, c, raw, rerr)
 			return
 		}
-		if rerr != nil {
-			out.write(conv.Finish(), true)
+		var b []byte
+		if ev, ok := translate.ParseEvent(raw); ok {
+			var ferr error
+			if b, ferr = conv.Feed(ev); ferr != nil {
+				if skipped++; skipped == 1 {
+					c.tr.logger().Warn("skipped an unreadable upstream stream event", zap.String("provider", c.provider.Name()),
+						zap.Int("bytes", len(ev.Data)), zap.Error(ferr))
+				}
+			}
+		}
+		if !out.write(b, false) {
 			return
 		}
 	}
+}
+
+// endTranslatedStream ends the client's stream once the upstream's has
+// ended with err and left tail, what followed its last whole event. At a
+// clean end of the upstream body, a tail holding a readable event (the
+// upstream left out the blank line after it) is sent as the last event,
+// and the converter's closing events follow; a tail that cannot be read is
+// an event cut in the middle, and any other read error a broken stream:
+// both abort the client's stream with an error event in its shape. A
+// client that went away gets nothing.
+func endTranslatedStream(out *eventWriter, conv translate.Stream, c *call, tail []byte, err error) {
+	if errors.Is(err, context.Canceled) {
+		return
+	}
+	if err != io.EOF {
+		code, msg := streamFailure(err)
+		c.tr.logger().Warn("upstream stream broke off", zap.String("provider", c.provider.Name()), zap.Error(err))
+		out.write(conv.Abort(code, msg), true)
+		return
+	}
+	if ev, ok := translate.ParseEvent(tail); ok {
+		b, ferr := conv.Feed(ev)
+		if ferr != nil {
+			c.tr.logger().Warn("upstream stream was cut off in the middle of an event", zap.String("provider", c.provider.Name()),
+				zap.Int("bytes", len(tail)))
+			out.write(conv.Abort("stream_truncated", "the upstream stream was cut off in the middle of an event"), true)
+			return
+		}
+		if !out.write(b, false) {
+			return
+		}
+	}
+	out.write(conv.Finish(), true)
+}
+
+// streamFailure is the code and message a client gets for an upstream
+// stream that failed with err: upstream_timeout when the upstream stopped
+// sending in time, upstream_read_failed otherwise. The message never
+// carries err's text, which may name internal addresses.
+func streamFailure(err error) (code, message string) {
+	var ne net.Error
+	if errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
+		return "upstream_timeout", "the upstream stopped sending the stream in time"
+	}
+	return "upstream_read_failed", "reading the upstream stream failed"
 }

@@ -36,6 +36,12 @@ func (c *chain) Finish() []byte {
 	return c.out
 }
 
+// Abort implements Stream: the client's shape is second's, so second
+// writes the error event.
+func (c *chain) Abort(code, message string) []byte {
+	return c.second.Abort(code, message)
+}
+
 // Usage implements Stream.
 func (c *chain) Usage() (tokens.Usage, bool) {
 	if u, ok := c.second.Usage(); ok {

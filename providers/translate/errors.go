@@ -2,8 +2,9 @@ package translate
 
 // Error is a translation failure the client caused: a request field that
 // is malformed, or a feature the target shape cannot express. The gateway
-// answers it with 400 invalid_request_error carrying Message and Param.
-// The constructors below are the one wording of each kind of refusal.
+// answers it with 400 invalid_request_error carrying Message, Param and
+// Code. The constructors below are the one wording of each kind of
+// refusal.
 type Error struct {
 	// Message says what cannot be translated and, where there is one, what
 	// to do instead.
@@ -11,7 +12,22 @@ type Error struct {
 	// Param is the JSON path of the offending field in the client's
 	// request, e.g. "messages[2].content[0].input_audio" (see Path).
 	Param string
+	// Code is the gateway error code of the refusal: CodeInvalidJSON for a
+	// body that is not a JSON object, CodeMissingParameter for a required
+	// field left out; "" for a feature the target cannot express, which the
+	// gateway answers with code unsupported_feature.
+	Code string
 }
+
+// Error codes an Error may carry.
+const (
+	// CodeInvalidJSON is the code of a request body that is not one JSON
+	// object.
+	CodeInvalidJSON = "invalid_json"
+	// CodeMissingParameter is the code of a request that leaves out a
+	// field its shape requires.
+	CodeMissingParameter = "missing_required_parameter"
+)
 
 // Error implements error.
 func (e *Error) Error() string {
@@ -36,7 +52,7 @@ func Invalid(p Path, want string) *Error {
 // Missing is the Error for a required field the request left out.
 func Missing(p Path) *Error {
 	param := p.String()
-	return &Error{Message: "missing required parameter " + param, Param: param}
+	return &Error{Message: "missing required parameter " + param, Param: param, Code: CodeMissingParameter}
 }
 
 // Unknown is the Error for a field the translation to target does not

@@ -19,14 +19,14 @@ func ParseBorrowed(b []byte) gjson.Result {
 // ParseRequest checks that body is one JSON object and parses it without
 // copying it (see ParseBorrowed): a translator copies what it keeps into
 // its output before returning. A body that is not a JSON object is an
-// *Error.
+// *Error with code CodeInvalidJSON.
 func ParseRequest(body []byte) (gjson.Result, error) {
 	if !gjson.ValidBytes(body) {
-		return gjson.Result{}, &Error{Message: "request body is not valid JSON"}
+		return gjson.Result{}, &Error{Message: "request body is not valid JSON", Code: CodeInvalidJSON}
 	}
 	root := ParseBorrowed(body)
 	if !root.IsObject() {
-		return gjson.Result{}, &Error{Message: "request body must be a JSON object"}
+		return gjson.Result{}, &Error{Message: "request body must be a JSON object", Code: CodeInvalidJSON}
 	}
 	return root, nil
 }

@@ -112,7 +112,7 @@ func BenchmarkMessagesToChatStreamToolEvent(b *testing.B) {
 // BenchmarkChatToMessagesStreamEvent: one content chunk in, one
 // content_block_delta out.
 func BenchmarkChatToMessagesStreamEvent(b *testing.B) {
-	s := NewChatToMessagesStream("alias")
+	s := NewChatToMessagesStream("alias", nil)
 	events := translate.SplitEvents(fixtures.Must(b, "openai", "chat_completion_stream.txt"))
 	for _, ev := range events[:2] {
 		if _, err := s.Feed(ev); err != nil {
@@ -155,5 +155,34 @@ func BenchmarkEstimateMessagesInputTokens(b *testing.B) {
 		if _, err := EstimateMessagesInputTokens(msgs); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkChatToMessagesStreamWhole converts the recorded chat stream end
+// to end with a fresh converter: without the client's request, and with
+// the typical agent turn, whose input tokens message_start estimates (the
+// difference is the estimate's cost per stream).
+func BenchmarkChatToMessagesStreamWhole(b *testing.B) {
+	events := translate.SplitEvents(fixtures.Must(b, "openai", "chat_completion_stream.txt"))
+	msgs, err := ChatToMessagesRequest(anthBenchChat, 4096)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		req  []byte
+	}{{"no request", nil}, {"agent turn", msgs}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				s := NewChatToMessagesStream("alias", c.req)
+				for _, ev := range events {
+					if _, err := s.Feed(ev); err != nil {
+						b.Fatal(err)
+					}
+				}
+				s.Finish()
+			}
+		})
 	}
 }

@@ -14,7 +14,8 @@ import (
 // into an Anthropic Messages response and returns its usage.
 //
 // model is the model name to report; "" keeps the upstream's. The id is
-// kept (one is made up when the upstream sent none). The first choice
+// the upstream's as an Anthropic message id (see writeMessageID). The
+// first choice
 // becomes the message: reasoning_content (or reasoning) a thinking block
 // without signature, content (and a refusal) text, tool_calls tool_use
 // blocks with ids made acceptable to Anthropic (see sanitizeToolID).
@@ -35,12 +36,7 @@ func ChatToMessagesResponse(chat []byte, model string) (messages []byte, usage t
 
 	w := translate.Writer{Buf: make([]byte, 0, len(chat)+128)}
 	w.Obj()
-	if id := root.Get("id"); id.Type == gjson.String && id.Str != "" {
-		w.Key("id")
-		w.RawStr(id)
-	} else {
-		w.KeyStr("id", translate.NewID("msg_"))
-	}
+	writeMessageID(&w, root.Get("id"))
 	w.KeyStr("type", "message")
 	w.KeyStr("role", "assistant")
 	writeModel(&w, model, root.Get("model"))

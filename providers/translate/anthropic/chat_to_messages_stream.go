@@ -28,8 +28,15 @@ import (
 // finish_reason (in a final chunk with empty choices), message_delta
 // (stop_reason and usage) and message_stop are sent at [DONE], or by
 // Finish if [DONE] never came.
+//
+// An OpenAI upstream reports usage only at the end, so message_start
+// carries the gateway's estimate of the prompt (see
+// EstimateMessagesInputTokens) as input_tokens, with output_tokens 0, and
+// message_delta the upstream's final counts, which replace it. Without any
+// usage from the upstream, message_delta repeats the estimate.
 type ChatToMessagesStream struct {
 	model string
+	req   []byte // the client's Messages request, for the input estimate
 
 	out       translate.EventWriter
 	started   bool
@@ -42,12 +49,15 @@ type ChatToMessagesStream struct {
 	refused   bool
 	usage     tokens.Usage
 	hasUsage  bool
+	estimate  int64 // estimated input tokens, set by start
 }
 
 // NewChatToMessagesStream returns a converter reporting model (the name the
-// client asked for; "" keeps the upstream's).
-func NewChatToMessagesStream(model string) *ChatToMessagesStream {
-	return &ChatToMessagesStream{model: model, open: -1}
+// client asked for; "" keeps the upstream's). req is the client's Messages
+// request, whose input tokens message_start estimates; it is read only
+// when the stream starts and must stay unchanged until then.
+func NewChatToMessagesStream(model string, req []byte) *ChatToMessagesStream {
+	return &ChatToMessagesStream{model: model, req: req, open: -1}
 }
 
 // Usage returns the usage the upstream reported and whether it reported
@@ -64,8 +74,8 @@ var doneData = []byte("[DONE]")
 
 // Feed converts one upstream event and returns the Anthropic events to
 // send, possibly none. The returned slice is reused by the next call to
-// Feed or Finish. An error means the chunk was not valid JSON; the stream
-// can go on.
+// Feed, Finish or Abort. An error means the chunk was not valid JSON:
+// nothing is sent for it and the stream can go on.
 func (s *ChatToMessagesStream) Feed(ev translate.Event) ([]byte, error) {
 	s.out.Reset()
 	if s.done {
@@ -152,6 +162,22 @@ func (s *ChatToMessagesStream) Finish() []byte {
 	return s.out.Buf
 }
 
+// Abort ends the stream with an Anthropic error event, whatever was
+// received: api_error (timeout_error when code is upstream_timeout)
+// carrying message. It returns nothing when the stream already ended.
+func (s *ChatToMessagesStream) Abort(code, message string) []byte {
+	s.out.Reset()
+	if s.done {
+		return nil
+	}
+	typ := "api_error"
+	if code == "upstream_timeout" {
+		typ = "timeout_error"
+	}
+	s.errorEvent(typ, message)
+	return s.out.Buf
+}
+
 // event starts an Anthropic event of the given type; the caller writes the
 // remaining members of its data object and calls endEvent.
 func (s *ChatToMessagesStream) event(typ string) {
@@ -166,18 +192,18 @@ func (s *ChatToMessagesStream) endEvent() {
 	s.out.End()
 }
 
-// start sends message_start, with the upstream id and model.
+// start sends message_start, with the upstream id (see writeMessageID)
+// and model, and the upstream's usage if this first chunk has any, else
+// the estimated input tokens.
 func (s *ChatToMessagesStream) start(id, model, usage gjson.Result) {
 	s.started = true
+	if n, err := estimateInputTokens(translate.ParseBorrowed(s.req)); err == nil {
+		s.estimate = n
+	}
 	s.event("message_start")
 	s.out.Key("message")
 	s.out.Obj()
-	if id.Type == gjson.String && id.Str != "" {
-		s.out.Key("id")
-		s.out.RawStr(id)
-	} else {
-		s.out.KeyStr("id", translate.NewID("msg_"))
-	}
+	writeMessageID(&s.out.Writer, id)
 	s.out.KeyStr("type", "message")
 	s.out.KeyStr("role", "assistant")
 	writeModel(&s.out.Writer, s.model, model)
@@ -188,7 +214,7 @@ func (s *ChatToMessagesStream) start(id, model, usage gjson.Result) {
 	if usage.IsObject() {
 		translate.WriteMessagesUsage(&s.out.Writer, chatUsage(usage))
 	} else {
-		s.out.Raw(`{"input_tokens":0,"output_tokens":0}`)
+		translate.WriteMessagesUsage(&s.out.Writer, s.estimated())
 	}
 	s.out.EndObj()
 	s.endEvent()
@@ -334,11 +360,21 @@ func (s *ChatToMessagesStream) end() {
 	s.out.KeyRaw("stop_sequence", "null")
 	s.out.EndObj()
 	s.out.Key("usage")
-	translate.WriteMessagesUsage(&s.out.Writer, s.usage)
+	if s.hasUsage {
+		translate.WriteMessagesUsage(&s.out.Writer, s.usage)
+	} else {
+		translate.WriteMessagesUsage(&s.out.Writer, s.estimated())
+	}
 	s.endEvent()
 	s.event("message_stop")
 	s.endEvent()
 	s.done = true
+}
+
+// estimated is the usage known before the upstream reports any: the
+// estimated input tokens, no output.
+func (s *ChatToMessagesStream) estimated() tokens.Usage {
+	return tokens.Usage{InputTokens: s.estimate, TotalTokens: s.estimate}
 }
 
 // errorEvent writes an Anthropic error event and ends the stream.

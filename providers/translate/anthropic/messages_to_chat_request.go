@@ -17,6 +17,8 @@ type messagesRequest struct {
 // MessagesToChatRequest translates an Anthropic Messages request into an
 // OpenAI chat completions request.
 //
+// max_tokens is required, as on Anthropic's API, whatever the upstream
+// (see requiredMaxTokens).
 // The system prompt becomes one system message per text block; a user
 // turn's tool_result blocks become tool messages placed before the rest of
 // that turn; max_tokens becomes max_completion_tokens; thinking becomes
@@ -37,6 +39,10 @@ func MessagesToChatRequest(messages []byte, target translate.ChatTarget) (chat [
 		return nil, err
 	}
 	if err := checkModelAndMessages(r.model, r.messages); err != nil {
+		return nil, err
+	}
+	maxTokens, err := requiredMaxTokens(r.maxTokens)
+	if err != nil {
 		return nil, err
 	}
 	effort, err := r.effort()
@@ -63,13 +69,7 @@ func MessagesToChatRequest(messages []byte, target translate.ChatTarget) (chat [
 		return nil, err
 	}
 	w.EndArr()
-	if translate.IsSet(r.maxTokens) {
-		n, err := positiveInt(r.maxTokens, "max_tokens")
-		if err != nil {
-			return nil, err
-		}
-		w.KeyInt(target.MaxTokensField(), n)
-	}
+	w.KeyInt(target.MaxTokensField(), maxTokens)
 	for _, f := range []struct {
 		name string
 		v    gjson.Result

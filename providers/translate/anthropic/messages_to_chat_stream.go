@@ -77,8 +77,9 @@ func (s *MessagesToChatStream) Usage() (tokens.Usage, bool) {
 func (s *MessagesToChatStream) Output() *translate.EventWriter { return &s.out }
 
 // Feed converts one upstream event and returns the chunks to send, possibly
-// none. The returned slice is reused by the next call to Feed or Finish.
-// An error means the event was not valid JSON; the stream can go on.
+// none. The returned slice is reused by the next call to Feed, Finish or
+// Abort. An error means the event was not valid JSON: nothing is sent for
+// it and the stream can go on.
 func (s *MessagesToChatStream) Feed(ev translate.Event) ([]byte, error) {
 	s.out.Reset()
 	if s.done || len(ev.Data) == 0 {
@@ -174,6 +175,19 @@ func (s *MessagesToChatStream) Finish() []byte {
 	} else {
 		s.errorChunk("the upstream stream ended before the message was complete", apierr.TypeProvider, "stream_truncated")
 	}
+	return s.out.Buf
+}
+
+// Abort ends the stream with an OpenAI error chunk ({"error":{...}} with
+// type provider_error, code and message) and no [DONE], whatever was
+// received; the OpenAI SDKs raise it as an API error. It returns nothing
+// when the stream already ended.
+func (s *MessagesToChatStream) Abort(code, message string) []byte {
+	s.out.Reset()
+	if s.done {
+		return nil
+	}
+	s.errorChunk(message, apierr.TypeProvider, code)
 	return s.out.Buf
 }
 

@@ -24,6 +24,19 @@ func positiveInt(v gjson.Result, param string) (int64, error) {
 	return int64(v.Num), nil
 }
 
+// requiredMaxTokens reads the max_tokens of a Messages request, which
+// Anthropic's API requires: a request without it is refused with
+// Anthropic's own wording ("max_tokens: Field required", code
+// missing_required_parameter), one whose value is not a positive integer
+// as invalid.
+func requiredMaxTokens(v gjson.Result) (int64, error) {
+	if !v.Exists() {
+		return 0, &translate.Error{Message: "max_tokens: Field required", Param: "max_tokens",
+			Code: translate.CodeMissingParameter}
+	}
+	return positiveInt(v, "max_tokens")
+}
+
 // splitDataURL splits a "data:MEDIA[;params];base64,DATA" URL. ok is false when
 // url is not a base64 data URL.
 func splitDataURL(url string) (media, data string, ok bool) {

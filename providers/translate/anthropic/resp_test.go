@@ -175,7 +175,7 @@ func TestChatToMessagesResponseFixtures(t *testing.T) {
 				}
 				var got anthMessage
 				anthStrictDecode(t, out, &got)
-				if got.ID != src.ID || got.Type != "message" || got.Role != "assistant" || got.Model != src.Model {
+				if got.ID != "msg_"+strings.TrimPrefix(src.ID, "chatcmpl-") || got.Type != "message" || got.Role != "assistant" || got.Model != src.Model {
 					t.Fatalf("head: %s", out)
 				}
 				sm := src.Choices[0].Message
@@ -312,7 +312,7 @@ func TestChatToMessagesResponseCases(t *testing.T) {
 			"tool_calls":[{"id":"call:1","type":"function","function":{"name":"f","arguments":"{\"a\": 1}"}},
 			{"id":"call_2","type":"function","function":{"name":"g","arguments":""}}]},"finish_reason":"tool_calls"}],
 			"usage":{"prompt_tokens":100,"completion_tokens":5,"total_tokens":105,"prompt_tokens_details":{"cached_tokens":60}}}`,
-		want: `{"id":"chatcmpl-1","type":"message","role":"assistant","model":"gpt-x","content":[
+		want: `{"id":"msg_1","type":"message","role":"assistant","model":"gpt-x","content":[
 			{"type":"thinking","thinking":"think","signature":""},{"type":"text","text":"ok"},
 			{"type":"tool_use","id":"call_1","name":"f","input":{"a":1}},{"type":"tool_use","id":"call_2","name":"g","input":{}}],
 			"stop_reason":"tool_use","stop_sequence":null,
@@ -321,27 +321,27 @@ func TestChatToMessagesResponseCases(t *testing.T) {
 		name: "stop with tool calls is tool_use",
 		in: `{` + head + `,"choices":[{"index":0,"message":{"role":"assistant","content":null,
 			"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},"finish_reason":"stop"}]}`,
-		want: `{"id":"chatcmpl-1","type":"message","role":"assistant","model":"gpt-x","content":[
+		want: `{"id":"msg_1","type":"message","role":"assistant","model":"gpt-x","content":[
 			{"type":"tool_use","id":"c1","name":"f","input":{}}],"stop_reason":"tool_use","stop_sequence":null,
 			"usage":{"input_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":0}}`,
 	}, {
 		name: "refusal",
 		in: `{` + head + `,"choices":[{"index":0,"message":{"role":"assistant","content":null,"refusal":"I can't."},
 			"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}`,
-		want: `{"id":"chatcmpl-1","type":"message","role":"assistant","model":"gpt-x","content":[{"type":"text","text":"I can't."}],
+		want: `{"id":"msg_1","type":"message","role":"assistant","model":"gpt-x","content":[{"type":"text","text":"I can't."}],
 			"stop_reason":"refusal","stop_sequence":null,
 			"usage":{"input_tokens":3,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":2}}`,
 	}, {
 		name: "length, content parts",
 		in: `{` + head + `,"choices":[{"index":0,"message":{"role":"assistant","content":[{"type":"text","text":"a"}]},
 			"finish_reason":"length"}],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}`,
-		want: `{"id":"chatcmpl-1","type":"message","role":"assistant","model":"gpt-x","content":[{"type":"text","text":"a"}],
+		want: `{"id":"msg_1","type":"message","role":"assistant","model":"gpt-x","content":[{"type":"text","text":"a"}],
 			"stop_reason":"max_tokens","stop_sequence":null,
 			"usage":{"input_tokens":3,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":2}}`,
 	}, {
 		name: "content_filter",
 		in:   `{` + head + `,"choices":[{"index":0,"message":{"role":"assistant","content":""},"finish_reason":"content_filter"}]}`,
-		want: `{"id":"chatcmpl-1","type":"message","role":"assistant","model":"gpt-x","content":[],
+		want: `{"id":"msg_1","type":"message","role":"assistant","model":"gpt-x","content":[],
 			"stop_reason":"refusal","stop_sequence":null,
 			"usage":{"input_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":0}}`,
 	}}

@@ -204,7 +204,7 @@ func TestChatToMessagesStreamFixtures(t *testing.T) {
 					usage = u
 				}
 			}
-			s := NewChatToMessagesStream("")
+			s := NewChatToMessagesStream("", nil)
 			msg, errMsg := anthReadMessagesStream(t, anthRunStream(t, s.Feed, s.Finish, events))
 			if errMsg != "" {
 				t.Fatal(errMsg)
@@ -212,7 +212,7 @@ func TestChatToMessagesStreamFixtures(t *testing.T) {
 			if len(msg.Content) != 1 || msg.Content[0].Type != "text" || msg.Content[0].Text != text.String() || text.Len() == 0 {
 				t.Fatalf("content %+v, want %q", msg.Content, text.String())
 			}
-			if *msg.StopReason != "end_turn" || msg.ID != gjson.GetBytes(events[0].Data, "id").Str {
+			if *msg.StopReason != "end_turn" || msg.ID != "msg_"+strings.TrimPrefix(gjson.GetBytes(events[0].Data, "id").Str, "chatcmpl-") {
 				t.Fatalf("%+v", msg)
 			}
 			if msg.Usage.InputTokens != usage.Get("prompt_tokens").Int() || msg.Usage.OutputTokens != usage.Get("completion_tokens").Int() {
@@ -254,13 +254,13 @@ func TestChatToMessagesStreamContent(t *testing.T) {
 		anthChunk("", `"usage":{"prompt_tokens":50,"completion_tokens":20,"total_tokens":70,"prompt_tokens_details":{"cached_tokens":30},"completion_tokens_details":{"reasoning_tokens":8}}`),
 		{Data: []byte("[DONE]")},
 	}
-	s := NewChatToMessagesStream("alias")
+	s := NewChatToMessagesStream("alias", nil)
 	out := anthRunStream(t, s.Feed, s.Finish, events)
 	msg, errMsg := anthReadMessagesStream(t, out)
 	if errMsg != "" {
 		t.Fatal(errMsg)
 	}
-	if msg.Model != "alias" || msg.ID != "chatcmpl-9" || len(msg.Content) != 4 {
+	if msg.Model != "alias" || msg.ID != "msg_9" || len(msg.Content) != 4 {
 		t.Fatalf("%+v", msg)
 	}
 	c := msg.Content
@@ -285,7 +285,7 @@ func TestChatToMessagesStreamWholeToolCalls(t *testing.T) {
 			{"index":0,"id":"function-call-1","type":"function","function":{"name":"a","arguments":"{\"x\":1}"}},
 			{"index":1,"id":"function-call-2","type":"function","function":{"name":"b","arguments":"{\"y\":2}"}}]},"finish_reason":"tool_calls"`, ""),
 	}
-	s := NewChatToMessagesStream("")
+	s := NewChatToMessagesStream("", nil)
 	msg, _ := anthReadMessagesStream(t, anthRunStream(t, s.Feed, s.Finish, events))
 	if len(msg.Content) != 2 || msg.Content[0].Name != "a" || string(msg.Content[1].Input) != `{"y":2}` || *msg.StopReason != "tool_use" {
 		t.Fatalf("%+v", msg)
@@ -298,7 +298,7 @@ func TestChatToMessagesStreamWholeToolCalls(t *testing.T) {
 func TestChatToMessagesStreamEnds(t *testing.T) {
 	first := anthChunk(`"delta":{"role":"assistant","content":"Hi"},"finish_reason":null`, "")
 	t.Run("error chunk", func(t *testing.T) {
-		s := NewChatToMessagesStream("")
+		s := NewChatToMessagesStream("", nil)
 		out := anthRunStream(t, s.Feed, s.Finish, []translate.Event{first,
 			{Data: []byte(`{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}`)},
 			{Data: []byte("[DONE]")}})
@@ -311,14 +311,14 @@ func TestChatToMessagesStreamEnds(t *testing.T) {
 		}
 	})
 	t.Run("broken off", func(t *testing.T) {
-		s := NewChatToMessagesStream("")
+		s := NewChatToMessagesStream("", nil)
 		_, errMsg := anthReadMessagesStream(t, anthRunStream(t, s.Feed, s.Finish, []translate.Event{first}))
 		if errMsg == "" {
 			t.Fatal("want error event")
 		}
 	})
 	t.Run("finished without DONE", func(t *testing.T) {
-		s := NewChatToMessagesStream("")
+		s := NewChatToMessagesStream("", nil)
 		msg, errMsg := anthReadMessagesStream(t, anthRunStream(t, s.Feed, s.Finish, []translate.Event{first,
 			anthChunk(`"delta":{},"finish_reason":"length"`, `"usage":{"prompt_tokens":4,"completion_tokens":1,"total_tokens":5}`)}))
 		if errMsg != "" || *msg.StopReason != "max_tokens" || msg.Usage.InputTokens != 4 || msg.Content[0].Text != "Hi" {
@@ -326,14 +326,14 @@ func TestChatToMessagesStreamEnds(t *testing.T) {
 		}
 	})
 	t.Run("empty stream", func(t *testing.T) {
-		s := NewChatToMessagesStream("m")
+		s := NewChatToMessagesStream("m", nil)
 		msg, errMsg := anthReadMessagesStream(t, anthRunStream(t, s.Feed, s.Finish, []translate.Event{{Data: []byte("[DONE]")}}))
 		if errMsg != "" || len(msg.Content) != 0 || *msg.StopReason != "end_turn" {
 			t.Fatalf("%+v %q", msg, errMsg)
 		}
 	})
 	t.Run("refusal", func(t *testing.T) {
-		s := NewChatToMessagesStream("")
+		s := NewChatToMessagesStream("", nil)
 		msg, _ := anthReadMessagesStream(t, anthRunStream(t, s.Feed, s.Finish, []translate.Event{
 			anthChunk(`"delta":{"role":"assistant","refusal":"No."},"finish_reason":null`, ""),
 			anthChunk(`"delta":{},"finish_reason":"stop"`, ""), {Data: []byte("[DONE]")}}))
@@ -342,7 +342,7 @@ func TestChatToMessagesStreamEnds(t *testing.T) {
 		}
 	})
 	t.Run("bad chunk", func(t *testing.T) {
-		s := NewChatToMessagesStream("")
+		s := NewChatToMessagesStream("", nil)
 		if _, err := s.Feed(translate.Event{Data: []byte("{")}); err == nil {
 			t.Fatal("want error")
 		}
@@ -361,7 +361,7 @@ func TestStreamsMatchResponses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := NewChatToMessagesStream("")
+	s := NewChatToMessagesStream("", nil)
 	streamed, _ := anthReadMessagesStream(t, anthRunStream(t, s.Feed, s.Finish, []translate.Event{
 		{Data: []byte(`{"id":"c1","model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"Hello"}}]}`)},
 		{Data: []byte(`{"id":"c1","model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"t1","type":"function","function":{"name":"f","arguments":"{\"a\":1}"}}]}}]}`)},

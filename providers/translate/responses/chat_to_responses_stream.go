@@ -63,9 +63,10 @@ func (s *ChatToResponsesStream) Output() *translate.EventWriter { return &s.out 
 // Feed takes one upstream event (a chat.completion.chunk, an error chunk
 // or the closing "[DONE]") and returns the Responses events it produces,
 // SSE-encoded, possibly none. The returned slice is reused by the next
-// call to Feed or Finish. After "[DONE]" or an error the stream is over
-// and further events are ignored. A chunk that is not valid JSON ends the
-// stream with response.failed, returned together with a non-nil error.
+// call to Feed, Finish or Abort. After "[DONE]" or an error the stream is
+// over and further events are ignored. A chunk that is not valid JSON
+// (a "data: keep-alive" line) is an error: nothing is sent for it and the
+// stream goes on.
 func (s *ChatToResponsesStream) Feed(ev translate.Event) ([]byte, error) {
 	s.out.Reset()
 	if s.done {
@@ -85,9 +86,7 @@ func (s *ChatToResponsesStream) Feed(ev translate.Event) ([]byte, error) {
 		return s.out.Buf, nil
 	}
 	if !gjson.ValidBytes(data) {
-		s.start(&chatTop{})
-		s.fail("server_error", "upstream sent an invalid stream chunk")
-		return s.out.Buf, errors.New("translate: upstream stream chunk is not valid JSON")
+		return nil, errors.New("chat stream chunk is not valid JSON")
 	}
 	// data outlives no gjson result: every value kept is copied.
 	root := translate.ParseBorrowed(data)
@@ -183,6 +182,22 @@ func (s *ChatToResponsesStream) Finish() []byte {
 		return s.out.Buf
 	}
 	s.complete()
+	return s.out.Buf
+}
+
+// Abort ends the stream with response.failed (error code server_error,
+// the Responses API's code for a failure on the server's side, and
+// message), whatever was received; the output so far is marked
+// incomplete. code, a gateway error code, is not shown: the Responses
+// API's error codes are a fixed list. It returns nothing when the stream
+// already ended.
+func (s *ChatToResponsesStream) Abort(_, message string) []byte {
+	s.out.Reset()
+	if s.done {
+		return nil
+	}
+	s.start(&chatTop{})
+	s.fail("server_error", message)
 	return s.out.Buf
 }
 

@@ -315,15 +315,46 @@ func TestChatToResponsesStreamEnds(t *testing.T) {
 			t.Fatalf("%v %s", eventTypes(evs), evs[len(evs)-1].raw)
 		}
 	})
-	t.Run("invalid chunk", func(t *testing.T) {
+	t.Run("an unreadable chunk is skipped", func(t *testing.T) {
 		s := NewChatToResponsesStream(req)
-		out, err := s.Feed(translate.Event{Data: []byte(`{"choices":[`)})
-		if err == nil {
-			t.Fatal("want an error")
+		var all []byte
+		for i, ev := range chatChunks(chatChunk(`{"content":"hi"}`, "stop")) {
+			if i == 1 {
+				for _, bad := range []string{`{"choices":[`, `keep-alive`} {
+					out, err := s.Feed(translate.Event{Data: []byte(bad)})
+					if err == nil || out != nil {
+						t.Fatalf("%s: got %q, %v; want an error and no events", bad, out, err)
+					}
+				}
+			}
+			out, err := s.Feed(ev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			all = append(all, out...)
 		}
-		evs, _ := checkStream(t, translate.SplitEvents(out))
-		if evs[len(evs)-1].name != "response.failed" {
+		evs, final := checkStream(t, translate.SplitEvents(all))
+		if evs[len(evs)-1].name != "response.completed" || final.outputText() != "hi" {
 			t.Fatalf("%v", eventTypes(evs))
+		}
+	})
+	t.Run("abort", func(t *testing.T) {
+		s := NewChatToResponsesStream(req)
+		out, _ := s.Feed(translate.Event{Data: []byte(chatChunk(`{"content":"hi"}`, "stop"))})
+		all := append([]byte(nil), out...)
+		all = append(all, s.Abort("upstream_read_failed", "reading the upstream stream failed")...)
+		evs, final := checkStream(t, translate.SplitEvents(all))
+		if evs[len(evs)-1].name != "response.failed" || final.Error == nil || final.Error.Code != "server_error" ||
+			final.Error.Message != "reading the upstream stream failed" || final.outputText() != "hi" || final.Output[0].Status != "incomplete" {
+			t.Fatalf("%v %s", eventTypes(evs), evs[len(evs)-1].raw)
+		}
+		if out := s.Abort("x", "y"); out != nil {
+			t.Fatalf("a second Abort wrote %s", out)
+		}
+		fresh := NewChatToResponsesStream(req)
+		evs, _ = checkStream(t, translate.SplitEvents(fresh.Abort("upstream_timeout", "t")))
+		if len(evs) != 3 || evs[2].name != "response.failed" {
+			t.Fatalf("abort before any chunk: %v", eventTypes(evs))
 		}
 	})
 	t.Run("finished without DONE", func(t *testing.T) {

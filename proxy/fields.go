@@ -14,6 +14,7 @@ type requestFields struct {
 	model         []byte
 	stream        []byte
 	streamOptions []byte
+	maxTokens     []byte
 }
 
 // scanFields walks the top level of a JSON object once, skipping nested
@@ -89,6 +90,8 @@ func (f *requestFields) slot(quoted []byte) (*[]byte, string) {
 		return &f.stream, "stream"
 	case "stream_options":
 		return &f.streamOptions, "stream_options"
+	case "max_tokens":
+		return &f.maxTokens, "max_tokens"
 	}
 	return nil, ""
 }

@@ -146,6 +146,11 @@ func (s *Service) prepare(r *http.Request, in ingress) (*call, error) {
 	if err != nil {
 		return nil, err
 	}
+	if in == ingressMessages && fields.maxTokens == nil {
+		// Anthropic's API requires max_tokens; so does the gateway, whatever
+		// the target, in Anthropic's own wording.
+		return nil, apierr.InvalidRequest("max_tokens: Field required").WithParam("max_tokens").WithCode("missing_required_parameter")
+	}
 	p, model, err := s.resolve(r.Context(), requested)
 	if err != nil {
 		var unknown *providers.ErrUnknownModel

@@ -130,3 +130,21 @@ func TestLargeMalformedTranslatedBodyIsInvalidJSON(t *testing.T) {
 		t.Fatalf("%d %v", rec.Code, e)
 	}
 }
+
+func TestNativeMessagesWithoutMaxTokensRefused(t *testing.T) {
+	called := false
+	p := &messagesStub{stubProvider{name: "an", answer: func(providers.Endpoint, string, []byte) *http.Response {
+		called = true
+		return jsonResponse(200, `{"id":"msg_1","type":"message","role":"assistant","content":[],"usage":{"input_tokens":1,"output_tokens":1}}`)
+	}}}
+	s := newService(t, p)
+	rec, _ := serve(s, "POST", "/v1/messages", `{"model":"m1","messages":[{"role":"user","content":"hi"}]}`)
+	typ, msg := anthropicError(t, rec)
+	if rec.Code != 400 || typ != "invalid_request_error" || msg != "max_tokens: Field required" || called {
+		t.Fatalf("%d %s %q (upstream called: %v)", rec.Code, typ, msg, called)
+	}
+	rec, _ = serve(s, "POST", "/v1/messages", `{"model":"m1","max_tokens":8,"messages":[{"role":"user","content":"hi"}]}`)
+	if rec.Code != 200 || !called {
+		t.Fatalf("with max_tokens: %d %s", rec.Code, rec.Body.String())
+	}
+}

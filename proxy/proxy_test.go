@@ -54,7 +54,7 @@ func sseResponse(body string) *http.Response {
 		Body: io.NopCloser(strings.NewReader(body)), ContentLength: -1}
 }
 
-func newService(t testing.TB, p *stubProvider) *Service {
+func newService(t testing.TB, p providers.Provider) *Service {
 	reg := providers.NewRegistry([]providers.Entry{{Provider: p, Models: []string{"m1"}}}, providers.RegistryOptions{})
 	reg.Start(context.Background())
 	<-reg.Ready()

@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/modelgate/modelgate/apierr"
+	"github.com/modelgate/modelgate/audit"
 	"github.com/modelgate/modelgate/config"
 	"github.com/modelgate/modelgate/keys"
 	"github.com/modelgate/modelgate/limits"
@@ -46,9 +47,19 @@ type Options struct {
 	Version string
 	// Keys manages API keys. Required for the auth-keys routes.
 	Keys *keys.Service
-	// Usage answers the usage routes; nil (or usage tracking off) answers
+	// Audit answers the audit-log routes (log, entry, stats,
+	// conversation); nil, or audit logging off, answers empty lists and
+	// zero-filled statistics.
+	Audit *audit.Queries
+	// Usage answers the usage routes; nil, or usage tracking off, answers
 	// zeroed or empty results.
-	Usage UsageSource
+	Usage *audit.UsageQueries
+	// Live is the hub behind the live log stream; nil streams heartbeats
+	// only (nothing records).
+	Live *audit.Hub
+	// LiveHeartbeat is the live stream's heartbeat interval; zero means
+	// audit.HeartbeatEvery (15 seconds).
+	LiveHeartbeat time.Duration
 	// RateLimits is the rate-limit engine behind /admin/rate-limits; nil
 	// answers 503 rate_limits_unavailable there.
 	RateLimits *limits.Engine
@@ -67,6 +78,8 @@ type Options struct {
 // Handler serves everything under /admin/.
 type Handler struct {
 	opts Options
+	// idleHub streams to live clients when Options.Live is nil.
+	idleHub *audit.Hub
 }
 
 // New returns a Handler.
@@ -83,7 +96,7 @@ func New(opts Options) *Handler {
 	if opts.Logger == nil {
 		opts.Logger = zap.NewNop()
 	}
-	return &Handler{opts: opts}
+	return &Handler{opts: opts, idleHub: audit.NewHub(1)}
 }
 
 // ServeHTTP answers one request for a route of the admin API or dashboard

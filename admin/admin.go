@@ -115,8 +115,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		h.opts.UI.ServeHTTP(w, r)
 	case strings.HasPrefix(r.URL.Path, LegacyPrefix):
+		w.Header().Set("Cache-Control", "no-store")
 		h.serveLegacy(w, r)
 	default:
+		// Admin answers, errors included, are never cached.
+		w.Header().Set("Cache-Control", "no-store")
 		h.serveAPI(w, r)
 	}
 }

@@ -88,7 +88,11 @@ func TestAuditLogEntry(t *testing.T) {
 		t.Fatalf("single entry lacks its request body: %s", body)
 	}
 	do(h, "GET", "/admin/audit/log/"+es[1].ID.String()[:10]+"0000000000000000", "").expectErr(t, 404, "not_found_error", "audit_entry_not_found")
-	do(h, "GET", "/admin/audit/log/not-an-id", "").expectErr(t, 404, "not_found_error", "audit_entry_not_found")
+	res := do(h, "GET", "/admin/audit/log/not-an-id", "")
+	res.expectErr(t, 404, "not_found_error", "audit_entry_not_found")
+	if res.header.Get("Cache-Control") != "no-store" {
+		t.Fatalf("an error answer may be cached: %q", res.header.Get("Cache-Control"))
+	}
 	// The legacy alias serves it too.
 	if res := do(h, "GET", "/admin/api/v1/audit/log/"+es[0].ID.String(), ""); res.status != 200 {
 		t.Fatalf("legacy alias: %d %s", res.status, res.body)

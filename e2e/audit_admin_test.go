@@ -216,7 +216,9 @@ func TestLiveLogStream(t *testing.T) {
 		t.Fatal("no live hub with audit logging on")
 	}
 	adminCall(t, g, "GET", "/admin/live/logs?cursor=x", "").ExpectErr(t, 400, "invalid_request_error", "invalid_value")
-	pub := func(p string) { hub.PublishAudit(&audit.AuditPreview{Phase: audit.PhaseStart, Method: "POST", Path: p}) }
+	pub := func(p string) {
+		hub.PublishAudit(&audit.AuditPreview{Phase: audit.PhaseStart, Method: "POST", Path: p})
+	}
 
 	c := openLiveStream(t, g, "")
 	if ev := c.next(t); ev.event != "connected" {

@@ -1,7 +1,8 @@
 // Package admin serves the admin REST API under /admin/: managed API keys,
-// usage, rate-limit rules, runtime configuration and the OpenAPI document,
-// plus the legacy /admin/api/v1/ alias and, through package ui, the
-// dashboard pages. Every error is written in the gateway error shape.
+// usage, the audit log and its statistics, conversation threads, the live
+// log stream, rate-limit rules, runtime configuration and the OpenAPI
+// document, plus the legacy /admin/api/v1/ alias and, through package ui,
+// the dashboard pages. Every error is written in the gateway error shape.
 //
 // The Handler does not authenticate: the modelgate_auth stage in front of
 // it does, and the Caddy handler refuses requests that stage did not admit.

@@ -222,3 +222,24 @@ func TestLiveLogsSlowClient(t *testing.T) {
 		t.Fatalf("read %d bytes: the slow client received everything", got)
 	}
 }
+
+// TestLiveLogsOutlivesWriteTimeout: the stream clears the server's write
+// deadline, so it keeps delivering after the write timeout has passed.
+func TestLiveLogsOutlivesWriteTimeout(t *testing.T) {
+	hub := audit.NewHub(8)
+	h, _ := newTestHandler(t, func(c *config.Config, o *Options) {
+		c.Admin.LiveLogsEnabled = config.Ptr(true)
+		o.Live, o.LiveHeartbeat = hub, time.Hour
+	})
+	srv := httptest.NewUnstartedServer(h)
+	srv.Config.WriteTimeout = 100 * time.Millisecond
+	srv.Start()
+	t.Cleanup(srv.Close)
+	c := openLive(t, srv, "", "")
+	c.waitConnected()
+	time.Sleep(300 * time.Millisecond)
+	publish(hub, "/v1/late")
+	if ev := c.next(); !strings.Contains(ev.data, "/v1/late") {
+		t.Fatalf("after the write timeout %+v", ev)
+	}
+}

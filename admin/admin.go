@@ -1,7 +1,8 @@
 // Package admin serves the admin REST API under /admin/: managed API keys,
-// usage, rate-limit rules, runtime configuration and the OpenAPI document,
-// plus the legacy /admin/api/v1/ alias and, through package ui, the
-// dashboard pages. Every error is written in the gateway error shape.
+// usage, the audit log and its statistics, conversation threads, the live
+// log stream, rate-limit rules, runtime configuration and the OpenAPI
+// document, plus the legacy /admin/api/v1/ alias and, through package ui,
+// the dashboard pages. Every error is written in the gateway error shape.
 //
 // The Handler does not authenticate: the modelgate_auth stage in front of
 // it does, and the Caddy handler refuses requests that stage did not admit.
@@ -17,6 +18,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/modelgate/modelgate/apierr"
+	"github.com/modelgate/modelgate/audit"
 	"github.com/modelgate/modelgate/config"
 	"github.com/modelgate/modelgate/keys"
 	"github.com/modelgate/modelgate/limits"
@@ -46,9 +48,19 @@ type Options struct {
 	Version string
 	// Keys manages API keys. Required for the auth-keys routes.
 	Keys *keys.Service
-	// Usage answers the usage routes; nil (or usage tracking off) answers
+	// Audit answers the audit-log routes (log, entry, stats,
+	// conversation); nil, or audit logging off, answers empty lists and
+	// zero-filled statistics.
+	Audit *audit.Queries
+	// Usage answers the usage routes; nil, or usage tracking off, answers
 	// zeroed or empty results.
-	Usage UsageSource
+	Usage *audit.UsageQueries
+	// Live is the hub behind the live log stream; nil streams heartbeats
+	// only (nothing records).
+	Live *audit.Hub
+	// LiveHeartbeat is the live stream's heartbeat interval; zero means
+	// audit.HeartbeatEvery (15 seconds).
+	LiveHeartbeat time.Duration
 	// RateLimits is the rate-limit engine behind /admin/rate-limits; nil
 	// answers 503 rate_limits_unavailable there.
 	RateLimits *limits.Engine
@@ -67,6 +79,8 @@ type Options struct {
 // Handler serves everything under /admin/.
 type Handler struct {
 	opts Options
+	// idleHub streams to live clients when Options.Live is nil.
+	idleHub *audit.Hub
 }
 
 // New returns a Handler.
@@ -83,7 +97,7 @@ func New(opts Options) *Handler {
 	if opts.Logger == nil {
 		opts.Logger = zap.NewNop()
 	}
-	return &Handler{opts: opts}
+	return &Handler{opts: opts, idleHub: audit.NewHub(1)}
 }
 
 // ServeHTTP answers one request for a route of the admin API or dashboard
@@ -102,8 +116,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		h.opts.UI.ServeHTTP(w, r)
 	case strings.HasPrefix(r.URL.Path, LegacyPrefix):
+		w.Header().Set("Cache-Control", "no-store")
 		h.serveLegacy(w, r)
 	default:
+		// Admin answers, errors included, are never cached.
+		w.Header().Set("Cache-Control", "no-store")
 		h.serveAPI(w, r)
 	}
 }

@@ -143,7 +143,8 @@ func components() schema {
 		"RateLimitStatus": rateLimit,
 		"SelfUsage": object("The caller's own view.", schema{
 			"user_path": str("The caller's user path."), "server_time": dateTime(""),
-			"usage":       schema{"description": "Usage totals; null while not tracked."},
+			"usage": nullable(object("The caller's user path's usage (the paths below it included); null when usage tracking is off.", schema{
+				"today": ref("UsageTotals"), "last_30_days": ref("UsageTotals")}, "today", "last_30_days")),
 			"budgets":     array(schema{"type": "object"}, "Budget entries that apply to the caller."),
 			"rate_limits": array(ref("RateLimitStatus"), ""),
 		}, "user_path", "server_time", "usage", "budgets", "rate_limits"),
@@ -155,6 +156,9 @@ func components() schema {
 			"required":   []string{"model"}, "additionalProperties": true},
 		"ModelResponse": schema{"type": "object", "description": "The upstream's answer in the OpenAI shape of this endpoint.", "additionalProperties": true},
 		"OpenAPI":       schema{"type": "object", "description": "This document."},
+	}
+	for name, s := range auditSchemas() {
+		out[name] = s
 	}
 	for name, s := range rateLimitSchemas() {
 		out[name] = s

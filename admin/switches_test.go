@@ -1,7 +1,7 @@
 package admin
 
 import (
-	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -71,28 +71,8 @@ func TestRuntimeConfig(t *testing.T) {
 	}
 }
 
-// fakeUsage is a UsageSource with fixed answers.
-type fakeUsage struct{ win Window }
-
-func (f *fakeUsage) Summary(_ context.Context, w Window) (UsageSummary, error) {
-	f.win = w
-	return UsageSummary{TotalRequests: 7, TotalTokens: 70}, nil
-}
-
-func (f *fakeUsage) Periods(context.Context, Window, string) ([]UsagePeriod, error) {
-	return []UsagePeriod{{Date: "2026-05-04", Requests: 7}}, nil
-}
-
-func (f *fakeUsage) Sessions(_ context.Context, q SessionQuery) (SessionPage, error) {
-	return SessionPage{Sessions: []UsageSession{{SessionID: "s1", UserPath: q.UserPath}}}, nil
-}
-
 func TestUsageOff(t *testing.T) {
-	src := &fakeUsage{}
-	h, _ := newTestHandler(t, func(c *config.Config, o *Options) {
-		c.Usage.Enabled = config.Ptr(false)
-		o.Usage = src
-	})
+	h, _, _ := seeded(t, func(c *config.Config, _ *Options) { c.Usage.Enabled = config.Ptr(false) })
 	m := do(h, "GET", "/admin/usage/summary", "").json(t)
 	for _, f := range []string{"total_requests", "total_input_tokens", "total_output_tokens", "total_tokens", "cached_input_tokens", "cache_write_input_tokens", "total_cost"} {
 		if m[f] != 0.0 {
@@ -118,18 +98,54 @@ func TestUsageOnWithoutTracker(t *testing.T) {
 }
 
 func TestUsageSource(t *testing.T) {
-	src := &fakeUsage{}
-	h, _ := newTestHandler(t, func(_ *config.Config, o *Options) { o.Usage = src })
-	m := do(h, "GET", "/admin/usage/summary?start_date=2026-01-01&end_date=2026-01-31&days=3", "").json(t)
-	if m["total_requests"] != 7.0 || m["start_date"] != "2026-01-01" || m["end_date"] != "2026-01-31" {
+	h, _, _ := seeded(t, nil)
+	m := do(h, "GET", "/admin/usage/summary?start_date=2026-05-01&end_date=2026-05-04&days=1", "").json(t)
+	if m["total_requests"] != 3.0 || m["total_tokens"] != 45.0 || m["total_cost"] != 0.75 ||
+		m["start_date"] != "2026-05-01" || m["end_date"] != "2026-05-04" {
 		t.Fatalf("summary %v", m)
 	}
-	if src.win.Start.Format("2006-01-02") != "2026-01-01" || src.win.End.Format("2006-01-02") != "2026-01-31" {
-		t.Fatalf("window %+v", src.win)
+	if m := do(h, "GET", "/admin/usage/summary?days=1", "").json(t); m["total_requests"] != 2.0 || m["start_date"] != "2026-05-04" {
+		t.Fatalf("days=1 summary %v", m)
 	}
-	if res := do(h, "GET", "/admin/usage/sessions?user_path=team/a/", ""); !strings.Contains(string(res.body), `"user_path":"/team/a"`) {
-		t.Fatalf("sessions %s", res.body)
+	res := do(h, "GET", "/admin/usage/daily", "")
+	if want := `[{"date":"2026-05-04","requests":2,"input_tokens":20,"output_tokens":10,"total_tokens":30,"cost":0.25},` +
+		`{"date":"2026-05-03","requests":1,"input_tokens":10,"output_tokens":5,"total_tokens":15,"cost":0.5}]`; string(res.body) != want {
+		t.Fatalf("daily %s", res.body)
 	}
+	if res := do(h, "GET", "/admin/usage/daily?interval=weekly", ""); !strings.HasPrefix(string(res.body), `[{"date":"2026-W19","requests":2,`) ||
+		!strings.Contains(string(res.body), `{"date":"2026-W18","requests":1,`) {
+		t.Fatalf("weekly %s", res.body)
+	}
+	if res := do(h, "GET", "/admin/usage/daily?interval=monthly", ""); !strings.HasPrefix(string(res.body), `[{"date":"2026-05","requests":3,`) {
+		t.Fatalf("monthly %s", res.body)
+	}
+	if res := do(h, "GET", "/admin/usage/daily?interval=yearly", ""); !strings.HasPrefix(string(res.body), `[{"date":"2026","requests":3,`) {
+		t.Fatalf("yearly %s", res.body)
+	}
+	res = do(h, "GET", "/admin/usage/sessions?user_path=team/a/", "")
+	var page struct {
+		Sessions []struct {
+			SessionID string   `json:"session_id"`
+			UserPath  string   `json:"user_path"`
+			Requests  int      `json:"requests"`
+			Cost      float64  `json:"cost"`
+			Models    []string `json:"models"`
+		} `json:"sessions"`
+		NextCursor *string `json:"next_cursor"`
+	}
+	if err := json.Unmarshal(res.body, &page); err != nil || len(page.Sessions) != 1 {
+		t.Fatalf("sessions %d %s", res.status, res.body)
+	}
+	if s := page.Sessions[0]; s.SessionID != "s1" || s.UserPath != "/team/a" || s.Requests != 2 || s.Cost != 0.75 || len(s.Models) != 2 {
+		t.Fatalf("session %+v", s)
+	}
+	if res.header.Get("Cache-Control") != "no-store" {
+		t.Fatalf("Cache-Control %q", res.header.Get("Cache-Control"))
+	}
+	if res := do(h, "GET", "/admin/usage/sessions?user_path=/team/b", ""); string(res.body) != `{"sessions":[],"next_cursor":null}` {
+		t.Fatalf("rows without a session are omitted: %s", res.body)
+	}
+	do(h, "GET", "/admin/usage/sessions?cursor=not-one-we-issued", "").expectErr(t, 400, "invalid_request_error", "invalid_value")
 }
 
 func TestUsageParams(t *testing.T) {
@@ -139,7 +155,9 @@ func TestUsageParams(t *testing.T) {
 		{"/admin/usage/summary?days=x", "days"},
 		{"/admin/usage/summary?start_date=2026-13-01", "start_date"},
 		{"/admin/usage/summary?end_date=yesterday", "end_date"},
-		{"/admin/usage/summary?start_date=2026-02-02&end_date=2026-02-01", "start_date"},
+		{"/admin/usage/summary?start_date=2026-02-02&end_date=2026-02-01", "end_date"},
+		{"/admin/usage/summary?days=367", "days"},
+		{"/admin/usage/daily?days=-1", "days"},
 		{"/admin/usage/daily?interval=hourly", "interval"},
 		{"/admin/usage/sessions?limit=0", "limit"},
 		{"/admin/usage/sessions?user_path=/a/../b", "user_path"},

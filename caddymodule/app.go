@@ -84,6 +84,7 @@ type App struct {
 	limits     *limits.Engine
 	limitsHeld bool // this instance holds a limiters reference
 	adminAPI   *admin.Handler
+	reads      auditReads
 	selfUsage  *selfusage.Handler
 	ready      chan struct{}
 	startErr   error
@@ -145,6 +146,9 @@ func (a *App) Provision(ctx caddy.Context) error {
 	}
 	a.selfUsage = &selfusage.Handler{}
 	a.proxy.SelfUsage = a.selfUsage
+	if eff.Usage.On() {
+		a.selfUsage.Usage = a.selfUsageTotals()
+	}
 	a.limiterRef = new(limiterRef)
 	if eff.RateLimits.On() {
 		a.proxy.Limits = a.limiterRef
@@ -202,11 +206,15 @@ func (a *App) start() error {
 		return err
 	}
 	a.auth.UseKeys(a.keySvc)
+	a.openAuditReads()
 	a.adminAPI = admin.New(admin.Options{
 		Config:     a.effective,
 		Providers:  a.providerInfo(),
 		Version:    Version,
 		Keys:       a.keySvc,
+		Audit:      a.AuditQueries(),
+		Usage:      a.UsageQueries(),
+		Live:       a.LiveHub(),
 		RateLimits: a.limits,
 		Logger:     a.logger.Named("admin"),
 	})

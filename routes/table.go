@@ -10,12 +10,26 @@ var modelErrors = []int{400, 404, 413, 429, 502, 504}
 var usageWindow = []Param{
 	{Name: "start_date", Desc: "First day, YYYY-MM-DD. With end_date, wins over days.", Type: "string", Format: "date"},
 	{Name: "end_date", Desc: "Last day, YYYY-MM-DD; default today (UTC).", Type: "string", Format: "date"},
-	{Name: "days", Desc: "Window length in days ending at end_date; default 30.", Type: "integer", Min: 1, Max: maxUsageDays},
+	{Name: "days", Desc: "Window length in days ending today (or at end_date); default 30. Explicit dates win.", Type: "integer", Min: 1, Max: maxUsageDays},
 }
 
-// maxUsageDays is the longest usage window the admin usage routes accept,
-// in days (the admin package checks it against its own bound).
-const maxUsageDays = 3660
+// maxUsageDays is the largest days parameter of the usage and audit-stats
+// routes (the admin package checks it against its own bound).
+const maxUsageDays = 366
+
+// auditFilters are the query parameters of the audit log list.
+var auditFilters = []Param{
+	{Name: "limit", Desc: "Page size; default 50, at most 200.", Type: "integer", Min: 1},
+	{Name: "offset", Desc: "Matches to skip; default 0.", Type: "integer"},
+	{Name: "search", Desc: "Text searched, ignoring case, in ids, method, path, user path, models, providers, errors, key id, client address and user agent (not bodies).", Type: "string"},
+	{Name: "model", Desc: "Requested or resolved model.", Type: "string"},
+	{Name: "provider", Desc: "Provider instance name or provider type.", Type: "string"},
+	{Name: "user_path", Desc: "This user path exactly.", Type: "string"},
+	{Name: "session_id", Desc: "Detected session id.", Type: "string"},
+	{Name: "status", Desc: "A status code (404) or class (4xx).", Type: "string"},
+	{Name: "start_date", Desc: "First day, YYYY-MM-DD (UTC).", Type: "string", Format: "date"},
+	{Name: "end_date", Desc: "Last day, YYYY-MM-DD (UTC), included.", Type: "string", Format: "date"},
+}
 
 // withWindow returns the usage window parameters followed by more.
 func withWindow(more ...Param) []Param {
@@ -146,6 +160,26 @@ var table = []Route{
 				Param{Name: "cursor", Desc: "Cursor from next_cursor.", Type: "string"},
 				Param{Name: "user_path", Desc: "Only sessions of this user path.", Type: "string"}),
 			Status: http.StatusOK, Result: "UsageSessions", Errors: []int{400}}),
+	adminRoute("listAuditLog", http.MethodGet, "/admin/audit/log",
+		&Doc{Summary: "Audit log entries, newest first, filtered and paged (empty when audit logging is off)", Tag: "audit",
+			Query: auditFilters, Status: http.StatusOK, Result: "AuditLogPage", Errors: []int{400}}),
+	adminRoute("getAuditLogEntry", http.MethodGet, "/admin/audit/log/{id}",
+		&Doc{Summary: "One audit log entry with its bodies", Tag: "audit",
+			Status: http.StatusOK, Result: "AuditEntry", Errors: []int{404}}),
+	adminRoute("getAuditStats", http.MethodGet, "/admin/audit/stats",
+		&Doc{Summary: "Request counts by status class and provider latency per hour or day", Tag: "audit",
+			Query: usageWindow, Status: http.StatusOK, Result: "AuditStats", Errors: []int{400}}),
+	adminRoute("getConversation", http.MethodGet, "/admin/audit/conversation",
+		&Doc{Summary: "The session thread around one audit entry, in time order", Tag: "audit",
+			Query: []Param{
+				{Name: "log_id", Desc: "The anchor entry's id (required).", Type: "string"},
+				{Name: "limit", Desc: "Entries at most; default 40, larger values are clamped to 200.", Type: "integer", Min: 1},
+			},
+			Status: http.StatusOK, Result: "Conversation", Errors: []int{400, 404}}),
+	adminRoute("streamLiveLogs", http.MethodGet, "/admin/live/logs",
+		&Doc{Summary: "Live audit and usage events as server-sent events (404 unless live logs are enabled)", Tag: "audit",
+			Query:  []Param{{Name: "cursor", Desc: "Sequence number of the last event seen; the Last-Event-ID header wins.", Type: "integer"}},
+			Status: http.StatusOK, ResultType: "text/event-stream", Errors: []int{400, 404}}),
 	adminRoute("listRateLimits", http.MethodGet, "/admin/rate-limits",
 		&Doc{Summary: "Rate-limit rules with live usage", Tag: "rate-limits", Status: http.StatusOK, Result: "RateLimitList"}),
 	adminRoute("putRateLimit", http.MethodPut, "/admin/rate-limits",

@@ -4,34 +4,63 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
+
+	"github.com/caddyserver/caddy/v2"
 
 	"github.com/modelgate/modelgate/reqinfo"
 	"github.com/modelgate/modelgate/routes"
 )
 
-// stageRequests are the requests BenchmarkRouteStages routes: the model
+// stageRequests are the requests the route benchmarks route: the model
 // endpoints, the listings, health, an admin call and an unknown path.
 var stageRequests = [][2]string{
-	{"POST", "/v1/chat/completions"}, {"POST", "/v1/messages"}, {"POST", "/v1/embeddings"}, {"POST", "/v1/responses"},
-	{"POST", "/v1/chat/completions"}, {"GET", "/v1/models"}, {"GET", "/v1/usage"}, {"GET", "/health"},
-	{"GET", "/admin/auth-keys/k1"}, {"POST", "/v1/nope"},
+	{"POST", "/v1/chat/completions"}, {"POST", "/v1/messages"}, {"POST", "/v1/embeddings"}, {"GET", "/v1/models"},
+	{"GET", "/v1/usage"}, {"GET", "/health"}, {"GET", "/admin/auth-keys/k1"}, {"POST", "/v1/nope"},
 }
 
 var stageSink int
+
+// stageReq keeps a request alive, as passing it on to the next stage does.
+var stageReq *http.Request
 
 type layerKey int
 
 // stageRequest is a request whose context has a server's few layers of
 // values under the request state, as the chain sees it after auth.
-func stageRequest(method, path string) (*http.Request, *reqinfo.Info) {
+func stageRequest(method, path string) *http.Request {
 	r := httptest.NewRequest(method, path, nil)
 	ctx := r.Context()
 	for i := 0; i < 6; i++ {
 		ctx = context.WithValue(ctx, layerKey(i), i)
 	}
-	info := reqinfo.New()
-	return r.WithContext(reqinfo.With(ctx, info)), info
+	return r.WithContext(reqinfo.With(ctx, reqinfo.New()))
+}
+
+// benchEach runs stage for each of stageRequests in a sub-benchmark.
+func benchEach(b *testing.B, stage func(r *http.Request) int) {
+	for _, q := range stageRequests {
+		r := stageRequest(q[0], q[1])
+		b.Run(q[0]+strings.ReplaceAll(q[1], "/", "_"), func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				stageSink += stage(r)
+			}
+		})
+	}
+}
+
+// BenchmarkDispatchClassify is the rate-limit stage's classification and
+// the proxy's dispatch of one request.
+func BenchmarkDispatchClassify(b *testing.B) {
+	benchEach(b, func(r *http.Request) int {
+		n := int(classify(route(r)))
+		if rt, ok := routes.Lookup(r.Method, r.URL.Path); rt != nil && rt.Served && ok {
+			n += int(rt.Shape)
+		}
+		return n
+	})
 }
 
 // BenchmarkRouteStages is what the stages of the chain ask about a
@@ -39,22 +68,14 @@ func stageRequest(method, path string) (*http.Request, *reqinfo.Info) {
 // is its (and the request state when it is), the rate-limit stage how it
 // counts (and the request state when it counts), the proxy its handler.
 func BenchmarkRouteStages(b *testing.B) {
-	reqs := make([]*http.Request, len(stageRequests))
-	for i, q := range stageRequests {
-		reqs[i], _ = stageRequest(q[0], q[1])
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		r := reqs[i%len(reqs)]
+	benchEach(b, func(r *http.Request) int {
 		_ = reqinfo.From(r.Context()) // auth: the request state
 		n := int(credential(route(r)))
 		if rt, _ := route(r); rt != nil && (rt.Shape == routes.ShapeAdmin || rt.Shape == routes.ShapeDashboard) {
 			if reqinfo.From(r.Context()).Admin {
 				n++
 			}
-			stageSink += n
-			continue
+			return n
 		}
 		if kind := classify(route(r)); kind != routes.CountNone {
 			_ = reqinfo.From(r.Context())
@@ -63,6 +84,31 @@ func BenchmarkRouteStages(b *testing.B) {
 		if rt, ok := routes.Lookup(r.Method, r.URL.Path); rt != nil && rt.Served && ok {
 			n += int(rt.Shape)
 		}
-		stageSink += n
+		return n
+	})
+}
+
+// BenchmarkRequestState is the first stage's work on the request state:
+// create it, carry it in the request, and publish the placeholders.
+func BenchmarkRequestState(b *testing.B) {
+	base := httptest.NewRequest("POST", "/v1/chat/completions", nil)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		info, r := requestInfo(serverRequest(base))
+		stageSink += len(info.UserPath)
+		stageReq = r // the request goes on to the next stage
 	}
+}
+
+// serverRequest is base as a Caddy server hands it to the first handler:
+// a fresh replacer with the server's own provider, a few context layers.
+func serverRequest(base *http.Request) *http.Request {
+	repl := caddy.NewReplacer()
+	repl.Map(func(string) (any, bool) { return nil, false })
+	ctx := context.WithValue(base.Context(), caddy.ReplacerCtxKey, repl)
+	for i := 0; i < 6; i++ {
+		ctx = context.WithValue(ctx, layerKey(i), i)
+	}
+	return base.WithContext(ctx)
 }

@@ -21,7 +21,8 @@ import (
 //	{http.modelgate.error_code}  the gateway error's code (its type when it has none)
 //	{http.modelgate.session_id}  the detected session
 //
-// Each is the empty string until a stage learns it.
+// Each is the empty string until a stage learns it. The auth and rate-limit
+// stages publish them; a route without either has none.
 const placeholderPrefix = "http.modelgate."
 
 // requestInfo returns r's request-scoped state, creating it when no earlier

@@ -45,7 +45,6 @@ func (h *ProviderProxy) Provision(ctx caddy.Context) (err error) {
 
 // ServeHTTP answers the request.
 func (h *ProviderProxy) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Handler) error {
-	_, r = requestInfo(r)
 	h.app.Proxy().ServeHTTP(w, r)
 	return nil
 }

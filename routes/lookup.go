@@ -11,26 +11,24 @@ import (
 type group struct {
 	pattern string
 	routes  []*Route
-	// segs are the pattern's segments after the leading slash; for
-	// patterns only (a static path is compared whole).
-	segs []string
-	// prefix is the pattern's literal start, a cheap first test.
+	// prefix is a pattern's literal start, up to the segment before its
+	// first {name} or *; segs are the segments after it. Both are empty
+	// for a static path, which is compared whole.
 	prefix string
+	segs   []string
 	// allow lists the methods the path accepts, as an Allow header.
 	allow string
-	// byMethod is the route answering each method of methods; HEAD falls
-	// back to GET, and a route of method Any answers all of them.
-	byMethod [len(methods)]*Route
+	// byMethod is the route answering each method, by methodIndex; HEAD
+	// falls back to GET, and a route of method Any answers all of them.
+	byMethod [numMethods]*Route
 	// any is the route of method Any, if the path has one.
 	any *Route
 }
 
-// methods are the HTTP methods Lookup tells apart without comparing
-// strings.
-var methods = [...]string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut,
-	http.MethodPatch, http.MethodDelete, http.MethodOptions}
+// numMethods is the number of HTTP methods methodIndex tells apart.
+const numMethods = 7
 
-// methodIndex returns method's index in methods, or -1.
+// methodIndex numbers the methods a route may declare, or returns -1.
 func methodIndex(method string) int {
 	switch method {
 	case http.MethodGet:
@@ -53,8 +51,11 @@ func methodIndex(method string) int {
 
 // index is the table arranged for Lookup.
 type index struct {
-	// static holds the paths without {name} or /*, by length.
-	static [][]*group
+	// static holds the paths without {name} or /* in open addressing: a
+	// path is at hashPath(path)&mask or in the slots after it, before
+	// the next empty one. It is at most a quarter full.
+	static []*group
+	mask   uint32
 	// patterns holds the other paths by their first segment, which is
 	// literal: the {name} patterns, then the catch-alls with the longest
 	// literal start first.
@@ -75,9 +76,9 @@ var idx = mustIndex(table)
 // catch-alls the longest literal start wins.
 //
 // ok reports whether a route accepts method on path. When none does, r is
-// nil for a path no route names, or else the path's first route, whose
-// attributes hold for the whole path (Allow lists the methods it takes).
-// Lookup does not allocate.
+// nil for a path no route names, or else the path's first route: its
+// Credential holds for every method of the path, and Allow lists the
+// methods the path takes. Lookup does not allocate.
 func Lookup(method, path string) (r *Route, ok bool) {
 	if n := len(path); n > 1 && path[n-1] == '/' {
 		path = path[:n-1]
@@ -113,7 +114,11 @@ func (r *Route) PathParams(path string) map[string]string {
 		path = path[:n-1]
 	}
 	var out map[string]string
-	ok := walk(r.group.segs, path, func(name, value string) {
+	g := r.group
+	if g.segs == nil || !strings.HasPrefix(path, g.prefix) {
+		return nil
+	}
+	ok := walk(g.segs, path[len(g.prefix):], func(name, value string) {
 		if out == nil {
 			out = map[string]string{}
 		}
@@ -125,17 +130,27 @@ func (r *Route) PathParams(path string) map[string]string {
 	return out
 }
 
+// hashPath mixes a path's length and three of its bytes; it is the start
+// slot of the path in index.static.
+func hashPath(p string) uint32 {
+	n := len(p)
+	k := uint32(n) | uint32(p[n-1])<<8 | uint32(p[n/2])<<16 | uint32(p[n/3])<<24
+	return (k * 0x9E3779B1) >> 12
+}
+
 // find returns the group whose pattern matches path, or nil.
 func (x *index) find(path string) *group {
-	if len(path) < len(x.static) {
-		for _, g := range x.static[len(path)] {
-			if g.pattern == path {
-				return g
-			}
-		}
-	}
 	if len(path) < 2 {
 		return nil
+	}
+	for i := hashPath(path) & x.mask; ; i = (i + 1) & x.mask {
+		g := x.static[i]
+		if g == nil {
+			break
+		}
+		if g.pattern == path {
+			return g
+		}
 	}
 	first := path[1:]
 	if i := strings.IndexByte(first, '/'); i >= 0 {
@@ -146,7 +161,7 @@ func (x *index) find(path string) *group {
 			continue
 		}
 		for _, g := range seg.groups {
-			if strings.HasPrefix(path, g.prefix) && walk(g.segs, path, nil) {
+			if strings.HasPrefix(path, g.prefix) && walk(g.segs, path[len(g.prefix):], nil) {
 				return g
 			}
 		}
@@ -155,28 +170,26 @@ func (x *index) find(path string) *group {
 	return nil
 }
 
-// walk matches path against a pattern's segments, calling param (when not
-// nil) with each {name} segment's value. A final "*" matches the rest of
-// the path, nothing included.
-func walk(segs []string, path string, param func(name, value string)) bool {
-	if path == "" || path[0] != '/' {
-		return false
-	}
-	rest, done := path[1:], false
+// walk matches rest, the part of a path after a pattern's literal
+// prefix ("" or "/seg/..."), against the pattern's remaining segments,
+// calling param (when not nil) with each {name} segment's value. A final
+// "*" matches whatever is left, nothing included.
+func walk(segs []string, rest string, param func(name, value string)) bool {
 	for _, s := range segs {
 		if s == "*" {
-			return true
+			return rest == "" || rest[0] == '/'
 		}
-		if done {
+		if rest == "" || rest[0] != '/' {
 			return false
 		}
-		var seg string
+		rest = rest[1:]
+		seg := rest
 		if i := strings.IndexByte(rest, '/'); i >= 0 {
-			seg, rest = rest[:i], rest[i+1:]
+			seg, rest = rest[:i], rest[i:]
 		} else {
-			seg, rest, done = rest, "", true
+			rest = ""
 		}
-		if len(s) > 2 && s[0] == '{' && s[len(s)-1] == '}' {
+		if s[0] == '{' {
 			if seg == "" {
 				return false
 			}
@@ -189,7 +202,7 @@ func walk(segs []string, path string, param func(name, value string)) bool {
 			return false
 		}
 	}
-	return done
+	return rest == ""
 }
 
 // mustIndex indexes routes, panicking on a malformed table: the table is
@@ -208,7 +221,7 @@ func newIndex(routes []Route) (*index, error) {
 	x := &index{}
 	groups := map[string]*group{}
 	ids := map[string]bool{}
-	var order []*group
+	var order, static []*group
 	for i := range routes {
 		r := &routes[i]
 		if err := check(r); err != nil {
@@ -256,29 +269,40 @@ func newIndex(routes []Route) (*index, error) {
 		g.allow = strings.Join(names, ", ")
 		cut := strings.IndexAny(g.pattern, "{*")
 		if cut < 0 {
-			if len(g.pattern) >= len(x.static) {
-				x.static = append(x.static, make([][]*group, len(g.pattern)+1-len(x.static))...)
-			}
-			x.static[len(g.pattern)] = append(x.static[len(g.pattern)], g)
+			static = append(static, g)
 			continue
 		}
-		g.segs = strings.Split(g.pattern[1:], "/")
-		// "/admin/*" also matches "/admin".
+		// The prefix stops before the slash of the first {name} or *, so
+		// that "/admin/*" also matches "/admin".
 		g.prefix = strings.TrimSuffix(g.pattern[:cut], "/")
+		g.segs = strings.Split(g.pattern[len(g.prefix)+1:], "/")
+		first, _, _ := strings.Cut(g.pattern[1:], "/")
 		var seg *segment
 		for i := range x.patterns {
-			if x.patterns[i].name == g.segs[0] {
+			if x.patterns[i].name == first {
 				seg = &x.patterns[i]
 			}
 		}
 		if seg == nil {
-			x.patterns = append(x.patterns, segment{name: g.segs[0]})
+			x.patterns = append(x.patterns, segment{name: first})
 			seg = &x.patterns[len(x.patterns)-1]
 		}
 		seg.groups = append(seg.groups, g)
 	}
 	for _, seg := range x.patterns {
 		sort.SliceStable(seg.groups, func(i, j int) bool { return less(seg.groups[i], seg.groups[j]) })
+	}
+	size := 16
+	for size < 4*len(static) {
+		size *= 2
+	}
+	x.static, x.mask = make([]*group, size), uint32(size-1)
+	for _, g := range static {
+		i := hashPath(g.pattern) & x.mask
+		for x.static[i] != nil {
+			i = (i + 1) & x.mask
+		}
+		x.static[i] = g
 	}
 	return x, nil
 }

@@ -26,8 +26,9 @@ type Route struct {
 	// Shape is what the requests are: the API shape of a model endpoint,
 	// or which part of the gateway answers it itself.
 	Shape Shape
-	// Credential is what the caller must present. The zero value asks for
-	// a valid key, so a route declared without it is never open.
+	// Credential is what the caller must present; the routes of one path
+	// share it. The zero value asks for a valid key, so a route declared
+	// without it is never open.
 	Credential Credential
 	// RateLimit is how the user-path rate-limit rules count a request.
 	RateLimit Counting

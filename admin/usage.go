@@ -12,7 +12,8 @@ import (
 	"github.com/modelgate/modelgate/userpath"
 )
 
-// Usage query limits and defaults (interface.md §5).
+// Usage query limits and defaults: a window of DefaultUsageDays days
+// unless the query says otherwise, at most MaxUsageDays days.
 const (
 	// DefaultUsageDays is the default window of the usage routes.
 	DefaultUsageDays = 30

@@ -61,6 +61,14 @@ type App struct {
 	// at lower precedence than this config and the environment.
 	ConfigFile string `json:"config_file,omitempty"`
 
+	// ReadBodyTimeout bounds the time a client may take to send a whole
+	// request body, counted from the moment the gateway's first handler
+	// sees the request; a client still sending then has its connection
+	// closed. Zero or unset means one minute. It is a hard bound on top of
+	// the HTTP server's own timeouts (read_header, read_body_idle, idle),
+	// which a slow client resets by sending a byte now and then.
+	ReadBodyTimeout caddy.Duration `json:"read_body_timeout,omitempty"`
+
 	effective config.Config
 	warnings  []string
 	logger    *zap.Logger

@@ -71,6 +71,7 @@ type App struct {
 
 	effective config.Config
 	warnings  []string
+	caddyCtx  caddy.Context // to read the http app's servers in Start
 	logger    *zap.Logger
 	auth      *keys.Authenticator
 	registry  *providers.Registry
@@ -110,6 +111,7 @@ func (App) CaddyModule() caddy.ModuleInfo {
 // It opens nothing that a concurrent instance might hold; Start does.
 func (a *App) Provision(ctx caddy.Context) error {
 	a.logger = ctx.Logger()
+	a.caddyCtx = ctx
 	var fromYAML config.Config
 	if a.ConfigFile != "" {
 		var err error
@@ -218,6 +220,7 @@ func (a *App) start() error {
 		RateLimits: a.limits,
 		Logger:     a.logger.Named("admin"),
 	})
+	warnAccessLogs(a.caddyCtx, a.logger)
 	if !a.auth.Required() {
 		a.logger.Warn("no master key and no managed keys: model endpoints are open to anyone who can reach them; set GATEWAY_MASTER_KEY")
 	}

@@ -1,6 +1,7 @@
 package caddymodule
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +17,11 @@ func TestReadBodyTimeout(t *testing.T) {
 	}
 	if got := app.EffectiveReadBodyTimeout(); got != 90*time.Second {
 		t.Errorf("configured: %s", got)
+	}
+	var fromJSON App
+	if err := json.Unmarshal([]byte(`{"read_body_timeout":"45s","storage":"x.db"}`), &fromJSON); err != nil ||
+		fromJSON.EffectiveReadBodyTimeout() != 45*time.Second || fromJSON.Storage != "x.db" {
+		t.Errorf("JSON: %v %s", err, fromJSON.EffectiveReadBodyTimeout())
 	}
 	if got := new(App).EffectiveReadBodyTimeout(); got != time.Minute {
 		t.Errorf("default: %s", got)

@@ -70,4 +70,11 @@ func TestReadBodyTimeout(t *testing.T) {
 			t.Fatalf("a request sent in time, answered after the timeout: %d %s", res.Status, res.Body)
 		}
 	})
+	t.Run("slow stream", func(t *testing.T) {
+		res := request(t, "POST", g.URL+"/v1/chat/completions",
+			`{"model":"demo/mock-chat","stream":true,"messages":[{"role":"user","content":"hi"}]}`, bearer(masterKey)...)
+		if res.Status != 200 || !strings.Contains(string(res.Body), "data: [DONE]") {
+			t.Fatalf("a stream asked in time, answered after the timeout: %d %s", res.Status, res.Body)
+		}
+	})
 }

@@ -53,7 +53,11 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 			}
 			continue
 		}
+		// A final /* is documented as a {path} parameter.
 		k := r.Method + " " + r.Path
+		if p, ok := strings.CutSuffix(r.Path, "/*"); ok {
+			k = r.Method + " " + p + "/{path}"
+		}
 		want[k] = true
 		if r.Shape == routes.ShapeAdmin {
 			want[r.Method+" "+LegacyPrefix+strings.TrimPrefix(r.Path, Prefix)] = true

@@ -5,7 +5,8 @@ import (
 	"time"
 )
 
-// APIVersion is the version of the API description (spec part 9).
+// APIVersion is the version of the admin API description: info.version of
+// the OpenAPI document and api_version of the runtime config.
 const APIVersion = "1.0"
 
 // RuntimeConfig is the answer of GET /admin/runtime/config: the effective

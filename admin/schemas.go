@@ -148,9 +148,9 @@ func components() schema {
 			"budgets":     array(schema{"type": "object"}, "Budget entries that apply to the caller."),
 			"rate_limits": array(ref("RateLimitStatus"), ""),
 		}, "user_path", "server_time", "usage", "budgets", "rate_limits"),
-		"ModelList": object("", schema{"object": str(""), "data": array(object("", schema{
-			"id": str(""), "object": str(""), "created": integer(""), "owned_by": str("")}, "id"), "")}, "object", "data"),
-		"Health": object("", schema{"status": str("")}, "status"),
+		"ModelList": object("", schema{"object": str(""), "data": array(ref("Model"), "")}, "object", "data"),
+		"Model":     object("", schema{"id": str(""), "object": str(""), "created": integer(""), "owned_by": str("")}, "id"),
+		"Health":    object("", schema{"status": str("")}, "status"),
 		"ModelRequest": schema{"type": "object", "description": "A request body in the OpenAI shape of this endpoint; model is required.",
 			"properties": schema{"model": str("A model id from GET /v1/models, or provider_name/model.")},
 			"required":   []string{"model"}, "additionalProperties": true},

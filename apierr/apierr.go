@@ -12,7 +12,8 @@ import (
 	"github.com/modelgate/modelgate/reqinfo"
 )
 
-// Error types of the gateway error object (spec part 7).
+// Error types of the gateway error object: the error.type field, which
+// tells the class of failure (provider, rate limit, ...) apart.
 const (
 	TypeProvider       = "provider_error"
 	TypeRateLimit      = "rate_limit_error"

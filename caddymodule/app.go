@@ -61,8 +61,17 @@ type App struct {
 	// at lower precedence than this config and the environment.
 	ConfigFile string `json:"config_file,omitempty"`
 
+	// ReadBodyTimeout bounds the time a client may take to send a whole
+	// request body, counted from the moment the gateway's first handler
+	// sees the request; a client still sending then has its connection
+	// closed. Zero or unset means one minute. It is a hard bound on top of
+	// the HTTP server's own timeouts (read_header, read_body_idle, idle),
+	// which a slow client resets by sending a byte now and then.
+	ReadBodyTimeout caddy.Duration `json:"read_body_timeout,omitempty"`
+
 	effective config.Config
 	warnings  []string
+	caddyCtx  caddy.Context // to read the http app's servers in Start
 	logger    *zap.Logger
 	auth      *keys.Authenticator
 	registry  *providers.Registry
@@ -103,6 +112,7 @@ func (App) CaddyModule() caddy.ModuleInfo {
 // It opens nothing that a concurrent instance might hold; Start does.
 func (a *App) Provision(ctx caddy.Context) error {
 	a.logger = ctx.Logger()
+	a.caddyCtx = ctx
 	var fromYAML config.Config
 	if a.ConfigFile != "" {
 		var err error
@@ -218,6 +228,7 @@ func (a *App) start() error {
 		RateLimits: a.limits,
 		Logger:     a.logger.Named("admin"),
 	})
+	warnAccessLogs(a.caddyCtx, a.logger)
 	if !a.auth.Required() {
 		a.logger.Warn("no master key and no managed keys: model endpoints are open to anyone who can reach them; set GATEWAY_MASTER_KEY")
 	}

@@ -43,6 +43,7 @@ func parseGlobalOption(d *caddyfile.Dispenser, existing any) (any, error) {
 //		config_file      <path>
 //		user_path_header <header>
 //		max_request_body <size>
+//		read_body_timeout <duration>
 //		entitlements     <name...>
 //		admin {
 //			endpoints_enabled     <bool>
@@ -93,6 +94,14 @@ func (a *App) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 					return d.Errf("max_request_body: %v", err)
 				}
 				a.Server.MaxRequestBodyBytes = int64(n)
+			}
+		case "read_body_timeout":
+			var dur time.Duration
+			if dur, err = durationArg(d); err == nil {
+				if dur <= 0 {
+					return d.Errf("read_body_timeout must be positive, got %s", dur)
+				}
+				a.ReadBodyTimeout = caddy.Duration(dur)
 			}
 		case "entitlements":
 			a.Entitlements = append(a.Entitlements, d.RemainingArgs()...)

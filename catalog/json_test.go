@@ -8,8 +8,8 @@ import (
 	"testing"
 )
 
-// Field names of spec part 2 (model metadata, pricing object, pricing tier,
-// ranking).
+// Field names the catalog JSON must use, exactly (model metadata, pricing
+// object, pricing tier, ranking).
 var (
 	specMetadata = []string{"capabilities", "categories", "context_window", "description",
 		"display_name", "family", "max_output_tokens", "modes", "pricing", "pricing_sources",

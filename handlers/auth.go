@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
@@ -46,8 +47,12 @@ var (
 //
 // The user path is the one bound to the managed key, or else the
 // configured user-path header, or "/"; a malformed one gets 400.
-// The credential headers are removed once read, so that no later stage,
-// upstream or access log sees them.
+// The credential headers are removed once read, so that no later stage
+// or upstream sees them.
+//
+// A request with a body must deliver all of it within the app's
+// read_body_timeout (see App.EffectiveReadBodyTimeout), counted from here,
+// or its connection is closed.
 type Auth struct {
 	app *caddymodule.App
 }
@@ -68,6 +73,13 @@ func (h *Auth) Provision(ctx caddy.Context) (err error) {
 
 // ServeHTTP authenticates the request and passes it on.
 func (h *Auth) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+	if r.ContentLength != 0 {
+		// A body is coming (-1: of unknown length): bound the whole of it,
+		// so a client trickling one is cut off, with or without a valid
+		// key. Without a body there is no deadline to set: net/http is
+		// already watching the connection for the client going away.
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(h.app.EffectiveReadBodyTimeout()))
+	}
 	info, r := requestInfo(r)
 	cred, sent := keys.Credential(r.Header)
 	conflict := keys.ConflictingCredentials(r.Header)

@@ -43,7 +43,7 @@ var handlers = [routes.NumShapes]func(s *Service, w http.ResponseWriter, r *http
 	routes.ShapeMessages:    (*Service).messages,
 	routes.ShapeCountTokens: (*Service).countTokens,
 	routes.ShapeResponses:   (*Service).responses,
-	routes.ShapeModels:      (*Service).listModels,
+	routes.ShapeModels:      (*Service).models,
 	routes.ShapeHealth:      (*Service).health,
 	routes.ShapeSelfUsage:   (*Service).selfUsage,
 }

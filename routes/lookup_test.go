@@ -18,7 +18,9 @@ func TestLookup(t *testing.T) {
 		{"GET", "/v1/models", "listModels", true},
 		{"HEAD", "/v1/models", "listModels", true},
 		{"POST", "/v1/models", "listModels", false},
-		{"GET", "/v1/models/gpt-4o", "", false},
+		{"GET", "/v1/models/gpt-4o", "getModel", true},
+		{"GET", "/v1/models/groq/openai/gpt-oss-20b", "getModel", true},
+		{"POST", "/v1/models/gpt-4o", "getModel", false},
 		{"GET", "/health", "health", true},
 		{"POST", "/health", "health", false},
 		{"POST", "/v1/batches", "createBatch", true},
@@ -115,9 +117,10 @@ func TestTableRules(t *testing.T) {
 	for _, r := range All() {
 		v1 := strings.HasPrefix(r.Path, "/v1/")
 		admin := r.Path == "/admin/*" || strings.HasPrefix(r.Path, "/admin/")
-		// Audited: every /v1/* model endpoint but /v1/models and /v1/usage,
-		// passthrough, realtime and batch calls; never /health or /admin/*.
-		wantAudit := (v1 && r.Path != "/v1/models" && r.Path != "/v1/usage") || r.Shape == ShapePassthrough
+		// Audited: every /v1/* model endpoint but the model listing and
+		// retrieval and /v1/usage, passthrough, realtime and batch calls;
+		// never /health or /admin/*.
+		wantAudit := (v1 && r.Shape != ShapeModels && r.Path != "/v1/usage") || r.Shape == ShapePassthrough
 		if r.Audited != wantAudit {
 			t.Errorf("%s %s: audited %v", r.Method, r.Path, r.Audited)
 		}

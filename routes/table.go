@@ -50,9 +50,9 @@ func dashboardRoute(id, path, summary, mediaType string) Route {
 
 // table is every route of the gateway. Rules it follows:
 //
-//   - Audited: every /v1/* model endpoint but /v1/models and /v1/usage,
-//     passthrough, realtime sessions and batch calls; never /health or
-//     /admin/*.
+//   - Audited: every /v1/* model endpoint but the model listing and
+//     retrieval (/v1/models, /v1/models/{id}) and /v1/usage, passthrough,
+//     realtime sessions and batch calls; never /health or /admin/*.
 //   - Rate limits count the calls that run a model (with a slot), batch
 //     submission (without one); never listings, /v1/usage, token counts,
 //     file uploads or batch status and cancel.
@@ -123,6 +123,11 @@ var table = []Route{
 	// The gateway's own answers.
 	{ID: "listModels", Method: http.MethodGet, Path: "/v1/models", Shape: ShapeModels, Served: true,
 		Doc: &Doc{Summary: "Models of every provider", Tag: "models", Status: http.StatusOK, Result: "ModelList"}},
+	// A model id may contain slashes (provider/model), so the id is the
+	// rest of the path.
+	{ID: "getModel", Method: http.MethodGet, Path: "/v1/models/*", Shape: ShapeModels, Served: true,
+		Doc: &Doc{Summary: "One model of the listing, by its id (which may contain slashes)", Tag: "models",
+			Status: http.StatusOK, Result: "Model", Errors: []int{404}}},
 	// Polling it consumes no rate-limit quota.
 	{ID: "getSelfUsage", Method: http.MethodGet, Path: "/v1/usage", Shape: ShapeSelfUsage, Served: true,
 		Doc: &Doc{Summary: "The caller's user path, usage, budgets and rate limits", Tag: "models",

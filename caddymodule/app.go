@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/modelgate/modelgate/admin"
+	"github.com/modelgate/modelgate/budgets"
 	"github.com/modelgate/modelgate/config"
 	"github.com/modelgate/modelgate/keys"
 	"github.com/modelgate/modelgate/limits"
@@ -77,6 +78,14 @@ type App struct {
 	rateRules  []limits.Rule
 	limiterRef *limiterRef
 
+	// budgetSeed are the budgets seeded by configuration, read in
+	// Provision so that malformed ones abort startup; budgetSvc is the
+	// shared budgets service once Start has it, enforced when budgetsOn.
+	budgetSeed  []budgets.Budget
+	budgetSvc   *budgets.Service
+	budgetsOn   bool
+	budgetsHeld bool // this instance holds a budgetServices reference
+
 	// keySvc and adminAPI need the store, which opens in Start; they are
 	// set before ready is closed and read only after it (see WaitReady).
 	keySvc     *keys.Service
@@ -126,6 +135,9 @@ func (a *App) Provision(ctx caddy.Context) error {
 	}
 	if a.rateRules, err = eff.SeededRateLimitRules(env); err != nil {
 		return fmt.Errorf("modelgate: %w", err)
+	}
+	if err := a.provisionBudgets(); err != nil {
+		return err
 	}
 	a.auth = keys.NewAuthenticator(eff.MasterKey)
 	entries, err := buildProviders(eff.Providers, a.logger)
@@ -201,6 +213,14 @@ func (a *App) start() error {
 		_, _ = stores.Delete(a.storePath)
 		return err
 	}
+	if err := a.openBudgets(); err != nil {
+		_ = a.releaseLimiter()
+		a.keySvc, a.keysHeld = nil, false
+		_, _ = keyServices.Delete(a.storePath)
+		a.store = nil
+		_, _ = stores.Delete(a.storePath)
+		return err
+	}
 	a.auth.UseKeys(a.keySvc)
 	a.adminAPI = admin.New(admin.Options{
 		Config:     a.effective,
@@ -234,6 +254,9 @@ func (a *App) Stop() error {
 	// counter snapshot, which the store must still be open to commit.
 	// Requests still in flight keep admitting in memory.
 	if err := a.releaseLimiter(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := a.releaseBudgets(); err != nil {
 		errs = append(errs, err)
 	}
 	if a.keysHeld {

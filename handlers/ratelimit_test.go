@@ -13,8 +13,8 @@ import (
 
 	"github.com/modelgate/modelgate/limits"
 	"github.com/modelgate/modelgate/reqinfo"
-	"github.com/modelgate/modelgate/tokens"
 	"github.com/modelgate/modelgate/routes"
+	"github.com/modelgate/modelgate/tokens"
 )
 
 func rlEngine(t testing.TB, rules ...limits.Rule) *limits.Engine {

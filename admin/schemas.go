@@ -156,6 +156,9 @@ func components() schema {
 		"ModelResponse": schema{"type": "object", "description": "The upstream's answer in the OpenAI shape of this endpoint.", "additionalProperties": true},
 		"OpenAPI":       schema{"type": "object", "description": "This document."},
 	}
+	for name, s := range budgetSchemas() {
+		out[name] = s
+	}
 	for name, s := range rateLimitSchemas() {
 		out[name] = s
 	}

@@ -85,6 +85,7 @@ type App struct {
 	budgetSvc   *budgets.Service
 	budgetsOn   bool
 	budgetsHeld bool // this instance holds a budgetServices reference
+	budgetRef   *budgetRef
 
 	// keySvc and adminAPI need the store, which opens in Start; they are
 	// set before ready is closed and read only after it (see WaitReady).
@@ -136,9 +137,6 @@ func (a *App) Provision(ctx caddy.Context) error {
 	if a.rateRules, err = eff.SeededRateLimitRules(env); err != nil {
 		return fmt.Errorf("modelgate: %w", err)
 	}
-	if err := a.provisionBudgets(); err != nil {
-		return err
-	}
 	a.auth = keys.NewAuthenticator(eff.MasterKey)
 	entries, err := buildProviders(eff.Providers, a.logger)
 	if err != nil {
@@ -157,6 +155,9 @@ func (a *App) Provision(ctx caddy.Context) error {
 	}
 	a.selfUsage = &selfusage.Handler{}
 	a.proxy.SelfUsage = a.selfUsage
+	if err := a.provisionBudgets(); err != nil {
+		return err
+	}
 	a.limiterRef = new(limiterRef)
 	if eff.RateLimits.On() {
 		a.proxy.Limits = a.limiterRef
@@ -228,6 +229,7 @@ func (a *App) start() error {
 		Version:    Version,
 		Keys:       a.keySvc,
 		RateLimits: a.limits,
+		Budgets:    a.adminBudgets(),
 		Logger:     a.logger.Named("admin"),
 	})
 	if !a.auth.Required() {

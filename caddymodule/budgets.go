@@ -1,9 +1,11 @@
 package caddymodule
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -73,8 +75,10 @@ func (a *App) seededBudgets(environ []string) ([]budgets.Budget, error) {
 }
 
 // provisionBudgets reads the seeded budgets so that malformed ones abort
-// startup before anything opens.
+// startup before anything opens, and hands GET /v1/usage its budgets.
 func (a *App) provisionBudgets() error {
+	a.budgetRef = new(budgetRef)
+	a.selfUsage.Budgets = a.budgetRef
 	list, err := a.seededBudgets(os.Environ())
 	if err != nil {
 		return fmt.Errorf("modelgate: %w", err)
@@ -122,6 +126,7 @@ func (a *App) openBudgets() error {
 		a.logger.Warn("budgets are switched off because usage tracking is off (usage.enabled / USAGE_ENABLED): spend comes from usage records")
 	default:
 		a.budgetsOn = true
+		a.budgetRef.svc.Store(svc)
 	}
 	return nil
 }
@@ -148,6 +153,37 @@ func (a *App) BudgetService() *budgets.Service { return a.budgetSvc }
 // app has not started.
 func (a *App) Budgets() *budgets.Service {
 	if !a.budgetsOn {
+		return nil
+	}
+	return a.budgetSvc
+}
+
+// budgetRef hands the budgets service that Start opens to GET /v1/usage,
+// which is built in Provision: until then, and while budgets are off, the
+// caller has no budgets.
+type budgetRef struct {
+	svc atomic.Pointer[budgets.Service]
+}
+
+// Budgets implements selfusage.BudgetProvider: the budgets covering the
+// caller's user path, a template showing the caller's child and its spend.
+func (b *budgetRef) Budgets(_ context.Context, userPath string) []any {
+	s := b.svc.Load()
+	if s == nil {
+		return nil
+	}
+	es := s.For(userPath)
+	out := make([]any, len(es))
+	for i, e := range es {
+		out[i] = e
+	}
+	return out
+}
+
+// adminBudgets is the service /admin/budgets manages: nil (503) when
+// budget management is switched off.
+func (a *App) adminBudgets() *budgets.Service {
+	if !a.effective.Budgets.On() {
 		return nil
 	}
 	return a.budgetSvc

@@ -60,6 +60,14 @@ func TestBudgetsCRUD(t *testing.T) {
 	if list := budgetRows(t, do(h, "GET", "/admin/budgets", "")); len(list) != 3 {
 		t.Fatalf("list %v", list)
 	}
+	// The legacy alias keeps the encoded path one segment.
+	if res := do(h, "PUT", "/admin/api/v1/budgets/%2Fteam%2Flegacy/daily", `{"amount":3}`); res.status != 200 ||
+		res.json(t)["user_path"] != "/team/legacy" || res.header.Get("Deprecation") != "true" {
+		t.Fatalf("legacy %d %s", res.status, res.body)
+	}
+	if res := do(h, "DELETE", "/admin/api/v1/budgets/%2Fteam%2Flegacy/daily", ""); res.status != 204 {
+		t.Fatalf("legacy delete %d %s", res.status, res.body)
+	}
 	// Editing the amount keeps the spend.
 	s.Charge("/team/alpha", 2, time.Now())
 	if r := do(h, "PUT", "/admin/budgets/%2Fteam%2Falpha/monthly", `{"amount":7}`).json(t); r["spent"] != 2.0 || r["amount"] != 7.0 {

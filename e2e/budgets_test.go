@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"net/http"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -75,7 +76,7 @@ func budgetSpent(t testing.TB, g *gateway, userPath, period string) float64 {
 func TestBudgetDailyTeam(t *testing.T) {
 	clearEnv(t)
 	c := replayChatCost(t)
-	g, _ := startBudgetGateway(t, filepath.Join(t.TempDir(), "budgets.db"))
+	g, block := startBudgetGateway(t, filepath.Join(t.TempDir(), "budgets.db"))
 	amount := strconv.FormatFloat(2.5*c, 'g', -1, 64)
 	if res := adminCall(t, g, "PUT", "/admin/budgets/%2Fteam/daily", `{"amount":`+amount+`}`); res.Status != 200 {
 		t.Fatalf("put: %d %s", res.Status, res.Body)
@@ -105,6 +106,13 @@ func TestBudgetDailyTeam(t *testing.T) {
 	if len(bs) != 1 || bs[0].(map[string]any)["user_path"] != "/team" || bs[0].(map[string]any)["remaining"] != 0.0 {
 		t.Fatalf("/v1/usage budgets %v", u.JSON(t)["budgets"])
 	}
+	// A config reload keeps the live spend (one service for both configs).
+	if err := g.reload(t, block+"\nuser_path_header X-Modelgate-User-Path\n"); err != nil {
+		t.Fatal(err)
+	}
+	http.DefaultClient.CloseIdleConnections()
+	waitHealthy(t, g.URL)
+	budgetChatAs(t, g, "/team/app", budgetChat).ExpectErr(t, 429, "rate_limit_error", "budget_exceeded")
 	if res := adminCall(t, g, "POST", "/admin/budgets/reset-one", `{"user_path":"/team","period":"daily"}`); res.Status != 200 {
 		t.Fatalf("reset-one: %d %s", res.Status, res.Body)
 	}

@@ -241,3 +241,31 @@ func TestBudgetOvershoot(t *testing.T) {
 	t.Logf("overshoot: %d of 50 parallel streams admitted at 10 of 10.5 requests' budget (%.3g USD); spend %.3g USD = %.1f× the amount, %.3g USD past it (the in-flight streams' cost, %.3g USD each)",
 		codes[200], amount, spent, spent/amount, spent-amount, stream)
 }
+
+// TestBudgetSwitches: an amount of 0 refuses every request; with
+// BUDGETS_ENABLED=false, or with usage tracking off, nothing is refused,
+// and /admin/budgets answers 503 only when budgets are switched off.
+func TestBudgetSwitches(t *testing.T) {
+	clearEnv(t)
+	t.Setenv("SET_BUDGET_TEAM", "daily=0")
+	db := filepath.Join(t.TempDir(), "budgets.db")
+	g, block := startBudgetGateway(t, db)
+	budgetChatAs(t, g, "/team", budgetChat).ExpectErr(t, 429, "rate_limit_error", "budget_exceeded")
+
+	t.Setenv("BUDGETS_ENABLED", "false")
+	g = restartGateway(t, block)
+	if res := budgetChatAs(t, g, "/team", budgetChat); res.Status != 200 {
+		t.Fatalf("budgets off: %d %s", res.Status, res.Body)
+	}
+	adminCall(t, g, "GET", "/admin/budgets", "").ExpectErr(t, 503, "provider_error", "budgets_unavailable")
+
+	t.Setenv("BUDGETS_ENABLED", "true")
+	t.Setenv("USAGE_ENABLED", "false")
+	g = restartGateway(t, block)
+	if res := budgetChatAs(t, g, "/team", budgetChat); res.Status != 200 {
+		t.Fatalf("usage off: %d %s", res.Status, res.Body)
+	}
+	if res := adminCall(t, g, "GET", "/admin/budgets", ""); res.Status != 200 {
+		t.Fatalf("usage off, list: %d %s", res.Status, res.Body)
+	}
+}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/modelgate/modelgate/apierr"
 	"github.com/modelgate/modelgate/audit"
+	"github.com/modelgate/modelgate/budgets"
 	"github.com/modelgate/modelgate/config"
 	"github.com/modelgate/modelgate/keys"
 	"github.com/modelgate/modelgate/limits"
@@ -64,6 +65,9 @@ type Options struct {
 	// RateLimits is the rate-limit engine behind /admin/rate-limits; nil
 	// answers 503 rate_limits_unavailable there.
 	RateLimits *limits.Engine
+	// Budgets is the budgets service behind /admin/budgets; nil answers
+	// 503 budgets_unavailable there.
+	Budgets *budgets.Service
 	// UI serves the dashboard pages and assets; nil means ui.Handler.
 	UI http.Handler
 	// Now is the clock, for server_time and the legacy alias's sunset;
@@ -104,7 +108,7 @@ func New(opts Options) *Handler {
 // shape (/admin/*). With the admin API switched off everything answers
 // 404; with the UI off the dashboard does.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	rt, _ := routes.Lookup(r.Method, r.URL.Path)
+	rt, _ := routes.Lookup(r.Method, routePath(r))
 	admin := h.opts.Config.Admin
 	switch {
 	case rt == nil || (rt.Shape != routes.ShapeAdmin && rt.Shape != routes.ShapeDashboard) || !admin.EndpointsOn():
@@ -128,7 +132,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // serveAPI answers an admin API route: its handler, 405 with Allow for a
 // method its path does not take, 404 for a path no admin route names.
 func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) {
-	rt, ok := routes.Lookup(r.Method, r.URL.Path)
+	rt, ok := routes.Lookup(r.Method, routePath(r))
 	fn := apiHandler(rt)
 	switch {
 	case fn == nil:
@@ -139,7 +143,7 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) {
 			"method "+r.Method+" is not allowed on this route; use "+strings.ReplaceAll(rt.Allow(), ", ", " or ")).
 			WithCode("method_not_allowed"))
 	default:
-		fn(h, w, r, rt.PathParams(r.URL.Path))
+		fn(h, w, r, rt.PathParams(routePath(r)))
 	}
 }
 
@@ -148,4 +152,15 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) {
 func unknownRoute(w http.ResponseWriter, r *http.Request) {
 	apierr.WriteFor(w, r, apierr.New(http.StatusNotFound, apierr.TypeInvalidRequest,
 		"unknown admin route: no "+r.Method+" endpoint at this path").WithCode("unknown_route"))
+}
+
+// routePath is the path routes are matched on: the escaped form when the
+// client escaped a character that needed none (an URL-encoded user path
+// in /admin/budgets/{user_path}/{period} keeps its "%2F" as one segment),
+// else the path. Path parameters are therefore URL-encoded.
+func routePath(r *http.Request) string {
+	if r.URL.RawPath != "" {
+		return r.URL.RawPath
+	}
+	return r.URL.Path
 }

@@ -2,6 +2,7 @@ package admin
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -52,7 +53,8 @@ func (h *Handler) serveLegacy(w http.ResponseWriter, r *http.Request) {
 		unknownRoute(w, r)
 		return
 	}
-	next := successor(r.URL.Path)
+	next := successor(routePath(r)) // escaped when the client escaped
+
 	hdr := w.Header()
 	hdr.Set("Deprecation", "true")
 	hdr.Set("Sunset", h.opts.Sunset.UTC().Format(http.TimeFormat))
@@ -67,6 +69,13 @@ func (h *Handler) serveLegacy(w http.ResponseWriter, r *http.Request) {
 	*r2 = *r
 	u := *r.URL
 	u.Path, u.RawPath = next, ""
+	if r.URL.RawPath != "" {
+		// Keep an URL-encoded path parameter (a budget's user path) one
+		// segment.
+		if p, err := url.PathUnescape(next); err == nil {
+			u.Path, u.RawPath = p, next
+		}
+	}
 	r2.URL = &u
 	h.serveAPI(w, r2)
 }

@@ -42,6 +42,13 @@ func init() {
 		"deleteRateLimit":   (*Handler).deleteRateLimit,
 		"resetOneRateLimit": (*Handler).resetOneRateLimit,
 		"resetRateLimits":   (*Handler).resetRateLimits,
+		"listBudgets":       (*Handler).listBudgets,
+		"putBudget":         (*Handler).putBudget,
+		"deleteBudget":      (*Handler).deleteBudget,
+		"resetOneBudget":    (*Handler).resetOneBudget,
+		"resetBudgets":      (*Handler).resetBudgets,
+		"getBudgetSettings": (*Handler).getBudgetSettings,
+		"putBudgetSettings": (*Handler).putBudgetSettings,
 		"getRuntimeConfig":  (*Handler).runtimeConfig,
 		"getOpenAPI":        (*Handler).openAPI,
 	}

@@ -160,6 +160,9 @@ func components() schema {
 	for name, s := range auditSchemas() {
 		out[name] = s
 	}
+	for name, s := range budgetSchemas() {
+		out[name] = s
+	}
 	for name, s := range rateLimitSchemas() {
 		out[name] = s
 	}

@@ -24,8 +24,10 @@ type Budget struct {
 	// path below it.
 	UserPath string `json:"user_path"`
 	// Period is the budget's period; with UserPath it identifies the
-	// budget.
-	Period Period `json:"period_seconds"`
+	// budget. Its value is an internal encoding (named periods are
+	// negative), so it is never written as JSON: Entry carries period and
+	// period_seconds.
+	Period Period `json:"-"`
 	// Amount is the cap in USD per period, finite and at least 0. A budget
 	// of 0 refuses every request it covers.
 	Amount float64 `json:"amount"`

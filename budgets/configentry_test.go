@@ -103,7 +103,7 @@ func TestFromConfigErrors(t *testing.T) {
 		{ConfigEntry{UserPath: "/a", PeriodSeconds: -5, Amount: f(1)}, "period_seconds: invalid budget"},
 		{ConfigEntry{UserPath: "/a", Period: "daily", PeriodSeconds: 60, Amount: f(1)}, "set either period or period_seconds"},
 		{ConfigEntry{UserPath: "/a", Daily: f(1), Period: "daily", Amount: f(2)}, "amount: the daily budget is also set by daily"},
-		{ConfigEntry{UserPath: "/a", Daily: f(1), PeriodSeconds: 86400, Amount: f(2)}, "also set by daily"},
+		{ConfigEntry{UserPath: "/a", Daily: f(1), Period: "daily", Amount: f(2)}, "also set by daily"},
 		{ConfigEntry{UserPath: "/a//b", Daily: f(1)}, "user_path: user path has an empty segment"},
 	} {
 		_, err := FromConfig([]ConfigEntry{tc.entry})

@@ -212,6 +212,9 @@ func sortEntries(es []Entry) {
 		if c := cmp.Compare(a.EffectiveSubject, b.EffectiveSubject); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.PeriodSeconds, b.PeriodSeconds)
+		if c := cmp.Compare(a.PeriodSeconds, b.PeriodSeconds); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.Period, a.Period) // named before custom
 	})
 }

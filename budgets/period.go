@@ -7,27 +7,31 @@ import (
 	"time"
 )
 
-// Period is a budget's period, identified by its nominal length in seconds.
-// The named periods are Hourly, Daily, Weekly and Monthly; their windows
-// follow the Settings anchors, and Monthly windows are calendar months
-// although its nominal length is 30 days. Any other positive length is a
-// custom period of epoch-aligned windows. A custom length equal to a named
-// period's nominal length is that named period.
+// Period is a budget's period. The named periods are Hourly, Daily,
+// Weekly and Monthly; their windows follow the Settings anchors, and
+// Monthly windows are calendar months although its nominal length is 30
+// days. A custom period is a positive number of seconds with
+// epoch-aligned windows. Named and custom periods never share an
+// identity: a custom period of 2592000 seconds is not Monthly, and a
+// custom period of 86400 seconds is not Daily (its windows ignore the
+// daily reset hour). Named periods are stored as the negated nominal
+// length, custom periods as their length.
 type Period int64
 
-// Named periods, by nominal length in seconds.
+// Named periods.
 const (
-	// Hourly windows start at every full UTC hour.
-	Hourly Period = 3600
-	// Daily windows start every day at the daily reset hour.
-	Daily Period = 86400
+	// Hourly windows start at every full UTC hour (nominal length 3600 s).
+	Hourly Period = -3600
+	// Daily windows start every day at the daily reset hour (nominal
+	// length 86400 s).
+	Daily Period = -86400
 	// Weekly windows start on the weekly reset weekday at the daily reset
-	// hour.
-	Weekly Period = 7 * 86400
+	// hour (nominal length 604800 s).
+	Weekly Period = -7 * 86400
 	// Monthly windows are calendar months starting on the monthly reset
-	// day (clamped to the month's last day) at the daily reset hour. Its
-	// nominal length, which identifies it, is 30 days.
-	Monthly Period = 30 * 86400
+	// day (clamped to the month's last day) at the daily reset hour
+	// (nominal length 30 days).
+	Monthly Period = -30 * 86400
 )
 
 // MaxCustomSeconds is the longest custom period: 366 days.
@@ -58,9 +62,8 @@ func ParsePeriod(s string) (Period, error) {
 	return PeriodOfSeconds(n)
 }
 
-// PeriodOfSeconds returns the period of n seconds: a named period when n
-// is its nominal length, else a custom period. n must be from 1 to
-// MaxCustomSeconds.
+// PeriodOfSeconds returns the custom period of n seconds, also when n is
+// a named period's nominal length. n must be from 1 to MaxCustomSeconds.
 func PeriodOfSeconds(n int64) (Period, error) {
 	if n < 1 || n > MaxCustomSeconds {
 		return 0, fmt.Errorf("%w: period_seconds %d is not between 1 and %d", ErrInvalidBudget, n, MaxCustomSeconds)
@@ -70,7 +73,7 @@ func PeriodOfSeconds(n int64) (Period, error) {
 
 // Valid reports whether p is a named period or a custom length from 1 to
 // MaxCustomSeconds.
-func (p Period) Valid() bool { return p >= 1 && p <= MaxCustomSeconds }
+func (p Period) Valid() bool { return p.Name() != "" || (p >= 1 && p <= MaxCustomSeconds) }
 
 // Name is "hourly", "daily", "weekly" or "monthly" for a named period and
 // "" for a custom one.
@@ -79,8 +82,13 @@ func (p Period) Name() string { return periodNames[p] }
 // Custom reports whether p is a custom (epoch-aligned) period.
 func (p Period) Custom() bool { return p.Name() == "" }
 
-// Seconds is the nominal length in seconds.
-func (p Period) Seconds() int64 { return int64(p) }
+// Seconds is the nominal length in seconds (Monthly: 2592000).
+func (p Period) Seconds() int64 {
+	if p < 0 {
+		return -int64(p)
+	}
+	return int64(p)
+}
 
 // String is the name of a named period, else the number of seconds
 // followed by "s" ("600s").
@@ -101,4 +109,4 @@ func (p Period) PathValue() string {
 }
 
 // duration is the nominal length.
-func (p Period) duration() time.Duration { return time.Duration(p) * time.Second }
+func (p Period) duration() time.Duration { return time.Duration(p.Seconds()) * time.Second }

@@ -404,3 +404,41 @@ func TestExceededError(t *testing.T) {
 		t.Fatal("RetryAfterSeconds")
 	}
 }
+
+// TestServiceMonthlyAndCustom30Days: a monthly budget and a custom
+// 2592000-second budget on the same path are two budgets with their own
+// amount, spend, reset and deletion.
+func TestServiceMonthlyAndCustom30Days(t *testing.T) {
+	c := &clock{now: ts(t, "2026-11-23T10:00:00Z")}
+	st := newMemStorage()
+	s := newTestService(t, st, nil, c, false)
+	custom, err := PeriodOfSeconds(30 * 86400)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Put(Key{"/team", Monthly}, 5, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Put(Key{"/team", custom}, 1, false); err != nil {
+		t.Fatal(err)
+	}
+	if l := s.List(); len(l) != 2 || len(st.budgets) != 2 {
+		t.Fatalf("list %+v", l)
+	}
+	s.Charge("/team", 1, c.Now())
+	mustServiceCheck(t, s, "/team", c.Now(), false) // the custom budget is spent
+	if _, err := s.ResetOne(Key{"/team", custom}); err != nil {
+		t.Fatal(err)
+	}
+	mustServiceCheck(t, s, "/team", c.Now(), true)
+	m, err := s.Tracker().Entry(Key{"/team", Monthly}, c.Now())
+	if err != nil || m.Spent != 1 || m.Period != "monthly" || m.PeriodSeconds != 2592000 {
+		t.Fatalf("monthly entry %+v %v", m, err)
+	}
+	if err := s.Delete(Key{"/team", custom}); err != nil {
+		t.Fatal(err)
+	}
+	if l := s.List(); len(l) != 1 || l[0].Period != "monthly" || l[0].Amount != 5 {
+		t.Fatalf("after delete %+v", l)
+	}
+}

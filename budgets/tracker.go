@@ -66,7 +66,10 @@ func newSnapshot(s Settings, entries []*entry) *snapshot {
 		if c := cmp.Compare(a.b.UserPath, b.b.UserPath); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.b.Period, b.b.Period)
+		if c := cmp.Compare(a.b.Period.Seconds(), b.b.Period.Seconds()); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.b.Period, b.b.Period) // named before custom
 	})
 	for _, e := range sn.list {
 		p := e.b.UserPath

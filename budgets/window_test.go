@@ -214,7 +214,7 @@ func TestWindowRatio(t *testing.T) {
 func TestParsePeriod(t *testing.T) {
 	for in, want := range map[string]Period{
 		"hourly": Hourly, "Daily": Daily, " weekly ": Weekly, "MONTHLY": Monthly,
-		"600": 600, "86400": Daily, "3600": Hourly, "1": 1, "31622400": MaxCustomSeconds,
+		"600": 600, "86400": 86400, "3600": 3600, "2592000": 2592000, "1": 1, "31622400": MaxCustomSeconds,
 	} {
 		got, err := ParsePeriod(in)
 		if err != nil || got != want {
@@ -229,6 +229,35 @@ func TestParsePeriod(t *testing.T) {
 	if Period(600).String() != "600s" || Period(600).PathValue() != "600" || Daily.String() != "daily" ||
 		Monthly.PathValue() != "monthly" || !Period(600).Custom() || Weekly.Custom() {
 		t.Error("period names")
+	}
+}
+
+// A custom period as long as a named period's nominal length is a
+// different budget identity with its own windows.
+func TestCustomPeriodIsNotNamed(t *testing.T) {
+	for _, named := range []Period{Hourly, Daily, Weekly, Monthly} {
+		custom, err := PeriodOfSeconds(named.Seconds())
+		if err != nil || custom == named || !custom.Custom() || named.Custom() || !named.Valid() || !custom.Valid() {
+			t.Fatalf("%s: custom %v (%v) not apart", named, custom, err)
+		}
+		if custom.Seconds() != named.Seconds() || custom.PathValue() == named.PathValue() {
+			t.Errorf("%s: seconds %d/%d, path %q/%q", named, custom.Seconds(), named.Seconds(), custom.PathValue(), named.PathValue())
+		}
+		if (Key{UserPath: "/t", Period: custom}) == (Key{UserPath: "/t", Period: named}) {
+			t.Errorf("%s: keys equal", named)
+		}
+	}
+	// Monthly follows calendar months; 2592000 s is epoch-aligned.
+	at := ts(t, "2026-02-10T00:00:00Z")
+	set := DefaultSettings()
+	if set.Window(Monthly, at).Equal(set.Window(2592000, at)) {
+		t.Error("monthly and 2592000 s share a window")
+	}
+	if got := set.Window(2592000, at).End.Sub(set.Window(2592000, at).Start); got != 30*24*time.Hour {
+		t.Errorf("custom window length %v", got)
+	}
+	if Period(0).Valid() || Period(-5).Valid() || Period(MaxCustomSeconds+1).Valid() {
+		t.Error("invalid periods accepted")
 	}
 }
 

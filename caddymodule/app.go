@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/modelgate/modelgate/admin"
+	"github.com/modelgate/modelgate/budgets"
 	"github.com/modelgate/modelgate/config"
 	"github.com/modelgate/modelgate/keys"
 	"github.com/modelgate/modelgate/limits"
@@ -85,6 +86,15 @@ type App struct {
 	// to the proxy and GET /v1/usage once Start has it.
 	rateRules  []limits.Rule
 	limiterRef *limiterRef
+
+	// budgetSeed are the budgets seeded by configuration, read in
+	// Provision so that malformed ones abort startup; budgetSvc is the
+	// shared budgets service once Start has it, enforced when budgetsOn.
+	budgetSeed  []budgets.Budget
+	budgetSvc   *budgets.Service
+	budgetsOn   bool
+	budgetsHeld bool // this instance holds a budgetServices reference
+	budgetRef   *budgetRef
 
 	// keySvc and adminAPI need the store, which opens in Start; they are
 	// set before ready is closed and read only after it (see WaitReady).
@@ -159,6 +169,9 @@ func (a *App) Provision(ctx caddy.Context) error {
 	if eff.Usage.On() {
 		a.selfUsage.Usage = a.selfUsageTotals()
 	}
+	if err := a.provisionBudgets(); err != nil {
+		return err
+	}
 	a.limiterRef = new(limiterRef)
 	if eff.RateLimits.On() {
 		a.proxy.Limits = a.limiterRef
@@ -215,6 +228,14 @@ func (a *App) start() error {
 		_, _ = stores.Delete(a.storePath)
 		return err
 	}
+	if err := a.openBudgets(); err != nil {
+		_ = a.releaseLimiter()
+		a.keySvc, a.keysHeld = nil, false
+		_, _ = keyServices.Delete(a.storePath)
+		a.store = nil
+		_, _ = stores.Delete(a.storePath)
+		return err
+	}
 	a.auth.UseKeys(a.keySvc)
 	a.openAuditReads()
 	a.adminAPI = admin.New(admin.Options{
@@ -226,6 +247,7 @@ func (a *App) start() error {
 		Usage:      a.UsageQueries(),
 		Live:       a.LiveHub(),
 		RateLimits: a.limits,
+		Budgets:    a.adminBudgets(),
 		Logger:     a.logger.Named("admin"),
 	})
 	warnAccessLogs(a.caddyCtx, a.logger)
@@ -253,6 +275,9 @@ func (a *App) Stop() error {
 	// counter snapshot, which the store must still be open to commit.
 	// Requests still in flight keep admitting in memory.
 	if err := a.releaseLimiter(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := a.releaseBudgets(); err != nil {
 		errs = append(errs, err)
 	}
 	if a.keysHeld {

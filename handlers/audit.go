@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net"
@@ -73,7 +74,12 @@ func audited(app *caddymodule.App, w http.ResponseWriter, r *http.Request, serve
 	if !ok || !rt.Audited || app == nil || app.WaitReady(r.Context()) != nil {
 		return serve(w, r)
 	}
-	au := app.Auditing()
+	return auditRoute(app.Auditing(), rt, w, r, serve)
+}
+
+// auditRoute runs serve for r, a request to the audited route rt, and
+// records it with au (nil: nothing is recorded).
+func auditRoute(au *caddymodule.Auditing, rt *routes.Route, w http.ResponseWriter, r *http.Request, serve func(http.ResponseWriter, *http.Request) error) error {
 	if au == nil {
 		return serve(w, r)
 	}
@@ -333,7 +339,7 @@ func (a *auditRequest) bodies(d *audit.Data, aw *auditWriter) {
 	case a.tooBig:
 		d.RequestBodyTooBigToHandle = true
 	case len(a.body) > 0:
-		d.RequestBody, d.RequestBodyTooBigToHandle = audit.CaptureBody(a.bodyCT, a.body, a.au.MaxBodyBytes)
+		d.RequestBody, d.RequestBodyTooBigToHandle = ownBody(a.bodyCT, a.body, a.au.MaxBodyBytes)
 	case a.bodyN > 0:
 		d.RequestBody = audit.BodySummary(strings.ToLower(a.bodyCT), a.bodyN)
 	}
@@ -346,7 +352,17 @@ func (a *auditRequest) bodies(d *audit.Data, aw *auditWriter) {
 		d.ResponseBody = audit.StreamedBody(streamKind(a.shape, a.info), aw.buf)
 		return
 	}
-	d.ResponseBody, _ = audit.CaptureBody(ct, aw.buf, a.au.MaxBodyBytes)
+	d.ResponseBody, _ = ownBody(ct, aw.buf, a.au.MaxBodyBytes)
+}
+
+// ownBody records a body buffer the stage owns and never changes again:
+// a JSON body is kept as it is, without a copy; anything else as
+// audit.CaptureBody records it.
+func ownBody(contentType string, b []byte, max int) (json.RawMessage, bool) {
+	if len(b) > 0 && len(b) <= max && strings.Contains(contentType, "json") && json.Valid(b) {
+		return b, false
+	}
+	return audit.CaptureBody(contentType, b, max)
 }
 
 // streamKind is the event format of a streamed answer on a route of shape

@@ -412,3 +412,15 @@ func decode(t *testing.T, b json.RawMessage) any {
 	}
 	return v
 }
+
+// TestAuditDroppedMetric: the drop counter is exported through Caddy's
+// metrics, labelled by kind.
+func TestAuditDroppedMetric(t *testing.T) {
+	g := startMockGateway(t)
+	res := request(t, "GET", g.AdminURL+"/metrics", "")
+	for _, want := range []string{`modelgate_audit_dropped_total{kind="entry"} 0`, `modelgate_audit_dropped_total{kind="usage"} 0`} {
+		if !strings.Contains(string(res.Body), want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+}

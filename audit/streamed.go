@@ -24,6 +24,9 @@ const (
 	// object of its response.completed (or response.incomplete or
 	// response.failed) event.
 	StreamResponses
+	// StreamAuto is a stream of unknown format (a passthrough answer): the
+	// formats above are tried in turn.
+	StreamAuto
 )
 
 // StreamedBody returns the recorded form of a streamed answer: the final
@@ -43,6 +46,15 @@ func StreamedBody(kind StreamKind, sse []byte) json.RawMessage {
 	case StreamResponses:
 		if r := responseFromStream(sse); r != nil {
 			return r
+		}
+	case StreamAuto:
+		if r := responseFromStream(sse); r != nil {
+			return r
+		}
+		if m := messageFromStream(sse); m != nil {
+			out = m
+		} else if c := chatFromStream(sse); c != nil {
+			out = c
 		}
 	}
 	if out != nil {

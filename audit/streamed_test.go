@@ -82,6 +82,22 @@ func TestStreamedBodyResponses(t *testing.T) {
 	}
 }
 
+// TestStreamedBodyAuto: a stream of unknown format is recognised by its
+// events.
+func TestStreamedBodyAuto(t *testing.T) {
+	for _, c := range []struct{ family, name, field, want string }{
+		{"anthropic", "messages_stream.txt", "type", "message"},
+		{"openai", "responses_stream.txt", "object", "response"},
+		{"openai", "chat_completion_stream.txt", "object", "chat.completion"},
+	} {
+		var v map[string]any
+		got := StreamedBody(StreamAuto, fixtures.Must(t, c.family, c.name))
+		if err := json.Unmarshal(got, &v); err != nil || v[c.field] != c.want {
+			t.Errorf("%s/%s: %.200s", c.family, c.name, got)
+		}
+	}
+}
+
 // TestStreamedBodyUnrecognised: a stream that adds up to nothing is kept
 // as text; an empty one is nil.
 func TestStreamedBodyUnrecognised(t *testing.T) {

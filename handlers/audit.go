@@ -349,7 +349,7 @@ func (a *auditRequest) bodies(d *audit.Data, aw *auditWriter) {
 	}
 	ct := aw.Header().Get("Content-Type")
 	if strings.HasPrefix(ct, "text/event-stream") {
-		d.ResponseBody = audit.StreamedBody(streamKind(a.shape, a.info), aw.buf)
+		d.ResponseBody = audit.StreamedBody(streamKind(a.shape), aw.buf)
 		return
 	}
 	d.ResponseBody, _ = ownBody(ct, aw.buf, a.au.MaxBodyBytes)
@@ -367,14 +367,16 @@ func ownBody(contentType string, b []byte, max int) (json.RawMessage, bool) {
 
 // streamKind is the event format of a streamed answer on a route of shape
 // s: the client's API shape.
-func streamKind(s routes.Shape, _ *reqinfo.Info) audit.StreamKind {
+func streamKind(s routes.Shape) audit.StreamKind {
 	switch s {
 	case routes.ShapeMessages:
 		return audit.StreamMessages
 	case routes.ShapeResponses:
 		return audit.StreamResponses
+	case routes.ShapeChat:
+		return audit.StreamChat
 	}
-	return audit.StreamChat
+	return audit.StreamAuto
 }
 
 // usageRecord is the request's usage record, priced from the catalog.

@@ -366,7 +366,7 @@ func ownBody(contentType string, b []byte, max int) (json.RawMessage, bool) {
 }
 
 // streamKind is the event format of a streamed answer on a route of shape
-// s: the client's API shape.
+// s: the client's API shape, or any of them for passthrough routes.
 func streamKind(s routes.Shape) audit.StreamKind {
 	switch s {
 	case routes.ShapeMessages:

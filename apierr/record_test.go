@@ -27,6 +27,9 @@ func TestWriteForRecordsTheCode(t *testing.T) {
 		if info.ErrorCode != c.want || rec.Code < 400 {
 			t.Errorf("%v: recorded %q, status %d", c.err, info.ErrorCode, rec.Code)
 		}
+		if e := From(c.err); info.ErrorType != e.Type || info.ErrorMessage != e.Message {
+			t.Errorf("%v: recorded type %q message %q", c.err, info.ErrorType, info.ErrorMessage)
+		}
 	}
 	// Without request state nothing is recorded, and the error is written.
 	rec := httptest.NewRecorder()

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -103,10 +104,13 @@ type App struct {
 	limits     *limits.Engine
 	limitsHeld bool // this instance holds a limiters reference
 	adminAPI   *admin.Handler
-	reads      auditReads
 	selfUsage  *selfusage.Handler
 	ready      chan struct{}
 	startErr   error
+
+	// audit is the audit machinery (recorder, storage, queries, hub and
+	// retention loop), set in Start and stopped and flushed in Stop.
+	audit *atomic.Pointer[auditParts]
 }
 
 // CaddyModule returns the Caddy module information.
@@ -178,6 +182,10 @@ func (a *App) Provision(ctx caddy.Context) error {
 		a.selfUsage.RateLimits = selfusage.Limits{Source: a.limiterRef}
 	}
 	a.ready = make(chan struct{})
+	a.audit = new(atomic.Pointer[auditParts])
+	if err := a.registerAuditMetrics(ctx); err != nil {
+		return fmt.Errorf("modelgate: registering audit metrics: %w", err)
+	}
 	return nil
 }
 
@@ -237,7 +245,7 @@ func (a *App) start() error {
 		return err
 	}
 	a.auth.UseKeys(a.keySvc)
-	a.openAuditReads()
+	a.audit.Store(startAudit(a.effective, st, a.logger.Named("audit")))
 	a.adminAPI = admin.New(admin.Options{
 		Config:     a.effective,
 		Providers:  a.providerInfo(),
@@ -271,6 +279,11 @@ func (a *App) Stop() error {
 		a.cancel = nil
 	}
 	var errs []error
+	// Queued audit entries and usage records are committed first, while
+	// the store is certainly open.
+	if err := a.auditLoaded().stop(); err != nil {
+		errs = append(errs, fmt.Errorf("modelgate: flushing audit records: %w", err))
+	}
 	// The rate-limit engine goes first: its last holder writes a final
 	// counter snapshot, which the store must still be open to commit.
 	// Requests still in flight keep admitting in memory.

@@ -89,6 +89,12 @@ func (l Logging) BodyLimit() int64 { return Int64(l.MaxBodyBytes, DefaultLogMaxB
 // On reports whether usage tracking is enabled.
 func (u Usage) On() bool { return Bool(u.Enabled, DefaultUsageEnabled) }
 
+// Days is how many days usage records are kept; 0 keeps them forever.
+func (u Usage) Days() int { return Int(u.RetentionDays, DefaultUsageRetentionDays) }
+
+// Days is how many days audit entries are kept; 0 keeps them forever.
+func (l Logging) Days() int { return Int(l.RetentionDays, DefaultRetentionDays) }
+
 // On reports whether the response cache is enabled.
 func (c Cache) On() bool { return Bool(c.Enabled, DefaultCacheEnabled) }
 

@@ -128,11 +128,14 @@ type Admin struct {
 type Logging struct {
 	// Enabled turns audit logging on or off (default on). Env LOGGING_ENABLED.
 	Enabled *bool `yaml:"enabled,omitempty" json:"enabled,omitempty"`
-	// LogBodies records request and response bodies in audit entries.
+	// LogBodies records request and response bodies in audit entries
+	// (default on). Env LOGGING_LOG_BODIES.
 	LogBodies *bool `yaml:"log_bodies,omitempty" json:"log_bodies,omitempty"`
-	// LogHeaders records request and response headers (secrets redacted).
+	// LogHeaders records request and response headers, secrets redacted
+	// (default on). Env LOGGING_LOG_HEADERS.
 	LogHeaders *bool `yaml:"log_headers,omitempty" json:"log_headers,omitempty"`
-	// RetentionDays is how long audit entries are kept; 0 keeps them forever.
+	// RetentionDays is how long audit entries are kept, in days (default
+	// 30); 0 keeps them forever. Env LOGGING_RETENTION_DAYS.
 	RetentionDays *int `yaml:"retention_days,omitempty" json:"retention_days,omitempty"`
 	// MaxBodyBytes caps a recorded body; larger ones are marked too big.
 	MaxBodyBytes *int64 `yaml:"max_body_bytes,omitempty" json:"max_body_bytes,omitempty"`
@@ -143,6 +146,10 @@ type Usage struct {
 	// Enabled turns usage tracking on or off (default on).
 	// Env USAGE_ENABLED.
 	Enabled *bool `yaml:"enabled,omitempty" json:"enabled,omitempty"`
+	// RetentionDays is how long usage records are kept, in days (default
+	// 90); 0 keeps them forever. Daily aggregates outlive the records.
+	// Env USAGE_RETENTION_DAYS.
+	RetentionDays *int `yaml:"retention_days,omitempty" json:"retention_days,omitempty"`
 }
 
 // Cache holds the response-cache settings.

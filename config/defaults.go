@@ -39,6 +39,8 @@ const (
 
 	// DefaultUsageEnabled is the default of usage.enabled.
 	DefaultUsageEnabled = true
+	// DefaultUsageRetentionDays is the default of usage.retention_days.
+	DefaultUsageRetentionDays = 90
 
 	// DefaultCacheEnabled is the default of cache.enabled.
 	DefaultCacheEnabled = false
@@ -105,7 +107,7 @@ func Defaults() Config {
 			RetentionDays: Ptr(DefaultRetentionDays),
 			MaxBodyBytes:  Ptr(DefaultLogMaxBodyBytes),
 		},
-		Usage: Usage{Enabled: Ptr(DefaultUsageEnabled)},
+		Usage: Usage{Enabled: Ptr(DefaultUsageEnabled), RetentionDays: Ptr(DefaultUsageRetentionDays)},
 		Cache: Cache{
 			Enabled:    Ptr(DefaultCacheEnabled),
 			TTLSeconds: Ptr(DefaultCacheTTLSeconds),

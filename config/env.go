@@ -61,7 +61,11 @@ var envSettings = []envSetting{
 	}},
 	{"ADMIN_ALLOW_UNAUTHENTICATED", boolSetter(func(c *Config) **bool { return &c.Admin.AllowUnauthenticated })},
 	{"LOGGING_ENABLED", boolSetter(func(c *Config) **bool { return &c.Logging.Enabled })},
+	{"LOGGING_LOG_BODIES", boolSetter(func(c *Config) **bool { return &c.Logging.LogBodies })},
+	{"LOGGING_LOG_HEADERS", boolSetter(func(c *Config) **bool { return &c.Logging.LogHeaders })},
+	{"LOGGING_RETENTION_DAYS", daysSetter(func(c *Config) **int { return &c.Logging.RetentionDays })},
 	{"USAGE_ENABLED", boolSetter(func(c *Config) **bool { return &c.Usage.Enabled })},
+	{"USAGE_RETENTION_DAYS", daysSetter(func(c *Config) **int { return &c.Usage.RetentionDays })},
 	{"CACHE_ENABLED", boolSetter(func(c *Config) **bool { return &c.Cache.Enabled })},
 	{"RATE_LIMITS_ENABLED", boolSetter(func(c *Config) **bool { return &c.RateLimits.Enabled })},
 	{"RATE_LIMITS_FLUSH_INTERVAL", func(c *Config, v string) error {
@@ -185,4 +189,16 @@ func splitList(v string) []string {
 		}
 	}
 	return out
+}
+
+// daysSetter parses a non-negative whole number of days into the field.
+func daysSetter(field func(c *Config) **int) func(c *Config, v string) error {
+	return func(c *Config, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return fmt.Errorf("%q is not a non-negative integer number of days", v)
+		}
+		*field(c) = &n
+		return nil
+	}
 }

@@ -57,6 +57,7 @@ func validate(c Config) error {
 	}
 	nonNegative("logging.retention_days", int64(Int(c.Logging.RetentionDays, 0)))
 	nonNegative("logging.max_body_bytes", Int64(c.Logging.MaxBodyBytes, 0))
+	nonNegative("usage.retention_days", int64(Int(c.Usage.RetentionDays, 0)))
 	nonNegative("cache.ttl_seconds", int64(Int(c.Cache.TTLSeconds, 0)))
 	nonNegative("rate_limits.flush_interval", int64(Int(c.RateLimits.FlushInterval, 0)))
 

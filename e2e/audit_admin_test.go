@@ -49,8 +49,14 @@ func seedRecord(t *testing.T, at time.Time, status int, userPath, session string
 func TestAuditAdminReads(t *testing.T) {
 	clearEnv(t)
 	g := startGateway(t, mockBlock("admin {\n legacy_alias on\n}\n"))
-	if res := chatAs(t, g, "/team/a"); res.Status != 200 {
+	// One real request, recorded by the audit stage under /warmup (the mock
+	// answers it with 4 input and 2 output tokens, unpriced); the rest is
+	// seeded with known figures.
+	if res := chatAs(t, g, "/warmup"); res.Status != 200 {
 		t.Fatalf("chat %d %s", res.Status, res.Body)
+	}
+	if err := activeApp(t).AuditStorage().Flush(context.Background()); err != nil {
+		t.Fatal(err)
 	}
 	now := time.Now().UTC()
 	first := seedRecord(t, now.Add(-2*time.Minute), 200, "/team/a", "sess-1", 0.5)
@@ -79,7 +85,7 @@ func TestAuditAdminReads(t *testing.T) {
 	adminCall(t, g, "GET", "/admin/audit/log/"+audit.NewID(now).String(), "").ExpectErr(t, 404, "not_found_error", "audit_entry_not_found")
 
 	m := adminCall(t, g, "GET", "/admin/audit/stats?days=1", "").JSON(t)
-	if s := m["summary"].(map[string]any); m["interval"] != "hour" || s["requests"] != 3.0 || s["status_2xx"] != 2.0 || s["status_5xx"] != 1.0 {
+	if s := m["summary"].(map[string]any); m["interval"] != "hour" || s["requests"] != 4.0 || s["status_2xx"] != 3.0 || s["status_5xx"] != 1.0 {
 		t.Fatalf("stats %v", m)
 	}
 
@@ -91,11 +97,11 @@ func TestAuditAdminReads(t *testing.T) {
 	adminCall(t, g, "GET", "/admin/audit/conversation?log_id="+audit.NewID(now).String(), "").ExpectErr(t, 404, "not_found_error", "audit_entry_not_found")
 
 	m = adminCall(t, g, "GET", "/admin/usage/summary?days=1", "").JSON(t)
-	if m["total_requests"] != 3.0 || m["total_tokens"] != 60.0 || m["total_cost"] != 0.75 {
+	if m["total_requests"] != 4.0 || m["total_tokens"] != 66.0 || m["total_cost"] != 0.75 {
 		t.Fatalf("summary %v", m)
 	}
 	adminCall(t, g, "GET", "/admin/usage/summary?days=400", "").ExpectErr(t, 400, "invalid_request_error", "invalid_value")
-	if res := adminCall(t, g, "GET", "/admin/usage/daily?interval=monthly", ""); !strings.HasPrefix(string(res.Body), `[{"date":"`+now.Format("2006-01")+`","requests":3,`) {
+	if res := adminCall(t, g, "GET", "/admin/usage/daily?interval=monthly", ""); !strings.HasPrefix(string(res.Body), `[{"date":"`+now.Format("2006-01")+`","requests":4,`) {
 		t.Fatalf("monthly %s", res.Body)
 	}
 	if res := adminCall(t, g, "GET", "/admin/usage/sessions", ""); !strings.Contains(string(res.Body), `"session_id":"sess-1","user_path":"/team/a"`) {

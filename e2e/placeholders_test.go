@@ -99,14 +99,15 @@ func TestPlaceholdersInAccessLog(t *testing.T) {
 	key := createKey(t, g, `{"name":"ph","user_path":"/team/keyed"}`)
 
 	// A served request: user path from the header, the master key (no id),
-	// the provider and model the proxy chose, no error.
+	// the provider and model the proxy chose, no error, the session the
+	// audit stage derived from the conversation.
 	res := request(t, "POST", g.URL+"/v1/chat/completions", mockChat, append(bearer(masterKey), "X-Modelgate-User-Path", "/team/a")...)
 	if res.Status != 200 {
 		t.Fatalf("chat: %d %s", res.Status, res.Body)
 	}
 	e := phEntry(t, logPath, "/v1/chat/completions", "/team/a")
 	if e["mg_provider"] != "demo" || e["mg_model"] != "mock-chat" || e["mg_key_id"] != "" || e["mg_error_code"] != "" ||
-		e["mg_session_id"] != "" || e["status"] != 200.0 {
+		!strings.HasPrefix(fmt.Sprint(e["mg_session_id"]), "fp_") || e["status"] != 200.0 {
 		t.Errorf("served request logged as %v", e)
 	}
 

@@ -91,13 +91,11 @@ func (h *Auth) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.
 		return next.ServeHTTP(w, r)
 	}
 	if conflict {
-		apierr.WriteFor(w, r, apierr.InvalidRequest("the request carries conflicting credentials: send one key, "+
+		return h.refuse(w, r, apierr.InvalidRequest("the request carries conflicting credentials: send one key, "+
 			"in Authorization: Bearer <key> or x-api-key, once").WithCode("conflicting_credentials"))
-		return nil
 	}
 	if err := h.app.WaitReady(r.Context()); err != nil {
-		apierr.WriteFor(w, r, notReady())
-		return nil
+		return h.refuse(w, r, notReady())
 	}
 	cfg := h.app.Effective()
 	adminPath := need == routes.CredentialAdmin
@@ -111,21 +109,18 @@ func (h *Auth) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.
 		// No credential exists at all: model endpoints are open, the admin
 		// API only when explicitly allowed.
 		if adminPath && !cfg.Admin.UnauthenticatedAllowed() {
-			apierr.WriteFor(w, r, apierr.Unauthorized("the admin API needs a master key; none is configured").WithCode("admin_auth_unconfigured"))
-			return nil
+			return h.refuse(w, r, apierr.Unauthorized("the admin API needs a master key; none is configured").WithCode("admin_auth_unconfigured"))
 		}
 		info.Admin = adminPath
 		return h.withUserPath(w, r, next, info, "")
 	}
 	if !sent {
-		apierr.WriteFor(w, r, apierr.Unauthorized("missing API key: send Authorization: Bearer <key> or x-api-key").WithCode("missing_api_key"))
-		return nil
+		return h.refuse(w, r, apierr.Unauthorized("missing API key: send Authorization: Bearer <key> or x-api-key").WithCode("missing_api_key"))
 	}
 	res := auth.Authenticate(cred)
 	info.KeyHash, info.KeyID = res.KeyHash, res.KeyID
 	if !res.OK {
-		apierr.WriteFor(w, r, refusal(res.Refusal))
-		return nil
+		return h.refuse(w, r, refusal(res.Refusal))
 	}
 	info.Admin = res.Admin
 	if res.Master {
@@ -134,10 +129,9 @@ func (h *Auth) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.
 		info.AuthMethod = reqinfo.AuthManagedKey
 	}
 	if adminPath && !res.Admin {
-		apierr.WriteFor(w, r, apierr.New(http.StatusForbidden, apierr.TypeAuthentication,
+		return h.refuse(w, r, apierr.New(http.StatusForbidden, apierr.TypeAuthentication,
 			"this API key has no dashboard access; grant it with PATCH /admin/auth-keys/{id} {\"dashboard_access\":true}").
 			WithCode("dashboard_access_denied"))
-		return nil
 	}
 	return h.withUserPath(w, r, next, info, res.UserPath)
 }
@@ -153,12 +147,21 @@ func (h *Auth) withUserPath(w http.ResponseWriter, r *http.Request, next caddyht
 	header := h.app.Effective().Server.UserPathHeader
 	p, err := userpath.Normalize(r.Header.Get(header))
 	if err != nil {
-		apierr.WriteFor(w, r, apierr.InvalidRequest("invalid "+header+" header: "+err.Error()).
+		return h.refuse(w, r, apierr.InvalidRequest("invalid "+header+" header: "+err.Error()).
 			WithCode("invalid_user_path").WithParam(header))
-		return nil
 	}
 	info.UserPath = p
 	return next.ServeHTTP(w, r)
+}
+
+// refuse answers r with err. A refused request to an audited route is
+// recorded like any other (see Audit): the audit stage runs after this
+// one, so the refusal is written through it here.
+func (h *Auth) refuse(w http.ResponseWriter, r *http.Request, err error) error {
+	return audited(h.app, w, r, func(w http.ResponseWriter, r *http.Request) error {
+		apierr.WriteFor(w, r, err)
+		return nil
+	})
 }
 
 // refusal is the 401 for a refused credential. Messages never quote it.

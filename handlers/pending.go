@@ -8,13 +8,11 @@ import (
 )
 
 func init() {
-	caddy.RegisterModule(Audit{})
 	caddy.RegisterModule(VirtualModel{})
 }
 
 // Interface guards.
 var (
-	_ caddyhttp.MiddlewareHandler = (*Audit)(nil)
 	_ caddyhttp.MiddlewareHandler = (*VirtualModel)(nil)
 )
 
@@ -26,15 +24,6 @@ type notYetActive struct{}
 // ServeHTTP passes the request on.
 func (notYetActive) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	return next.ServeHTTP(w, r)
-}
-
-// Audit (modelgate_audit) will record every request for the audit log and
-// usage tracking. Not yet active: it passes requests on.
-type Audit struct{ notYetActive }
-
-// CaddyModule returns the Caddy module information.
-func (Audit) CaddyModule() caddy.ModuleInfo {
-	return caddy.ModuleInfo{ID: "http.handlers.modelgate_audit", New: func() caddy.Module { return new(Audit) }}
 }
 
 // VirtualModel (modelgate_virtual_model) will resolve aliases to concrete

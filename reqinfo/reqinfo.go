@@ -73,6 +73,15 @@ type Info struct {
 	// ErrorCode is the code of the gateway error the request was answered
 	// with, or its type when it has no code; empty while none was written.
 	ErrorCode string
+	// ErrorType is the type of that gateway error; empty while none was
+	// written.
+	ErrorType string
+	// ErrorMessage is the message of that gateway error; empty while none
+	// was written. It never contains a secret.
+	ErrorMessage string
+	// AliasUsed reports that the requested model was a virtual model that
+	// the gateway resolved to a concrete target.
+	AliasUsed bool
 
 	mu       sync.Mutex
 	usage    tokens.Usage

@@ -1,0 +1,330 @@
+package audit
+
+import (
+	"bytes"
+	"encoding/json"
+	"sort"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// StreamKind is the event format of a streamed answer.
+type StreamKind int
+
+// Stream kinds.
+const (
+	// StreamChat is a chat completions stream (chat.completion.chunk
+	// events); it adds up to a chat.completion.
+	StreamChat StreamKind = iota
+	// StreamMessages is an Anthropic messages stream; it adds up to a
+	// message.
+	StreamMessages
+	// StreamResponses is a Responses stream; it adds up to the response
+	// object of its response.completed (or response.incomplete or
+	// response.failed) event.
+	StreamResponses
+	// StreamAuto is a stream of unknown format (a passthrough answer): the
+	// formats above are tried in turn.
+	StreamAuto
+)
+
+// StreamedBody returns the recorded form of a streamed answer: the final
+// object its server-sent events add up to. When the events add up to
+// nothing recognisable (an error stream, a truncated one), the raw text is
+// recorded as a JSON string; an empty stream records nil.
+func StreamedBody(kind StreamKind, sse []byte) json.RawMessage {
+	if len(sse) == 0 {
+		return nil
+	}
+	var out any
+	switch kind {
+	case StreamChat:
+		out = chatFromStream(sse)
+	case StreamMessages:
+		out = messageFromStream(sse)
+	case StreamResponses:
+		if r := responseFromStream(sse); r != nil {
+			return r
+		}
+	case StreamAuto:
+		if r := responseFromStream(sse); r != nil {
+			return r
+		}
+		if m := messageFromStream(sse); m != nil {
+			out = m
+		} else if c := chatFromStream(sse); c != nil {
+			out = c
+		}
+	}
+	if out != nil {
+		if b, err := json.Marshal(out); err == nil {
+			return b
+		}
+	}
+	s, _ := json.Marshal(string(bytes.ToValidUTF8(sse, []byte("\uFFFD"))))
+	return s
+}
+
+// eachEvent calls fn with the data of every event of an SSE stream, its
+// data lines joined by newlines, skipping [DONE].
+func eachEvent(sse []byte, fn func(data []byte)) {
+	var data []byte
+	emit := func() {
+		if len(data) > 0 && string(data) != "[DONE]" {
+			fn(data)
+		}
+		data = data[:0]
+	}
+	for len(sse) > 0 {
+		line := sse
+		if i := bytes.IndexByte(sse, '\n'); i >= 0 {
+			line, sse = sse[:i], sse[i+1:]
+		} else {
+			sse = nil
+		}
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		if len(line) == 0 {
+			emit()
+			continue
+		}
+		if v, ok := bytes.CutPrefix(line, []byte("data:")); ok {
+			v = bytes.TrimPrefix(v, []byte(" "))
+			if len(data) > 0 {
+				data = append(data, '\n')
+			}
+			data = append(data, v...)
+		}
+	}
+	emit()
+}
+
+// chatToolCall is a tool call being assembled from chat stream deltas.
+type chatToolCall struct {
+	ID       string `json:"id"`
+	Type     string `json:"type"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+// chatChoice is a choice being assembled from chat stream deltas.
+type chatChoice struct {
+	index        int64
+	role         string
+	content      strings.Builder
+	refusal      strings.Builder
+	toolCalls    map[int64]*chatToolCall
+	finishReason any
+}
+
+// chatFromStream adds chat.completion.chunk events up to a
+// chat.completion; nil when the stream holds no chunk.
+func chatFromStream(sse []byte) map[string]any {
+	var out map[string]any
+	choices := map[int64]*chatChoice{}
+	eachEvent(sse, func(data []byte) {
+		ev := gjson.ParseBytes(data)
+		if ev.Get("object").Str != "chat.completion.chunk" && !ev.Get("choices").Exists() {
+			return
+		}
+		if out == nil {
+			out = map[string]any{"id": ev.Get("id").Str, "object": "chat.completion",
+				"created": ev.Get("created").Int(), "model": ev.Get("model").Str}
+		}
+		if fp := ev.Get("system_fingerprint"); fp.Type == gjson.String {
+			out["system_fingerprint"] = fp.Str
+		}
+		if u := ev.Get("usage"); u.IsObject() {
+			out["usage"] = json.RawMessage(u.Raw)
+		}
+		ev.Get("choices").ForEach(func(_, c gjson.Result) bool {
+			i := c.Get("index").Int()
+			ch := choices[i]
+			if ch == nil {
+				ch = &chatChoice{index: i, role: "assistant"}
+				choices[i] = ch
+			}
+			d := c.Get("delta")
+			if r := d.Get("role"); r.Str != "" {
+				ch.role = r.Str
+			}
+			ch.content.WriteString(d.Get("content").Str)
+			ch.refusal.WriteString(d.Get("refusal").Str)
+			d.Get("tool_calls").ForEach(func(_, tc gjson.Result) bool {
+				if ch.toolCalls == nil {
+					ch.toolCalls = map[int64]*chatToolCall{}
+				}
+				ti := tc.Get("index").Int()
+				call := ch.toolCalls[ti]
+				if call == nil {
+					call = &chatToolCall{Type: "function"}
+					ch.toolCalls[ti] = call
+				}
+				if id := tc.Get("id").Str; id != "" {
+					call.ID = id
+				}
+				if t := tc.Get("type").Str; t != "" {
+					call.Type = t
+				}
+				if n := tc.Get("function.name").Str; n != "" {
+					call.Function.Name += n
+				}
+				call.Function.Arguments += tc.Get("function.arguments").Str
+				return true
+			})
+			if fr := c.Get("finish_reason"); fr.Type == gjson.String {
+				ch.finishReason = fr.Str
+			}
+			return true
+		})
+	})
+	if out == nil {
+		return nil
+	}
+	idx := make([]int64, 0, len(choices))
+	for i := range choices {
+		idx = append(idx, i)
+	}
+	sort.Slice(idx, func(a, b int) bool { return idx[a] < idx[b] })
+	list := make([]any, 0, len(idx))
+	for _, i := range idx {
+		ch := choices[i]
+		msg := map[string]any{"role": ch.role, "content": nil}
+		if ch.content.Len() > 0 {
+			msg["content"] = ch.content.String()
+		}
+		if ch.refusal.Len() > 0 {
+			msg["refusal"] = ch.refusal.String()
+		}
+		if len(ch.toolCalls) > 0 {
+			ti := make([]int64, 0, len(ch.toolCalls))
+			for k := range ch.toolCalls {
+				ti = append(ti, k)
+			}
+			sort.Slice(ti, func(a, b int) bool { return ti[a] < ti[b] })
+			calls := make([]*chatToolCall, len(ti))
+			for j, k := range ti {
+				calls[j] = ch.toolCalls[k]
+			}
+			msg["tool_calls"] = calls
+		}
+		list = append(list, map[string]any{"index": ch.index, "message": msg, "finish_reason": ch.finishReason})
+	}
+	out["choices"] = list
+	return out
+}
+
+// messageFromStream adds Anthropic stream events up to the message;
+// nil without a message_start event.
+func messageFromStream(sse []byte) map[string]any {
+	var msg map[string]any
+	type block struct {
+		v       map[string]any
+		text    strings.Builder
+		think   strings.Builder
+		partial strings.Builder
+	}
+	blocks := map[int64]*block{}
+	var usage map[string]any
+	eachEvent(sse, func(data []byte) {
+		ev := gjson.ParseBytes(data)
+		switch ev.Get("type").Str {
+		case "message_start":
+			_ = json.Unmarshal([]byte(ev.Get("message").Raw), &msg)
+			if u, ok := msg["usage"].(map[string]any); ok {
+				usage = u
+			}
+		case "content_block_start":
+			b := &block{}
+			_ = json.Unmarshal([]byte(ev.Get("content_block").Raw), &b.v)
+			if b.v == nil {
+				b.v = map[string]any{}
+			}
+			blocks[ev.Get("index").Int()] = b
+		case "content_block_delta":
+			b := blocks[ev.Get("index").Int()]
+			if b == nil {
+				return
+			}
+			d := ev.Get("delta")
+			switch d.Get("type").Str {
+			case "text_delta":
+				b.text.WriteString(d.Get("text").Str)
+			case "thinking_delta":
+				b.think.WriteString(d.Get("thinking").Str)
+			case "signature_delta":
+				b.v["signature"] = d.Get("signature").Str
+			case "input_json_delta":
+				b.partial.WriteString(d.Get("partial_json").Str)
+			}
+		case "message_delta":
+			if msg == nil {
+				return
+			}
+			ev.Get("delta").ForEach(func(k, v gjson.Result) bool {
+				msg[k.Str] = v.Value()
+				return true
+			})
+			if usage == nil {
+				usage = map[string]any{}
+			}
+			ev.Get("usage").ForEach(func(k, v gjson.Result) bool {
+				if v.Type != gjson.Null {
+					usage[k.Str] = v.Value()
+				}
+				return true
+			})
+		}
+	})
+	if msg == nil {
+		return nil
+	}
+	idx := make([]int64, 0, len(blocks))
+	for i := range blocks {
+		idx = append(idx, i)
+	}
+	sort.Slice(idx, func(a, b int) bool { return idx[a] < idx[b] })
+	content := make([]any, 0, len(idx))
+	for _, i := range idx {
+		b := blocks[i]
+		if b.text.Len() > 0 {
+			prev, _ := b.v["text"].(string)
+			b.v["text"] = prev + b.text.String()
+		}
+		if b.think.Len() > 0 {
+			prev, _ := b.v["thinking"].(string)
+			b.v["thinking"] = prev + b.think.String()
+		}
+		if b.partial.Len() > 0 {
+			var input any
+			if json.Unmarshal([]byte(b.partial.String()), &input) == nil {
+				b.v["input"] = input
+			}
+		}
+		content = append(content, b.v)
+	}
+	msg["content"] = content
+	if usage != nil {
+		msg["usage"] = usage
+	}
+	return msg
+}
+
+// responseFromStream returns the response object of the stream's final
+// response.completed, response.incomplete or response.failed event; nil
+// without one.
+func responseFromStream(sse []byte) json.RawMessage {
+	var out json.RawMessage
+	eachEvent(sse, func(data []byte) {
+		ev := gjson.ParseBytes(data)
+		switch ev.Get("type").Str {
+		case "response.completed", "response.incomplete", "response.failed":
+			if r := ev.Get("response"); r.IsObject() {
+				out = append(json.RawMessage(nil), r.Raw...)
+			}
+		}
+	})
+	return out
+}

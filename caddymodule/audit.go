@@ -1,0 +1,235 @@
+package caddymodule
+
+import (
+	"context"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/prometheus/client_golang/prometheus"
+	"go.uber.org/zap"
+
+	"github.com/modelgate/modelgate/audit"
+	"github.com/modelgate/modelgate/config"
+	"github.com/modelgate/modelgate/store"
+	"github.com/modelgate/modelgate/store/boltstore"
+)
+
+// responseSessionsCapacity is how many Responses answers the gateway
+// remembers for previous_response_id session lookups.
+const responseSessionsCapacity = 65536
+
+// auditFlushTimeout bounds the flush of queued audit records on Stop.
+const auditFlushTimeout = 10 * time.Second
+
+// Auditing is what the audit stage needs from the app: the recorder and
+// the settings that shape each entry. A nil *Auditing means neither audit
+// logging nor usage tracking is on.
+type Auditing struct {
+	// Recorder hands entries and usage records to storage and live
+	// viewers without waiting.
+	Recorder *audit.Recorder
+	// Redactor redacts secret headers and any header carrying a provider
+	// key.
+	Redactor *audit.Redactor
+	// Sessions remembers the session of each Responses answer so that a
+	// request continuing it joins that session.
+	Sessions *audit.ResponseSessions
+	// Entries reports whether audit entries are recorded.
+	Entries bool
+	// Usage reports whether usage records are kept.
+	Usage bool
+	// Bodies reports whether request and response bodies are recorded.
+	Bodies bool
+	// Headers reports whether request and response headers are recorded.
+	Headers bool
+	// MaxBodyBytes caps a recorded body; a longer one is marked too big.
+	MaxBodyBytes int
+	// Features says which gateway features are on, for each entry.
+	Features audit.WorkflowFeatures
+}
+
+// auditParts is the audit machinery of one started app.
+type auditParts struct {
+	auditing  *Auditing
+	storage   *boltstore.Audit
+	hub       *audit.Hub
+	queries   *audit.Queries
+	usageQ    *audit.UsageQueries
+	retention context.CancelFunc
+	done      chan struct{}
+}
+
+// newAuditing returns the audit settings of cfg with recorder rec, or nil
+// when both audit logging and usage tracking are off.
+func newAuditing(cfg config.Config, rec *audit.Recorder) *Auditing {
+	if !cfg.Logging.On() && !cfg.Usage.On() {
+		return nil
+	}
+	secrets := make([]string, 0, len(cfg.Providers))
+	for _, p := range cfg.Providers {
+		secrets = append(secrets, p.APIKey)
+	}
+	if cfg.MasterKey != "" {
+		secrets = append(secrets, cfg.MasterKey)
+	}
+	return &Auditing{
+		Recorder:     rec,
+		Redactor:     audit.NewRedactor(secrets),
+		Sessions:     audit.NewResponseSessions(responseSessionsCapacity),
+		Entries:      cfg.Logging.On(),
+		Usage:        cfg.Usage.On(),
+		Bodies:       cfg.Logging.BodiesOn(),
+		Headers:      cfg.Logging.HeadersOn(),
+		MaxBodyBytes: int(min(cfg.Logging.BodyLimit(), 1<<30)),
+		Features: audit.WorkflowFeatures{
+			Audit:  cfg.Logging.On(),
+			Usage:  cfg.Usage.On(),
+			Budget: cfg.Budgets.On(),
+			Cache:  cfg.Cache.On(),
+		},
+	}
+}
+
+// startAudit builds the recorder over st and starts the hourly retention
+// pass. With audit logging and usage tracking both off it builds nothing.
+func startAudit(cfg config.Config, st *store.Store, logger *zap.Logger) *auditParts {
+	if !cfg.Logging.On() && !cfg.Usage.On() {
+		return &auditParts{}
+	}
+	p := &auditParts{storage: boltstore.NewAudit(st)}
+	var entries audit.EntryStorage
+	var usage audit.UsageStorage
+	if cfg.Logging.On() {
+		entries = p.storage
+		p.queries = audit.NewQueries(p.storage, nil)
+		if cfg.Admin.LiveLogsOn() {
+			p.hub = audit.NewHub(audit.DefaultLiveBuffer)
+		}
+	}
+	if cfg.Usage.On() {
+		usage = p.storage
+		p.usageQ = audit.NewUsageQueries(p.storage, nil)
+	}
+	p.auditing = newAuditing(cfg, audit.NewRecorder(entries, usage, p.hub))
+	ret := &audit.Retention{Entries: entries, Usage: usage,
+		AuditDays: cfg.Logging.Days(), UsageDays: cfg.Usage.Days()}
+	ctx, cancel := context.WithCancel(context.Background())
+	p.retention, p.done = cancel, make(chan struct{})
+	go func() {
+		defer close(p.done)
+		ret.Run(ctx, audit.DefaultRetentionEvery, func(err error) {
+			logger.Warn("audit retention pass failed", zap.Error(err))
+		})
+	}()
+	return p
+}
+
+// stop ends the retention loop and flushes every queued record.
+func (p *auditParts) stop() error {
+	if p == nil || p.storage == nil {
+		return nil
+	}
+	p.retention()
+	<-p.done
+	ctx, cancel := context.WithTimeout(context.Background(), auditFlushTimeout)
+	defer cancel()
+	return p.storage.Flush(ctx)
+}
+
+// registerAuditMetrics registers modelgate_audit_dropped_total, labelled
+// kind=entry|usage, reading the app's recorder when scraped.
+func (a *App) registerAuditMetrics(ctx caddy.Context) error {
+	reg := ctx.GetMetricsRegistry()
+	if reg == nil {
+		return nil
+	}
+	for _, kind := range [...]string{"entry", "usage"} {
+		c := prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name:        "modelgate_audit_dropped_total",
+			Help:        "Audit entries and usage records dropped because the store's write queue was full.",
+			ConstLabels: prometheus.Labels{"kind": kind},
+		}, func() float64 {
+			rec := a.AuditRecorder()
+			if rec == nil {
+				return 0
+			}
+			e, u := rec.Dropped()
+			if kind == "entry" {
+				return float64(e)
+			}
+			return float64(u)
+		})
+		if err := reg.Register(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// auditLoaded returns the started audit machinery, or nil.
+func (a *App) auditLoaded() *auditParts {
+	if a.audit == nil {
+		return nil
+	}
+	return a.audit.Load()
+}
+
+// Auditing returns what the audit stage needs, or nil before Start and
+// when audit logging and usage tracking are both off.
+func (a *App) Auditing() *Auditing {
+	p := a.auditLoaded()
+	if p == nil {
+		return nil
+	}
+	return p.auditing
+}
+
+// AuditRecorder returns the recorder of audit entries and usage records,
+// or nil when both are off or before Start.
+func (a *App) AuditRecorder() *audit.Recorder {
+	if au := a.Auditing(); au != nil {
+		return au.Recorder
+	}
+	return nil
+}
+
+// AuditQueries returns the audit log reads, or nil when audit logging is
+// off or before Start.
+func (a *App) AuditQueries() *audit.Queries {
+	p := a.auditLoaded()
+	if p == nil {
+		return nil
+	}
+	return p.queries
+}
+
+// UsageQueries returns the usage reads, or nil when usage tracking is off
+// or before Start.
+func (a *App) UsageQueries() *audit.UsageQueries {
+	p := a.auditLoaded()
+	if p == nil {
+		return nil
+	}
+	return p.usageQ
+}
+
+// LiveHub returns the live log stream's event hub, or nil when audit
+// logging or the live log stream is off, or before Start.
+func (a *App) LiveHub() *audit.Hub {
+	p := a.auditLoaded()
+	if p == nil {
+		return nil
+	}
+	return p.hub
+}
+
+// AuditStorage returns the bbolt audit storage (for flushing in tests and
+// tools), or nil when both audit logging and usage tracking are off or
+// before Start.
+func (a *App) AuditStorage() *boltstore.Audit {
+	p := a.auditLoaded()
+	if p == nil {
+		return nil
+	}
+	return p.storage
+}

@@ -1,0 +1,448 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"github.com/tidwall/gjson"
+
+	"github.com/modelgate/modelgate/audit"
+	"github.com/modelgate/modelgate/caddymodule"
+	"github.com/modelgate/modelgate/reqinfo"
+	"github.com/modelgate/modelgate/routes"
+	"github.com/modelgate/modelgate/tokens"
+)
+
+func init() {
+	caddy.RegisterModule(Audit{})
+}
+
+// Interface guards.
+var (
+	_ caddy.Provisioner           = (*Audit)(nil)
+	_ caddyhttp.MiddlewareHandler = (*Audit)(nil)
+)
+
+// StatusClientClosed is the status recorded for a request whose client
+// went away before the answer was complete; nothing is sent with it.
+const StatusClientClosed = 499
+
+// CodeClientDisconnected is the error code recorded for such a request.
+const CodeClientDisconnected = "client_disconnected"
+
+// Audit (modelgate_audit) records every request to an audited route (the
+// model endpoints, passthrough, realtime and batch calls) whatever its
+// outcome: one audit entry, announced to live viewers when the request
+// starts, and completed once the answer has been fully written, streams
+// included; and one usage record for each request a provider answered.
+// Before passing the request on it detects the request's session, so that
+// later stages see it. Requests the auth stage refuses are recorded the
+// same way (see Auth). The records go to storage through its queue: the
+// request never waits for a disk write.
+type Audit struct {
+	app *caddymodule.App
+}
+
+// CaddyModule returns the Caddy module information.
+func (Audit) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{ID: "http.handlers.modelgate_audit", New: func() caddy.Module { return new(Audit) }}
+}
+
+// Provision connects the handler to the modelgate app.
+func (h *Audit) Provision(ctx caddy.Context) (err error) {
+	h.app, err = loadApp(ctx)
+	return err
+}
+
+// ServeHTTP records the request around the rest of the chain.
+func (h *Audit) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+	return audited(h.app, w, r, next.ServeHTTP)
+}
+
+// audited runs serve for r and, when r's route is audited and auditing is
+// on, records the request and its answer.
+func audited(app *caddymodule.App, w http.ResponseWriter, r *http.Request, serve func(http.ResponseWriter, *http.Request) error) error {
+	rt, ok := route(r)
+	if !ok || !rt.Audited || app == nil || app.WaitReady(r.Context()) != nil {
+		return serve(w, r)
+	}
+	return auditRoute(app.Auditing(), rt, w, r, serve)
+}
+
+// auditRoute runs serve for r, a request to the audited route rt, and
+// records it with au (nil: nothing is recorded).
+func auditRoute(au *caddymodule.Auditing, rt *routes.Route, w http.ResponseWriter, r *http.Request, serve func(http.ResponseWriter, *http.Request) error) error {
+	if au == nil {
+		return serve(w, r)
+	}
+	info, r := requestInfo(r)
+	rec := newAuditRequest(au, rt, info, r)
+	aw := &auditWriter{ResponseWriter: w, capture: au.Entries && au.Bodies, max: au.MaxBodyBytes}
+	err := serve(aw, r)
+	rec.finish(aw, r, err)
+	return err
+}
+
+// auditRequest is the recording of one request in progress.
+type auditRequest struct {
+	au    *caddymodule.Auditing
+	shape routes.Shape
+	info  *reqinfo.Info
+	entry *audit.Entry
+	// body is the request body as read (up to the body cap), tooBig when
+	// it was longer.
+	body   []byte
+	tooBig bool
+	bodyCT string
+	bodyN  int64
+}
+
+// newAuditRequest reads the request body (up to the recording cap, handing
+// the whole body on to the next stage), detects the session and announces
+// the request.
+func newAuditRequest(au *caddymodule.Auditing, rt *routes.Route, info *reqinfo.Info, r *http.Request) *auditRequest {
+	a := &auditRequest{au: au, shape: rt.Shape, info: info, bodyCT: r.Header.Get("Content-Type"), bodyN: r.ContentLength}
+	if r.Body != nil && r.Body != http.NoBody && textual(a.bodyCT) {
+		a.body, a.tooBig, r.Body = peekBody(r.Body, au.MaxBodyBytes, r.ContentLength)
+	}
+	if info.SessionID == "" {
+		var body []byte
+		if !a.tooBig {
+			body = a.body
+		}
+		info.SessionID = audit.DetectSession(audit.SessionInput{UserPath: info.UserPath, Header: r.Header,
+			Body: body, PreviousResponse: au.Sessions.Lookup})
+	}
+	e := &audit.Entry{
+		Timestamp: info.Start,
+		Method:    r.Method,
+		Path:      r.URL.Path,
+		SessionID: info.SessionID,
+		UserPath:  info.UserPath,
+		ClientIP:  clientIP(r),
+	}
+	e.ID = audit.NewID(e.Timestamp)
+	e.RequestID = r.Header.Get("X-Request-Id")
+	if e.RequestID == "" {
+		e.RequestID = e.ID.String()
+	}
+	if au.Entries {
+		au.Recorder.Start(e)
+	}
+	a.entry = e
+	return a
+}
+
+// textual reports whether a request body of this Content-Type is read for
+// the record: JSON or text, or no type at all. Other bodies are recorded
+// by their type and size only.
+func textual(contentType string) bool {
+	ct := strings.ToLower(contentType)
+	return ct == "" || strings.Contains(ct, "json") || strings.HasPrefix(ct, "text/")
+}
+
+// clientIP is the client's address as Caddy determined it (trusted
+// proxies honoured), else the connection's remote host.
+func clientIP(r *http.Request) string {
+	if ip, ok := caddyhttp.GetVar(r.Context(), caddyhttp.ClientIPVarKey).(string); ok && ip != "" {
+		return ip
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// finish completes the entry from what the chain learned and the answer
+// written, and hands the entry and usage record to the recorder.
+func (a *auditRequest) finish(aw *auditWriter, r *http.Request, serveErr error) {
+	info, e, au := a.info, a.entry, a.au
+	e.DurationNs = time.Since(info.Start).Nanoseconds()
+	e.StatusCode = aw.status
+	if e.StatusCode == 0 {
+		var he caddyhttp.HandlerError
+		if errors.As(serveErr, &he) && he.StatusCode != 0 {
+			e.StatusCode = he.StatusCode
+		} else if serveErr != nil {
+			e.StatusCode = http.StatusInternalServerError
+		}
+	}
+	errType, errCode, errMsg := info.ErrorType, info.ErrorCode, info.ErrorMessage
+	// The server cancels a request's context while the handler runs only
+	// when the client went away: recorded as status 499,
+	// client_disconnected, whatever was sent before.
+	if errors.Is(r.Context().Err(), context.Canceled) {
+		e.StatusCode, errCode = StatusClientClosed, CodeClientDisconnected
+		errMsg = "the client disconnected before the answer was complete"
+		if errType == "" {
+			errType = "client_error"
+		}
+	}
+	e.Stream = info.Stream
+	e.SessionID, e.UserPath = info.SessionID, info.UserPath
+	e.RequestedModel, e.ResolvedModel, e.AliasUsed = info.RequestedModel, info.ResolvedModel, info.AliasUsed
+	e.Provider, e.ProviderName = info.ProviderType, info.ProviderName
+	e.AuthMethod = authMethod(info.AuthMethod)
+	e.AuthKeyID = info.KeyID
+	switch info.AuthMethod {
+	case reqinfo.AuthMasterKey:
+		e.PrincipalID = "master"
+	case reqinfo.AuthManagedKey:
+		e.PrincipalID = info.KeyID
+	}
+	if info.CacheHit {
+		e.CacheType = audit.CacheTypeExact
+	}
+	e.ErrorType = errType
+	usage, hasUsage := info.Usage()
+	if hasUsage {
+		e.Usage = audit.UsageOf(usage)
+	}
+	attempts := info.Attempts()
+	if au.Entries {
+		d := &audit.Data{
+			ErrorCode:        errCode,
+			ErrorMessage:     errMsg,
+			EventType:        eventType(a.shape),
+			UserAgent:        r.Header.Get("User-Agent"),
+			WorkflowFeatures: au.Features,
+			Attempts:         a.attempts(attempts),
+		}
+		if len(info.KeyHash) >= 16 {
+			d.APIKeyHash = info.KeyHash[:16]
+		}
+		a.requestFields(d)
+		if au.Headers {
+			d.RequestHeaders = au.Redactor.Headers(r.Header)
+			d.ResponseHeaders = au.Redactor.Headers(aw.Header())
+		}
+		if au.Bodies {
+			a.bodies(d, aw)
+		} else {
+			e.BodiesOmitted = true
+		}
+		e.Data = d
+	}
+	var u *audit.UsageRecord
+	if au.Usage && (info.CacheHit || answered(attempts)) {
+		u = a.usageRecord(usage)
+	}
+	if a.shape == routes.ShapeResponses && info.SessionID != "" && e.Data != nil {
+		if id := gjson.GetBytes(e.Data.ResponseBody, "id"); id.Type == gjson.String {
+			au.Sessions.Remember(info.UserPath, id.Str, info.SessionID)
+		}
+	}
+	au.Recorder.Finish(e, u)
+}
+
+// authMethod maps the caller's authentication onto the recorded names.
+func authMethod(m reqinfo.AuthMethod) string {
+	switch m {
+	case reqinfo.AuthMasterKey:
+		return "master_key"
+	case reqinfo.AuthManagedKey:
+		return "api_key"
+	}
+	return "none"
+}
+
+// eventType is what an entry of a route of this shape records.
+func eventType(s routes.Shape) string {
+	switch s {
+	case routes.ShapeRealtime:
+		return "realtime_session"
+	case routes.ShapeBatch:
+		return "batch"
+	}
+	return "request"
+}
+
+// answered reports whether a provider answered the request successfully.
+func answered(attempts []reqinfo.Attempt) bool {
+	for _, at := range attempts {
+		if at.Err == "" && at.StatusCode > 0 && at.StatusCode < 400 {
+			return true
+		}
+	}
+	return false
+}
+
+// attempts converts the recorded upstream calls: the first is the primary
+// call, later ones failover calls.
+func (a *auditRequest) attempts(in []reqinfo.Attempt) []audit.Attempt {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make([]audit.Attempt, len(in))
+	for i, at := range in {
+		kind := audit.AttemptPrimary
+		if i > 0 {
+			kind = audit.AttemptFailover
+		}
+		out[i] = audit.Attempt{
+			Seq:          i + 1,
+			Kind:         kind,
+			Model:        at.Model,
+			ProviderName: at.Provider,
+			StartedAt:    at.StartedAt,
+			DurationNs:   at.Duration.Nanoseconds(),
+			StatusCode:   at.StatusCode,
+			ErrorMessage: at.Err,
+			Success:      at.Err == "" && at.StatusCode > 0 && at.StatusCode < 400,
+		}
+		if at.Provider == a.info.ProviderName {
+			out[i].ProviderType = a.info.ProviderType
+		}
+		if !out[i].Success && out[i].ErrorMessage == "" && at.StatusCode >= 400 {
+			out[i].ErrorType, out[i].ErrorMessage = a.info.ErrorType, a.info.ErrorMessage
+			out[i].ErrorCode = a.info.ErrorCode
+		}
+	}
+	return out
+}
+
+// requestFields fills temperature, max_tokens and conversation_payload
+// from the request body.
+func (a *auditRequest) requestFields(d *audit.Data) {
+	if len(a.body) == 0 || a.tooBig {
+		return
+	}
+	f := gjson.GetManyBytes(a.body, "temperature", "max_tokens", "max_completion_tokens",
+		"max_output_tokens", "messages", "input")
+	if f[0].Type == gjson.Number {
+		t := f[0].Num
+		d.Temperature = &t
+	}
+	for _, m := range f[1:4] {
+		if m.Type == gjson.Number {
+			n := m.Int()
+			d.MaxTokens = &n
+			break
+		}
+	}
+	a.entry.ConversationPayload = f[4].IsArray() || f[5].Exists()
+}
+
+// bodies records the request and response bodies, a stream as the final
+// object it adds up to.
+func (a *auditRequest) bodies(d *audit.Data, aw *auditWriter) {
+	switch {
+	case a.tooBig:
+		d.RequestBodyTooBigToHandle = true
+	case len(a.body) > 0:
+		d.RequestBody, d.RequestBodyTooBigToHandle = ownBody(a.bodyCT, a.body, a.au.MaxBodyBytes)
+	case a.bodyN > 0:
+		d.RequestBody = audit.BodySummary(strings.ToLower(a.bodyCT), a.bodyN)
+	}
+	if aw.over {
+		d.ResponseBodyTooBigToHandle = true
+		return
+	}
+	ct := aw.Header().Get("Content-Type")
+	if strings.HasPrefix(ct, "text/event-stream") {
+		d.ResponseBody = audit.StreamedBody(streamKind(a.shape), aw.buf)
+		return
+	}
+	d.ResponseBody, _ = ownBody(ct, aw.buf, a.au.MaxBodyBytes)
+}
+
+// ownBody records a body buffer the stage owns and never changes again:
+// a JSON body is kept as it is, without a copy; anything else as
+// audit.CaptureBody records it.
+func ownBody(contentType string, b []byte, max int) (json.RawMessage, bool) {
+	if len(b) > 0 && len(b) <= max && strings.Contains(contentType, "json") && json.Valid(b) {
+		return b, false
+	}
+	return audit.CaptureBody(contentType, b, max)
+}
+
+// streamKind is the event format of a streamed answer on a route of shape
+// s: the client's API shape, or any of them for passthrough routes.
+func streamKind(s routes.Shape) audit.StreamKind {
+	switch s {
+	case routes.ShapeMessages:
+		return audit.StreamMessages
+	case routes.ShapeResponses:
+		return audit.StreamResponses
+	case routes.ShapeChat:
+		return audit.StreamChat
+	}
+	return audit.StreamAuto
+}
+
+// usageRecord is the request's usage record, priced from the catalog.
+func (a *auditRequest) usageRecord(usage tokens.Usage) *audit.UsageRecord {
+	info := a.info
+	u := &audit.UsageRecord{
+		Timestamp:    info.Start,
+		RequestID:    a.entry.ID,
+		UserPath:     info.UserPath,
+		SessionID:    info.SessionID,
+		ProviderName: info.ProviderName,
+		ProviderType: info.ProviderType,
+		Model:        info.ResolvedModel,
+		Endpoint:     a.entry.Path,
+		CacheType:    a.entry.CacheType,
+		Usage:        usage,
+	}
+	if b, ok := info.Cost(); ok {
+		in, out, total := b.Input, b.Output, b.Total
+		u.InputCost, u.OutputCost, u.TotalCost = &in, &out, &total
+	}
+	return u
+}
+
+// peekBody reads up to max bytes of body (more when the declared length
+// says the body fits) and returns them, whether the body is longer than
+// max, and a body that yields the whole original body to later readers.
+func peekBody(body io.ReadCloser, max int, declared int64) ([]byte, bool, io.ReadCloser) {
+	size := 4096
+	if declared > 0 && declared <= int64(max) {
+		size = int(declared)
+	}
+	buf := make([]byte, 0, size+1)
+	lr := io.LimitReader(body, int64(max)+1)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := lr.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err != nil {
+			break
+		}
+	}
+	rb := &replayBody{head: buf, rest: body}
+	if len(buf) > max {
+		return nil, true, rb
+	}
+	return buf, false, rb
+}
+
+// replayBody yields the bytes already read, then the rest of the body.
+type replayBody struct {
+	head []byte
+	rest io.ReadCloser
+}
+
+// Read implements io.Reader.
+func (b *replayBody) Read(p []byte) (int, error) {
+	if len(b.head) > 0 {
+		n := copy(p, b.head)
+		b.head = b.head[n:]
+		return n, nil
+	}
+	return b.rest.Read(p)
+}
+
+// Close closes the original body.
+func (b *replayBody) Close() error { return b.rest.Close() }

@@ -1,0 +1,204 @@
+package handlers
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelgate/modelgate/audit"
+	"github.com/modelgate/modelgate/caddymodule"
+	"github.com/modelgate/modelgate/reqinfo"
+	"github.com/modelgate/modelgate/routes"
+	"github.com/modelgate/modelgate/tokens"
+)
+
+// memAudit keeps appended entries and usage records in memory; the read
+// methods are not used by the audit stage.
+type memAudit struct {
+	audit.EntryStorage
+	audit.UsageStorage
+	mu      sync.Mutex
+	entries []*audit.Entry
+	usage   []*audit.UsageRecord
+}
+
+func (m *memAudit) AppendEntry(e *audit.Entry) bool {
+	m.mu.Lock()
+	m.entries = append(m.entries, e)
+	m.mu.Unlock()
+	return true
+}
+
+func (m *memAudit) AppendUsage(u *audit.UsageRecord) bool {
+	m.mu.Lock()
+	m.usage = append(m.usage, u)
+	m.mu.Unlock()
+	return true
+}
+
+func testAuditing(m *memAudit, maxBody int) *caddymodule.Auditing {
+	return &caddymodule.Auditing{
+		Recorder: audit.NewRecorder(m, m, nil), Redactor: audit.NewRedactor([]string{"sk-provider-secret-1"}),
+		Sessions: audit.NewResponseSessions(16), Entries: true, Usage: true, Bodies: true, Headers: true,
+		MaxBodyBytes: maxBody, Features: audit.WorkflowFeatures{Audit: true, Usage: true},
+	}
+}
+
+func chatRoute(t testing.TB) *routes.Route {
+	rt, ok := routes.Lookup("POST", "/v1/chat/completions")
+	if !ok || !rt.Audited {
+		t.Fatal("chat route not audited")
+	}
+	return rt
+}
+
+// TestAuditStageRecordsAnsweredRequest: the next stage gets the whole
+// body; the entry carries what the stages recorded, the answer, redacted
+// headers and the detected session; the usage record its tokens.
+func TestAuditStageRecordsAnsweredRequest(t *testing.T) {
+	m := &memAudit{}
+	au := testAuditing(m, 1<<20)
+	body := `{"model":"openai/gpt-4o-mini","temperature":0.2,"max_tokens":9,"messages":[{"role":"user","content":"hi"}]}`
+	r := httptest.NewRequest("POST", "/v1/chat/completions", strings.NewReader(body))
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("X-Session-Id", "s1")
+	r.Header.Set("X-Leak", "Bearer sk-provider-secret-1")
+	info := reqinfo.New()
+	info.AuthMethod, info.KeyHash, info.UserPath = reqinfo.AuthMasterKey, strings.Repeat("ab", 32), "/team"
+	r = r.WithContext(reqinfo.With(r.Context(), info))
+	w := httptest.NewRecorder()
+	err := auditRoute(au, chatRoute(t), w, r, func(w http.ResponseWriter, r *http.Request) error {
+		got, _ := io.ReadAll(r.Body)
+		if string(got) != body {
+			t.Errorf("next stage read %q", got)
+		}
+		if reqinfo.From(r.Context()).SessionID != "s1" {
+			t.Error("session not detected before the next stage")
+		}
+		info.RequestedModel, info.ResolvedModel, info.ProviderName, info.ProviderType = "openai/gpt-4o-mini", "gpt-4o-mini", "openai", "openai"
+		info.AddAttempt(reqinfo.Attempt{Provider: "openai", Model: "gpt-4o-mini", StatusCode: 200, StartedAt: time.Now(), Duration: time.Millisecond})
+		info.SetUsage(tokens.Usage{InputTokens: 10, OutputTokens: 5, TotalTokens: 15})
+		w.Header().Set("Content-Type", "application/json")
+		w.(http.Flusher).Flush()
+		_, _ = io.WriteString(w, `{"id":"c1","object":"chat.completion"}`)
+		return nil
+	})
+	if err != nil || len(m.entries) != 1 || len(m.usage) != 1 {
+		t.Fatalf("err %v, %d entries, %d usage records", err, len(m.entries), len(m.usage))
+	}
+	e, u := m.entries[0], m.usage[0]
+	d := e.Data
+	if e.StatusCode != 200 || e.SessionID != "s1" || e.UserPath != "/team" || e.AuthMethod != "master_key" ||
+		e.ResolvedModel != "gpt-4o-mini" || e.Usage.TotalTokens != 15 || d.APIKeyHash != strings.Repeat("ab", 8) ||
+		*d.Temperature != 0.2 || *d.MaxTokens != 9 || !e.ConversationPayload || len(d.Attempts) != 1 {
+		t.Fatalf("entry %+v data %+v", e, d)
+	}
+	if string(d.ResponseBody) != `{"id":"c1","object":"chat.completion"}` || string(d.RequestBody) != body {
+		t.Errorf("bodies %s / %s", d.RequestBody, d.ResponseBody)
+	}
+	if d.RequestHeaders["x-leak"] != audit.Redacted || d.ResponseHeaders["content-type"] != "application/json" {
+		t.Errorf("headers %v / %v", d.RequestHeaders, d.ResponseHeaders)
+	}
+	if u.RequestID != e.ID || u.InputTokens != 10 || u.TotalCost == nil || u.SessionID != "s1" || u.Endpoint != "/v1/chat/completions" {
+		t.Errorf("usage record %+v", u)
+	}
+}
+
+// TestAuditStageBoundsAndOutcomes: bodies over the cap are marked, not
+// kept, yet reach the next stage whole; a gateway error is recorded from
+// the written error; a client gone away is 499 client_disconnected.
+func TestAuditStageBoundsAndOutcomes(t *testing.T) {
+	m := &memAudit{}
+	au := testAuditing(m, 64)
+	big := `{"model":"m","messages":[{"role":"user","content":"` + strings.Repeat("x", 200) + `"}]}`
+	r := httptest.NewRequest("POST", "/v1/chat/completions", strings.NewReader(big))
+	w := httptest.NewRecorder()
+	_ = auditRoute(au, chatRoute(t), w, r, func(w http.ResponseWriter, r *http.Request) error {
+		got, _ := io.ReadAll(r.Body)
+		if string(got) != big {
+			t.Errorf("next stage read %d bytes, want %d", len(got), len(big))
+		}
+		info := reqinfo.From(r.Context())
+		info.ErrorType, info.ErrorCode, info.ErrorMessage = "rate_limit_error", "rate_limit_exceeded", "slow down"
+		w.WriteHeader(429)
+		_, _ = w.Write(bytes.Repeat([]byte("y"), 100))
+		return nil
+	})
+	e := m.entries[0]
+	if e.StatusCode != 429 || e.ErrorType != "rate_limit_error" || e.Data.ErrorCode != "rate_limit_exceeded" ||
+		!e.Data.RequestBodyTooBigToHandle || !e.Data.ResponseBodyTooBigToHandle || e.Data.RequestBody != nil ||
+		e.Data.ResponseBody != nil || len(m.usage) != 0 {
+		t.Fatalf("entry %+v data %+v usage %d", e, e.Data, len(m.usage))
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	r = httptest.NewRequest("POST", "/v1/chat/completions", strings.NewReader(`{"model":"m"}`)).WithContext(ctx)
+	_ = auditRoute(au, chatRoute(t), httptest.NewRecorder(), r, func(w http.ResponseWriter, r *http.Request) error {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, "data: {\"object\":\"chat.completion.chunk\",\"choices\":[]}\n\n")
+		cancel()
+		return nil
+	})
+	e = m.entries[1]
+	if e.StatusCode != StatusClientClosed || e.Data.ErrorCode != CodeClientDisconnected {
+		t.Fatalf("disconnect: %d %q", e.StatusCode, e.Data.ErrorCode)
+	}
+	var body map[string]any
+	if json.Unmarshal(e.Data.ResponseBody, &body) != nil || body["object"] != "chat.completion" {
+		t.Errorf("partial stream recorded as %s", e.Data.ResponseBody)
+	}
+}
+
+// BenchmarkAuditStage is the audit stage around a 1 KiB chat request and
+// a 1 KiB answer, bodies and headers logged: what it adds per request.
+func BenchmarkAuditStage(b *testing.B) {
+	body := `{"model":"openai/gpt-4o-mini","messages":[{"role":"user","content":"` + strings.Repeat("a", 950) + `"}]}`
+	answer := []byte(`{"id":"c1","object":"chat.completion","choices":[{"message":{"content":"` + strings.Repeat("b", 950) + `"}}]}`)
+	rt := chatRoute(b)
+	m := &memAudit{}
+	au := testAuditing(m, 1<<20)
+	serve := func(w http.ResponseWriter, r *http.Request) error {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(answer)
+		return nil
+	}
+	hdr := http.Header{"Content-Type": {"application/json"}, "User-Agent": {"bench"}}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		r := httptest.NewRequest("POST", "/v1/chat/completions", strings.NewReader(body))
+		r.Header = hdr
+		r = r.WithContext(reqinfo.With(r.Context(), reqinfo.New()))
+		_ = auditRoute(au, rt, httptest.NewRecorder(), r, serve)
+		if len(m.entries) > 1024 {
+			m.entries, m.usage = m.entries[:0], m.usage[:0]
+		}
+	}
+}
+
+// BenchmarkAuditStageBaseline is the same request without the stage: the
+// difference to BenchmarkAuditStage is the stage's cost.
+func BenchmarkAuditStageBaseline(b *testing.B) {
+	body := `{"model":"openai/gpt-4o-mini","messages":[{"role":"user","content":"` + strings.Repeat("a", 950) + `"}]}`
+	answer := []byte(`{"id":"c1","object":"chat.completion","choices":[{"message":{"content":"` + strings.Repeat("b", 950) + `"}}]}`)
+	hdr := http.Header{"Content-Type": {"application/json"}, "User-Agent": {"bench"}}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		r := httptest.NewRequest("POST", "/v1/chat/completions", strings.NewReader(body))
+		r.Header = hdr
+		r = r.WithContext(reqinfo.With(r.Context(), reqinfo.New()))
+		w := httptest.NewRecorder()
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(answer)
+	}
+}

@@ -1,0 +1,65 @@
+package handlers
+
+import (
+	"bufio"
+	"net"
+	"net/http"
+)
+
+// auditWriter passes a response through while noting its status and
+// keeping a copy of its body up to max bytes (when capture is set); a
+// longer body is dropped from the copy and marked over. It keeps the
+// writer's flushing and hijacking through Flush, Hijack and Unwrap.
+type auditWriter struct {
+	http.ResponseWriter
+	status  int
+	capture bool
+	over    bool
+	max     int
+	buf     []byte
+}
+
+// WriteHeader notes the final status and passes it on.
+func (w *auditWriter) WriteHeader(code int) {
+	if w.status == 0 && code >= 200 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// Write copies p into the captured body while it fits, then passes it on.
+func (w *auditWriter) Write(p []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	if w.capture && !w.over {
+		if len(w.buf)+len(p) > w.max {
+			w.over, w.buf = true, nil
+		} else {
+			w.buf = append(w.buf, p...)
+		}
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+// Flush sends buffered data to the client.
+func (w *auditWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+		return
+	}
+	_ = http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+// Hijack hands over the connection (realtime sessions); the status is
+// then 101 Switching Protocols.
+func (w *auditWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	conn, rw, err := http.NewResponseController(w.ResponseWriter).Hijack()
+	if err == nil && w.status == 0 {
+		w.status = http.StatusSwitchingProtocols
+	}
+	return conn, rw, err
+}
+
+// Unwrap returns the wrapped writer, for http.ResponseController.
+func (w *auditWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

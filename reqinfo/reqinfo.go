@@ -70,6 +70,17 @@ type Info struct {
 	// refused the request before any provider was called; the user-path
 	// stage then gives the request back instead of counting it.
 	TargetRefused bool
+	// BudgetExceeded, when not nil, is the 429 budget_exceeded error a
+	// spent budget covering the caller answers the request with. The
+	// rate-limit stage sets it on model endpoints, whose model is resolved
+	// later; the proxy then answers with it before any provider is called,
+	// unless the resolved model has no price (unpriced models are never
+	// spend, so a spent budget does not refuse them).
+	BudgetExceeded error
+	// BudgetRefused reports that the proxy answered with BudgetExceeded;
+	// the user-path stage then gives the request back instead of counting
+	// it.
+	BudgetRefused bool
 	// ErrorCode is the code of the gateway error the request was answered
 	// with, or its type when it has no code; empty while none was written.
 	ErrorCode string

@@ -269,3 +269,61 @@ func TestBudgetSwitches(t *testing.T) {
 		t.Fatalf("usage off, list: %d %s", res.Status, res.Body)
 	}
 }
+
+// TestBudgetUnpricedModelAdmitted: once a budget on /team is spent, a
+// priced model is refused with 429 budget_exceeded and Retry-After (the
+// Anthropic envelope on /v1/messages) without reaching its upstream,
+// while a model without a price (a self-hosted ollama model) is still
+// served and charged nothing.
+func TestBudgetUnpricedModelAdmitted(t *testing.T) {
+	clearEnv(t)
+	c := replayChatCost(t)
+	paid, local := newReplay(t, "openai"), newReplay(t, "openai")
+	g := startGateway(t, "master_key "+masterKey+"\nstorage "+filepath.Join(t.TempDir(), "budgets.db")+"\n"+
+		providerBlock("openai", "openai", "sk-openai-prov-SECRET-1111", paid.BaseURL())+
+		providerBlock("local", "ollama", "", local.BaseURL(), "models llama3", "models_mode allowlist"))
+	amount := strconv.FormatFloat(0.5*c, 'g', -1, 64)
+	if res := adminCall(t, g, "PUT", "/admin/budgets/%2Fteam/daily", `{"amount":`+amount+`}`); res.Status != 200 {
+		t.Fatalf("put: %d %s", res.Status, res.Body)
+	}
+	if res := budgetChatAs(t, g, "/team/app", budgetChat); res.Status != 200 {
+		t.Fatalf("first priced request: %d %s", res.Status, res.Body)
+	}
+	paid.Reset()
+	checkRetryAfter := func(res response) {
+		t.Helper()
+		ra, err := strconv.ParseFloat(res.Header.Get("Retry-After"), 64)
+		if want := secondsToMidnight(); err != nil || ra < want-5 || ra > want+5 {
+			t.Fatalf("Retry-After %q, want about %.0f", res.Header.Get("Retry-After"), want)
+		}
+	}
+	res := budgetChatAs(t, g, "/team/app", budgetChat)
+	res.ExpectErr(t, 429, "rate_limit_error", "budget_exceeded")
+	checkRetryAfter(res)
+	msg := request(t, "POST", g.URL+"/v1/messages",
+		`{"model":"gpt-4o-mini","max_tokens":16,"messages":[{"role":"user","content":"hi"}]}`,
+		append(bearer(masterKey), userPathHeader, "/team")...)
+	if m := msg.JSON(t); msg.Status != 429 || m["type"] != "error" || m["error"].(map[string]any)["type"] != "rate_limit_error" {
+		t.Fatalf("messages over budget: %d %s", msg.Status, msg.Body)
+	}
+	checkRetryAfter(msg)
+	if n := len(paid.Requests("/v1/chat/completions")); n != 0 {
+		t.Fatalf("the priced upstream got %d requests over budget", n)
+	}
+
+	unpriced := `{"model":"llama3","messages":[{"role":"user","content":"hi"}]}`
+	if res := budgetChatAs(t, g, "/team/app", unpriced); res.Status != 200 {
+		t.Fatalf("unpriced model over budget: %d %s", res.Status, res.Body)
+	}
+	if res := request(t, "POST", g.URL+"/v1/messages",
+		`{"model":"llama3","max_tokens":16,"messages":[{"role":"user","content":"hi"}]}`,
+		append(bearer(masterKey), userPathHeader, "/team")...); res.Status != 200 {
+		t.Fatalf("unpriced messages over budget: %d %s", res.Status, res.Body)
+	}
+	if n := len(local.Requests("/v1/chat/completions")); n != 2 {
+		t.Fatalf("the unpriced upstream got %d requests, want 2", n)
+	}
+	if got := budgetSpent(t, g, "/team", "daily"); got < c*0.999 || got > c*1.001 {
+		t.Fatalf("spent %v, want %v (unpriced requests are not spend)", got, c)
+	}
+}

@@ -6,18 +6,49 @@ import (
 
 	"github.com/modelgate/modelgate/apierr"
 	"github.com/modelgate/modelgate/budgets"
+	"github.com/modelgate/modelgate/proxy"
 	"github.com/modelgate/modelgate/reqinfo"
+	"github.com/modelgate/modelgate/routes"
 	"github.com/modelgate/modelgate/userpath"
 )
 
+// budgetCheck says whether and where a route's budgets refuse a request.
+type budgetCheck uint8
+
+const (
+	// budgetOff: the route is not budgeted (or budgets are off).
+	budgetOff budgetCheck = iota
+	// budgetHere: a spent budget refuses the request in the rate-limit
+	// stage (batch submissions and the budgeted routes whose model the
+	// proxy does not resolve).
+	budgetHere
+	// budgetAtModel: the rate-limit stage records the verdict and the
+	// proxy refuses once the model is resolved, unless it has no price.
+	budgetAtModel
+)
+
+// budgetCheckFor is how budgets apply to rt.
+func budgetCheckFor(rt *routes.Route) budgetCheck {
+	switch {
+	case rt == nil || !rt.Budgeted:
+		return budgetOff
+	case rt.Served && proxy.DecidesBudget(rt.Shape):
+		return budgetAtModel
+	}
+	return budgetHere
+}
+
 // admitBudget checks the budgets of bs before the upstream call and
 // returns the caller's user path and true when r may go on. A request the
-// response cache answered passes (and is charged nothing later). One a
-// spent budget covers is answered here with 429 rate_limit_error, code
+// response cache answered passes (and is charged nothing later). When a
+// spent budget covers the caller, its error is 429 rate_limit_error, code
 // budget_exceeded and Retry-After the seconds to the end of that budget's
 // period, in the envelope the route's clients expect (Anthropic's on
-// /v1/messages), and ok is false: nothing upstream is called.
-func admitBudget(bs *budgets.Service, w http.ResponseWriter, r *http.Request, info *reqinfo.Info) (path string, ok bool) {
+// /v1/messages). With budgetHere that error is written here and ok is
+// false: nothing upstream is called. With budgetAtModel it is recorded in
+// info.BudgetExceeded and r goes on: the proxy answers with it once the
+// model is resolved, unless that model has no price.
+func admitBudget(bs *budgets.Service, check budgetCheck, w http.ResponseWriter, r *http.Request, info *reqinfo.Info) (path string, ok bool) {
 	path = info.UserPath
 	if path == "" {
 		path = userpath.Root
@@ -26,11 +57,16 @@ func admitBudget(bs *budgets.Service, w http.ResponseWriter, r *http.Request, in
 		return path, true
 	}
 	admitted, wait, which := bs.Check(path, time.Now())
-	if !admitted {
-		apierr.WriteFor(w, r, budgets.ExceededError(which, path, wait))
-		return path, false
+	if admitted {
+		return path, true
 	}
-	return path, true
+	e := budgets.ExceededError(which, path, wait)
+	if check == budgetAtModel {
+		info.BudgetExceeded = e
+		return path, true
+	}
+	apierr.WriteFor(w, r, e)
+	return path, false
 }
 
 // chargeBudget charges the completed request's cost to the budgets

@@ -41,9 +41,12 @@ var (
 //     cache answered pass uncounted; a batch submission counts one request
 //     and holds no slot.
 //
-// On the budgeted routes the stage also enforces the spend budgets,
-// before the user-path rules (a request a budget refuses counts against no
-// rate limit): see enforceBudget.
+// On the budgeted routes the stage also checks the spend budgets, before
+// the user-path rules. A batch submission (and any budgeted route whose
+// model the proxy does not resolve) a spent budget covers is refused here;
+// on the model endpoints the verdict is recorded and the proxy refuses
+// once the model is resolved, unless it has no price. Either way a request
+// a budget refuses counts against no rate limit: see admitBudget.
 //
 // Provider and model rules are enforced by modelgate_provider_proxy,
 // against the target that actually serves the request.
@@ -76,17 +79,17 @@ func (h *RateLimit) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddy
 		apierr.WriteFor(w, r, notReady())
 		return nil
 	}
-	return serveLimited(h.app.Budgets(), rt.Budgeted, h.app.Limiter(), kind, w, r, next)
+	return serveLimited(h.app.Budgets(), budgetCheckFor(rt), h.app.Limiter(), kind, w, r, next)
 }
 
-// serveLimited serves r with next under the budgets of bs when the route
-// is budgeted (nil: budgets are off), then under the user-path rate limits
-// of eng. A request a budget refuses counts against no rate limit.
-func serveLimited(bs *budgets.Service, budgeted bool, eng *limits.Engine, kind routes.Counting, w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
-	if bs != nil && budgeted {
+// serveLimited serves r with next under the budgets of bs as check says
+// (bs nil: budgets are off), then under the user-path rate limits of eng.
+// A request a budget refuses counts against no rate limit.
+func serveLimited(bs *budgets.Service, check budgetCheck, eng *limits.Engine, kind routes.Counting, w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+	if bs != nil && check != budgetOff {
 		var info *reqinfo.Info
 		info, r = requestInfo(r)
-		path, ok := admitBudget(bs, w, r, info)
+		path, ok := admitBudget(bs, check, w, r, info)
 		if !ok {
 			return nil
 		}
@@ -129,10 +132,10 @@ func limitUserPath(eng *limits.Engine, kind routes.Counting, w http.ResponseWrit
 	}
 	// Deferred so that the slots are released and the tokens charged
 	// however next ends: normally, on a client disconnect, or panicking.
-	// A request a saturated provider or model refused reached no provider
-	// and is given back.
+	// A request a saturated provider or model, or a spent budget, refused
+	// in the proxy reached no provider and is given back.
 	defer func() {
-		if info.TargetRefused {
+		if info.TargetRefused || info.BudgetRefused {
 			adm.Cancel()
 			return
 		}

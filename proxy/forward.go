@@ -60,7 +60,8 @@ func (s *Service) countTokens(w http.ResponseWriter, r *http.Request) {
 }
 
 // forward reads and checks the request, resolves its model, plans
-// passthrough or translation, and relays the upstream's answer.
+// passthrough or translation, refuses it when a spent budget covers the
+// caller and the model is priced, and relays the upstream's answer.
 func (s *Service) forward(w http.ResponseWriter, r *http.Request, in ingress) {
 	c, err := s.prepare(r, in)
 	if err != nil {
@@ -70,6 +71,9 @@ func (s *Service) forward(w http.ResponseWriter, r *http.Request, in ingress) {
 	if c.ep == "" { // answered locally (token estimate)
 		writeLocal(w, c)
 		return
+	}
+	if refuseOverBudget(w, r, c) {
+		return // a spent budget covers the caller and the model is priced; 429 written
 	}
 	adm, ok := s.admitTarget(w, r, c)
 	if !ok {

@@ -60,6 +60,9 @@ type Info struct {
 	ProviderName string
 	// ProviderType is that instance's family.
 	ProviderType string
+	// AliasUsed reports that the requested model was a virtual model that
+	// the gateway resolved to a concrete target.
+	AliasUsed bool
 	// Stream reports whether the response is streamed.
 	Stream bool
 	// CacheHit reports that the response cache answered the request. The
@@ -70,6 +73,17 @@ type Info struct {
 	// refused the request before any provider was called; the user-path
 	// stage then gives the request back instead of counting it.
 	TargetRefused bool
+	// BudgetRefused reports that the proxy answered with BudgetExceeded;
+	// the user-path stage then gives the request back instead of counting
+	// it.
+	BudgetRefused bool
+	// BudgetExceeded, when not nil, is the 429 budget_exceeded error a
+	// spent budget covering the caller answers the request with. The
+	// rate-limit stage sets it on model endpoints, whose model is resolved
+	// later; the proxy then answers with it before any provider is called,
+	// unless the resolved model has no price (unpriced models are never
+	// spend, so a spent budget does not refuse them).
+	BudgetExceeded error
 	// ErrorCode is the code of the gateway error the request was answered
 	// with, or its type when it has no code; empty while none was written.
 	ErrorCode string
@@ -79,9 +93,6 @@ type Info struct {
 	// ErrorMessage is the message of that gateway error; empty while none
 	// was written. It never contains a secret.
 	ErrorMessage string
-	// AliasUsed reports that the requested model was a virtual model that
-	// the gateway resolved to a concrete target.
-	AliasUsed bool
 
 	mu       sync.Mutex
 	usage    tokens.Usage

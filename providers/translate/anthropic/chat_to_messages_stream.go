@@ -192,14 +192,35 @@ func (s *ChatToMessagesStream) endEvent() {
 	s.out.End()
 }
 
+// walkEstimateMax is the largest request whose input tokens message_start
+// estimates by walking its content; a larger one is estimated from its
+// size, so that the first event of a long conversation is not held up by
+// a second walk of the whole request.
+const walkEstimateMax = 16 << 10
+
+// bytesPerToken is the size estimate's ratio of request bytes to tokens.
+const bytesPerToken = 4
+
+// streamInputEstimate is the input-token estimate message_start reports
+// when the upstream reports none: the content walk of
+// EstimateMessagesInputTokens up to walkEstimateMax bytes of request, else
+// the request's size over bytesPerToken. 0 when there is no request.
+func streamInputEstimate(req []byte) int64 {
+	if len(req) > walkEstimateMax {
+		return int64(len(req)) / bytesPerToken
+	}
+	if n, err := estimateInputTokens(translate.ParseBorrowed(req)); err == nil {
+		return n
+	}
+	return 0
+}
+
 // start sends message_start, with the upstream id (see writeMessageID)
 // and model, and the upstream's usage if this first chunk has any, else
 // the estimated input tokens.
 func (s *ChatToMessagesStream) start(id, model, usage gjson.Result) {
 	s.started = true
-	if n, err := estimateInputTokens(translate.ParseBorrowed(s.req)); err == nil {
-		s.estimate = n
-	}
+	s.estimate = streamInputEstimate(s.req)
 	s.event("message_start")
 	s.out.Key("message")
 	s.out.Obj()

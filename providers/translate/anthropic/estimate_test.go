@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/tidwall/gjson"
@@ -24,5 +25,23 @@ func TestCompactLen(t *testing.T) {
 		if got, want := compactLen(raw), len(translate.CompactJSON(raw)); got != want {
 			t.Errorf("%q: %d, want %d", raw, got, want)
 		}
+	}
+}
+
+func TestStreamInputEstimateBySize(t *testing.T) {
+	small := []byte(`{"model":"m","max_tokens":8,"messages":[{"role":"user","content":"hello there"}]}`)
+	want, err := EstimateMessagesInputTokens(small)
+	if err != nil || want == 0 {
+		t.Fatalf("estimate %d %v", want, err)
+	}
+	if got := streamInputEstimate(small); got != want {
+		t.Fatalf("small request: %d, want the walk's %d", got, want)
+	}
+	big := []byte(`{"model":"m","max_tokens":8,"messages":[{"role":"user","content":"` + strings.Repeat("a", walkEstimateMax) + `"}]}`)
+	if got := streamInputEstimate(big); got != int64(len(big))/bytesPerToken {
+		t.Fatalf("large request: %d, want %d", got, len(big)/bytesPerToken)
+	}
+	if got := streamInputEstimate(nil); got != 0 {
+		t.Fatalf("no request: %d", got)
 	}
 }

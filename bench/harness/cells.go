@@ -44,7 +44,7 @@ func runMatrix(ctx context.Context, o options, b bins, s *servers, messagesServe
 			c.roundsRSS, c.roundsAnon = append(c.roundsRSS, float64(rss)), append(c.roundsAnon, float64(anon))
 		}
 		logf("[%d/%d] round %d %s", i+1, len(jobs), j.round+1, progressLine(c.cellKey, res, rss, err))
-		for _, p := range []*proc{s.upstream, s.caddy, s.modelgate} {
+		for _, p := range s.all() {
 			if p.exited() {
 				return nil, p.failure(fmt.Errorf("exited during the run: %v", p.waitErr))
 			}
@@ -124,13 +124,7 @@ func runCell(ctx context.Context, o options, b bins, s *servers, k cellKey) (res
 			w = x
 		}
 	}
-	var watched *proc
-	switch k.Target {
-	case targetCaddy:
-		watched = s.caddy
-	case targetModelgate:
-		watched = s.modelgate
-	}
+	watched := s.proxy(k.Target)
 	var pw *peakWatch
 	if watched != nil {
 		pw = watchPeak(watched.pid())

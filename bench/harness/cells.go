@@ -14,7 +14,7 @@ import (
 // runMatrix runs every cell. A round runs the whole matrix once; within
 // it, each group (one workload, body size and concurrency) runs its
 // targets back to back, in alternating order from round to round (direct,
-// caddy, modelgate, then modelgate, caddy, direct). A burst of other work
+// caddy, modelgate, modelgate-budget, then the reverse). A burst of other work
 // on a shared machine then touches one round of a group, not all, and a
 // cell's figures are the median over its rounds.
 func runMatrix(ctx context.Context, o options, b bins, s *servers, messagesServed bool, logf func(string, ...any)) ([]*Cell, error) {

@@ -77,7 +77,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 
-	report.Cells, err = runMatrix(ctx, o, b, srv, messagesServed, logf)
+	report.Cells, err = runMatrix(ctx, o, b, srv, messagesServed, base, logf)
 	if err != nil {
 		return err
 	}

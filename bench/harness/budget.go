@@ -7,9 +7,12 @@ import (
 
 // The overhead budget, as ratios measured in one run on one machine.
 const (
-	// minThroughputRatio: modelgate's non-streaming throughput over plain
-	// Caddy's, at every concurrency and body size.
-	minThroughputRatio = 0.8
+	// minThroughputRatio: modelgate's throughput over plain Caddy's, chat
+	// and chat-stream, at every concurrency and body size.
+	minThroughputRatio = 0.9
+	// minBudgetRatio: the throughput of modelgate with one budget in force
+	// over modelgate's without it, chat and chat-stream, every cell.
+	minBudgetRatio = 0.97
 	// maxAddedP50Ratio: modelgate's added p50 over direct, as a multiple
 	// of what plain Caddy adds over direct.
 	maxAddedP50Ratio = 1.5
@@ -18,11 +21,21 @@ const (
 	// than nothing) the allowance is 1.5 x this floor instead, so a ratio
 	// of two near-zero numbers does not decide the check.
 	addedP50FloorMs = 0.05
-	// maxAddedTTFTMs: modelgate's added p50 time to first streamed token.
+	// highConcurrency is the concurrency from which the streams' added
+	// time to first token is held to plain Caddy's (the client then
+	// saturates its CPU and both proxies queue) and at which peak memory
+	// is compared.
+	highConcurrency = 100
+	// maxAddedTTFTMs: below highConcurrency, modelgate's added p50 time to
+	// first streamed token over direct stays under this.
 	maxAddedTTFTMs = 1.0
-	// maxPeakRSSBytes: modelgate's peak RSS at budgetRSSConcurrency.
-	maxPeakRSSBytes      = 64 << 20
-	budgetRSSConcurrency = 100
+	// maxTTFTOverCaddyMs: from highConcurrency, modelgate's added p50 time
+	// to first token is at most plain Caddy's added time plus this.
+	maxTTFTOverCaddyMs = 0.5
+	// maxRSSOverCaddyBytes: modelgate's highest peak RSS at
+	// highConcurrency (any workload) is at most plain Caddy's highest
+	// there plus this.
+	maxRSSOverCaddyBytes = 32 << 20
 )
 
 // Check is one budget line.
@@ -32,8 +45,11 @@ type Check struct {
 	// Value is the measured figure; Limit the bound it is held to.
 	Value float64 `json:"value"`
 	Limit float64 `json:"limit"`
-	// Unit of Value and Limit ("x", "ms", "MiB").
+	// Unit of Value and Limit ("x", "ms", "MiB", "records").
 	Unit string `json:"unit"`
+	// Op is how Value must compare with Limit to pass: ">=", "<=", "<"
+	// or "=".
+	Op string `json:"op"`
 	// Result is PASS, FAIL or SKIP (a cell was missing or failed).
 	Result string `json:"result"`
 	// Detail gives the figures the value came from.
@@ -62,37 +78,51 @@ func (ix cellIndex) get(workload, target string, conc, size int) *Cell {
 	return ix[cellKey{Workload: workload, Target: target, Concurrency: conc, BodySize: size}]
 }
 
-// evaluateBudget checks the budget on a run's cells. concs and sizes are
-// the run's concurrency levels and body sizes.
-func evaluateBudget(cells []*Cell, concs, sizes []int) []Check {
+// evaluateBudget checks the budget on a run's cells and the gateways'
+// record counts. concs and sizes are the run's concurrency levels and
+// body sizes.
+func evaluateBudget(cells []*Cell, records []Records, concs, sizes []int) []Check {
 	ix := indexCells(cells)
 	var out []Check
-	for _, conc := range concs {
-		for _, size := range sizes {
-			where := fmt.Sprintf("chat %s c=%d", sizeName(size), conc)
-			d, c, m := ix.get("chat", targetDirect, conc, size), ix.get("chat", targetCaddy, conc, size), ix.get("chat", targetModelgate, conc, size)
-			out = append(out, throughputCheck(where, c, m), addedP50Check(where, d, c, m))
+	for _, w := range []string{"chat", "chat-stream"} {
+		for _, conc := range concs {
+			for _, size := range sizes {
+				where := fmt.Sprintf("%s %s c=%d", w, sizeName(size), conc)
+				d, c, m := ix.get(w, targetDirect, conc, size), ix.get(w, targetCaddy, conc, size), ix.get(w, targetModelgate, conc, size)
+				out = append(out, throughputCheck("throughput modelgate/caddy, "+where, minThroughputRatio, m, c))
+				if w == "chat" {
+					out = append(out, addedP50Check(where, d, c, m))
+				} else {
+					out = append(out, ttftCheck(where, conc, d, c, m))
+				}
+			}
 		}
 	}
-	for _, conc := range concs {
-		for _, size := range sizes {
-			where := fmt.Sprintf("chat-stream %s c=%d", sizeName(size), conc)
-			out = append(out, ttftCheck(where,
-				ix.get("chat-stream", targetDirect, conc, size), ix.get("chat-stream", targetModelgate, conc, size)))
+	out = append(out, rssCheck(cells))
+	for _, w := range []string{"chat", "chat-stream"} {
+		for _, conc := range concs {
+			for _, size := range sizes {
+				where := fmt.Sprintf("%s %s c=%d", w, sizeName(size), conc)
+				out = append(out, throughputCheck("throughput budget on/off, "+where, minBudgetRatio,
+					ix.get(w, targetBudget, conc, size), ix.get(w, targetModelgate, conc, size)))
+			}
 		}
 	}
-	return append(out, rssCheck(cells))
+	for _, t := range gatewayTargets {
+		out = append(out, recordChecks(t, records)...)
+	}
+	return out
 }
 
-// throughputCheck: modelgate rps / caddy rps >= minThroughputRatio.
-func throughputCheck(where string, caddy, mg *Cell) Check {
-	ck := Check{Name: "throughput modelgate/caddy, " + where, Limit: minThroughputRatio, Unit: "x"}
-	if !caddy.ok() || !mg.ok() || caddy.Result.ThroughputRPS <= 0 {
+// throughputCheck: num rps / den rps >= min.
+func throughputCheck(name string, minRatio float64, num, den *Cell) Check {
+	ck := Check{Name: name, Limit: minRatio, Unit: "x", Op: ">="}
+	if !den.ok() || !num.ok() || den.Result.ThroughputRPS <= 0 {
 		ck.Result = skip
 		return ck
 	}
-	ck.Value = round3(mg.Result.ThroughputRPS / caddy.Result.ThroughputRPS)
-	ck.Detail = fmt.Sprintf("modelgate %.0f rps, caddy %.0f rps", mg.Result.ThroughputRPS, caddy.Result.ThroughputRPS)
+	ck.Value = round3(num.Result.ThroughputRPS / den.Result.ThroughputRPS)
+	ck.Detail = fmt.Sprintf("%s %.0f rps, %s %.0f rps", num.Target, num.Result.ThroughputRPS, den.Target, den.Result.ThroughputRPS)
 	ck.Result = verdict(ck.Value >= ck.Limit)
 	return ck
 }
@@ -100,7 +130,7 @@ func throughputCheck(where string, caddy, mg *Cell) Check {
 // addedP50Check: (modelgate p50 - direct p50) <= maxAddedP50Ratio x
 // max(caddy p50 - direct p50, addedP50FloorMs).
 func addedP50Check(where string, direct, caddy, mg *Cell) Check {
-	ck := Check{Name: "added p50 modelgate vs 1.5x caddy's, " + where, Unit: "ms"}
+	ck := Check{Name: "added p50 modelgate vs 1.5x caddy's, " + where, Unit: "ms", Op: "<="}
 	if !direct.ok() || !caddy.ok() || !mg.ok() {
 		ck.Result = skip
 		return ck
@@ -115,39 +145,106 @@ func addedP50Check(where string, direct, caddy, mg *Cell) Check {
 	return ck
 }
 
-// ttftCheck: modelgate TTFT p50 - direct TTFT p50 < maxAddedTTFTMs.
-func ttftCheck(where string, direct, mg *Cell) Check {
-	ck := Check{Name: "added TTFT p50, " + where, Limit: maxAddedTTFTMs, Unit: "ms"}
-	if !direct.ok() || !mg.ok() || direct.Result.TTFT == nil || mg.Result.TTFT == nil {
+// ttftCheck: modelgate's added TTFT p50 (over direct) is under
+// maxAddedTTFTMs below highConcurrency, and at most caddy's added TTFT p50
+// plus maxTTFTOverCaddyMs from it.
+func ttftCheck(where string, conc int, direct, caddy, mg *Cell) Check {
+	hasTTFT := func(c *Cell) bool { return c.ok() && c.Result.TTFT != nil }
+	if conc < highConcurrency {
+		ck := Check{Name: "added TTFT p50, " + where, Limit: maxAddedTTFTMs, Unit: "ms", Op: "<"}
+		if !hasTTFT(direct) || !hasTTFT(mg) {
+			ck.Result = skip
+			return ck
+		}
+		ck.Value = round3(mg.Result.TTFT.P50 - direct.Result.TTFT.P50)
+		ck.Detail = fmt.Sprintf("TTFT p50 direct %.3f, modelgate %.3f ms", direct.Result.TTFT.P50, mg.Result.TTFT.P50)
+		ck.Result = verdict(ck.Value < ck.Limit)
+		return ck
+	}
+	ck := Check{Name: fmt.Sprintf("added TTFT p50 vs caddy's +%.1f ms, %s", maxTTFTOverCaddyMs, where), Unit: "ms", Op: "<="}
+	if !hasTTFT(direct) || !hasTTFT(caddy) || !hasTTFT(mg) {
 		ck.Result = skip
 		return ck
 	}
-	ck.Value = round3(mg.Result.TTFT.P50 - direct.Result.TTFT.P50)
-	ck.Detail = fmt.Sprintf("TTFT p50 direct %.3f, modelgate %.3f ms", direct.Result.TTFT.P50, mg.Result.TTFT.P50)
-	ck.Result = verdict(ck.Value < ck.Limit)
+	base := direct.Result.TTFT.P50
+	caddyAdded := caddy.Result.TTFT.P50 - base
+	ck.Value = round3(mg.Result.TTFT.P50 - base)
+	ck.Limit = round3(caddyAdded + maxTTFTOverCaddyMs)
+	ck.Detail = fmt.Sprintf("TTFT p50 direct %.3f, caddy %.3f (+%.3f), modelgate %.3f ms", base, caddy.Result.TTFT.P50, caddyAdded, mg.Result.TTFT.P50)
+	ck.Result = verdict(ck.Value <= ck.Limit)
 	return ck
 }
 
 // rssCheck: the highest peak RSS of modelgate over all its cells at
-// budgetRSSConcurrency stays under maxPeakRSSBytes.
+// highConcurrency is at most plain Caddy's highest there plus
+// maxRSSOverCaddyBytes.
 func rssCheck(cells []*Cell) Check {
-	ck := Check{Name: fmt.Sprintf("peak RSS modelgate at c=%d (all workloads)", budgetRSSConcurrency),
-		Limit: maxPeakRSSBytes >> 20, Unit: "MiB"}
-	var peak int64
-	var where string
-	for _, c := range cells {
-		if c.Target == targetModelgate && c.Concurrency == budgetRSSConcurrency && c.ok() && c.PeakRSSBytes > peak {
-			peak, where = c.PeakRSSBytes, fmt.Sprintf("%s %s", c.Workload, sizeName(c.BodySize))
+	ck := Check{Name: fmt.Sprintf("peak RSS modelgate vs caddy's +%d MiB at c=%d (all workloads)", maxRSSOverCaddyBytes>>20, highConcurrency),
+		Unit: "MiB", Op: "<="}
+	peak := func(target string) (int64, string) {
+		var p int64
+		var where string
+		for _, c := range cells {
+			if c.Target == target && c.Concurrency == highConcurrency && c.ok() && c.PeakRSSBytes > p {
+				p, where = c.PeakRSSBytes, fmt.Sprintf("%s %s", c.Workload, sizeName(c.BodySize))
+			}
 		}
+		return p, where
 	}
-	if peak == 0 {
+	mg, mgWhere := peak(targetModelgate)
+	cd, cdWhere := peak(targetCaddy)
+	if mg == 0 || cd == 0 {
 		ck.Result = skip
 		return ck
 	}
-	ck.Value = round3(float64(peak) / (1 << 20))
-	ck.Detail = "highest in " + where
-	ck.Result = verdict(peak < maxPeakRSSBytes)
+	ck.Value = round3(float64(mg) / (1 << 20))
+	ck.Limit = round3(float64(cd+maxRSSOverCaddyBytes) / (1 << 20))
+	ck.Detail = fmt.Sprintf("modelgate highest in %s, caddy %.1f MiB in %s", mgWhere, float64(cd)/(1<<20), cdWhere)
+	ck.Result = verdict(mg <= cd+maxRSSOverCaddyBytes)
 	return ck
+}
+
+// recordChecks: the gateway dropped no audit entry and no usage record,
+// and stored one of each for every request answered (at most one for
+// every request sent: a request cut off on the way may be recorded too).
+// Counts that could not be read fail: nothing then shows that no record
+// was lost.
+func recordChecks(target string, records []Records) []Check {
+	var r *Records
+	for i := range records {
+		if records[i].Target == target {
+			r = &records[i]
+		}
+	}
+	checks := []Check{
+		{Name: target + ": audit entries dropped", Unit: "records", Op: "="},
+		{Name: target + ": usage records dropped", Unit: "records", Op: "="},
+		{Name: target + ": audit entries stored for requests answered", Unit: "records", Op: ">="},
+		{Name: target + ": usage records stored for requests answered", Unit: "records", Op: ">="},
+	}
+	switch {
+	case r == nil || r.Answered == 0 && r.Error == "":
+		for i := range checks {
+			checks[i].Result = skip
+		}
+		return checks
+	case r.Error != "":
+		for i := range checks {
+			checks[i].Result, checks[i].Detail = fail, "counts not read: "+firstLine(r.Error)
+		}
+		return checks
+	}
+	for i, dropped := range []int64{r.AuditDropped, r.UsageDropped} {
+		checks[i].Value = float64(dropped)
+		checks[i].Result = verdict(dropped == 0)
+	}
+	for i, stored := range []int64{r.AuditStored, r.UsageStored} {
+		ck := &checks[2+i]
+		ck.Value, ck.Limit = float64(stored), float64(r.Answered)
+		ck.Detail = fmt.Sprintf("%d sent, %d answered, %d stored", r.Sent, r.Answered, stored)
+		ck.Result = verdict(stored >= int64(r.Answered) && stored <= int64(r.Sent))
+	}
+	return checks
 }
 
 // budgetPassed is true when no check failed.

@@ -26,32 +26,57 @@ func byName(checks []Check) map[string]Check {
 func TestBudgetChecks(t *testing.T) {
 	const mib = 1 << 20
 	cells := []*Cell{
-		// c=10: modelgate at 0.85x caddy's throughput, adds 0.29 ms where caddy adds 0.2 (allowance 0.3).
+		// c=10: modelgate at 0.9x caddy's throughput (passes: the bound is
+		// inclusive), adds 0.29 ms where caddy adds 0.2 (allowance 0.3).
 		cell("chat", targetDirect, 10, 1024, 10000, 1.0, 0, 0),
 		cell("chat", targetCaddy, 10, 1024, 5000, 1.2, 0, 60*mib),
-		cell("chat", targetModelgate, 10, 1024, 4250, 1.29, 0, 62*mib),
-		// c=100: 0.79x and 0.31 ms over an allowance of 0.3 ms: both fail.
+		cell("chat", targetModelgate, 10, 1024, 4500, 1.29, 0, 62*mib),
+		cell("chat", targetBudget, 10, 1024, 4365, 1.29, 0, 62*mib), // 0.97x modelgate: passes
+		// c=100: 0.89x and 0.31 ms over an allowance of 0.3 ms: both fail.
 		cell("chat", targetDirect, 100, 1024, 10000, 1.0, 0, 0),
 		cell("chat", targetCaddy, 100, 1024, 5000, 1.2, 0, 60*mib),
-		cell("chat", targetModelgate, 100, 1024, 3950, 1.31, 0, 63*mib),
-		// streams: +0.9 ms passes, +1.0 fails (the bound is strict).
+		cell("chat", targetModelgate, 100, 1024, 4450, 1.31, 0, 92*mib), // caddy's peak + 32 MiB: passes
+		cell("chat", targetBudget, 100, 1024, 4300, 1.31, 0, 0),         // 0.966x: fails
+		// streams at c=10: +0.9 ms passes, the bound (1 ms, strict) is absolute.
 		cell("chat-stream", targetDirect, 10, 1024, 200, 45, 2.0, 0),
+		cell("chat-stream", targetCaddy, 10, 1024, 200, 45, 2.1, 0),
 		cell("chat-stream", targetModelgate, 10, 1024, 200, 45, 2.9, 62*mib),
+		// streams at c=100: caddy adds 4 ms, modelgate 4.6: over caddy's + 0.5.
 		cell("chat-stream", targetDirect, 100, 1024, 1000, 60, 3.0, 0),
-		cell("chat-stream", targetModelgate, 100, 1024, 900, 70, 4.0, 64*mib), // RSS at the limit: fails
+		cell("chat-stream", targetCaddy, 100, 1024, 1000, 60, 7.0, 61*mib),
+		cell("chat-stream", targetModelgate, 100, 1024, 900, 70, 7.6, 80*mib),
 	}
-	got := byName(evaluateBudget(cells, []int{10, 100}, []int{1024}))
+	records := []Records{
+		{Target: targetModelgate, Sent: 1000, Answered: 998, AuditStored: 999, UsageStored: 998},
+		{Target: targetBudget, Sent: 500, Answered: 500, AuditStored: 499, UsageStored: 500, UsageDropped: 1},
+	}
+	checks := evaluateBudget(cells, records, []int{10, 100}, []int{1024})
+	got := byName(checks)
 	want := map[string]string{
-		"throughput modelgate/caddy, chat 1KiB c=10":           pass,
-		"throughput modelgate/caddy, chat 1KiB c=100":          fail,
-		"added p50 modelgate vs 1.5x caddy's, chat 1KiB c=10":  pass,
-		"added p50 modelgate vs 1.5x caddy's, chat 1KiB c=100": fail,
-		"added TTFT p50, chat-stream 1KiB c=10":                pass,
-		"added TTFT p50, chat-stream 1KiB c=100":               fail,
-		"peak RSS modelgate at c=100 (all workloads)":          fail,
+		"throughput modelgate/caddy, chat 1KiB c=10":                     pass,
+		"throughput modelgate/caddy, chat 1KiB c=100":                    fail,
+		"added p50 modelgate vs 1.5x caddy's, chat 1KiB c=10":            pass,
+		"added p50 modelgate vs 1.5x caddy's, chat 1KiB c=100":           fail,
+		"throughput modelgate/caddy, chat-stream 1KiB c=10":              pass,
+		"throughput modelgate/caddy, chat-stream 1KiB c=100":             pass,
+		"added TTFT p50, chat-stream 1KiB c=10":                          pass,
+		"added TTFT p50 vs caddy's +0.5 ms, chat-stream 1KiB c=100":      fail,
+		"peak RSS modelgate vs caddy's +32 MiB at c=100 (all workloads)": pass,
+		"throughput budget on/off, chat 1KiB c=10":                       pass,
+		"throughput budget on/off, chat 1KiB c=100":                      fail,
+		"throughput budget on/off, chat-stream 1KiB c=10":                skip,
+		"throughput budget on/off, chat-stream 1KiB c=100":               skip,
+		"modelgate: audit entries dropped":                               pass,
+		"modelgate: usage records dropped":                               pass,
+		"modelgate: audit entries stored for requests answered":          pass,
+		"modelgate: usage records stored for requests answered":          pass,
+		"modelgate-budget: audit entries dropped":                        pass,
+		"modelgate-budget: usage records dropped":                        fail,
+		"modelgate-budget: audit entries stored for requests answered":   fail,
+		"modelgate-budget: usage records stored for requests answered":   pass,
 	}
-	if len(got) != len(want) {
-		t.Fatalf("got %d checks, want %d: %+v", len(got), len(want), got)
+	if len(got) != len(want) || len(checks) != len(want) {
+		t.Fatalf("got %d checks, want %d: %+v", len(checks), len(want), got)
 	}
 	for name, result := range want {
 		ck, ok := got[name]
@@ -63,17 +88,58 @@ func TestBudgetChecks(t *testing.T) {
 			t.Errorf("%s: %s (value %v, limit %v), want %s", name, ck.Result, ck.Value, ck.Limit, result)
 		}
 	}
-	if ck := got["throughput modelgate/caddy, chat 1KiB c=10"]; ck.Value != 0.85 {
-		t.Errorf("throughput ratio = %v, want 0.85", ck.Value)
+	if ck := got["throughput modelgate/caddy, chat 1KiB c=10"]; ck.Value != 0.9 {
+		t.Errorf("throughput ratio = %v, want 0.9", ck.Value)
 	}
 	if ck := got["added p50 modelgate vs 1.5x caddy's, chat 1KiB c=10"]; ck.Value != 0.29 || ck.Limit != 0.3 {
 		t.Errorf("added p50 = %v limit %v, want 0.29 limit 0.3", ck.Value, ck.Limit)
 	}
-	if ck := got["peak RSS modelgate at c=100 (all workloads)"]; ck.Value != 64 || ck.Detail != "highest in chat-stream 1KiB" {
+	if ck := got["added TTFT p50 vs caddy's +0.5 ms, chat-stream 1KiB c=100"]; ck.Value != 4.6 || ck.Limit != 4.5 {
+		t.Errorf("relative TTFT = %v limit %v, want 4.6 limit 4.5", ck.Value, ck.Limit)
+	}
+	if ck := got["peak RSS modelgate vs caddy's +32 MiB at c=100 (all workloads)"]; ck.Value != 92 || ck.Limit != 93 ||
+		ck.Detail != "modelgate highest in chat 1KiB, caddy 61.0 MiB in chat-stream 1KiB" {
 		t.Errorf("rss check = %+v", ck)
 	}
-	if budgetPassed(evaluateBudget(cells, []int{10, 100}, []int{1024})) {
+	if ck := got["modelgate-budget: audit entries stored for requests answered"]; ck.Value != 499 || ck.Limit != 500 {
+		t.Errorf("stored check = %+v", ck)
+	}
+	if budgetPassed(checks) {
 		t.Error("budget with failures passed")
+	}
+}
+
+func TestRSSCheckOverCaddy(t *testing.T) {
+	const mib = 1 << 20
+	cells := []*Cell{
+		cell("chat", targetCaddy, 100, 1024, 1, 1, 0, 70*mib),
+		cell("messages", targetModelgate, 100, 65536, 1, 1, 0, 102*mib+1), // one byte over 70 + 32
+		cell("chat", targetModelgate, 10, 65536, 1, 1, 0, 200*mib),        // not at c=100: ignored
+	}
+	if ck := rssCheck(cells); ck.Result != fail || ck.Detail != "modelgate highest in messages 64KiB, caddy 70.0 MiB in chat 1KiB" {
+		t.Errorf("got %+v", ck)
+	}
+	if ck := rssCheck(cells[1:]); ck.Result != skip {
+		t.Errorf("without caddy's figure: %+v", ck)
+	}
+}
+
+func TestRecordChecksUnreadOrStoredTooMany(t *testing.T) {
+	unread := recordChecks(targetModelgate, []Records{{Target: targetModelgate, Sent: 10, Answered: 10, Error: "GET /metrics: 404"}})
+	for _, ck := range unread {
+		if ck.Result != fail {
+			t.Errorf("unread counts: %+v, want FAIL", ck)
+		}
+	}
+	// More records than requests sent: something else was recorded.
+	extra := recordChecks(targetModelgate, []Records{{Target: targetModelgate, Sent: 10, Answered: 10, AuditStored: 11, UsageStored: 10}})
+	if extra[2].Result != fail || extra[3].Result != pass {
+		t.Errorf("stored beyond sent: %+v", extra)
+	}
+	for _, ck := range recordChecks(targetBudget, nil) {
+		if ck.Result != skip {
+			t.Errorf("no records: %+v, want SKIP", ck)
+		}
 	}
 }
 
@@ -88,7 +154,7 @@ func TestBudgetFloorAndSkips(t *testing.T) {
 		cell("chat", targetCaddy, 100, 1024, 9000, 1.1, 0, 0),
 		{cellKey: cellKey{"chat", targetModelgate, 100, 1024}, Status: "error: boom"},
 	}
-	checks := evaluateBudget(cells, []int{10, 100}, []int{1024})
+	checks := evaluateBudget(cells, nil, []int{10, 100}, []int{1024})
 	got := byName(checks)
 	if ck := got["added p50 modelgate vs 1.5x caddy's, chat 1KiB c=10"]; ck.Result != pass || ck.Limit != 0.075 {
 		t.Errorf("floor: %+v", ck)
@@ -97,7 +163,9 @@ func TestBudgetFloorAndSkips(t *testing.T) {
 		"throughput modelgate/caddy, chat 1KiB c=100",
 		"added p50 modelgate vs 1.5x caddy's, chat 1KiB c=100",
 		"added TTFT p50, chat-stream 1KiB c=10",
-		"peak RSS modelgate at c=100 (all workloads)",
+		"peak RSS modelgate vs caddy's +32 MiB at c=100 (all workloads)",
+		"throughput budget on/off, chat 1KiB c=10",
+		"modelgate: audit entries dropped",
 	} {
 		if got[name].Result != skip {
 			t.Errorf("%s: %s, want SKIP", name, got[name].Result)

@@ -14,11 +14,15 @@ import (
 // runMatrix runs every cell. A round runs the whole matrix once; within
 // it, each group (one workload, body size and concurrency) runs its
 // targets back to back, in alternating order from round to round (direct,
-// caddy, modelgate, then modelgate, caddy, direct). A burst of other work
+// caddy, modelgate, modelgate-budget, then the reverse). A burst of other work
 // on a shared machine then touches one round of a group, not all, and a
-// cell's figures are the median over its rounds.
-func runMatrix(ctx context.Context, o options, b bins, s *servers, messagesServed bool, logf func(string, ...any)) ([]*Cell, error) {
+// cell's figures are the median over its rounds. After a gateway's job the
+// matrix waits until that gateway's store has written the job's records
+// (counted from base, its counts before the matrix), so that its writer
+// does not spill into the next target's measurement.
+func runMatrix(ctx context.Context, o options, b bins, s *servers, messagesServed bool, base map[string]recordCounts, logf func(string, ...any)) ([]*Cell, error) {
 	cells, jobs := planJobs(o, messagesServed)
+	answered := map[string]int64{}
 	for i, j := range jobs {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -44,7 +48,21 @@ func runMatrix(ctx context.Context, o options, b bins, s *servers, messagesServe
 			c.roundsRSS, c.roundsAnon = append(c.roundsRSS, float64(rss)), append(c.roundsAnon, float64(anon))
 		}
 		logf("[%d/%d] round %d %s", i+1, len(jobs), j.round+1, progressLine(c.cellKey, res, rss, err))
-		for _, p := range []*proc{s.upstream, s.caddy, s.modelgate} {
+		if res != nil && isGateway(c.Target) && base != nil {
+			answered[c.Target] += int64(res.Answered)
+			b0 := base[c.Target]
+			want := recordCounts{audit: b0.audit + answered[c.Target], usage: b0.usage + answered[c.Target]}
+			t0 := time.Now()
+			got, err := settleRecords(ctx, s.readFunc(c.Target), want, 2*time.Second, 20*time.Second)
+			if err != nil && ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			if d := time.Since(t0); d > 500*time.Millisecond || err != nil {
+				logf("    %s store: %d/%d audit, %d/%d usage stored after waiting %.1fs (err %v)",
+					c.Target, got.audit-b0.audit, answered[c.Target], got.usage-b0.usage, answered[c.Target], d.Seconds(), err)
+			}
+		}
+		for _, p := range s.all() {
 			if p.exited() {
 				return nil, p.failure(fmt.Errorf("exited during the run: %v", p.waitErr))
 			}
@@ -124,13 +142,7 @@ func runCell(ctx context.Context, o options, b bins, s *servers, k cellKey) (res
 			w = x
 		}
 	}
-	var watched *proc
-	switch k.Target {
-	case targetCaddy:
-		watched = s.caddy
-	case targetModelgate:
-		watched = s.modelgate
-	}
+	watched := s.proxy(k.Target)
 	var pw *peakWatch
 	if watched != nil {
 		pw = watchPeak(watched.pid())

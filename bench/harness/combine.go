@@ -20,9 +20,11 @@ func combineRounds(rounds []*stats.Result) *stats.Result {
 	first := *rounds[0]
 	out := &first
 	out.StatusCodes = map[string]int{}
-	out.OK, out.Errors, out.Non2xx, out.FirstError = 0, 0, 0, ""
+	out.OK, out.Errors, out.Non2xx, out.FirstError, out.Sent, out.Answered = 0, 0, 0, "", 0, 0
 	for _, r := range rounds {
 		out.OK += r.OK
+		out.Sent += r.Sent
+		out.Answered += r.Answered
 		out.Errors += r.Errors
 		out.Non2xx += r.Non2xx
 		for k, v := range r.StatusCodes {

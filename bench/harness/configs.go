@@ -31,9 +31,11 @@ http://:%d {
 
 // modelgateCaddyfile is the gateway under test: the full default chain
 // (the modelgate directive), the master key on, one OpenAI-family provider
-// pointing at mockupstream. adminAddr is "off", or a loopback address when
-// profiling (Caddy serves /debug/pprof/ on its admin endpoint).
-func modelgateCaddyfile(dir string, port, upstreamPort int, adminAddr string) string {
+// pointing at mockupstream. name keeps each gateway's files (its store,
+// Caddy's storage) apart. adminAddr is Caddy's admin endpoint on loopback:
+// the harness reads the audit drop counters from its /metrics and, when
+// profiling, /debug/pprof/.
+func modelgateCaddyfile(dir, name string, port, upstreamPort int, adminAddr string) string {
 	return fmt.Sprintf(`{
 	admin %s
 	persist_config off
@@ -55,18 +57,28 @@ http://:%d {
 	bind 127.0.0.1
 	modelgate
 }
-`, adminAddr, filepath.Join(dir, "caddy-storage-modelgate"), filepath.Join(dir, "modelgate.db"),
+`, adminAddr, filepath.Join(dir, "caddy-storage-"+name), filepath.Join(dir, name+".db"),
 		masterKey, upstreamKey, upstreamPort, benchModel, port)
 }
 
-// modelgateEnv turns on what the budget measures: audit logging and usage
-// (on by default; set explicitly so an operator's environment cannot turn
-// them off), and one user-path rate-limit rule on "/" that matches all
-// traffic without ever refusing it. Until rate limiting lands, modelgate
-// ignores the SET_RATE_LIMIT_ variable.
+// modelgateEnv turns on what the budget measures, each set explicitly so
+// that an operator's environment cannot turn it off: audit logging with
+// request and response bodies and headers, usage records, budgets (none
+// configured: the check finds nothing to enforce) and one user-path
+// rate-limit rule on "/" that matches all traffic without ever refusing it.
 var modelgateEnv = []string{
 	"LOGGING_ENABLED=true",
+	"LOGGING_LOG_BODIES=true",
+	"LOGGING_LOG_HEADERS=true",
 	"USAGE_ENABLED=true",
 	"RATE_LIMITS_ENABLED=true",
 	"SET_RATE_LIMIT_=rpm=100000000",
+	"BUDGETS_ENABLED=true",
 }
+
+// budgetAmount is the daily budget on "/" of the modelgate-budget target:
+// far more than any run can spend, so no request is refused.
+const budgetAmount = "1000000000"
+
+// budgetEnv is modelgateEnv plus that one budget covering all traffic.
+var budgetEnv = append(append([]string(nil), modelgateEnv...), "SET_BUDGET_=daily="+budgetAmount)

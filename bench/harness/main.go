@@ -1,9 +1,11 @@
 // Command harness measures what modelgate adds to every request: it builds
 // modelgate and mockupstream, starts on loopback mockupstream, a plain
-// Caddy reverse_proxy (the modelgate binary with a bare Caddyfile) and the
-// full modelgate chain, drives each with the load generator (bench/loadgen,
-// a separate process) for every workload, concurrency and body size, and
-// prints and saves the table and the overhead budget.
+// Caddy reverse_proxy (the modelgate binary with a bare Caddyfile), the
+// full modelgate chain and the same with one budget in force, drives each
+// with the load generator (bench/loadgen, a separate process) for every
+// workload, concurrency and body size, counts the audit entries and usage
+// records each gateway stored and dropped, and prints and saves the table
+// and the overhead budget.
 //
 // From the repository root:
 //

@@ -7,7 +7,17 @@ const (
 	targetDirect    = "direct"    // the client straight to mockupstream: the floor
 	targetCaddy     = "caddy"     // plain Caddy reverse_proxy to mockupstream
 	targetModelgate = "modelgate" // the full modelgate chain
+	// targetBudget is modelgate with one budget on "/" whose amount is
+	// never reached, so the budget check runs on every request.
+	targetBudget = "modelgate-budget"
 )
+
+// gatewayTargets are the targets served by a modelgate process, each with
+// its own store, admin endpoint and records.
+var gatewayTargets = []string{targetModelgate, targetBudget}
+
+// isGateway reports whether target is served by modelgate.
+func isGateway(target string) bool { return target == targetModelgate || target == targetBudget }
 
 // workload is one kind of traffic.
 type workload struct {
@@ -46,7 +56,7 @@ var workloads = []workload{
 }
 
 var (
-	allTargets  = []string{targetDirect, targetCaddy, targetModelgate}
+	allTargets  = []string{targetDirect, targetCaddy, targetModelgate, targetBudget}
 	gatewayOnly = []string{targetModelgate}
 )
 

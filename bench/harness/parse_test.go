@@ -47,11 +47,12 @@ func TestParseMemStatus(t *testing.T) {
 
 func TestCombineRoundsMedian(t *testing.T) {
 	mk := func(rps, p50 float64, ok int) *stats.Result {
-		return &stats.Result{OK: ok, ThroughputRPS: rps, StatusCodes: map[string]int{"200": ok},
+		return &stats.Result{OK: ok, Sent: ok + 2, Answered: ok + 1, ThroughputRPS: rps, StatusCodes: map[string]int{"200": ok},
 			Latency: &stats.Summary{Count: ok, Min: p50 / 2, P50: p50, Max: p50 * 3}}
 	}
 	two := combineRounds([]*stats.Result{mk(100, 2, 10), mk(300, 4, 30)})
-	if two.ThroughputRPS != 200 || two.Latency.P50 != 3 || two.OK != 40 || two.StatusCodes["200"] != 40 {
+	if two.ThroughputRPS != 200 || two.Latency.P50 != 3 || two.OK != 40 || two.StatusCodes["200"] != 40 ||
+		two.Sent != 44 || two.Answered != 42 {
 		t.Errorf("two rounds: %+v %+v", two, two.Latency)
 	}
 	if two.Latency.Min != 1 || two.Latency.Max != 12 || two.Latency.Count != 40 {
@@ -72,25 +73,25 @@ func TestCombineRoundsMedian(t *testing.T) {
 func TestPlanJobsAlternatesAndSkipsUnserved(t *testing.T) {
 	o := options{rounds: 2, concurrency: []int{10}, sizes: []int{1024}, only: map[string]bool{"chat": true, "messages": true}}
 	cells, jobs := planJobs(o, false)
-	if len(cells) != 4 { // chat: 3 targets; messages: modelgate only
+	if len(cells) != 5 { // chat: 4 targets; messages: modelgate only
 		t.Fatalf("%d cells", len(cells))
 	}
-	if cells[3].Workload != "messages" || cells[3].Status != statusNotServed {
-		t.Errorf("messages cell: %+v", cells[3])
+	if cells[4].Workload != "messages" || cells[4].Status != statusNotServed {
+		t.Errorf("messages cell: %+v", cells[4])
 	}
 	var order []string
 	for _, j := range jobs {
 		order = append(order, j.cell.Target)
 	}
-	want := []string{targetDirect, targetCaddy, targetModelgate, targetModelgate, targetCaddy, targetDirect}
+	want := []string{targetDirect, targetCaddy, targetModelgate, targetBudget, targetBudget, targetModelgate, targetCaddy, targetDirect}
 	if !slices.Equal(order, want) {
 		t.Errorf("order %v, want %v", order, want)
 	}
-	if jobs[3].round != 1 || jobs[3].cell != jobs[2].cell {
-		t.Errorf("round 2 must reuse the cells: %+v", jobs[3])
+	if jobs[4].round != 1 || jobs[4].cell != jobs[3].cell {
+		t.Errorf("round 2 must reuse the cells: %+v", jobs[4])
 	}
 	_, jobs = planJobs(o, true)
-	if len(jobs) != 8 {
-		t.Errorf("served messages: %d jobs, want 8", len(jobs))
+	if len(jobs) != 10 {
+		t.Errorf("served messages: %d jobs, want 10", len(jobs))
 	}
 }

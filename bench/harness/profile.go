@@ -18,9 +18,7 @@ import (
 // raw profiles in <out>/profiles/<stamp>/. The cell is not part of the
 // table: profiling costs a little CPU.
 func runProfile(ctx context.Context, o options, b bins, s *servers, stamp time.Time, logf func(string, ...any)) (*ProfileFiles, error) {
-	if s.adminURL == "" {
-		return nil, fmt.Errorf("modelgate admin endpoint not enabled")
-	}
+	adminURL := s.adminURLs[targetModelgate]
 	var w workload
 	for _, x := range workloads {
 		if x.Name == o.profileCell.Workload {
@@ -40,13 +38,13 @@ func runProfile(ctx context.Context, o options, b bins, s *servers, stamp time.T
 		AllocsTop:  filepath.Join(dir, "allocs-top.txt"),
 	}
 	logf("profiling modelgate under %s %s c=%d ...", w.Name, sizeName(o.profileCell.BodySize), o.profileCell.Concurrency)
-	if err := fetch(ctx, s.adminURL+"/debug/pprof/allocs", pf.AllocsBase); err != nil {
+	if err := fetch(ctx, adminURL+"/debug/pprof/allocs", pf.AllocsBase); err != nil {
 		return nil, err
 	}
 	seconds := int(math.Ceil((o.warmup + o.duration).Seconds()))
 	cpuErr := make(chan error, 1)
 	go func() {
-		cpuErr <- fetch(ctx, fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", s.adminURL, seconds), pf.CPU)
+		cpuErr <- fetch(ctx, fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", adminURL, seconds), pf.CPU)
 	}()
 	res, err := loadgen(ctx, b, o, w, o.profileCell, s.urls[targetModelgate])
 	if err != nil {
@@ -55,7 +53,7 @@ func runProfile(ctx context.Context, o options, b bins, s *servers, stamp time.T
 	if err := <-cpuErr; err != nil {
 		return nil, err
 	}
-	if err := fetch(ctx, s.adminURL+"/debug/pprof/allocs", pf.Allocs); err != nil {
+	if err := fetch(ctx, adminURL+"/debug/pprof/allocs", pf.Allocs); err != nil {
 		return nil, err
 	}
 	logf("profiled run: %.0f rps, p50 %.3f ms", res.ThroughputRPS, res.Latency.P50)

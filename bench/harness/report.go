@@ -55,13 +55,16 @@ func printTable(w io.Writer, r *Report) {
 		r.StartedAt.Format("2006-01-02 15:04 UTC"), commit, r.Host.NumCPU, r.Host.CPUModel,
 		r.Settings.Rounds, r.Settings.DurationS, r.Settings.WarmupS, r.Settings.ChunkDelay)
 	fmt.Fprintf(w, "placement: %s\n", r.Settings.Placement)
-	for _, t := range []string{targetCaddy, targetModelgate} {
+	for _, t := range append([]string{targetCaddy}, gatewayTargets...) {
 		if m, ok := r.Idle[t]; ok {
 			fmt.Fprintf(w, "idle %s: RSS %s MiB (anon %s MiB)\n", t, mib(m.RSS), mib(m.Anon))
 		}
 	}
 	if r.RateLimitHeader != "" {
 		fmt.Fprintf(w, "modelgate applies the seeded rate-limit rule (%s: %s)\n", rateLimitHeader, r.RateLimitHeader)
+	}
+	if r.BudgetProbe != "" {
+		fmt.Fprintf(w, "%s enforces a %s\n", targetBudget, r.BudgetProbe)
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -103,6 +106,8 @@ func printTable(w io.Writer, r *Report) {
 		fmt.Fprintln(w, "\nIn-process benchmarks failed: "+firstLine(r.AllocsError))
 	}
 
+	printRecords(w, r.Records)
+
 	fmt.Fprintln(w, "\nBudget (ratios within this run):")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, ck := range r.Budget {
@@ -119,18 +124,34 @@ func printTable(w io.Writer, r *Report) {
 	}
 }
 
+// printRecords writes, per gateway, the requests sent and the records
+// stored and dropped.
+func printRecords(w io.Writer, records []Records) {
+	if len(records) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nRecords (whole matrix, warm-ups included):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "gateway\tsent\tanswered\taudit stored\tusage stored\taudit dropped\tusage dropped\t")
+	for _, rc := range records {
+		if rc.Error != "" {
+			fmt.Fprintf(tw, "%s\t%d\t%d\t-\t-\t-\t-\t  %s\n", rc.Target, rc.Sent, rc.Answered, firstLine(rc.Error))
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t\n", rc.Target, rc.Sent, rc.Answered,
+			rc.AuditStored, rc.UsageStored, rc.AuditDropped, rc.UsageDropped)
+	}
+	tw.Flush()
+}
+
 func checkFigure(ck Check) string {
 	if ck.Result == skip {
 		return "no data"
 	}
-	op := "<="
-	switch {
-	case ck.Unit == "x":
-		op = ">="
-	case strings.HasPrefix(ck.Name, "added TTFT"), strings.HasPrefix(ck.Name, "peak RSS"):
-		op = "<"
+	if ck.Unit == "records" {
+		return fmt.Sprintf("%.0f %s %.0f", ck.Value, ck.Op, ck.Limit)
 	}
-	return fmt.Sprintf("%.3f %s %s %.3f", ck.Value, ck.Unit, op, ck.Limit)
+	return fmt.Sprintf("%.3f %s %s %.3f", ck.Value, ck.Unit, ck.Op, ck.Limit)
 }
 
 func addedCell(v *float64, ref, workload string) string {

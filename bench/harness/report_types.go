@@ -17,11 +17,17 @@ type Report struct {
 	// RateLimitHeader is modelgate's X-Ratelimit-Limit-Requests on a probe:
 	// the seeded rule's cap when the rate-limit stage applies it, else "".
 	RateLimitHeader string `json:"rate_limit_header,omitempty"`
+	// BudgetProbe describes the budget on "/" that the modelgate-budget
+	// target listed at GET /admin/budgets before the matrix.
+	BudgetProbe string `json:"budget_probe,omitempty"`
 	// Idle is each proxy's memory once started, before any load: plain
 	// Caddy's shows what the binary itself costs.
 	Idle map[string]memInfo `json:"idle_memory,omitempty"`
 	// Cells are the measurements, one per workload x target x concurrency x body size.
 	Cells []*Cell `json:"cells"`
+	// Records set, for each gateway, the requests sent against the audit
+	// entries and usage records stored and dropped.
+	Records []Records `json:"records,omitempty"`
 	// Allocs are the proxy package's in-process benchmarks.
 	Allocs []allocBench `json:"allocs,omitempty"`
 	// AllocsError says why Allocs is empty, if it is.

@@ -62,8 +62,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	report.Idle = map[string]memInfo{}
-	for t, p := range map[string]*proc{targetCaddy: srv.caddy, targetModelgate: srv.modelgate} {
-		if m, err := readMem(p.pid()); err == nil {
+	for _, t := range append([]string{targetCaddy}, gatewayTargets...) {
+		if m, err := readMem(srv.proxy(t).pid()); err == nil {
 			report.Idle[t] = m
 		}
 	}
@@ -72,10 +72,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 
-	report.Cells, err = runMatrix(ctx, o, b, srv, messagesServed, logf)
+	base, err := baselineRecords(ctx, srv)
 	if err != nil {
 		return err
 	}
+
+	report.Cells, err = runMatrix(ctx, o, b, srv, messagesServed, base, logf)
+	if err != nil {
+		return err
+	}
+	logf("waiting for the gateways' stores to catch up, then counting records ...")
+	report.Records = finalRecords(ctx, srv, report.Cells, base)
 	if o.profile {
 		if report.Profile, err = runProfile(ctx, o, b, srv, report.StartedAt, logf); err != nil {
 			report.Notes = append(report.Notes, "profile: "+err.Error())
@@ -94,7 +101,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 
 	fillDerived(report.Cells, report.Allocs)
-	report.Budget = evaluateBudget(report.Cells, o.concurrency, o.sizes)
+	report.Budget = evaluateBudget(report.Cells, report.Records, o.concurrency, o.sizes)
 	report.BudgetPass = budgetPassed(report.Budget)
 	printTable(stdout, report)
 	path, err := writeJSON(o.out, report)

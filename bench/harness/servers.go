@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,9 +14,27 @@ import (
 
 // servers are the running processes and where they listen.
 type servers struct {
-	upstream, caddy, modelgate *proc
-	urls                       map[string]string // target -> base URL
-	adminURL                   string            // modelgate admin, when profiling
+	upstream, caddy *proc
+	gateways        map[string]*proc  // gateway target -> its modelgate process
+	urls            map[string]string // target -> base URL
+	adminURLs       map[string]string // gateway target -> Caddy admin base URL
+}
+
+// all returns every server process.
+func (s *servers) all() []*proc {
+	out := []*proc{s.upstream, s.caddy}
+	for _, t := range gatewayTargets {
+		out = append(out, s.gateways[t])
+	}
+	return out
+}
+
+// proxy is the process that serves target, nil for direct.
+func (s *servers) proxy(target string) *proc {
+	if target == targetCaddy {
+		return s.caddy
+	}
+	return s.gateways[target]
 }
 
 // childEnv is a minimal environment for the servers, so provider keys or
@@ -31,10 +51,10 @@ func childEnv(tmp string, extra ...string) []string {
 	return append(env, extra...)
 }
 
-// startServers starts mockupstream, plain Caddy and modelgate and waits
-// until each answers.
+// startServers starts mockupstream, plain Caddy and the modelgate
+// gateways and waits until each answers.
 func startServers(ctx context.Context, ps *procs, b bins, tmp string, o options) (*servers, error) {
-	s := &servers{urls: map[string]string{}}
+	s := &servers{gateways: map[string]*proc{}, urls: map[string]string{}, adminURLs: map[string]string{}}
 	var err error
 	s.upstream, err = ps.start(o.cpus, o.cpus.others, "mockupstream", b.mockupstream, tmp, []string{
 		"-listen", "127.0.0.1:0", "-latency", "0s", "-chunk-delay", o.chunkDelay.String(), "-api-key", upstreamKey,
@@ -64,26 +84,27 @@ func startServers(ctx context.Context, ps *procs, b bins, tmp string, o options)
 		return nil, err
 	}
 
-	mgPort, err := freePort()
-	if err != nil {
-		return nil, err
-	}
-	admin := "off"
-	if o.profile {
-		adminPort, err := freePort()
+	for _, t := range gatewayTargets {
+		port, err1 := freePort()
+		adminPort, err2 := freePort()
+		if err := errors.Join(err1, err2); err != nil {
+			return nil, err
+		}
+		admin := fmt.Sprintf("127.0.0.1:%d", adminPort)
+		env := modelgateEnv
+		if t == targetBudget {
+			env = budgetEnv
+		}
+		p, err := startCaddy(ps, b, o.cpus, tmp, t, modelgateCaddyfile(tmp, t, port, upPort, admin), childEnv(tmp, env...))
 		if err != nil {
 			return nil, err
 		}
-		admin = fmt.Sprintf("127.0.0.1:%d", adminPort)
-		s.adminURL = "http://" + admin
-	}
-	if s.modelgate, err = startCaddy(ps, b, o.cpus, tmp, "modelgate", modelgateCaddyfile(tmp, mgPort, upPort, admin),
-		childEnv(tmp, modelgateEnv...)); err != nil {
-		return nil, err
-	}
-	s.urls[targetModelgate] = fmt.Sprintf("http://127.0.0.1:%d", mgPort)
-	if err := waitHTTP(ctx, s.modelgate, s.urls[targetModelgate]+"/health", "", 30*time.Second); err != nil {
-		return nil, err
+		s.gateways[t] = p
+		s.urls[t] = fmt.Sprintf("http://127.0.0.1:%d", port)
+		s.adminURLs[t] = "http://" + admin
+		if err := waitHTTP(ctx, p, s.urls[t]+"/health", "", 30*time.Second); err != nil {
+			return nil, err
+		}
 	}
 	return s, nil
 }
@@ -109,7 +130,7 @@ func portOf(addr string) (int, error) {
 // checks its master key; direct and caddy reach mockupstream, which checks
 // the upstream key.
 func keyFor(target string) string {
-	if target == targetModelgate {
+	if isGateway(target) {
 		return masterKey
 	}
 	return upstreamKey
@@ -119,9 +140,10 @@ func keyFor(target string) string {
 const rateLimitHeader = "X-Ratelimit-Limit-Requests"
 
 // probeTargets sends one small chat request to every target (which must
-// answer 200; modelgate's answer also shows whether the seeded rate-limit
-// rule applies) and one /v1/messages request to modelgate, whose answer
-// says whether the messages workloads can run yet.
+// answer 200; a gateway's answer also shows whether the seeded rate-limit
+// rule applies), checks that the budget target enforces its budget, and
+// sends one /v1/messages request to modelgate, whose answer says whether
+// the messages workloads can run yet.
 func probeTargets(ctx context.Context, s *servers, r *Report) (messagesServed bool, err error) {
 	body := []byte(`{"model":"` + benchModel + `","max_tokens":8,"messages":[{"role":"user","content":"hello there"}]}`)
 	for _, t := range allTargets {
@@ -132,12 +154,19 @@ func probeTargets(ctx context.Context, s *servers, r *Report) (messagesServed bo
 		if status != 200 {
 			return false, fmt.Errorf("probe %s: POST /v1/chat/completions answered %d: %s", t, status, text)
 		}
-		if t == targetModelgate {
-			r.RateLimitHeader = h.Get(rateLimitHeader)
-			if r.RateLimitHeader == "" {
-				r.Notes = append(r.Notes, "modelgate answered without "+rateLimitHeader+": the seeded rate-limit rule was not applied (stage not active yet)")
-			}
+		if !isGateway(t) {
+			continue
 		}
+		limit := h.Get(rateLimitHeader)
+		if t == targetModelgate {
+			r.RateLimitHeader = limit
+		}
+		if limit == "" {
+			r.Notes = append(r.Notes, t+" answered without "+rateLimitHeader+": the seeded rate-limit rule was not applied")
+		}
+	}
+	if r.BudgetProbe, err = probeBudget(ctx, s.urls[targetBudget]); err != nil {
+		return false, fmt.Errorf("probe %s budgets: %w", targetBudget, err)
 	}
 	status, _, text, err := probe(ctx, s.urls[targetModelgate]+"/v1/messages", masterKey, body)
 	if err != nil {
@@ -149,4 +178,38 @@ func probeTargets(ctx context.Context, s *servers, r *Report) (messagesServed bo
 		return false, nil
 	}
 	return true, nil
+}
+
+// probeBudget lists the gateway's budgets (GET /admin/budgets) and
+// describes the one on "/", failing when there is none: without it the
+// budget target would measure nothing.
+func probeBudget(ctx context.Context, base string) (string, error) {
+	b, err := getJSON(ctx, base+"/admin/budgets", masterKey)
+	if err != nil {
+		return "", err
+	}
+	return findRootBudget(b)
+}
+
+// findRootBudget describes the budget on user path "/" in a GET
+// /admin/budgets answer.
+func findRootBudget(body []byte) (string, error) {
+	var list struct {
+		Budgets []struct {
+			UserPath string  `json:"user_path"`
+			Period   string  `json:"period"`
+			Amount   float64 `json:"amount"`
+			Spent    float64 `json:"spent"`
+			Source   string  `json:"source"`
+		} `json:"budgets"`
+	}
+	if err := json.Unmarshal(body, &list); err != nil {
+		return "", fmt.Errorf("budget list: %w", err)
+	}
+	for _, e := range list.Budgets {
+		if e.UserPath == "/" {
+			return fmt.Sprintf("%s budget on / of %g (source %s, spent %g)", e.Period, e.Amount, e.Source, e.Spent), nil
+		}
+	}
+	return "", fmt.Errorf("no budget on / among %d budgets", len(list.Budgets))
 }

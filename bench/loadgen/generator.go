@@ -55,6 +55,8 @@ type outcome struct {
 type tally struct {
 	latency, ttft *stats.Recorder
 	ok, errs      int
+	sent          int // every request started, warm-up included
+	answered      int // of sent, those with a status line back
 	non2xx        int
 	codes         map[int]int
 	firstErr      string
@@ -99,6 +101,10 @@ func (g *generator) worker(ctx context.Context, t *tally, measureFrom, end time.
 			return
 		}
 		o := g.do(ctx, rd, buf)
+		t.sent++
+		if o.status != 0 {
+			t.answered++
+		}
 		if now.Before(measureFrom) {
 			continue
 		}
@@ -179,6 +185,8 @@ func (g *generator) result(tallies []*tally, measureFrom time.Time) *stats.Resul
 		res.OK += t.ok
 		res.Errors += t.errs
 		res.Non2xx += t.non2xx
+		res.Sent += t.sent
+		res.Answered += t.answered
 		bytesRead += t.bytes
 		for code, n := range t.codes {
 			res.StatusCodes[strconv.Itoa(code)] += n

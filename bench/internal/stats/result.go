@@ -32,6 +32,12 @@ type Result struct {
 	StatusCodes map[string]int `json:"status_codes,omitempty"`
 	// FirstError is one example failure, for diagnosis.
 	FirstError string `json:"first_error,omitempty"`
+	// Sent counts every request the generator started, warm-up included:
+	// what the server under test saw, for comparing with what it recorded.
+	Sent int `json:"sent"`
+	// Answered counts the requests of Sent that got a status line back,
+	// warm-up included.
+	Answered int `json:"answered"`
 
 	// ThroughputRPS is OK / ElapsedS.
 	ThroughputRPS float64 `json:"throughput_rps"`

@@ -263,7 +263,19 @@ func auditHoursTotal(tx *bbolt.Tx, from, to time.Time) (int, error) {
 // eachAuditHour calls fn for every hour row in [from, to), in order; zero
 // bounds are open.
 func eachAuditHour(tx *bbolt.Tx, from, to time.Time, fn func(audit.AuditHour)) error {
-	b := tx.Bucket(bucketAuditHours)
+	return eachInPeriod(tx.Bucket(bucketAuditHours), from, to, func(k, v []byte) error {
+		h, err := decodeAuditHour(k, v)
+		if err == nil {
+			fn(h)
+		}
+		return err
+	})
+}
+
+// eachInPeriod calls fn for every entry of b, a bucket whose keys start
+// with an 8-byte time (timeKey), whose time is in [from, to), in key
+// order; zero bounds are open, and a nil bucket has no entries.
+func eachInPeriod(b *bbolt.Bucket, from, to time.Time, fn func(k, v []byte) error) error {
 	if b == nil {
 		return nil
 	}
@@ -282,11 +294,9 @@ func eachAuditHour(tx *bbolt.Tx, from, to time.Time, fn func(audit.AuditHour)) e
 		if hi != nil && bytes.Compare(k[:8], hi) >= 0 {
 			break
 		}
-		h, err := decodeAuditHour(k, v)
-		if err != nil {
+		if err := fn(k, v); err != nil {
 			return err
 		}
-		fn(h)
 	}
 	return nil
 }

@@ -24,32 +24,13 @@ func aggBucket(g audit.Granularity) []byte {
 func (a *Audit) UsageAggregates(g audit.Granularity, from, to time.Time) ([]audit.UsageAggregate, error) {
 	var out []audit.UsageAggregate
 	err := a.s.View(func(tx *bbolt.Tx) error {
-		b := tx.Bucket(aggBucket(g))
-		if b == nil {
-			return nil
-		}
-		c := b.Cursor()
-		var k, v []byte
-		if from.IsZero() {
-			k, v = c.First()
-		} else {
-			k, v = c.Seek(timeKey(from))
-		}
-		var hi []byte
-		if !to.IsZero() {
-			hi = timeKey(to)
-		}
-		for ; k != nil; k, v = c.Next() {
-			if hi != nil && bytes.Compare(k[:8], hi) >= 0 {
-				break
-			}
+		return eachInPeriod(tx.Bucket(aggBucket(g)), from, to, func(k, v []byte) error {
 			row, err := decodeUsageAgg(k, v)
-			if err != nil {
-				return err
+			if err == nil {
+				out = append(out, row)
 			}
-			out = append(out, row)
-		}
-		return nil
+			return err
+		})
 	})
 	return out, err
 }

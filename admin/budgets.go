@@ -181,16 +181,7 @@ func (h *Handler) resetBudgets(w http.ResponseWriter, r *http.Request, _ params)
 	if s == nil {
 		return
 	}
-	var req struct {
-		Confirmation string `json:"confirmation"`
-	}
-	if ae := decodeBody(w, r, &req); ae != nil {
-		apierr.Write(w, ae)
-		return
-	}
-	if req.Confirmation != "reset" {
-		apierr.Write(w, apierr.InvalidRequest(`resetting every budget needs {"confirmation":"reset"}`).
-			WithCode("confirmation_required").WithParam("confirmation"))
+	if !confirmed(w, r, "reset", "resetting every budget") {
 		return
 	}
 	if err := s.ResetAll(); err != nil {

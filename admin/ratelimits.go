@@ -182,16 +182,7 @@ func (h *Handler) resetRateLimits(w http.ResponseWriter, r *http.Request, _ para
 	if e == nil {
 		return
 	}
-	var req struct {
-		Confirmation string `json:"confirmation"`
-	}
-	if ae := decodeBody(w, r, &req); ae != nil {
-		apierr.Write(w, ae)
-		return
-	}
-	if req.Confirmation != "reset" {
-		apierr.Write(w, apierr.InvalidRequest(`resetting every rate-limit counter needs {"confirmation":"reset"}`).
-			WithCode("confirmation_required").WithParam("confirmation"))
+	if !confirmed(w, r, "reset", "resetting every rate-limit counter") {
 		return
 	}
 	e.ResetAll()

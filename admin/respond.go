@@ -134,3 +134,23 @@ type fieldError struct{ field, msg string }
 
 // Error implements error.
 func (e *fieldError) Error() string { return e.msg }
+
+// confirmed decodes a body of the form {"confirmation": word} for a
+// destructive action and reports whether it carries word. Otherwise it has
+// answered 400: the decode error, or code confirmation_required naming
+// what the action does.
+func confirmed(w http.ResponseWriter, r *http.Request, word, action string) bool {
+	var req struct {
+		Confirmation string `json:"confirmation"`
+	}
+	if ae := decodeBody(w, r, &req); ae != nil {
+		apierr.Write(w, ae)
+		return false
+	}
+	if req.Confirmation != word {
+		apierr.Write(w, apierr.InvalidRequest(action+` needs {"confirmation":"`+word+`"}`).
+			WithCode("confirmation_required").WithParam("confirmation"))
+		return false
+	}
+	return true
+}

@@ -26,18 +26,7 @@ func newBudgetHandler(t *testing.T, entitled bool) (*Handler, *budgets.Service) 
 
 func budgetRows(t *testing.T, res result) []map[string]any {
 	t.Helper()
-	if res.status != 200 {
-		t.Fatalf("%d %s", res.status, res.body)
-	}
-	m := res.json(t)
-	if m["server_time"] == nil {
-		t.Fatalf("no server_time: %s", res.body)
-	}
-	var out []map[string]any
-	for _, r := range m["budgets"].([]any) {
-		out = append(out, r.(map[string]any))
-	}
-	return out
+	return listRows(t, res, "budgets")
 }
 
 func TestBudgetsCRUD(t *testing.T) {

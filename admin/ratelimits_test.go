@@ -26,6 +26,13 @@ func newRateLimitHandler(t *testing.T, entitled bool) (*Handler, *limits.Engine)
 
 func rules(t *testing.T, res result) []map[string]any {
 	t.Helper()
+	return listRows(t, res, "rules")
+}
+
+// listRows checks that res is a 200 list answer with a server_time and
+// returns the rows under key.
+func listRows(t *testing.T, res result, key string) []map[string]any {
+	t.Helper()
 	if res.status != 200 {
 		t.Fatalf("%d %s", res.status, res.body)
 	}
@@ -34,7 +41,7 @@ func rules(t *testing.T, res result) []map[string]any {
 		t.Fatalf("no server_time: %s", res.body)
 	}
 	var out []map[string]any
-	for _, r := range m["rules"].([]any) {
+	for _, r := range m[key].([]any) {
 		out = append(out, r.(map[string]any))
 	}
 	return out

@@ -135,7 +135,7 @@ func limitUserPath(eng *limits.Engine, kind routes.Counting, w http.ResponseWrit
 	// A request a saturated provider or model, or a spent budget, refused
 	// in the proxy reached no provider and is given back.
 	defer func() {
-		if info.TargetRefused || info.BudgetRefused {
+		if info.RefusedBeforeUpstream {
 			adm.Cancel()
 			return
 		}

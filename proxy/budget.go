@@ -32,7 +32,7 @@ func refuseOverBudget(w http.ResponseWriter, r *http.Request, c *call) bool {
 	if e == nil || !priced(c.info.ProviderType, c.model) {
 		return false
 	}
-	c.info.BudgetRefused = true
+	c.info.RefusedBeforeUpstream = true
 	apierr.WriteFor(w, r, e)
 	return true
 }

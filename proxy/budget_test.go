@@ -59,16 +59,16 @@ func TestBudgetRefusedOnceModelResolved(t *testing.T) {
 	if rec.Code != 429 || rec.Header().Get("Retry-After") != "42" || !strings.Contains(rec.Body.String(), "budget_exceeded") {
 		t.Fatalf("priced over budget: %d %q %s", rec.Code, rec.Header().Get("Retry-After"), rec.Body)
 	}
-	if !info.BudgetRefused || info.ResolvedModel != "gpt-4o-mini" || paid.lastModel != "" {
-		t.Fatalf("refused %v, resolved %q, upstream saw %q", info.BudgetRefused, info.ResolvedModel, paid.lastModel)
+	if !info.RefusedBeforeUpstream || info.ResolvedModel != "gpt-4o-mini" || paid.lastModel != "" {
+		t.Fatalf("refused %v, resolved %q, upstream saw %q", info.RefusedBeforeUpstream, info.ResolvedModel, paid.lastModel)
 	}
 	if u := ruleUsage(t, eng, limits.ScopeProvider, "openai", limits.PeriodMinute); u.RequestsUsed != 0 {
 		t.Fatalf("provider limit counted %d requests", u.RequestsUsed)
 	}
 
 	rec, info = send("llama3")
-	if rec.Code != 200 || info.BudgetRefused || local.lastModel != "llama3" {
-		t.Fatalf("unpriced over budget: %d refused %v upstream %q %s", rec.Code, info.BudgetRefused, local.lastModel, rec.Body)
+	if rec.Code != 200 || info.RefusedBeforeUpstream || local.lastModel != "llama3" {
+		t.Fatalf("unpriced over budget: %d refused %v upstream %q %s", rec.Code, info.RefusedBeforeUpstream, local.lastModel, rec.Body)
 	}
 }
 

@@ -44,7 +44,7 @@ func (s *Service) admitTarget(w http.ResponseWriter, r *http.Request, c *call) (
 	}
 	adm, rej := s.Limits.AdmitTarget(c.provider.Name(), c.model)
 	if rej != nil {
-		c.info.TargetRefused = true
+		c.info.RefusedBeforeUpstream = true
 		apierr.WriteFor(w, r, targetRejected(c.provider.Name(), rej))
 		return adm, false
 	}

@@ -69,14 +69,11 @@ type Info struct {
 	// rate-limit stage charges nothing for such a request: cache hits are
 	// served before enforcement and count nothing.
 	CacheHit bool
-	// TargetRefused reports that a saturated provider or model rule
-	// refused the request before any provider was called; the user-path
+	// RefusedBeforeUpstream reports that the proxy refused the request
+	// before any provider was called: a saturated provider or model rule,
+	// or a spent budget (BudgetExceeded) on a priced model. The user-path
 	// stage then gives the request back instead of counting it.
-	TargetRefused bool
-	// BudgetRefused reports that the proxy answered with BudgetExceeded;
-	// the user-path stage then gives the request back instead of counting
-	// it.
-	BudgetRefused bool
+	RefusedBeforeUpstream bool
 	// BudgetExceeded, when not nil, is the 429 budget_exceeded error a
 	// spent budget covering the caller answers the request with. The
 	// rate-limit stage sets it on model endpoints, whose model is resolved

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/modelgate/modelgate/audit"
 )
 
@@ -203,9 +201,9 @@ func (m *entryMeta) indexKeys(id audit.ID) [][]byte {
 const bodiesVersion = 1
 
 // encodeEntry returns the stored head (the entry without bodies) and the
-// stored bodies (nil when there are none) of e. A body that is not valid
-// JSON is stored as a JSON string of its text, so a stored entry always
-// reads back as JSON.
+// stored bodies (nil when there are none) of e. Bodies are stored as
+// recorded; one that is not valid JSON reads back as a JSON string of its
+// text, so a stored entry always reads back as JSON.
 func encodeEntry(e *audit.Entry) (head, bodies []byte, err error) {
 	h := *e
 	h.Data = e.Data.WithoutBodies()
@@ -247,24 +245,22 @@ func encodeEntry(e *audit.Entry) (head, bodies []byte, err error) {
 	return head, b, nil
 }
 
-// appendBody appends one length-prefixed raw JSON body, made a JSON
-// string first if it is not valid JSON.
+// appendBody appends one length-prefixed body as it was recorded: it is
+// not validated on the way in (see readBody).
 func appendBody(b []byte, m json.RawMessage) []byte {
-	if len(m) > 0 && !gjson.ValidBytes(m) {
-		m, _ = json.Marshal(string(m)) // cannot fail for a string
-	}
 	b = binary.AppendUvarint(b, uint64(len(m)))
 	return append(b, m...)
 }
 
 // readBody reads one body written by appendBody; an empty one is nil. The
-// result is a copy.
+// result is a copy, and valid JSON (audit.ReadableBody): a recorded body
+// that is not reads as a JSON string of its text.
 func readBody(b []byte) (json.RawMessage, []byte, bool) {
 	m, rest, ok := readLP(b)
 	if !ok || len(m) == 0 {
 		return nil, rest, ok
 	}
-	return bytes.Clone(m), rest, true
+	return bytes.Clone(audit.ReadableBody(m)), rest, true
 }
 
 // decodeHead decodes a stored head. JSON nulls in raw fields decode as

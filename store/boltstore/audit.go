@@ -87,10 +87,10 @@ type entryWrite struct {
 	// reqBody is the request body as recorded (not a copy: the audit stage
 	// hands the entry over and never changes it).
 	reqBody []byte
-	meta         []byte
-	index        [][]byte
-	hourKey      []byte
-	hour         audit.AuditHour
+	meta    []byte
+	index   [][]byte
+	hourKey []byte
+	hour    audit.AuditHour
 }
 
 // AppendEntry encodes e and queues it with its index keys and its

@@ -70,3 +70,17 @@ func binaryMedia(mt string) bool {
 	}
 	return mt == "application/octet-stream"
 }
+
+// ReadableBody returns a recorded body as valid JSON. The audit stage
+// records a JSON request or response body as it was sent, without
+// validating it on the request path; storage passes recorded bodies
+// through ReadableBody when it reads them back, so a body that is not
+// valid JSON (a client's malformed request) reads as a JSON string of its
+// text (with invalid UTF-8 replaced), and a valid one as itself.
+func ReadableBody(m json.RawMessage) json.RawMessage {
+	if len(m) == 0 || json.Valid(m) {
+		return m
+	}
+	s, _ := json.Marshal(strings.ToValidUTF8(string(m), "\uFFFD")) // cannot fail for a string
+	return s
+}

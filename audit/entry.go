@@ -137,7 +137,9 @@ type Data struct {
 	// MaxTokens is the request's output cap; null when not sent.
 	MaxTokens *int64 `json:"max_tokens"`
 	// RequestBody is the request body (see CaptureBody); null when not
-	// recorded.
+	// recorded. A JSON body is recorded as the client sent it, unvalidated:
+	// storage implementations read recorded bodies back through
+	// ReadableBody, so that what they return is always valid JSON.
 	RequestBody json.RawMessage `json:"request_body"`
 	// RequestBodyTooBigToHandle reports a request body over the size cap,
 	// left out.
@@ -147,7 +149,8 @@ type Data struct {
 	// RequestRevisions lists the changes rewriters made to the request.
 	RequestRevisions []Revision `json:"request_revisions"`
 	// ResponseBody is the response body; a stream is stored as the final
-	// object it adds up to. Null when not recorded.
+	// object it adds up to. Null when not recorded. Like RequestBody, a
+	// JSON answer is recorded unvalidated (see ReadableBody).
 	ResponseBody json.RawMessage `json:"response_body"`
 	// ResponseBodyTooBigToHandle reports a response body over the size
 	// cap, left out.

@@ -19,10 +19,11 @@ type ResponseSessions struct {
 type responseKey struct{ userPath, responseID string }
 
 // NewResponseSessions returns an empty memory for up to capacity answers
-// (at least 1).
+// (at least 1). It grows as answers arrive: a gateway that serves no
+// Responses API traffic spends no memory on it.
 func NewResponseSessions(capacity int) *ResponseSessions {
 	capacity = max(1, capacity)
-	return &ResponseSessions{m: make(map[responseKey]string, capacity), limit: capacity}
+	return &ResponseSessions{m: make(map[responseKey]string), limit: capacity}
 }
 
 // Remember records that responseID, answered under userPath, belongs to

@@ -2,13 +2,17 @@ package audit
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"net/http"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/tidwall/gjson"
+
+	"github.com/modelgate/modelgate/reqbody"
 )
 
 // MaxSessionIDLen is the longest session id accepted, in characters; a
@@ -34,7 +38,11 @@ type SessionInput struct {
 	UserPath string
 	// Header is the request's header.
 	Header http.Header
-	// Body is the JSON request body; nil or non-JSON bodies are skipped.
+	// Fields are the body's top-level members, when the body was scanned
+	// (reqbody.Scan); nil falls back to scanning Body.
+	Fields *reqbody.Fields
+	// Body is the JSON request body, read when Fields is nil; nil or
+	// non-JSON bodies are skipped.
 	Body []byte
 	// PreviousResponse returns the session of the response named by the
 	// body's previous_response_id, looked up within the user path. Nil
@@ -61,37 +69,39 @@ func DetectSession(in SessionInput) string {
 			return v
 		}
 	}
-	if !jsonObject(in.Body) {
-		return ""
+	f := in.Fields
+	if f == nil {
+		scanned, err := reqbody.Scan(in.Body)
+		if err != nil {
+			return ""
+		}
+		f = &scanned
 	}
-	r := gjson.GetManyBytes(in.Body, "metadata.session_id", "metadata.user_id",
-		"prompt_cache_key", "previous_response_id")
-	for _, v := range r[:3] {
-		if v.Type == gjson.String && ValidSessionID(v.Str) {
-			return v.Str
+	if len(f.Metadata) > 0 && f.Metadata[0] == '{' {
+		for _, name := range [...]string{"session_id", "user_id"} {
+			if v := stringValue(reqbody.Member(f.Metadata, name)); ValidSessionID(v) {
+				return v
+			}
 		}
 	}
-	if prev := r[3]; prev.Type == gjson.String && prev.Str != "" && in.PreviousResponse != nil {
-		if s, ok := in.PreviousResponse(in.UserPath, prev.Str); ok && ValidSessionID(s) {
+	if v := stringValue(f.PromptCacheKey); ValidSessionID(v) {
+		return v
+	}
+	if prev := stringValue(f.PreviousResponseID); prev != "" && in.PreviousResponse != nil {
+		if s, ok := in.PreviousResponse(in.UserPath, prev); ok && ValidSessionID(s) {
 			return s
 		}
 	}
-	return fingerprint(in.UserPath, in.Body)
+	return fingerprint(in.UserPath, f)
 }
 
-// jsonObject reports whether b looks like a JSON object (its first
-// non-space byte is '{'); gjson copes with the rest.
-func jsonObject(b []byte) bool {
-	for _, c := range b {
-		switch c {
-		case ' ', '\t', '\r', '\n':
-			continue
-		case '{':
-			return true
-		}
-		return false
+// stringValue returns the text of a raw JSON string value, "" for any
+// other value.
+func stringValue(raw []byte) string {
+	if !reqbody.IsString(raw) {
+		return ""
 	}
-	return false
+	return gjson.ParseBytes(raw).Str
 }
 
 // ValidSessionID reports whether s may be used as a session id: non-blank
@@ -111,79 +121,106 @@ func ValidSessionID(s string) bool {
 
 // fingerprint derives a session id from the user path, the system prompt
 // and the first user message of a chat completions, Anthropic messages or
-// Responses request; "" when the body has neither.
-func fingerprint(userPath string, body []byte) string {
-	system, first := conversationStart(body)
-	if system == "" && first == "" {
-		return ""
-	}
-	h := sha256.New()
-	h.Write([]byte(userPath))
-	h.Write([]byte{0})
-	h.Write([]byte(system))
-	h.Write([]byte{0})
-	h.Write([]byte(first))
-	var sum [sha256.Size]byte
-	return FingerprintPrefix + hex.EncodeToString(h.Sum(sum[:0])[:12])
-}
-
-// conversationStart returns the system prompt and the first user message
-// of a request body, as text.
-func conversationStart(body []byte) (system, firstUser string) {
-	r := gjson.GetManyBytes(body, "system", "instructions", "messages", "input")
+// Responses request; "" when the body has neither. The texts are hashed as
+// the client sent them (JSON escapes included), each with a fast 64-bit
+// hash, so that a long conversation costs one pass over its first
+// message; the id is the SHA-256 of the user path and those hashes.
+func fingerprint(userPath string, f *reqbody.Fields) string {
+	var system, first textHash
 	switch {
-	case r[0].Exists():
-		system = text(r[0])
-	case r[1].Exists():
-		system = text(r[1])
+	case f.System != nil:
+		system.add(f.System)
+	case f.Instructions != nil:
+		system.add(f.Instructions)
 	}
-	msgs := r[2]
-	if !msgs.IsArray() {
-		msgs = r[3]
-		if msgs.Type == gjson.String {
-			return system, msgs.Str
+	msgs := f.Messages
+	if !reqbody.IsArray(msgs) {
+		msgs = f.Input
+		if reqbody.IsString(msgs) {
+			first.add(msgs)
+			msgs = nil
 		}
 	}
-	msgs.ForEach(func(_, m gjson.Result) bool {
-		switch m.Get("role").Str {
+	reqbody.Elements(msgs, func(m []byte) bool {
+		switch stringValue(reqbody.Member(m, "role")) {
 		case "system", "developer":
-			if system == "" {
-				system = text(m.Get("content"))
+			if system.empty() {
+				system.add(reqbody.Member(m, "content"))
 			}
 		case "user":
-			firstUser = text(m.Get("content"))
+			first.add(reqbody.Member(m, "content"))
 			return false
 		}
 		return true
 	})
-	return system, firstUser
+	if system.empty() && first.empty() {
+		return ""
+	}
+	var buf [64]byte
+	b := append(buf[:0], 0)
+	b = binary.BigEndian.AppendUint64(b, system.sum())
+	b = binary.BigEndian.AppendUint64(b, first.sum())
+	h := sha256.New()
+	h.Write([]byte(userPath))
+	h.Write(b)
+	var sum [sha256.Size]byte
+	return FingerprintPrefix + hex.EncodeToString(h.Sum(sum[:0])[:12])
 }
 
-// text returns the text of a message content: a string, or the text parts
-// of an array of content blocks joined by newlines, or the raw JSON of
-// anything else (an image-only message still fingerprints).
-func text(v gjson.Result) string {
+// textHash hashes the text of a message content: a string, or the text
+// parts of an array of content blocks joined by newlines, or the raw JSON
+// of anything else (an image-only message still fingerprints).
+type textHash struct {
+	d xxhash.Digest
+	n int
+}
+
+func (t *textHash) empty() bool { return t.n == 0 }
+
+func (t *textHash) sum() uint64 {
+	if t.n == 0 {
+		return 0
+	}
+	return t.d.Sum64()
+}
+
+func (t *textHash) write(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	if t.n == 0 {
+		t.d.Reset()
+	}
+	_, _ = t.d.Write(b)
+	t.n += len(b)
+}
+
+// add hashes the text of the content value v.
+func (t *textHash) add(v []byte) {
 	switch {
-	case v.Type == gjson.String:
-		return v.Str
-	case v.IsArray():
-		var b strings.Builder
-		v.ForEach(func(_, part gjson.Result) bool {
-			t := part.Get("text")
-			if part.Type == gjson.String {
-				t = part
+	case len(v) == 0:
+	case reqbody.IsString(v):
+		t.write(v[1 : len(v)-1])
+	case reqbody.IsArray(v):
+		parts := 0
+		reqbody.Elements(v, func(part []byte) bool {
+			text := part
+			if !reqbody.IsString(part) {
+				text = reqbody.Member(part, "text")
 			}
-			if t.Type == gjson.String {
-				if b.Len() > 0 {
-					b.WriteByte('\n')
+			if reqbody.IsString(text) {
+				if !t.empty() {
+					t.write([]byte{'\n'})
 				}
-				b.WriteString(t.Str)
+				t.write(text[1 : len(text)-1])
+				parts++
 			}
 			return true
 		})
-		if b.Len() > 0 {
-			return b.String()
+		if parts == 0 {
+			t.write(v)
 		}
+	default:
+		t.write(v)
 	}
-	return v.Raw
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 
 	"github.com/modelgate/modelgate/audit"
 	"github.com/modelgate/modelgate/caddymodule"
+	"github.com/modelgate/modelgate/reqbody"
 	"github.com/modelgate/modelgate/reqinfo"
 	"github.com/modelgate/modelgate/routes"
 	"github.com/modelgate/modelgate/tokens"
@@ -112,14 +114,18 @@ func newAuditRequest(au *caddymodule.Auditing, rt *routes.Route, info *reqinfo.I
 	a := &auditRequest{au: au, shape: rt.Shape, info: info, bodyCT: r.Header.Get("Content-Type"), bodyN: r.ContentLength}
 	if r.Body != nil && r.Body != http.NoBody && textual(a.bodyCT) {
 		a.body, a.tooBig, r.Body = peekBody(r.Body, au.MaxBodyBytes, r.ContentLength)
+		if !a.tooBig && len(a.body) > 0 {
+			// The whole body: later stages take it, and its one scan,
+			// from info instead of reading and scanning it again.
+			info.SetBody(a.body)
+		}
 	}
 	if info.SessionID == "" {
-		var body []byte
-		if !a.tooBig {
-			body = a.body
+		in := audit.SessionInput{UserPath: info.UserPath, Header: r.Header, PreviousResponse: au.Sessions.Lookup}
+		if b := info.Body(); b != nil && b.ScanErr == nil {
+			in.Fields = &b.Fields
 		}
-		info.SessionID = audit.DetectSession(audit.SessionInput{UserPath: info.UserPath, Header: r.Header,
-			Body: body, PreviousResponse: au.Sessions.Lookup})
+		info.SessionID = audit.DetectSession(in)
 	}
 	e := &audit.Entry{
 		Timestamp: info.Start,
@@ -311,25 +317,33 @@ func (a *auditRequest) attempts(in []reqinfo.Attempt) []audit.Attempt {
 }
 
 // requestFields fills temperature, max_tokens and conversation_payload
-// from the request body.
+// from the request body's scanned fields.
 func (a *auditRequest) requestFields(d *audit.Data) {
-	if len(a.body) == 0 || a.tooBig {
+	b := a.info.Body()
+	if b == nil || b.ScanErr != nil {
 		return
 	}
-	f := gjson.GetManyBytes(a.body, "temperature", "max_tokens", "max_completion_tokens",
-		"max_output_tokens", "messages", "input")
-	if f[0].Type == gjson.Number {
-		t := f[0].Num
+	f := &b.Fields
+	if t, ok := number(f.Temperature); ok {
 		d.Temperature = &t
 	}
-	for _, m := range f[1:4] {
-		if m.Type == gjson.Number {
-			n := m.Int()
+	for _, m := range [...][]byte{f.MaxTokens, f.MaxCompletionTokens, f.MaxOutputTokens} {
+		if n, ok := number(m); ok {
+			n := int64(n)
 			d.MaxTokens = &n
 			break
 		}
 	}
-	a.entry.ConversationPayload = f[4].IsArray() || f[5].Exists()
+	a.entry.ConversationPayload = reqbody.IsArray(f.Messages) || f.Input != nil
+}
+
+// number reads a raw JSON number.
+func number(raw []byte) (float64, bool) {
+	if len(raw) == 0 || (raw[0] != '-' && (raw[0] < '0' || raw[0] > '9')) {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(string(raw), 64)
+	return v, err == nil
 }
 
 // bodies records the request and response bodies, a stream as the final
@@ -355,11 +369,13 @@ func (a *auditRequest) bodies(d *audit.Data, aw *auditWriter) {
 	d.ResponseBody, _ = ownBody(ct, aw.buf, a.au.MaxBodyBytes)
 }
 
-// ownBody records a body buffer the stage owns and never changes again:
-// a JSON body is kept as it is, without a copy; anything else as
-// audit.CaptureBody records it.
+// ownBody records a body buffer the stage owns and never changes again: a
+// JSON body is kept as it is, without a copy and without validating it on
+// the request path (storage reads back a body that is not valid JSON as a
+// JSON string: audit.ReadableBody); anything else as audit.CaptureBody
+// records it.
 func ownBody(contentType string, b []byte, max int) (json.RawMessage, bool) {
-	if len(b) > 0 && len(b) <= max && strings.Contains(contentType, "json") && json.Valid(b) {
+	if len(b) > 0 && len(b) <= max && strings.Contains(contentType, "json") {
 		return b, false
 	}
 	return audit.CaptureBody(contentType, b, max)

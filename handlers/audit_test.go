@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -156,31 +157,39 @@ func TestAuditStageBoundsAndOutcomes(t *testing.T) {
 	}
 }
 
-// BenchmarkAuditStage is the audit stage around a 1 KiB chat request and
-// a 1 KiB answer, bodies and headers logged: what it adds per request.
+// BenchmarkAuditStage is the audit stage around a chat request and a
+// 1 KiB answer, bodies and headers logged: what it adds per request, for
+// 1 KiB and 64 KiB request bodies. The next stage reads the body the way
+// the proxy does: the shared one when the stage read it, else its own.
 func BenchmarkAuditStage(b *testing.B) {
-	body := `{"model":"openai/gpt-4o-mini","messages":[{"role":"user","content":"` + strings.Repeat("a", 950) + `"}]}`
-	answer := []byte(`{"id":"c1","object":"chat.completion","choices":[{"message":{"content":"` + strings.Repeat("b", 950) + `"}}]}`)
-	rt := chatRoute(b)
-	m := &memAudit{}
-	au := testAuditing(m, 1<<20)
-	serve := func(w http.ResponseWriter, r *http.Request) error {
-		_, _ = io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(answer)
-		return nil
-	}
-	hdr := http.Header{"Content-Type": {"application/json"}, "User-Agent": {"bench"}}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		r := httptest.NewRequest("POST", "/v1/chat/completions", strings.NewReader(body))
-		r.Header = hdr
-		r = r.WithContext(reqinfo.With(r.Context(), reqinfo.New()))
-		_ = auditRoute(au, rt, httptest.NewRecorder(), r, serve)
-		if len(m.entries) > 1024 {
-			m.entries, m.usage = m.entries[:0], m.usage[:0]
-		}
+	for _, size := range []int{1 << 10, 64 << 10} {
+		b.Run(fmt.Sprintf("%dKiB", size>>10), func(b *testing.B) {
+			body := `{"model":"openai/gpt-4o-mini","messages":[{"role":"system","content":"be brief"},{"role":"user","content":"` +
+				strings.Repeat("a ", (size-120)/2) + `"}]}`
+			answer := []byte(`{"id":"c1","object":"chat.completion","choices":[{"message":{"content":"` + strings.Repeat("b", 950) + `"}}]}`)
+			rt := chatRoute(b)
+			m := &memAudit{}
+			au := testAuditing(m, 1<<20)
+			serve := func(w http.ResponseWriter, r *http.Request) error {
+				readBodyAsProxy(r)
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = w.Write(answer)
+				return nil
+			}
+			hdr := http.Header{"Content-Type": {"application/json"}, "User-Agent": {"bench"}}
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				r := httptest.NewRequest("POST", "/v1/chat/completions", strings.NewReader(body))
+				r.Header = hdr
+				r = r.WithContext(reqinfo.With(r.Context(), reqinfo.New()))
+				_ = auditRoute(au, rt, httptest.NewRecorder(), r, serve)
+				if len(m.entries) > 1024 {
+					m.entries, m.usage = m.entries[:0], m.usage[:0]
+				}
+			}
+		})
 	}
 }
 

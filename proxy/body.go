@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 
 	"github.com/tidwall/gjson"
 
 	"github.com/modelgate/modelgate/apierr"
+	"github.com/modelgate/modelgate/reqinfo"
 )
 
 // fullValidationLimit is the largest body the gateway validates as a whole
@@ -23,6 +25,49 @@ const fullValidationLimit = 16 << 10
 // memberHeadroom is spare capacity readBody leaves after a body, so the
 // proxy can add stream_options without copying it (appendMember).
 const memberHeadroom = 64
+
+// requestBody returns the request's JSON body and its top-level fields:
+// the body an earlier stage read and scanned (reqinfo.Info.Body), checked
+// like one the proxy reads, else the body read and scanned here. A shared
+// body is returned clipped to its length, so that editing it in place
+// (appendMember) copies it instead of changing what the audit records.
+func (s *Service) requestBody(r *http.Request) ([]byte, requestFields, error) {
+	if info := reqinfo.From(r.Context()); info != nil {
+		if b := info.Body(); b != nil {
+			if err := checkSharedBody(r, b.Bytes, s.MaxBodyBytes); err != nil {
+				return nil, requestFields{}, err
+			}
+			if b.ScanErr != nil {
+				return nil, requestFields{}, scanError(b.ScanErr)
+			}
+			return slices.Clip(b.Bytes), requestFields{b.Fields}, nil
+		}
+	}
+	body, err := readBody(r, s.MaxBodyBytes)
+	if err != nil {
+		return nil, requestFields{}, err
+	}
+	f, err := scanFields(body)
+	return body, f, err
+}
+
+// checkSharedBody applies readBody's checks to a body read by an earlier
+// stage.
+func checkSharedBody(r *http.Request, body []byte, max int64) error {
+	if err := checkJSONMediaType(r.Header); err != nil {
+		return err
+	}
+	if max > 0 && int64(len(body)) > max {
+		return tooLarge(max)
+	}
+	if len(body) == 0 {
+		return apierr.InvalidRequest("request body is empty; expected a JSON object").WithCode("invalid_json")
+	}
+	if len(body) <= fullValidationLimit && !gjson.ValidBytes(body) {
+		return malformed()
+	}
+	return nil
+}
 
 // readBody reads a JSON request body of at most max bytes. A body sent
 // with another media type gets 415, an oversized one 413, a malformed one
@@ -92,7 +137,7 @@ func readAllSized(r io.Reader, size int) ([]byte, error) {
 
 // modelName returns the request's model, or a 400 naming the param.
 func (f requestFields) modelName() (string, error) {
-	raw := f.model
+	raw := f.Model
 	if raw == nil || string(raw) == "null" {
 		return "", apierr.InvalidRequest("missing required parameter: model").WithParam("model").WithCode("missing_required_parameter")
 	}
@@ -108,20 +153,20 @@ func (f requestFields) modelName() (string, error) {
 // streamOn reports whether the request asks for a stream, reading the
 // value as gjson's Bool does (true, a non-zero number, "true").
 func (f requestFields) streamOn() bool {
-	switch string(f.stream) {
+	switch string(f.Stream) {
 	case "", "false", "null":
 		return false
 	case "true":
 		return true
 	}
-	return gjson.ParseBytes(f.stream).Bool()
+	return gjson.ParseBytes(f.Stream).Bool()
 }
 
 // streamOptionsValue returns the client's stream_options (absent: a
 // Result whose Exists is false).
 func (f requestFields) streamOptionsValue() gjson.Result {
-	if f.streamOptions == nil {
+	if f.StreamOptions == nil {
 		return gjson.Result{}
 	}
-	return gjson.ParseBytes(f.streamOptions)
+	return gjson.ParseBytes(f.StreamOptions)
 }

@@ -62,8 +62,8 @@ func TestScanFields(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 			continue
 		}
-		if string(f.model) != c.model || string(f.stream) != c.stream || string(f.streamOptions) != c.opts {
-			t.Errorf("%s: got model %q stream %q options %q", name, f.model, f.stream, f.streamOptions)
+		if string(f.Model) != c.model || string(f.Stream) != c.stream || string(f.StreamOptions) != c.opts {
+			t.Errorf("%s: got model %q stream %q options %q", name, f.Model, f.Stream, f.StreamOptions)
 		}
 	}
 }
@@ -179,7 +179,7 @@ func FuzzScanFields(f *testing.F) {
 		if err != nil {
 			t.Fatalf("%q: valid object refused: %v", body, err)
 		}
-		for name, raw := range map[string][]byte{"model": got.model, "stream": got.stream, "stream_options": got.streamOptions} {
+		for name, raw := range map[string][]byte{"model": got.Model, "stream": got.Stream, "stream_options": got.StreamOptions} {
 			if w, ok := want[name]; ok != (raw != nil) || (ok && !bytes.Equal(w, raw)) {
 				t.Fatalf("%q: %s = %q, decoder read %q", body, name, raw, w)
 			}

@@ -138,11 +138,7 @@ func (s *Service) forward(w http.ResponseWriter, r *http.Request, in ingress) {
 // A passthrough body is forwarded as the client sent it but for the few
 // fields that must change (model, the usage request on chat streams).
 func (s *Service) prepare(r *http.Request, in ingress) (*call, error) {
-	body, err := readBody(r, s.MaxBodyBytes)
-	if err != nil {
-		return nil, err
-	}
-	fields, err := scanFields(body)
+	body, fields, err := s.requestBody(r)
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +146,7 @@ func (s *Service) prepare(r *http.Request, in ingress) (*call, error) {
 	if err != nil {
 		return nil, err
 	}
-	if in == ingressMessages && fields.maxTokens == nil {
+	if in == ingressMessages && fields.MaxTokens == nil {
 		// Anthropic's API requires max_tokens; so does the gateway, whatever
 		// the target, in Anthropic's own wording.
 		return nil, apierr.InvalidRequest("max_tokens: Field required").WithParam("max_tokens").WithCode("missing_required_parameter")

@@ -91,6 +91,11 @@ type Info struct {
 	// was written. It never contains a secret.
 	ErrorMessage string
 
+	// body is the shared request body, when a stage read it (SetBody,
+	// hasBody).
+	body    Body
+	hasBody bool
+
 	mu       sync.Mutex
 	usage    tokens.Usage
 	hasUsage bool

@@ -20,6 +20,8 @@ type writer struct {
 	reported uint64 // Stats.Dropped at the last drop warning
 	// lastRetryLog is when a failed commit was last logged.
 	lastRetryLog time.Time
+	// lastRelease is when releaseMapped last ran.
+	lastRelease time.Time
 }
 
 // newWriter prepares the writer for s; run starts it.
@@ -57,6 +59,7 @@ func (w *writer) run() {
 			return
 		}
 		w.reportDrops()
+		w.releaseMapped()
 	}
 }
 

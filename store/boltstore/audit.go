@@ -18,6 +18,11 @@ var (
 	bucketEntries = []byte("audit_entries")
 	// bucketBodies: entry id → the entry's bodies (JSON), when it has any.
 	bucketBodies = []byte("audit_bodies")
+	// bucketRequestBodies: entry id → the request body as recorded, when
+	// there is one. It is stored apart from the other bodies so that the
+	// largest of them (a conversation) is handed to bbolt as it is,
+	// without being copied into a combined record first.
+	bucketRequestBodies = []byte("audit_request_bodies")
 	// bucketMeta: entry id → entryMeta.
 	bucketMeta = []byte("audit_meta")
 	// bucketIndex: secondary index keys (see idxKey) → empty.
@@ -79,10 +84,13 @@ func bucket(tx *bbolt.Tx, name []byte) (*bbolt.Bucket, error) {
 type entryWrite struct {
 	id           [16]byte
 	head, bodies []byte
-	meta         []byte
-	index        [][]byte
-	hourKey      []byte
-	hour         audit.AuditHour
+	// reqBody is the request body as recorded (not a copy: the audit stage
+	// hands the entry over and never changes it).
+	reqBody []byte
+	meta    []byte
+	index   [][]byte
+	hourKey []byte
+	hour    audit.AuditHour
 }
 
 // AppendEntry encodes e and queues it with its index keys and its
@@ -110,6 +118,9 @@ func newEntryWrite(e *audit.Entry) (*entryWrite, error) {
 		return nil, err
 	}
 	w := &entryWrite{id: e.ID, head: head, bodies: bodies, meta: encodeMeta(e), hour: audit.AuditHourOf(e)}
+	if e.Data != nil {
+		w.reqBody = e.Data.RequestBody
+	}
 	m, _ := decodeMeta(w.meta) // just encoded
 	w.index = m.indexKeys(e.ID)
 	w.hourKey = auditHourKey(&w.hour)
@@ -143,6 +154,11 @@ func (w *entryWrite) apply(tx *bbolt.Tx) error {
 	}
 	if w.bodies != nil {
 		if err := put(tx, bucketBodies, w.id[:], w.bodies); err != nil {
+			return err
+		}
+	}
+	if len(w.reqBody) > 0 {
+		if err := put(tx, bucketRequestBodies, w.id[:], w.reqBody); err != nil {
 			return err
 		}
 	}

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/modelgate/modelgate/audit"
 )
 
@@ -196,16 +194,22 @@ func (m *entryMeta) indexKeys(id audit.ID) [][]byte {
 }
 
 // Bodies are stored apart from the rest of the entry, so that lists never
-// read them, in a binary record: bodiesVersion, the request and response
-// bodies, then the attempts' and the revisions' bodies, each list a count
-// followed by its elements, every body length-prefixed (empty: none). Raw
-// JSON is copied as it is, never re-encoded.
-const bodiesVersion = 1
+// read them. The request body is stored on its own (bucketRequestBodies);
+// the others in a binary record: bodiesVersion, the response body (in
+// version 1 records, the request body first), then the attempts' and the
+// revisions' bodies, each list a count followed by its elements, every
+// body length-prefixed (empty: none). Raw JSON is copied as it is, never
+// re-encoded.
+const (
+	bodiesVersion1 = 1
+	bodiesVersion  = 2
+)
 
 // encodeEntry returns the stored head (the entry without bodies) and the
-// stored bodies (nil when there are none) of e. A body that is not valid
-// JSON is stored as a JSON string of its text, so a stored entry always
-// reads back as JSON.
+// stored record of its bodies but the request body (nil when there are
+// none) of e. Bodies are stored as recorded; one that is not valid JSON
+// reads back as a JSON string of its text, so a stored entry always reads
+// back as JSON.
 func encodeEntry(e *audit.Entry) (head, bodies []byte, err error) {
 	h := *e
 	h.Data = e.Data.WithoutBodies()
@@ -221,7 +225,6 @@ func encodeEntry(e *audit.Entry) (head, bodies []byte, err error) {
 		size += len(m) + binary.MaxVarintLen32
 		some = some || len(m) > 0
 	}
-	count(d.RequestBody)
 	count(d.ResponseBody)
 	for _, a := range d.Attempts {
 		count(a.ResponseBody)
@@ -234,7 +237,6 @@ func encodeEntry(e *audit.Entry) (head, bodies []byte, err error) {
 	}
 	b := make([]byte, 0, size)
 	b = append(b, bodiesVersion)
-	b = appendBody(b, d.RequestBody)
 	b = appendBody(b, d.ResponseBody)
 	b = binary.AppendUvarint(b, uint64(len(d.Attempts)))
 	for _, a := range d.Attempts {
@@ -247,24 +249,22 @@ func encodeEntry(e *audit.Entry) (head, bodies []byte, err error) {
 	return head, b, nil
 }
 
-// appendBody appends one length-prefixed raw JSON body, made a JSON
-// string first if it is not valid JSON.
+// appendBody appends one length-prefixed body as it was recorded: it is
+// not validated on the way in (see readBody).
 func appendBody(b []byte, m json.RawMessage) []byte {
-	if len(m) > 0 && !gjson.ValidBytes(m) {
-		m, _ = json.Marshal(string(m)) // cannot fail for a string
-	}
 	b = binary.AppendUvarint(b, uint64(len(m)))
 	return append(b, m...)
 }
 
 // readBody reads one body written by appendBody; an empty one is nil. The
-// result is a copy.
+// result is a copy, and valid JSON (audit.ReadableBody): a recorded body
+// that is not reads as a JSON string of its text.
 func readBody(b []byte) (json.RawMessage, []byte, bool) {
 	m, rest, ok := readLP(b)
 	if !ok || len(m) == 0 {
 		return nil, rest, ok
 	}
-	return bytes.Clone(m), rest, true
+	return bytes.Clone(audit.ReadableBody(m)), rest, true
 }
 
 // decodeHead decodes a stored head. JSON nulls in raw fields decode as
@@ -295,19 +295,30 @@ func nilIfNull(m *json.RawMessage) {
 	}
 }
 
-// restoreBodies puts stored bodies back into e.
+// restoreRequestBody puts a stored request body back into e.
+func restoreRequestBody(e *audit.Entry, b []byte) {
+	if e.Data == nil {
+		e.Data = &audit.Data{}
+	}
+	e.Data.RequestBody = bytes.Clone(audit.ReadableBody(b))
+}
+
+// restoreBodies puts a stored bodies record back into e.
 func restoreBodies(e *audit.Entry, b []byte) error {
-	if len(b) == 0 || b[0] != bodiesVersion {
+	if len(b) == 0 || (b[0] != bodiesVersion && b[0] != bodiesVersion1) {
 		return errCorrupt
 	}
 	if e.Data == nil {
 		e.Data = &audit.Data{}
 	}
 	d := e.Data
+	version := b[0]
 	b = b[1:]
 	var ok bool
-	if d.RequestBody, b, ok = readBody(b); !ok {
-		return errCorrupt
+	if version == bodiesVersion1 {
+		if d.RequestBody, b, ok = readBody(b); !ok {
+			return errCorrupt
+		}
 	}
 	if d.ResponseBody, b, ok = readBody(b); !ok {
 		return errCorrupt

@@ -27,6 +27,11 @@ func (a *Audit) Entry(id audit.ID) (*audit.Entry, error) {
 		if e, err = decodeHead(v); err != nil {
 			return err
 		}
+		if rb := tx.Bucket(bucketRequestBodies); rb != nil {
+			if v := rb.Get(id[:]); v != nil {
+				restoreRequestBody(e, v)
+			}
+		}
 		if bb := tx.Bucket(bucketBodies); bb != nil {
 			if v := bb.Get(id[:]); v != nil {
 				return restoreBodies(e, v)

@@ -36,8 +36,9 @@ func (a *Audit) DeleteEntriesBefore(cutoff time.Time, max int) (int, error) {
 				vs = append(vs, victim{id: bytes.Clone(k), keys: m.indexKeys(audit.ID(k))})
 			}
 			idx, entries, bodies := tx.Bucket(bucketIndex), tx.Bucket(bucketEntries), tx.Bucket(bucketBodies)
+			reqBodies := tx.Bucket(bucketRequestBodies)
 			for _, v := range vs {
-				for _, b := range []*bbolt.Bucket{metas, entries, bodies} {
+				for _, b := range []*bbolt.Bucket{metas, entries, bodies, reqBodies} {
 					if b != nil {
 						if err := b.Delete(v.id); err != nil {
 							return err

@@ -2,6 +2,7 @@ package boltstore
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"path/filepath"
 	"reflect"
@@ -56,6 +57,9 @@ func TestEntryRoundTripKeepsBodiesApart(t *testing.T) {
 		if b := tx.Bucket(bucketBodies).Get(e.ID[:]); !bytes.Contains(b, []byte("boom")) {
 			t.Errorf("bodies = %s", b)
 		}
+		if b := tx.Bucket(bucketRequestBodies).Get(e.ID[:]); !bytes.Equal(b, e.Data.RequestBody) {
+			t.Errorf("request body = %s, want %s", b, e.Data.RequestBody)
+		}
 		return nil
 	})
 	if err != nil {
@@ -83,8 +87,10 @@ func TestEntryWithoutBodiesStoresNoBodyRecord(t *testing.T) {
 		jsonEq(t, "entry", got, want)
 	}
 	_ = s.View(func(tx *bbolt.Tx) error {
-		if b := tx.Bucket(bucketBodies); b != nil && b.Stats().KeyN != 0 {
-			t.Errorf("%d body records for entries without bodies", b.Stats().KeyN)
+		for _, name := range [][]byte{bucketBodies, bucketRequestBodies} {
+			if b := tx.Bucket(name); b != nil && b.Stats().KeyN != 0 {
+				t.Errorf("%d %s records for entries without bodies", b.Stats().KeyN, name)
+			}
 		}
 		return nil
 	})
@@ -306,5 +312,29 @@ func TestCloseCommitsQueuedRecords(t *testing.T) {
 	rows, _ := a.UsageAggregates(audit.Daily, time.Time{}, time.Time{})
 	if len(rows) != 1 || rows[0].Requests != 1 {
 		t.Fatalf("usage lost on close: %+v", rows)
+	}
+}
+
+// TestBodiesRecordVersions: a version 1 record, which held the request
+// body too, still reads; a body recorded as invalid JSON reads back as a
+// JSON string.
+func TestBodiesRecordVersions(t *testing.T) {
+	v1 := []byte{bodiesVersion1}
+	v1 = appendBody(v1, json.RawMessage(`{"q":1}`))
+	v1 = appendBody(v1, json.RawMessage(`{"a":2}`))
+	v1 = append(v1, 0, 0)
+	e := &audit.Entry{}
+	if err := restoreBodies(e, v1); err != nil {
+		t.Fatal(err)
+	}
+	if string(e.Data.RequestBody) != `{"q":1}` || string(e.Data.ResponseBody) != `{"a":2}` {
+		t.Fatalf("v1 read as %s / %s", e.Data.RequestBody, e.Data.ResponseBody)
+	}
+	restoreRequestBody(e, []byte(`{"model":`))
+	if string(e.Data.RequestBody) != `"{\"model\":"` {
+		t.Fatalf("invalid body read as %s", e.Data.RequestBody)
+	}
+	if err := restoreBodies(e, []byte{9}); err == nil {
+		t.Fatal("unknown version read")
 	}
 }

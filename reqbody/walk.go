@@ -1,0 +1,49 @@
+package reqbody
+
+import "bytes"
+
+// Member returns the raw value of the member name of the JSON object obj
+// (the last one, when it repeats), or nil when obj is not an object or has
+// no such member. Nested values are skipped, not parsed.
+func Member(obj []byte, name string) []byte {
+	var found []byte
+	_ = eachMember(obj, func(key, val []byte) error {
+		k := key[1 : len(key)-1]
+		if bytes.IndexByte(k, '\\') >= 0 {
+			if unquote(key) == name {
+				found = val
+			}
+		} else if string(k) == name {
+			found = val
+		}
+		return nil
+	})
+	return found
+}
+
+// Elements calls fn with the raw value of each element of the JSON array
+// arr, in order, until fn returns false. It does nothing when arr is not
+// an array and stops at the first malformed element.
+func Elements(arr []byte, fn func(elem []byte) bool) {
+	i := skipSpace(arr, 0)
+	if i >= len(arr) || arr[i] != '[' {
+		return
+	}
+	i = skipSpace(arr, i+1)
+	for i < len(arr) && arr[i] != ']' {
+		end := valueEnd(arr, i)
+		if end < 0 || !fn(arr[i:end]) {
+			return
+		}
+		i = skipSpace(arr, end)
+		if i < len(arr) && arr[i] == ',' {
+			i = skipSpace(arr, i+1)
+		}
+	}
+}
+
+// IsString reports whether raw is a JSON string value.
+func IsString(raw []byte) bool { return len(raw) >= 2 && raw[0] == '"' }
+
+// IsArray reports whether raw is a JSON array value.
+func IsArray(raw []byte) bool { return len(raw) > 0 && raw[0] == '[' }

@@ -63,47 +63,72 @@ func Check(managed List, failover Failover, providers map[string]string) error {
 	return err
 }
 
-// Open loads the stored rows and routes and puts them in force under the
-// configuration's. A configuration problem is an error; a stored row that
-// no longer fits (its provider was removed, it would loop) is left out
-// and reported in warnings.
+// Open returns the service with the configuration's rows and routes and,
+// when opts.Storage is set, the stored ones (see Load).
 func Open(opts Options) (s *Service, warnings []string, err error) {
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
-	s = &Service{opts: opts, pins: newPins(MaxPins, PinIdle, opts.Now), stored: map[string]Row{}, storedFo: Failover{}}
-	if err := Check(opts.Managed, opts.ManagedFailover, opts.Providers); err != nil {
+	if s, err = New(opts); err != nil {
 		return nil, nil, err
 	}
-	if opts.Storage != nil {
-		rows, err := opts.Storage.VirtualModels()
-		if err != nil {
-			return nil, nil, fmt.Errorf("loading virtual models: %w", err)
-		}
-		for _, r := range rows {
-			if s.isManaged(r.Source) {
-				continue
-			}
-			s.stored[r.Source] = r
-			if _, err := build(s.rows(), s.failover(), opts.Providers, 0); err != nil {
-				delete(s.stored, r.Source)
-				warnings = append(warnings, fmt.Sprintf("stored virtual model %q left out: %v", r.Source, err))
-			}
-		}
-		fo, err := opts.Storage.FailoverRoutes()
-		if err != nil {
-			return nil, nil, fmt.Errorf("loading failover routes: %w", err)
-		}
-		for k, v := range fo {
-			if _, managed := opts.ManagedFailover[k]; !managed {
-				s.storedFo[k] = v
-			}
-		}
+	if opts.Storage == nil {
+		return s, nil, nil
 	}
-	if err := s.swap(); err != nil {
+	warnings, err = s.Load(opts.Storage)
+	if err != nil {
 		return nil, nil, err
 	}
 	return s, warnings, nil
+}
+
+// New returns the service with the configuration's rows and routes in
+// force and nothing stored yet; a configuration problem is an error.
+// opts.Storage is ignored: Load attaches the storage.
+func New(opts Options) (*Service, error) {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	opts.Storage = nil
+	s := &Service{opts: opts, pins: newPins(MaxPins, PinIdle, opts.Now), stored: map[string]Row{}, storedFo: Failover{}}
+	if err := Check(opts.Managed, opts.ManagedFailover, opts.Providers); err != nil {
+		return nil, err
+	}
+	if err := s.swap(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Load attaches st, puts its rows and routes in force under the
+// configuration's and writes later changes there. A stored row that no
+// longer fits (its provider was removed, it would loop) is left out and
+// reported in warnings.
+func (s *Service) Load(st Storage) (warnings []string, err error) {
+	rows, err := st.VirtualModels()
+	if err != nil {
+		return nil, fmt.Errorf("loading virtual models: %w", err)
+	}
+	fo, err := st.FailoverRoutes()
+	if err != nil {
+		return nil, fmt.Errorf("loading failover routes: %w", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.opts.Storage = st
+	for _, r := range rows {
+		if s.isManaged(r.Source) {
+			continue
+		}
+		s.stored[r.Source] = r
+		if _, err := build(s.rows(), s.failover(), s.opts.Providers, 0); err != nil {
+			delete(s.stored, r.Source)
+			warnings = append(warnings, fmt.Sprintf("stored virtual model %q left out: %v", r.Source, err))
+		}
+	}
+	for k, v := range fo {
+		if _, managed := s.opts.ManagedFailover[k]; !managed {
+			s.storedFo[k] = v
+		}
+	}
+	return warnings, s.swap()
 }
 
 // markManaged returns the configuration's rows as managed rows.

@@ -68,7 +68,8 @@ func (s *Service) countTokens(w http.ResponseWriter, r *http.Request) {
 // targets, the next one is tried at once; nothing has reached the client
 // by then.
 func (s *Service) forward(w http.ResponseWriter, r *http.Request, in ingress) {
-	req, c, err := s.prepare(r, in)
+	var req request
+	c, err := s.prepare(r, in, &req)
 	if err != nil {
 		apierr.WriteFor(w, r, err)
 		return
@@ -80,7 +81,7 @@ func (s *Service) forward(w http.ResponseWriter, r *http.Request, in ingress) {
 	if refuseOverBudget(w, r, c) {
 		return // a spent budget covers the caller and the model is priced; 429 written
 	}
-	fallbacks := s.failoverTargets(req, c)
+	fallbacks := s.failoverTargets(&req, c)
 	if len(fallbacks) == 0 {
 		s.try(w, r, c, true)
 		return
@@ -92,7 +93,7 @@ func (s *Service) forward(w http.ResponseWriter, r *http.Request, in ingress) {
 		}
 		c = nil
 		for c == nil && next < len(fallbacks) {
-			c = s.failoverCall(r, req, fallbacks[next])
+			c = s.failoverCall(r, &req, fallbacks[next])
 			next++
 		}
 		if c == nil {
@@ -207,35 +208,36 @@ type request struct {
 	info      *reqinfo.Info
 }
 
-// prepare reads the body, resolves the model and plans the upstream call.
-// A passthrough body is forwarded as the client sent it but for the few
-// fields that must change (model, the usage request on chat streams).
-func (s *Service) prepare(r *http.Request, in ingress) (*request, *call, error) {
+// prepare reads the body into req, resolves the model and plans the
+// upstream call. A passthrough body is forwarded as the client sent it but
+// for the few fields that must change (model, the usage request on chat
+// streams).
+func (s *Service) prepare(r *http.Request, in ingress, req *request) (*call, error) {
 	body, err := readBody(r, s.MaxBodyBytes)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	fields, err := scanFields(body)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	requested, err := fields.modelName()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if in == ingressMessages && fields.maxTokens == nil {
 		// Anthropic's API requires max_tokens; so does the gateway, whatever
 		// the target, in Anthropic's own wording.
-		return nil, nil, apierr.InvalidRequest("max_tokens: Field required").WithParam("max_tokens").WithCode("missing_required_parameter")
+		return nil, apierr.InvalidRequest("max_tokens: Field required").WithParam("max_tokens").WithCode("missing_required_parameter")
 	}
 	info := reqinfo.From(r.Context())
 	if info == nil {
 		info = reqinfo.New()
 	}
-	req := &request{in: in, body: body, fields: fields, requested: requested, info: info}
+	*req = request{in: in, body: body, fields: fields, requested: requested, info: info}
 	t, err := s.route(r.Context(), req)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if info.VirtualModels && s.VirtualModels.HasFailover() {
 		// The body may be tried on several targets: each gets its own copy.
@@ -245,10 +247,10 @@ func (s *Service) prepare(r *http.Request, in ingress) (*request, *call, error) 
 	}
 	c, err := s.newCall(req, body, t)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	info.RequestedModel = requested
-	return req, c, nil
+	return c, nil
 }
 
 // newCall plans the call of req on target t with body (req.body or a

@@ -25,6 +25,7 @@ import (
 	"github.com/modelgate/modelgate/limits"
 	"github.com/modelgate/modelgate/routes"
 	"github.com/modelgate/modelgate/ui"
+	"github.com/modelgate/modelgate/vmodels"
 )
 
 // Prefix is the path prefix of everything the Handler serves.
@@ -68,6 +69,13 @@ type Options struct {
 	// Budgets is the budgets service behind /admin/budgets; nil answers
 	// 503 budgets_unavailable there.
 	Budgets *budgets.Service
+	// VirtualModels is the virtual-model service behind
+	// /admin/virtual-models and /admin/failover; nil answers 503
+	// virtual_models_unavailable there.
+	VirtualModels *vmodels.Service
+	// Models returns the model inventory of GET /admin/models for a
+	// category ("" or "all": every one), at most max rows; nil answers [].
+	Models func(category string, max int) ([]vmodels.InventoryEntry, bool)
 	// UI serves the dashboard pages and assets; nil means ui.Handler.
 	UI http.Handler
 	// Now is the clock, for server_time and the legacy alias's sunset;

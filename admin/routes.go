@@ -51,6 +51,14 @@ func init() {
 		"putBudgetSettings": (*Handler).putBudgetSettings,
 		"getRuntimeConfig":  (*Handler).runtimeConfig,
 		"getOpenAPI":        (*Handler).openAPI,
+
+		"listAdminModels":    (*Handler).listModels,
+		"listVirtualModels":  (*Handler).listVirtualModels,
+		"putVirtualModel":    (*Handler).putVirtualModel,
+		"deleteVirtualModel": (*Handler).deleteVirtualModel,
+		"listFailover":       (*Handler).listFailover,
+		"putFailover":        (*Handler).putFailover,
+		"deleteFailover":     (*Handler).deleteFailover,
 	}
 }
 

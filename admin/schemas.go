@@ -166,5 +166,8 @@ func components() schema {
 	for name, s := range rateLimitSchemas() {
 		out[name] = s
 	}
+	for name, s := range vmodelSchemas() {
+		out[name] = s
+	}
 	return out
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/modelgate/modelgate/selfusage"
 	"github.com/modelgate/modelgate/store"
 	"github.com/modelgate/modelgate/store/boltstore"
+	"github.com/modelgate/modelgate/vmodels"
 )
 
 func init() {
@@ -108,6 +109,9 @@ type App struct {
 	ready      chan struct{}
 	startErr   error
 
+	// vmodels holds the virtual models and failover routes in force.
+	vmodels *vmodels.Service
+
 	// audit is the audit machinery (recorder, storage, queries, hub and
 	// retention loop), set in Start and stopped and flushed in Stop.
 	audit *atomic.Pointer[auditParts]
@@ -174,6 +178,9 @@ func (a *App) Provision(ctx caddy.Context) error {
 		a.selfUsage.Usage = a.selfUsageTotals()
 	}
 	if err := a.provisionBudgets(); err != nil {
+		return err
+	}
+	if err := a.provisionVirtualModels(); err != nil {
 		return err
 	}
 	a.limiterRef = new(limiterRef)
@@ -245,8 +252,9 @@ func (a *App) start() error {
 		return err
 	}
 	a.auth.UseKeys(a.keySvc)
+	a.loadVirtualModels()
 	a.audit.Store(startAudit(a.effective, st, a.logger.Named("audit")))
-	a.adminAPI = admin.New(admin.Options{
+	a.adminAPI = admin.New(a.withRouting(admin.Options{
 		Config:     a.effective,
 		Providers:  a.providerInfo(),
 		Version:    Version,
@@ -257,7 +265,7 @@ func (a *App) start() error {
 		RateLimits: a.limits,
 		Budgets:    a.adminBudgets(),
 		Logger:     a.logger.Named("admin"),
-	})
+	}))
 	warnAccessLogs(a.caddyCtx, a.logger)
 	if !a.auth.Required() {
 		a.logger.Warn("no master key and no managed keys: model endpoints are open to anyone who can reach them; set GATEWAY_MASTER_KEY")

@@ -86,6 +86,9 @@ func newAuditing(cfg config.Config, rec *audit.Recorder) *Auditing {
 			Usage:  cfg.Usage.On(),
 			Budget: cfg.Budgets.On(),
 			Cache:  cfg.Cache.On(),
+			// Failover routes from configuration; routes written later
+			// through the admin API show from the next start.
+			Failover: len(cfg.Failover) > 0,
 		},
 	}
 }

@@ -88,6 +88,9 @@ func (r *Registry) refreshOne(ctx context.Context, e Entry) error {
 	ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
 	defer cancel()
 	models, err := e.Provider.ListModels(ctx)
+	if f := r.failing[e.Provider.Name()]; f != nil {
+		f.Store(err != nil)
+	}
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -55,6 +56,9 @@ type Registry struct {
 	index    map[string]Provider
 	listed   map[string]map[string]bool // provider name → model id set
 	closed   map[string]bool            // provider name → serves only its allowlist
+	// failing says, per provider name, whether its last listing failed;
+	// the map is fixed at construction.
+	failing map[string]*atomic.Bool
 
 	ready     chan struct{}
 	readyOnce sync.Once
@@ -80,12 +84,14 @@ func NewRegistry(entries []Entry, opts RegistryOptions) *Registry {
 		opts:     opts,
 		listings: make(map[string][]Model, len(entries)),
 		closed:   make(map[string]bool, len(entries)),
+		failing:  make(map[string]*atomic.Bool, len(entries)),
 		ready:    make(chan struct{}),
 		sleep:    sleepContext,
 	}
 	for _, e := range entries {
 		r.byName[e.Provider.Name()] = e.Provider
 		r.closed[e.Provider.Name()] = e.Allowlist
+		r.failing[e.Provider.Name()] = new(atomic.Bool)
 		r.listings[e.Provider.Name()] = configured(e.Models)
 	}
 	r.rebuildIndex()
@@ -113,6 +119,15 @@ func (r *Registry) Providers() []Provider {
 func (r *Registry) Provider(name string) (Provider, bool) {
 	p, ok := r.byName[name]
 	return p, ok
+}
+
+// ListingFailed reports whether the last model listing of the named
+// provider failed (false before its first listing and for unknown names).
+// Virtual models skip such a provider's targets while others are
+// available.
+func (r *Registry) ListingFailed(name string) bool {
+	f := r.failing[name]
+	return f != nil && f.Load()
 }
 
 // Ready is closed once the first round of listings has finished.

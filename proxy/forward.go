@@ -3,7 +3,6 @@ package proxy
 import (
 	"bytes"
 	"context"
-	"errors"
 	"net/http"
 	"slices"
 	"strings"
@@ -37,6 +36,7 @@ type call struct {
 	upstream upstreamBody   // the answer's body under limits
 	answer   bufferedAnswer // a non-streamed answer read whole for translation
 	failure  string         // why reading the answer failed, for the attempt record
+	slowdown float64        // the answer is delayed by this factor of the upstream's time
 }
 
 func (s *Service) chatCompletions(w http.ResponseWriter, r *http.Request) {
@@ -59,11 +59,17 @@ func (s *Service) countTokens(w http.ResponseWriter, r *http.Request) {
 	s.forward(w, r, ingressCountTokens)
 }
 
-// forward reads and checks the request, resolves its model, plans
-// passthrough or translation, refuses it when a spent budget covers the
-// caller and the model is priced, and relays the upstream's answer.
+// forward reads and checks the request, resolves its model (through the
+// virtual models when the virtual-model stage ran), plans passthrough or
+// translation, refuses it when a spent budget covers the caller and the
+// model is priced, and relays the upstream's answer. When the target
+// fails in a way failover covers (upstream 5xx or 429, timeout,
+// unreachable, a saturated rule) and a failover route names further
+// targets, the next one is tried at once; nothing has reached the client
+// by then.
 func (s *Service) forward(w http.ResponseWriter, r *http.Request, in ingress) {
-	c, err := s.prepare(r, in)
+	var req request
+	c, err := s.prepare(r, in, &req)
 	if err != nil {
 		apierr.WriteFor(w, r, err)
 		return
@@ -75,9 +81,48 @@ func (s *Service) forward(w http.ResponseWriter, r *http.Request, in ingress) {
 	if refuseOverBudget(w, r, c) {
 		return // a spent budget covers the caller and the model is priced; 429 written
 	}
-	adm, ok := s.admitTarget(w, r, c)
-	if !ok {
-		return // a provider or model rule is saturated; 429 written
+	fallbacks := s.failoverTargets(&req, c)
+	if len(fallbacks) == 0 {
+		s.try(w, r, c, true)
+		return
+	}
+	for next := 0; ; {
+		failure := s.try(w, r, c, false)
+		if failure == nil {
+			return // answered
+		}
+		c = nil
+		for c == nil && next < len(fallbacks) {
+			c = s.failoverCall(r, &req, fallbacks[next])
+			next++
+		}
+		if c == nil {
+			apierr.WriteFor(w, r, failure)
+			return
+		}
+		if next == len(fallbacks) {
+			s.try(w, r, c, true)
+			return
+		}
+	}
+}
+
+// try makes one upstream call for c and relays its answer. When last is
+// false and the call fails in a way failover covers, before anything was
+// written, it writes nothing and returns the error the client would get;
+// otherwise it answers the client and returns nil.
+func (s *Service) try(w http.ResponseWriter, r *http.Request, c *call, last bool) (failure error) {
+	adm, rej := s.admit(c)
+	if rej != nil {
+		e := targetRejected(c.provider.Name(), rej)
+		if !last {
+			c.info.AddAttempt(reqinfo.Attempt{Provider: c.provider.Name(), Model: c.model, StatusCode: http.StatusTooManyRequests,
+				StartedAt: time.Now(), Err: "not called: " + rej.Reason})
+			return e
+		}
+		c.info.RefusedBeforeUpstream = true
+		apierr.WriteFor(w, r, e)
+		return nil // a provider or model rule is saturated; the upstream is never called
 	}
 	// Released when the answer is complete (streams included), also on
 	// disconnects, aborted streams and panics, charging the tokens this
@@ -94,11 +139,14 @@ func (s *Service) forward(w http.ResponseWriter, r *http.Request, in ingress) {
 		c.info.AddAttempt(reqinfo.Attempt{Provider: c.provider.Name(), Model: c.model, StartedAt: started,
 			Duration: time.Since(started), Err: err.Error()})
 		if r.Context().Err() != nil {
-			return // the client went away; nobody to answer
+			return nil // the client went away; nobody to answer
 		}
 		s.logger().Warn("upstream request failed", zap.String("provider", c.provider.Name()), zap.Error(err))
+		if !last {
+			return transportError(c.provider.Name(), err)
+		}
 		apierr.WriteFor(w, r, transportError(c.provider.Name(), err))
-		return
+		return nil
 	}
 	streamed := c.stream && isEventStream(resp.Header)
 	c.upstream.watch(ctx, cancel, resp.Body, c.limits, streamed, started)
@@ -109,18 +157,27 @@ func (s *Service) forward(w http.ResponseWriter, r *http.Request, in ingress) {
 			StartedAt: started, Duration: time.Since(started), Err: c.failure})
 	}()
 	if resp.StatusCode >= 400 {
-		apierr.WriteFor(w, r, upstreamError(c.provider.Name(), resp, s.Upstreams))
-		return
+		e := upstreamError(c.provider.Name(), resp, s.Upstreams)
+		if !last && failsOver(resp.StatusCode) {
+			return e
+		}
+		apierr.WriteFor(w, r, e)
+		return nil
 	}
 	copyResponseHeaders(w.Header(), resp.Header)
 	w.Header().Set("X-Modelgate-Provider", c.provider.Name())
+	if c.slowdown > 0 {
+		pw := &pacedWriter{ResponseWriter: w, ctx: r.Context(), start: started, factor: c.slowdown}
+		defer pw.release()
+		w = pw
+	}
 	switch {
 	case c.tr != nil && streamed:
 		relayTranslatedStream(w, resp, c)
 	case c.tr != nil:
 		body, ok := s.readAnswer(w, r, resp, c)
 		if !ok {
-			return
+			return nil
 		}
 		c.answer = bufferedAnswer{b: body}
 		resp.Body = &c.answer
@@ -132,12 +189,30 @@ func (s *Service) forward(w http.ResponseWriter, r *http.Request, in ingress) {
 			relayBody(w, resp, c, body)
 		}
 	}
+	return nil
 }
 
-// prepare reads the body, resolves the model and plans the upstream call.
-// A passthrough body is forwarded as the client sent it but for the few
-// fields that must change (model, the usage request on chat streams).
-func (s *Service) prepare(r *http.Request, in ingress) (*call, error) {
+// failsOver reports whether an upstream answer of status moves a request
+// on to its failover targets: 5xx and 429, never another 4xx.
+func failsOver(status int) bool {
+	return status >= 500 || status == http.StatusTooManyRequests
+}
+
+// request is what prepare reads from the client once, for every target a
+// request may be tried on.
+type request struct {
+	in        ingress
+	body      []byte // the client's body; never modified once failover is possible
+	fields    requestFields
+	requested string
+	info      *reqinfo.Info
+}
+
+// prepare reads the body into req, resolves the model and plans the
+// upstream call. A passthrough body is forwarded as the client sent it but
+// for the few fields that must change (model, the usage request on chat
+// streams).
+func (s *Service) prepare(r *http.Request, in ingress, req *request) (*call, error) {
 	body, fields, err := s.requestBody(r)
 	if err != nil {
 		return nil, err
@@ -151,24 +226,45 @@ func (s *Service) prepare(r *http.Request, in ingress) (*call, error) {
 		// the target, in Anthropic's own wording.
 		return nil, apierr.InvalidRequest("max_tokens: Field required").WithParam("max_tokens").WithCode("missing_required_parameter")
 	}
-	p, model, err := s.resolve(r.Context(), requested)
-	if err != nil {
-		var unknown *providers.ErrUnknownModel
-		if errors.As(err, &unknown) {
-			return nil, apierr.NotFound(unknown.Error()).WithParam("model").WithCode("model_not_found")
-		}
-		return nil, apierr.New(http.StatusServiceUnavailable, apierr.TypeProvider, "model listings are not ready: "+err.Error())
+	info := reqinfo.From(r.Context())
+	if info == nil {
+		info = reqinfo.New()
 	}
-	if model != requested {
+	*req = request{in: in, body: body, fields: fields, requested: requested, info: info}
+	t, err := s.route(r.Context(), req)
+	if err != nil {
+		return nil, err
+	}
+	if info.VirtualModels && s.VirtualModels.HasFailover() {
+		// The body may be tried on several targets: each gets its own copy.
+		if fb := s.VirtualModels.FailoverTargets(requested, t.provider.Name(), t.model); len(fb) > 0 {
+			body = bytes.Clone(body)
+		}
+	}
+	c, err := s.newCall(req, body, t)
+	if err != nil {
+		return nil, err
+	}
+	info.RequestedModel = requested
+	return c, nil
+}
+
+// newCall plans the call of req on target t with body (req.body or a
+// copy of it, which planning may modify) and records the target on the
+// request's info.
+func (s *Service) newCall(req *request, body []byte, t routed) (*call, error) {
+	var err error
+	p, model := t.provider, t.model
+	if model != req.requested {
 		if body, err = sjson.SetBytes(body, "model", model); err != nil {
 			return nil, apierr.InvalidRequest("could not rewrite model: " + err.Error())
 		}
 	}
-	c := &call{in: in, body: body, provider: p, model: model}
+	c := &call{in: req.in, body: body, provider: p, model: model, slowdown: t.slowdown}
 	var opts gjson.Result // the client's stream_options, read once
-	if in.streams {
-		if c.stream = fields.streamOn(); c.stream {
-			opts = fields.streamOptionsValue()
+	if req.in.streams {
+		if c.stream = req.fields.streamOn(); c.stream {
+			opts = req.fields.streamOptionsValue()
 			c.wantUsage = opts.Get("include_usage").Bool()
 		}
 	}
@@ -185,11 +281,7 @@ func (s *Service) prepare(r *http.Request, in ingress) (*call, error) {
 			return nil, apierr.InvalidRequest("could not set stream_options: " + err.Error())
 		}
 	}
-	c.info = reqinfo.From(r.Context())
-	if c.info == nil {
-		c.info = reqinfo.New()
-	}
-	c.info.RequestedModel = requested
+	c.info = req.info
 	c.info.ResolvedModel = model
 	c.info.ProviderName = p.Name()
 	c.info.ProviderType = p.Type()

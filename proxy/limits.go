@@ -33,22 +33,15 @@ func (s *Service) TargetAvailable(provider, model string) (retryAfter time.Durat
 	return s.Limits.TargetAvailable(provider, model)
 }
 
-// admitTarget charges c's provider and model rules before the upstream is
-// called. When a rule is saturated it writes the 429 and returns false:
-// the upstream is never called. The token-count estimate answered
-// locally never gets here; a native count_tokens call is not counted
-// either (it runs no model).
-func (s *Service) admitTarget(w http.ResponseWriter, r *http.Request, c *call) (limits.Admission, bool) {
+// admit charges c's provider and model rules before the upstream is
+// called; a rejection means a rule is saturated and the upstream must not
+// be called. The token-count estimate answered locally never gets here; a
+// native count_tokens call is not counted either (it runs no model).
+func (s *Service) admit(c *call) (limits.Admission, *limits.Rejection) {
 	if s.Limits == nil || c.in == ingressCountTokens {
-		return limits.Admission{}, true
+		return limits.Admission{}, nil
 	}
-	adm, rej := s.Limits.AdmitTarget(c.provider.Name(), c.model)
-	if rej != nil {
-		c.info.RefusedBeforeUpstream = true
-		apierr.WriteFor(w, r, targetRejected(c.provider.Name(), rej))
-		return adm, false
-	}
-	return adm, true
+	return s.Limits.AdmitTarget(c.provider.Name(), c.model)
 }
 
 // targetRejected is the 429 for a saturated provider or model.

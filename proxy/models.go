@@ -7,6 +7,8 @@ import (
 
 	"github.com/modelgate/modelgate/apierr"
 	"github.com/modelgate/modelgate/catalog"
+	"github.com/modelgate/modelgate/reqinfo"
+	"github.com/modelgate/modelgate/vmodels"
 )
 
 // modelsPath is the path of the model listing; a model is retrieved at
@@ -34,7 +36,7 @@ func (s *Service) models(w http.ResponseWriter, r *http.Request) {
 		s.getModel(w, r, id)
 		return
 	}
-	s.listModels(w)
+	s.listModels(w, r)
 }
 
 // modelObjects is every registered provider's models, each under the
@@ -42,13 +44,26 @@ func (s *Service) models(w http.ResponseWriter, r *http.Request) {
 // provider winning a selector two would share. owned_by is the provider
 // instance; metadata comes from the embedded catalog and is absent for
 // models it does not know.
-func (s *Service) modelObjects() []modelObject {
+//
+// For a request that passed the virtual-model stage the list starts with
+// the virtual models the caller may use and leaves out the provider
+// models the access policies keep from the caller.
+func (s *Service) modelObjects(r *http.Request) []modelObject {
 	listed := s.Registry.Models()
 	out := make([]modelObject, 0, len(listed))
 	seen := make(map[string]bool, len(listed))
+	var vm *vmodels.Service
+	userPath := ""
+	if info := reqinfo.From(r.Context()); info != nil && info.VirtualModels {
+		vm, userPath = s.VirtualModels, info.UserPath
+	}
+	for _, row := range vm.Aliases(userPath) {
+		seen[row.Source] = true
+		out = append(out, aliasObject(row))
+	}
 	for _, lm := range listed {
 		id := s.Registry.Selector(lm.Provider, lm.Model.ID)
-		if seen[id] {
+		if seen[id] || (vm != nil && !vm.Allowed(userPath, lm.Provider.Name(), lm.Model.ID)) {
 			continue
 		}
 		seen[id] = true
@@ -63,11 +78,11 @@ func (s *Service) modelObjects() []modelObject {
 
 // listModels answers GET /v1/models: {"object":"list","data":[...]} with
 // every model object.
-func (s *Service) listModels(w http.ResponseWriter) {
+func (s *Service) listModels(w http.ResponseWriter, r *http.Request) {
 	out := struct {
 		Object string        `json:"object"`
 		Data   []modelObject `json:"data"`
-	}{Object: "list", Data: s.modelObjects()}
+	}{Object: "list", Data: s.modelObjects(r)}
 	writeJSON(w, out)
 }
 
@@ -76,7 +91,7 @@ func (s *Service) listModels(w http.ResponseWriter) {
 // <provider>/<model> also finds a model listed without the prefix (the
 // object keeps its listed id); any other id gets 404 model_not_found.
 func (s *Service) getModel(w http.ResponseWriter, r *http.Request, id string) {
-	objs := s.modelObjects()
+	objs := s.modelObjects(r)
 	for i := range objs {
 		if objs[i].ID == id {
 			writeJSON(w, objs[i])
@@ -93,6 +108,52 @@ func (s *Service) getModel(w http.ResponseWriter, r *http.Request, id string) {
 	}
 	apierr.WriteFor(w, r, apierr.NotFound("the model "+id+" does not exist or no provider lists it").
 		WithParam("model").WithCode("model_not_found"))
+}
+
+// aliasObject is the model object of a virtual model: listed under its
+// source, owned by its provider_name (else "modelgate"), with the catalog
+// metadata of its first target.
+func aliasObject(row vmodels.Row) modelObject {
+	obj := modelObject{ID: row.Source, Object: "model", OwnedBy: row.ProviderName, upstreamID: row.Source}
+	if obj.OwnedBy == "" {
+		obj.OwnedBy = "modelgate"
+	}
+	if row.CreatedAt != nil {
+		obj.Created = row.CreatedAt.Unix()
+	}
+	return obj
+}
+
+// Inventory returns the model inventory of GET /admin/models: every
+// provider's models (at most max rows) of category ("" or "all": every
+// one), each with the access the policies give it. ready is false while
+// the first model listings are still arriving.
+func (s *Service) Inventory(category string, max int) (rows []vmodels.InventoryEntry, ready bool) {
+	select {
+	case <-s.Registry.Ready():
+	default:
+		return []vmodels.InventoryEntry{}, false
+	}
+	rows = []vmodels.InventoryEntry{}
+	for _, lm := range s.Registry.Models() {
+		if len(rows) >= max {
+			break
+		}
+		obj := modelObject{ID: s.Registry.Selector(lm.Provider, lm.Model.ID), Object: "model", Created: lm.Model.Created, OwnedBy: lm.Provider.Name()}
+		md, ok := catalog.Lookup(lm.Provider.Type(), lm.Model.ID)
+		if ok {
+			obj.Metadata = &md
+		}
+		if !catalog.MatchesCategory(md, category) {
+			continue
+		}
+		rows = append(rows, vmodels.InventoryEntry{
+			ProviderName: lm.Provider.Name(), ProviderType: lm.Provider.Type(),
+			Selector: lm.Provider.Name() + "/" + lm.Model.ID, Model: obj,
+			Access: s.VirtualModels.AccessOf(lm.Provider.Name(), lm.Model.ID),
+		})
+	}
+	return rows, true
 }
 
 // writeJSON answers 200 with v as JSON.

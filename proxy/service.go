@@ -13,6 +13,7 @@ import (
 	"github.com/modelgate/modelgate/apierr"
 	"github.com/modelgate/modelgate/providers"
 	"github.com/modelgate/modelgate/routes"
+	"github.com/modelgate/modelgate/vmodels"
 )
 
 // Service serves the model endpoints, GET /v1/models, GET /v1/usage and
@@ -33,6 +34,10 @@ type Service struct {
 	Upstreams *Upstreams
 	// SelfUsage answers GET /v1/usage; nil answers 404 there.
 	SelfUsage http.Handler
+	// VirtualModels resolves virtual models, applies the model access
+	// policies and names failover targets, for requests that passed the
+	// virtual-model stage; nil has none.
+	VirtualModels *vmodels.Service
 }
 
 // handlers are the service's answer to each route shape; a shape without

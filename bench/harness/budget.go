@@ -13,6 +13,10 @@ const (
 	// minBudgetRatio: the throughput of modelgate with one budget in force
 	// over modelgate's without it, chat and chat-stream, every cell.
 	minBudgetRatio = 0.97
+	// minAliasRatio: the throughput of modelgate through a two-target
+	// virtual model over modelgate's by the model's own name, chat and
+	// chat-stream, every cell.
+	minAliasRatio = 0.97
 	// maxAddedP50Ratio: modelgate's added p50 over direct, as a multiple
 	// of what plain Caddy adds over direct.
 	maxAddedP50Ratio = 1.5
@@ -105,6 +109,8 @@ func evaluateBudget(cells []*Cell, records []Records, concs, sizes []int) []Chec
 				where := fmt.Sprintf("%s %s c=%d", w, sizeName(size), conc)
 				out = append(out, throughputCheck("throughput budget on/off, "+where, minBudgetRatio,
 					ix.get(w, targetBudget, conc, size), ix.get(w, targetModelgate, conc, size)))
+				out = append(out, throughputCheck("throughput alias/model name, "+where, minAliasRatio,
+					ix.get(w, targetAlias, conc, size), ix.get(w, targetModelgate, conc, size)))
 			}
 		}
 	}

@@ -32,11 +32,13 @@ func TestBudgetChecks(t *testing.T) {
 		cell("chat", targetCaddy, 10, 1024, 5000, 1.2, 0, 60*mib),
 		cell("chat", targetModelgate, 10, 1024, 4500, 1.29, 0, 62*mib),
 		cell("chat", targetBudget, 10, 1024, 4365, 1.29, 0, 62*mib), // 0.97x modelgate: passes
+		cell("chat", targetAlias, 10, 1024, 4400, 1.29, 0, 62*mib),  // 0.978x: passes
 		// c=100: 0.89x and 0.31 ms over an allowance of 0.3 ms: both fail.
 		cell("chat", targetDirect, 100, 1024, 10000, 1.0, 0, 0),
 		cell("chat", targetCaddy, 100, 1024, 5000, 1.2, 0, 60*mib),
 		cell("chat", targetModelgate, 100, 1024, 4450, 1.31, 0, 92*mib), // caddy's peak + 32 MiB: passes
 		cell("chat", targetBudget, 100, 1024, 4300, 1.31, 0, 0),         // 0.966x: fails
+		cell("chat", targetAlias, 100, 1024, 4000, 1.31, 0, 0),          // 0.9x: fails
 		// streams at c=10: +0.9 ms passes, the bound (1 ms, strict) is absolute.
 		cell("chat-stream", targetDirect, 10, 1024, 200, 45, 2.0, 0),
 		cell("chat-stream", targetCaddy, 10, 1024, 200, 45, 2.1, 0),
@@ -74,6 +76,14 @@ func TestBudgetChecks(t *testing.T) {
 		"modelgate-budget: usage records dropped":                        fail,
 		"modelgate-budget: audit entries stored for requests answered":   fail,
 		"modelgate-budget: usage records stored for requests answered":   pass,
+		"throughput alias/model name, chat 1KiB c=10":                    pass,
+		"throughput alias/model name, chat 1KiB c=100":                   fail,
+		"throughput alias/model name, chat-stream 1KiB c=10":             skip,
+		"throughput alias/model name, chat-stream 1KiB c=100":            skip,
+		"modelgate-alias: audit entries dropped":                         skip,
+		"modelgate-alias: usage records dropped":                         skip,
+		"modelgate-alias: audit entries stored for requests answered":    skip,
+		"modelgate-alias: usage records stored for requests answered":    skip,
 	}
 	if len(got) != len(want) || len(checks) != len(want) {
 		t.Fatalf("got %d checks, want %d: %+v", len(checks), len(want), got)

@@ -82,3 +82,9 @@ const budgetAmount = "1000000000"
 
 // budgetEnv is modelgateEnv plus that one budget covering all traffic.
 var budgetEnv = append(append([]string(nil), modelgateEnv...), "SET_BUDGET_=daily="+budgetAmount)
+
+// aliasEnv is modelgateEnv plus a virtual model named like the bench
+// model with two targets, both that model on the one provider: requests
+// keep their model name and resolve through the alias.
+var aliasEnv = append(append([]string(nil), modelgateEnv...),
+	`VIRTUAL_MODELS=[{"source":"`+benchModel+`","targets":[{"provider":"up","model":"`+benchModel+`","weight":1},{"provider":"up","model":"`+benchModel+`","weight":1}]}]`)

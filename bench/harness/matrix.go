@@ -10,14 +10,20 @@ const (
 	// targetBudget is modelgate with one budget on "/" whose amount is
 	// never reached, so the budget check runs on every request.
 	targetBudget = "modelgate-budget"
+	// targetAlias is modelgate whose model name is a virtual model with
+	// two targets, both the upstream's model: every request resolves
+	// through the alias (weighted round robin) before the proxy.
+	targetAlias = "modelgate-alias"
 )
 
 // gatewayTargets are the targets served by a modelgate process, each with
 // its own store, admin endpoint and records.
-var gatewayTargets = []string{targetModelgate, targetBudget}
+var gatewayTargets = []string{targetModelgate, targetBudget, targetAlias}
 
 // isGateway reports whether target is served by modelgate.
-func isGateway(target string) bool { return target == targetModelgate || target == targetBudget }
+func isGateway(target string) bool {
+	return target == targetModelgate || target == targetBudget || target == targetAlias
+}
 
 // workload is one kind of traffic.
 type workload struct {
@@ -56,7 +62,7 @@ var workloads = []workload{
 }
 
 var (
-	allTargets  = []string{targetDirect, targetCaddy, targetModelgate, targetBudget}
+	allTargets  = []string{targetDirect, targetCaddy, targetModelgate, targetBudget, targetAlias}
 	gatewayOnly = []string{targetModelgate}
 )
 

@@ -73,25 +73,26 @@ func TestCombineRoundsMedian(t *testing.T) {
 func TestPlanJobsAlternatesAndSkipsUnserved(t *testing.T) {
 	o := options{rounds: 2, concurrency: []int{10}, sizes: []int{1024}, only: map[string]bool{"chat": true, "messages": true}}
 	cells, jobs := planJobs(o, false)
-	if len(cells) != 5 { // chat: 4 targets; messages: modelgate only
+	if len(cells) != 6 { // chat: 5 targets; messages: modelgate only
 		t.Fatalf("%d cells", len(cells))
 	}
-	if cells[4].Workload != "messages" || cells[4].Status != statusNotServed {
-		t.Errorf("messages cell: %+v", cells[4])
+	if cells[5].Workload != "messages" || cells[5].Status != statusNotServed {
+		t.Errorf("messages cell: %+v", cells[5])
 	}
 	var order []string
 	for _, j := range jobs {
 		order = append(order, j.cell.Target)
 	}
-	want := []string{targetDirect, targetCaddy, targetModelgate, targetBudget, targetBudget, targetModelgate, targetCaddy, targetDirect}
+	want := []string{targetDirect, targetCaddy, targetModelgate, targetBudget, targetAlias,
+		targetAlias, targetBudget, targetModelgate, targetCaddy, targetDirect}
 	if !slices.Equal(order, want) {
 		t.Errorf("order %v, want %v", order, want)
 	}
-	if jobs[4].round != 1 || jobs[4].cell != jobs[3].cell {
-		t.Errorf("round 2 must reuse the cells: %+v", jobs[4])
+	if jobs[5].round != 1 || jobs[5].cell != jobs[4].cell {
+		t.Errorf("round 2 must reuse the cells: %+v", jobs[5])
 	}
 	_, jobs = planJobs(o, true)
-	if len(jobs) != 10 {
-		t.Errorf("served messages: %d jobs, want 10", len(jobs))
+	if len(jobs) != 12 {
+		t.Errorf("served messages: %d jobs, want 12", len(jobs))
 	}
 }

@@ -1,0 +1,175 @@
+package admin
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+
+	"go.uber.org/zap"
+
+	"github.com/modelgate/modelgate/apierr"
+	"github.com/modelgate/modelgate/catalog"
+	"github.com/modelgate/modelgate/vmodels"
+)
+
+// MaxInventoryRows caps the rows of GET /admin/models.
+const MaxInventoryRows = 10000
+
+// VirtualModelList is the answer of GET /admin/virtual-models.
+type VirtualModelList struct {
+	// VirtualModels are every row in force, by source; managed rows come
+	// from configuration and are read-only.
+	VirtualModels []vmodels.Row `json:"virtual_models"`
+}
+
+// virtualModelWrite is the body of PUT /admin/virtual-models: the row,
+// and old_source to rename a row.
+type virtualModelWrite struct {
+	vmodels.VirtualModel
+	OldSource string `json:"old_source,omitempty"`
+}
+
+// FailoverList is the answer of GET /admin/failover.
+type FailoverList struct {
+	// Routes are every failover route in force, by primary model.
+	Routes []vmodels.FailoverRoute `json:"routes"`
+}
+
+// vmService returns the virtual-model service, or answers 503 when there
+// is none.
+func (h *Handler) vmService(w http.ResponseWriter) *vmodels.Service {
+	if h.opts.VirtualModels == nil {
+		apierr.Write(w, apierr.New(http.StatusServiceUnavailable, apierr.TypeProvider,
+			"virtual model management is not available").WithCode("virtual_models_unavailable"))
+	}
+	return h.opts.VirtualModels
+}
+
+func (h *Handler) listVirtualModels(w http.ResponseWriter, _ *http.Request, _ params) {
+	if s := h.vmService(w); s != nil {
+		l := s.List()
+		if l == nil {
+			l = []vmodels.Row{}
+		}
+		writeJSON(w, http.StatusOK, VirtualModelList{VirtualModels: l})
+	}
+}
+
+func (h *Handler) putVirtualModel(w http.ResponseWriter, r *http.Request, _ params) {
+	s := h.vmService(w)
+	if s == nil {
+		return
+	}
+	var req virtualModelWrite
+	if ae := decodeBody(w, r, &req); ae != nil {
+		apierr.Write(w, ae)
+		return
+	}
+	row, err := s.Put(req.VirtualModel, req.OldSource)
+	if err != nil {
+		vmError(w, err, "virtual_model")
+		return
+	}
+	h.opts.Logger.Info("virtual model written", zap.String("source", row.Source), zap.String("old_source", req.OldSource))
+	writeJSON(w, http.StatusOK, row)
+}
+
+func (h *Handler) deleteVirtualModel(w http.ResponseWriter, _ *http.Request, p params) {
+	s := h.vmService(w)
+	if s == nil {
+		return
+	}
+	source, err := url.PathUnescape(p["source"])
+	if err != nil {
+		apierr.Write(w, apierr.InvalidRequest("source: not a valid URL-encoded model name").WithCode("invalid_value").WithParam("source"))
+		return
+	}
+	if err := s.Delete(source); err != nil {
+		vmError(w, err, "virtual_model")
+		return
+	}
+	h.opts.Logger.Info("virtual model deleted", zap.String("source", source))
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (h *Handler) listFailover(w http.ResponseWriter, _ *http.Request, _ params) {
+	if s := h.vmService(w); s != nil {
+		writeJSON(w, http.StatusOK, FailoverList{Routes: s.FailoverRoutes()})
+	}
+}
+
+func (h *Handler) putFailover(w http.ResponseWriter, r *http.Request, _ params) {
+	s := h.vmService(w)
+	if s == nil {
+		return
+	}
+	var req struct {
+		PrimaryModel string   `json:"primary_model"`
+		Targets      []string `json:"targets"`
+	}
+	if ae := decodeBody(w, r, &req); ae != nil {
+		apierr.Write(w, ae)
+		return
+	}
+	route, err := s.PutFailover(req.PrimaryModel, req.Targets)
+	if err != nil {
+		vmError(w, err, "failover")
+		return
+	}
+	h.opts.Logger.Info("failover route written", zap.String("primary_model", route.PrimaryModel), zap.Strings("targets", route.Targets))
+	writeJSON(w, http.StatusOK, route)
+}
+
+func (h *Handler) deleteFailover(w http.ResponseWriter, _ *http.Request, p params) {
+	s := h.vmService(w)
+	if s == nil {
+		return
+	}
+	primary, err := url.PathUnescape(p["primary_model"])
+	if err != nil {
+		apierr.Write(w, apierr.InvalidRequest("primary_model: not a valid URL-encoded model name").WithCode("invalid_value").WithParam("primary_model"))
+		return
+	}
+	if err := s.DeleteFailover(primary); err != nil {
+		vmError(w, err, "failover")
+		return
+	}
+	h.opts.Logger.Info("failover route deleted", zap.String("primary_model", primary))
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// vmError answers an error of the virtual-model service: 409
+// <what>_managed for a configuration row, 404 <what>_not_found, 400
+// invalid_value for a row or route that does not validate.
+func vmError(w http.ResponseWriter, err error, what string) {
+	msg := err.Error()
+	switch {
+	case errors.Is(err, vmodels.ErrManaged):
+		apierr.Write(w, apierr.New(http.StatusConflict, apierr.TypeInvalidRequest,
+			msg+"; change it in the YAML file or the environment").WithCode(what+"_managed"))
+	case errors.Is(err, vmodels.ErrNotFound):
+		apierr.Write(w, apierr.NotFound(msg).WithCode(what+"_not_found"))
+	case errors.Is(err, vmodels.ErrInvalid):
+		apierr.Write(w, apierr.InvalidRequest(msg).WithCode("invalid_value"))
+	default:
+		apierr.Write(w, apierr.New(http.StatusInternalServerError, apierr.TypeProvider,
+			"the virtual-model store failed; see the gateway log").WithCode("storage_error"))
+	}
+}
+
+// listModels answers GET /admin/models: the model inventory, filtered by
+// ?category= (400 for a value outside the enum); [] while the registry
+// is not ready.
+func (h *Handler) listModels(w http.ResponseWriter, r *http.Request, _ params) {
+	category := r.URL.Query().Get("category")
+	if category != "" && !catalog.ValidCategory(category) {
+		apierr.Write(w, apierr.InvalidRequest("category: must be one of all, text_generation, embedding, image, audio, video, utility").
+			WithCode("invalid_value").WithParam("category"))
+		return
+	}
+	rows := []vmodels.InventoryEntry{}
+	if h.opts.Models != nil {
+		rows, _ = h.opts.Models(category, MaxInventoryRows)
+	}
+	writeJSON(w, http.StatusOK, rows)
+}

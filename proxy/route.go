@@ -1,0 +1,116 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+
+	"go.uber.org/zap"
+
+	"github.com/modelgate/modelgate/apierr"
+	"github.com/modelgate/modelgate/providers"
+	"github.com/modelgate/modelgate/vmodels"
+)
+
+// routed is the target a request was routed to.
+type routed struct {
+	provider providers.Provider
+	model    string  // upstream model id
+	slowdown float64 // factor the answer is delayed by; 0 none
+}
+
+// route maps req's model to its target. When the virtual-model stage ran
+// (info.VirtualModels), a virtual model's source resolves through its row
+// (info.AliasUsed is set) and a provider model is checked against the
+// access policies; otherwise the model routes as a provider model.
+func (s *Service) route(ctx context.Context, req *request) (routed, error) {
+	info := req.info
+	vm := s.VirtualModels
+	if !info.VirtualModels {
+		vm = nil
+	}
+	if vm != nil {
+		ch, isAlias, err := vm.Resolve(req.requested, info.UserPath, info.SessionID, availability{s})
+		if isAlias {
+			if err != nil {
+				return routed{}, accessDenied(req.requested)
+			}
+			p, ok := s.Registry.Provider(ch.Provider)
+			if !ok { // rows are checked against the providers; kept as a guard
+				return routed{}, apierr.NotFound("virtual model " + req.requested + " names no configured provider").
+					WithParam("model").WithCode("model_not_found")
+			}
+			info.AliasUsed = true
+			return routed{provider: p, model: ch.Model, slowdown: ch.Slowdown}, nil
+		}
+	}
+	p, model, err := s.resolve(ctx, req.requested)
+	if err != nil {
+		var unknown *providers.ErrUnknownModel
+		if errors.As(err, &unknown) {
+			return routed{}, apierr.NotFound(unknown.Error()).WithParam("model").WithCode("model_not_found")
+		}
+		return routed{}, apierr.New(http.StatusServiceUnavailable, apierr.TypeProvider, "model listings are not ready: "+err.Error())
+	}
+	t := routed{provider: p, model: model}
+	if vm != nil {
+		if t.slowdown, err = vm.Access(info.UserPath, p.Name(), model); err != nil {
+			return routed{}, accessDenied(req.requested)
+		}
+	}
+	return t, nil
+}
+
+// accessDenied is the 403 for a model the caller may not use.
+func accessDenied(model string) *apierr.Error {
+	return apierr.New(http.StatusForbidden, apierr.TypeInvalidRequest, "access to model "+model+" is denied").
+		WithParam("model").WithCode("model_access_denied")
+}
+
+// availability tells the virtual models which targets can take a request:
+// no saturated provider or model rule, and a provider whose last model
+// listing did not fail.
+type availability struct{ s *Service }
+
+// Available implements vmodels.Availability.
+func (a availability) Available(provider, model string) bool {
+	if a.s.Registry.ListingFailed(provider) {
+		return false
+	}
+	_, ok := a.s.TargetAvailable(provider, model)
+	return ok
+}
+
+var _ vmodels.Availability = availability{}
+
+// failoverTargets returns the failover route's targets for c, the first
+// target of req; nil when the virtual-model stage did not run or no route
+// applies.
+func (s *Service) failoverTargets(req *request, c *call) []string {
+	if !req.info.VirtualModels || c.in == ingressCountTokens {
+		return nil
+	}
+	return s.VirtualModels.FailoverTargets(req.requested, c.provider.Name(), c.model)
+}
+
+// failoverCall plans req on the failover target selector (a virtual model
+// or a provider model), or returns nil when it cannot be tried there (the
+// reason is logged): unknown, denied, or a request its provider cannot
+// take.
+func (s *Service) failoverCall(r *http.Request, req *request, selector string) *call {
+	sub := *req
+	sub.requested = selector
+	sub.info = req.info
+	aliasUsed := req.info.AliasUsed
+	t, err := s.route(r.Context(), &sub)
+	req.info.AliasUsed = aliasUsed
+	if err == nil {
+		var c *call
+		if c, err = s.newCall(&sub, bytes.Clone(req.body), t); err == nil {
+			return c
+		}
+	}
+	s.logger().Warn("failover target skipped", zap.String("target", selector), zap.Error(err))
+	return nil
+}

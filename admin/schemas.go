@@ -166,5 +166,8 @@ func components() schema {
 	for name, s := range rateLimitSchemas() {
 		out[name] = s
 	}
+	for name, s := range cacheSchemas() {
+		out[name] = s
+	}
 	return out
 }

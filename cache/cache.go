@@ -208,3 +208,10 @@ func (c *Cache) deleteStored(keys []Key) error {
 func sortByCreatedDesc(metas []Meta) {
 	slices.SortFunc(metas, func(a, b Meta) int { return b.Created.Compare(a.Created) })
 }
+
+// MaxBytes returns the size cap of the stored entries.
+func (c *Cache) MaxBytes() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.maxBytes
+}

@@ -108,6 +108,11 @@ type App struct {
 	ready      chan struct{}
 	startErr   error
 
+	// respCache is the response cache when it is on (set in Start);
+	// cacheHeld reports that this instance holds a caches reference.
+	respCache *ResponseCache
+	cacheHeld bool
+
 	// audit is the audit machinery (recorder, storage, queries, hub and
 	// retention loop), set in Start and stopped and flushed in Stop.
 	audit *atomic.Pointer[auditParts]
@@ -244,6 +249,9 @@ func (a *App) start() error {
 		_, _ = stores.Delete(a.storePath)
 		return err
 	}
+	if err := a.openCache(); err != nil {
+		a.logger.Error("response cache is off: " + err.Error())
+	}
 	a.auth.UseKeys(a.keySvc)
 	a.audit.Store(startAudit(a.effective, st, a.logger.Named("audit")))
 	a.adminAPI = admin.New(admin.Options{
@@ -256,6 +264,7 @@ func (a *App) start() error {
 		Live:       a.LiveHub(),
 		RateLimits: a.limits,
 		Budgets:    a.adminBudgets(),
+		Cache:      a.adminCache(),
 		Logger:     a.logger.Named("admin"),
 	})
 	warnAccessLogs(a.caddyCtx, a.logger)
@@ -291,6 +300,9 @@ func (a *App) Stop() error {
 		errs = append(errs, err)
 	}
 	if err := a.releaseBudgets(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := a.releaseCache(); err != nil {
 		errs = append(errs, err)
 	}
 	if a.keysHeld {

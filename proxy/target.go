@@ -1,7 +1,7 @@
 package proxy
 
 import (
-	"context"
+	"net/http"
 
 	"github.com/modelgate/modelgate/routes"
 )
@@ -21,14 +21,15 @@ type Target struct {
 	Stream bool
 }
 
-// ResolveTarget reads the model and stream flag of body, a request to a
-// model endpoint of shape, and resolves the model to its provider the way
-// the proxy does when it forwards the request. ok is false when the body
-// or the model would be refused, or the shape is not one the proxy
-// forwards: the proxy then answers the request itself.
-func (s *Service) ResolveTarget(ctx context.Context, shape routes.Shape, body []byte) (t Target, ok bool) {
+// ResolveTarget reads the model and stream flag of body, the body of r, a
+// request to a model endpoint of shape, and resolves the model to its
+// provider the way the proxy does when it forwards the request. ok is
+// false when the proxy would refuse the request before resolving it (its
+// media type, body or model), the model does not resolve, or the shape is
+// not one the proxy forwards: the proxy then answers the request itself.
+func (s *Service) ResolveTarget(r *http.Request, shape routes.Shape, body []byte) (t Target, ok bool) {
 	in, ok := ingressOf(shape)
-	if !ok {
+	if !ok || checkJSONMediaType(r.Header) != nil {
 		return t, false
 	}
 	fields, err := scanFields(body)
@@ -38,7 +39,10 @@ func (s *Service) ResolveTarget(ctx context.Context, shape routes.Shape, body []
 	if t.Requested, err = fields.modelName(); err != nil {
 		return t, false
 	}
-	p, model, err := s.resolve(ctx, t.Requested)
+	if in == ingressMessages && fields.maxTokens == nil {
+		return t, false
+	}
+	p, model, err := s.resolve(r.Context(), t.Requested)
 	if err != nil {
 		return t, false
 	}

@@ -222,6 +222,12 @@ var table = []Route{
 		&Doc{Summary: "Effective feature switches, version and providers", Tag: "runtime", Status: http.StatusOK, Result: "RuntimeConfig"}),
 	adminRoute("getOpenAPI", http.MethodGet, "/admin/openapi.json",
 		&Doc{Summary: "This OpenAPI document", Tag: "runtime", Status: http.StatusOK, Result: "OpenAPI"}),
+	adminRoute("getCache", http.MethodGet, "/admin/cache",
+		&Doc{Summary: "Response cache: settings, entries, bytes, and hits, misses and hit ratio since start", Tag: "cache",
+			Status: http.StatusOK, Result: "CacheStatus"}),
+	adminRoute("purgeCache", http.MethodPost, "/admin/cache/purge",
+		&Doc{Summary: `Delete cached responses: those of a model and/or user_path, or all with {"confirmation":"purge"}`, Tag: "cache",
+			Body: "CachePurgeRequest", Status: http.StatusOK, Result: "CachePurge", Errors: []int{400, 413}}),
 	// Everything else under /admin (unknown routes, the legacy alias)
 	// needs admin access and is answered by the admin stage.
 	{ID: "adminOther", Method: Any, Path: "/admin/*", Shape: ShapeAdmin, Credential: CredentialAdmin, Served: true},

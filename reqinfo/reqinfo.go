@@ -136,7 +136,7 @@ func (i *Info) Cost() (b catalog.Breakdown, ok bool) {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	if i.CacheHit {
-		return catalog.Breakdown{}, i.hasUsage
+		return catalog.Breakdown{Currency: "USD"}, i.hasUsage
 	}
 	if !i.priced {
 		i.priced = true

@@ -10,14 +10,19 @@ const (
 	// targetBudget is modelgate with one budget on "/" whose amount is
 	// never reached, so the budget check runs on every request.
 	targetBudget = "modelgate-budget"
+	// targetCache is modelgate with the response cache on. The load
+	// generator repeats one request, so all but the first are hits.
+	targetCache = "modelgate-cache"
 )
 
 // gatewayTargets are the targets served by a modelgate process, each with
 // its own store, admin endpoint and records.
-var gatewayTargets = []string{targetModelgate, targetBudget}
+var gatewayTargets = []string{targetModelgate, targetBudget, targetCache}
 
 // isGateway reports whether target is served by modelgate.
-func isGateway(target string) bool { return target == targetModelgate || target == targetBudget }
+func isGateway(target string) bool {
+	return target == targetModelgate || target == targetBudget || target == targetCache
+}
 
 // workload is one kind of traffic.
 type workload struct {
@@ -53,6 +58,9 @@ var workloads = []workload{
 	{Name: "chat-stream", Shape: "chat", Stream: true, Targets: allTargets, AllocBench: "BenchmarkProxyStream"},
 	{Name: "messages", Shape: "messages", Targets: gatewayOnly, Reference: "chat", AllocBench: "BenchmarkProxyMessages"},
 	{Name: "messages-stream", Shape: "messages", Stream: true, Targets: gatewayOnly, Reference: "chat-stream", AllocBench: "BenchmarkProxyMessagesStream"},
+	// chat-cached: the same repeated chat request, uncached (modelgate)
+	// and answered by the response cache (modelgate-cache).
+	{Name: "chat-cached", Shape: "chat", Targets: []string{targetModelgate, targetCache}, Reference: "chat"},
 }
 
 var (

@@ -92,8 +92,11 @@ func startServers(ctx context.Context, ps *procs, b bins, tmp string, o options)
 		}
 		admin := fmt.Sprintf("127.0.0.1:%d", adminPort)
 		env := modelgateEnv
-		if t == targetBudget {
+		switch t {
+		case targetBudget:
 			env = budgetEnv
+		case targetCache:
+			env = cacheEnv
 		}
 		p, err := startCaddy(ps, b, o.cpus, tmp, t, modelgateCaddyfile(tmp, t, port, upPort, admin), childEnv(tmp, env...))
 		if err != nil {

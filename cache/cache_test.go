@@ -29,11 +29,11 @@ func lookup(t *testing.T, c *Cache, k Key) *Answer {
 
 func TestKeyIgnoresOrderAndSpace(t *testing.T) {
 	r := Request{Endpoint: "/v1/chat/completions", Provider: "openai", Model: "gpt-4o", UserPath: "/a"}
-	a, err := KeyOf(r, []byte(`{"model":"m","messages":[{"role":"user","content":"h\u0069"}],"n":1.50}`))
+	a, err := KeyOf(r, []byte(`{"model":"m","messages":[{"role":"user","content":"h\u0069 \"x\""}],"n":1.50}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := KeyOf(r, []byte("{ \"n\" : 1.50,\n \"messages\":[{\"content\":\"hi\",\"role\":\"user\"}], \"model\":\"m\"}"))
+	b, _ := KeyOf(r, []byte("{ \"n\" : 1.50,\n \"messages\":[{\"content\":\"h\\u0069 \\\"x\\\"\",\"role\":\"user\"}], \"model\":\"m\"}\n"))
 	if a != b {
 		t.Fatal("same request in another key order and spacing gives another key")
 	}
@@ -54,7 +54,7 @@ func TestKeyIgnoresOrderAndSpace(t *testing.T) {
 			t.Errorf("%s gives the same key", body)
 		}
 	}
-	for _, bad := range []string{`[1]`, `{"a":`, ``} {
+	for _, bad := range []string{`[1]`, `{"a":`, ``, `{"a":1,}`, `{"a":tru}`, `{"a":[1,]}`, `{"a" 1}`, `{"a":"\x"}`, `{"a":1}x`, `{"a":1 2}`} {
 		if _, err := KeyOf(r, []byte(bad)); err == nil {
 			t.Errorf("%q: no error", bad)
 		}

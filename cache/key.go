@@ -5,14 +5,18 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"slices"
 	"sync"
 
-	"github.com/tidwall/gjson"
+	"github.com/zeebo/blake3"
 )
 
-// Key identifies one cached answer: the SHA-256 of what the request is.
-type Key [sha256.Size]byte
+// Key identifies one cached answer: a 256-bit hash of what the request
+// is, SHA-256 up to blake3From bytes of canonical text and BLAKE3 from
+// there (faster on long bodies, slower on short ones).
+type Key [32]byte
+
+// blake3From is the canonical length from which keys are BLAKE3 hashes.
+const blake3From = 8 << 10
 
 // String returns the key in hex.
 func (k Key) String() string { return hex.EncodeToString(k[:]) }
@@ -32,26 +36,28 @@ type Request struct {
 	UserPath string
 }
 
-// ErrNotJSON is returned by KeyOf for a body that is not a JSON object.
+// ErrNotJSON is returned by KeyOf for a body that is not one well-formed
+// JSON object.
 var ErrNotJSON = errors.New("cache: request body is not a JSON object")
 
-// keyBuffers recycles the buffers keys are computed in.
-var keyBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+// keyState is the reusable state of KeyOf.
+type keyState struct {
+	buf   bytes.Buffer
+	spans []span
+}
+
+// keyStates recycles the buffers keys are computed in.
+var keyStates = sync.Pool{New: func() any { return new(keyState) }}
 
 // KeyOf returns the key of a request with the JSON object body: the hash
-// of r's fields and the body in canonical form (object keys sorted, no
-// insignificant white space; strings and numbers as written).
+// of r's fields and the body in canonical form (object members sorted by
+// key, no white space between tokens; strings and numbers as written).
 func KeyOf(r Request, body []byte) (Key, error) {
-	if !gjson.ValidBytes(body) {
-		return Key{}, ErrNotJSON
-	}
-	v := gjson.ParseBytes(body)
-	if !v.IsObject() {
-		return Key{}, ErrNotJSON
-	}
-	buf := keyBuffers.Get().(*bytes.Buffer)
-	defer keyBuffers.Put(buf)
+	st := keyStates.Get().(*keyState)
+	defer keyStates.Put(st)
+	buf := &st.buf
 	buf.Reset()
+	buf.Grow(len(body) + 128)
 	buf.WriteString("modelgate-cache-v1\x00")
 	for _, s := range [...]string{r.Endpoint, r.Provider, r.Model, r.UserPath} {
 		buf.WriteString(s)
@@ -63,89 +69,12 @@ func KeyOf(r Request, body []byte) (Key, error) {
 		buf.WriteByte('n')
 	}
 	buf.WriteByte(0)
-	canonical(buf, v)
-	return sha256.Sum256(buf.Bytes()), nil
-}
-
-// member is one member of an object being sorted.
-type member struct {
-	key   string
-	value gjson.Result
-}
-
-// members recycles the member slices of canonical.
-var members = sync.Pool{New: func() any { s := make([]member, 0, 16); return &s }}
-
-// canonical writes v to buf with every object's members sorted by key and
-// no white space between tokens.
-func canonical(buf *bytes.Buffer, v gjson.Result) {
-	switch {
-	case v.IsObject():
-		sp := members.Get().(*[]member)
-		ms := (*sp)[:0]
-		v.ForEach(func(k, val gjson.Result) bool {
-			ms = append(ms, member{key: k.Str, value: val})
-			return true
-		})
-		slices.SortStableFunc(ms, func(a, b member) int {
-			switch {
-			case a.key < b.key:
-				return -1
-			case a.key > b.key:
-				return 1
-			}
-			return 0
-		})
-		buf.WriteByte('{')
-		for i, m := range ms {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			writeString(buf, m.key)
-			buf.WriteByte(':')
-			canonical(buf, m.value)
-		}
-		buf.WriteByte('}')
-		clear(ms)
-		*sp = ms[:0]
-		members.Put(sp)
-	case v.IsArray():
-		buf.WriteByte('[')
-		first := true
-		v.ForEach(func(_, val gjson.Result) bool {
-			if !first {
-				buf.WriteByte(',')
-			}
-			first = false
-			canonical(buf, val)
-			return true
-		})
-		buf.WriteByte(']')
-	case v.Type == gjson.String:
-		writeString(buf, v.Str)
-	default:
-		buf.WriteString(v.Raw)
+	var err error
+	if st.spans, err = canonical(buf, body, st.spans); err != nil {
+		return Key{}, err
 	}
-}
-
-// writeString writes s as a JSON string with a fixed escaping, so the
-// same text escaped differently by two clients gives the same key.
-func writeString(buf *bytes.Buffer, s string) {
-	const hexDigits = "0123456789abcdef"
-	buf.WriteByte('"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '"' || c == '\\':
-			buf.WriteByte('\\')
-			buf.WriteByte(c)
-		case c < 0x20:
-			buf.WriteString(`\u00`)
-			buf.WriteByte(hexDigits[c>>4])
-			buf.WriteByte(hexDigits[c&0xf])
-		default:
-			buf.WriteByte(c)
-		}
+	if buf.Len() < blake3From {
+		return sha256.Sum256(buf.Bytes()), nil
 	}
-	buf.WriteByte('"')
+	return blake3.Sum256(buf.Bytes()), nil
 }

@@ -253,13 +253,29 @@ func readCacheBody(r *http.Request, max int64) (body []byte, ok bool) {
 	if size <= 0 || size > 1<<20 {
 		size = 4096
 	}
-	buf := bytes.NewBuffer(make([]byte, 0, size+1))
 	limit := max
 	if limit <= 0 {
 		limit = 1 << 62
 	}
-	_, err := buf.ReadFrom(io.LimitReader(r.Body, limit+1))
-	body = buf.Bytes()
+	// Room for the whole declared body and the EOF read after it, so a
+	// body of the declared length is read without growing the buffer.
+	body = make([]byte, 0, size+1)
+	src := io.LimitReader(r.Body, limit+1)
+	var err error
+	for {
+		if len(body) == cap(body) {
+			body = append(body, 0)[:len(body)]
+		}
+		var n int
+		n, err = src.Read(body[len(body):cap(body)])
+		body = body[:len(body)+n]
+		if err != nil {
+			break
+		}
+	}
+	if err == io.EOF {
+		err = nil
+	}
 	if err != nil || int64(len(body)) > limit {
 		r.Body = struct {
 			io.Reader

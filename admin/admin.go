@@ -20,6 +20,7 @@ import (
 	"github.com/modelgate/modelgate/apierr"
 	"github.com/modelgate/modelgate/audit"
 	"github.com/modelgate/modelgate/budgets"
+	"github.com/modelgate/modelgate/cache"
 	"github.com/modelgate/modelgate/config"
 	"github.com/modelgate/modelgate/keys"
 	"github.com/modelgate/modelgate/limits"
@@ -76,6 +77,10 @@ type Options struct {
 	// Models returns the model inventory of GET /admin/models for a
 	// category ("" or "all": every one), at most max rows; nil answers [].
 	Models func(category string, max int) ([]vmodels.InventoryEntry, bool)
+	// Cache is the response cache behind /admin/cache; nil (the cache is
+	// off) answers its status zeroed with enabled false, and purges
+	// nothing.
+	Cache *cache.Cache
 	// UI serves the dashboard pages and assets; nil means ui.Handler.
 	UI http.Handler
 	// Now is the clock, for server_time and the legacy alias's sunset;

@@ -147,10 +147,20 @@ func confirmed(w http.ResponseWriter, r *http.Request, word, action string) bool
 		apierr.Write(w, ae)
 		return false
 	}
-	if req.Confirmation != word {
-		apierr.Write(w, apierr.InvalidRequest(action+` needs {"confirmation":"`+word+`"}`).
-			WithCode("confirmation_required").WithParam("confirmation"))
+	if ae := confirmation(req.Confirmation, word, action); ae != nil {
+		apierr.Write(w, ae)
 		return false
 	}
 	return true
+}
+
+// confirmation checks a confirmation the caller sent (got) against the
+// word action needs, returning the 400 confirmation_required when it is
+// not that word.
+func confirmation(got, word, action string) *apierr.Error {
+	if got != word {
+		return apierr.InvalidRequest(action + ` needs {"confirmation":"` + word + `"}`).
+			WithCode("confirmation_required").WithParam("confirmation")
+	}
+	return nil
 }

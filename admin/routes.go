@@ -50,6 +50,8 @@ func init() {
 		"getBudgetSettings": (*Handler).getBudgetSettings,
 		"putBudgetSettings": (*Handler).putBudgetSettings,
 		"getRuntimeConfig":  (*Handler).runtimeConfig,
+		"getCache":          (*Handler).getCache,
+		"purgeCache":        (*Handler).purgeCache,
 		"getOpenAPI":        (*Handler).openAPI,
 
 		"listAdminModels":    (*Handler).listModels,

@@ -169,5 +169,8 @@ func components() schema {
 	for name, s := range vmodelSchemas() {
 		out[name] = s
 	}
+	for name, s := range cacheSchemas() {
+		out[name] = s
+	}
 	return out
 }

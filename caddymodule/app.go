@@ -111,6 +111,10 @@ type App struct {
 
 	// vmodels holds the virtual models and failover routes in force.
 	vmodels *vmodels.Service
+	// respCache is the response cache when it is on (set in Start);
+	// cacheHeld reports that this instance holds a caches reference.
+	respCache *ResponseCache
+	cacheHeld bool
 
 	// audit is the audit machinery (recorder, storage, queries, hub and
 	// retention loop), set in Start and stopped and flushed in Stop.
@@ -251,6 +255,9 @@ func (a *App) start() error {
 		_, _ = stores.Delete(a.storePath)
 		return err
 	}
+	if err := a.openCache(); err != nil {
+		a.logger.Error("response cache is off: " + err.Error())
+	}
 	a.auth.UseKeys(a.keySvc)
 	a.loadVirtualModels()
 	a.audit.Store(startAudit(a.effective, st, a.logger.Named("audit")))
@@ -264,6 +271,7 @@ func (a *App) start() error {
 		Live:       a.LiveHub(),
 		RateLimits: a.limits,
 		Budgets:    a.adminBudgets(),
+		Cache:      a.adminCache(),
 		Logger:     a.logger.Named("admin"),
 	}))
 	warnAccessLogs(a.caddyCtx, a.logger)
@@ -299,6 +307,9 @@ func (a *App) Stop() error {
 		errs = append(errs, err)
 	}
 	if err := a.releaseBudgets(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := a.releaseCache(); err != nil {
 		errs = append(errs, err)
 	}
 	if a.keysHeld {

@@ -103,6 +103,20 @@ func (c Cache) TTL() time.Duration {
 	return time.Duration(Int(c.TTLSeconds, DefaultCacheTTLSeconds)) * time.Second
 }
 
+// Cache scopes.
+const (
+	// CacheScopeUserPath shares an entry only within one user path.
+	CacheScopeUserPath = "user_path"
+	// CacheScopeGlobal shares an entry across every caller.
+	CacheScopeGlobal = "global"
+)
+
+// Limit is the size cap of the cached responses in bytes.
+func (c Cache) Limit() int64 { return Int64(c.MaxBytes, DefaultCacheMaxBytes) }
+
+// Global reports whether entries are shared across user paths.
+func (c Cache) Global() bool { return c.Scope == CacheScopeGlobal }
+
 // On reports whether rate limiting is enabled.
 func (r RateLimits) On() bool { return Bool(r.Enabled, DefaultRateLimitsEnabled) }
 

@@ -155,9 +155,18 @@ type Usage struct {
 // Cache holds the response-cache settings.
 type Cache struct {
 	// Enabled turns the response cache on (default off).
+	// Env RESPONSE_CACHE_ENABLED (also CACHE_ENABLED).
 	Enabled *bool `yaml:"enabled,omitempty" json:"enabled,omitempty"`
-	// TTLSeconds is how long a cached response is served.
+	// TTLSeconds is how long a cached response is served (default 3600).
+	// Env RESPONSE_CACHE_TTL_SECONDS.
 	TTLSeconds *int `yaml:"ttl_seconds,omitempty" json:"ttl_seconds,omitempty"`
+	// MaxBytes caps the total size of the cached responses (default 256
+	// MiB); the least recently used go first. Env RESPONSE_CACHE_MAX_BYTES.
+	MaxBytes *int64 `yaml:"max_bytes,omitempty" json:"max_bytes,omitempty"`
+	// Scope is who shares an entry: "user_path" (default: only requests
+	// of the same user path) or "global" (every caller).
+	// Env RESPONSE_CACHE_SCOPE.
+	Scope string `yaml:"scope,omitempty" json:"scope,omitempty"`
 }
 
 // Passthrough holds the /p/<provider>/ passthrough settings.

@@ -45,7 +45,11 @@ const (
 	// DefaultCacheEnabled is the default of cache.enabled.
 	DefaultCacheEnabled = false
 	// DefaultCacheTTLSeconds is the default of cache.ttl_seconds.
-	DefaultCacheTTLSeconds = 300
+	DefaultCacheTTLSeconds = 3600
+	// DefaultCacheMaxBytes is the default of cache.max_bytes.
+	DefaultCacheMaxBytes = int64(256 << 20)
+	// DefaultCacheScope is the default of cache.scope.
+	DefaultCacheScope = CacheScopeUserPath
 
 	// DefaultRateLimitsEnabled is the default of rate_limits.enabled.
 	DefaultRateLimitsEnabled = true
@@ -111,6 +115,8 @@ func Defaults() Config {
 		Cache: Cache{
 			Enabled:    Ptr(DefaultCacheEnabled),
 			TTLSeconds: Ptr(DefaultCacheTTLSeconds),
+			MaxBytes:   Ptr(DefaultCacheMaxBytes),
+			Scope:      DefaultCacheScope,
 		},
 		RateLimits: RateLimits{
 			Enabled:       Ptr(DefaultRateLimitsEnabled),

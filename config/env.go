@@ -67,6 +67,24 @@ var envSettings = []envSetting{
 	{"USAGE_ENABLED", boolSetter(func(c *Config) **bool { return &c.Usage.Enabled })},
 	{"USAGE_RETENTION_DAYS", daysSetter(func(c *Config) **int { return &c.Usage.RetentionDays })},
 	{"CACHE_ENABLED", boolSetter(func(c *Config) **bool { return &c.Cache.Enabled })},
+	{"RESPONSE_CACHE_ENABLED", boolSetter(func(c *Config) **bool { return &c.Cache.Enabled })},
+	{"RESPONSE_CACHE_TTL_SECONDS", func(c *Config, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return fmt.Errorf("%q is not a non-negative integer number of seconds", v)
+		}
+		c.Cache.TTLSeconds = &n
+		return nil
+	}},
+	{"RESPONSE_CACHE_MAX_BYTES", func(c *Config, v string) error {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n <= 0 {
+			return fmt.Errorf("%q is not a positive integer", v)
+		}
+		c.Cache.MaxBytes = &n
+		return nil
+	}},
+	{"RESPONSE_CACHE_SCOPE", func(c *Config, v string) error { c.Cache.Scope = strings.ToLower(v); return nil }},
 	{"RATE_LIMITS_ENABLED", boolSetter(func(c *Config) **bool { return &c.RateLimits.Enabled })},
 	{"RATE_LIMITS_FLUSH_INTERVAL", func(c *Config, v string) error {
 		n, err := strconv.Atoi(v)

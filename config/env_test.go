@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelgate/modelgate/vmodels"
 )
@@ -230,5 +231,24 @@ func TestParseBool(t *testing.T) {
 		if _, err := ParseBool(in); err == nil {
 			t.Errorf("ParseBool(%q): no error", in)
 		}
+	}
+}
+
+func TestResponseCacheEnv(t *testing.T) {
+	env, err := FromEnv([]string{"CACHE_ENABLED=false", "RESPONSE_CACHE_ENABLED=true", "RESPONSE_CACHE_TTL_SECONDS=60",
+		"RESPONSE_CACHE_MAX_BYTES=1024", "RESPONSE_CACHE_SCOPE=Global"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := env.Config.Cache
+	if !c.On() || c.TTL() != time.Minute || c.Limit() != 1024 || !c.Global() {
+		t.Errorf("cache settings from the environment: %+v", c)
+	}
+	if _, err := FromEnv([]string{"RESPONSE_CACHE_MAX_BYTES=0"}); err == nil || !strings.Contains(err.Error(), "RESPONSE_CACHE_MAX_BYTES") {
+		t.Errorf("max bytes 0: %v", err)
+	}
+	_, _, err = Resolve(mustYAML(t, "cache: {scope: everyone}"), Config{}, Env{})
+	if err == nil || !strings.Contains(err.Error(), "cache.scope") {
+		t.Errorf("bad scope: %v", err)
 	}
 }

@@ -156,7 +156,7 @@ func TestResolveDefaults(t *testing.T) {
 	if !*l.Enabled || !*l.LogBodies || !*l.LogHeaders || *l.RetentionDays != 30 || *l.MaxBodyBytes != 1<<20 {
 		t.Errorf("logging defaults: %+v", l)
 	}
-	if !*c.Usage.Enabled || *c.Cache.Enabled || *c.Cache.TTLSeconds != 300 ||
+	if !*c.Usage.Enabled || *c.Cache.Enabled || *c.Cache.TTLSeconds != 3600 || *c.Cache.MaxBytes != 256<<20 || c.Cache.Scope != "user_path" ||
 		!*c.RateLimits.Enabled || *c.RateLimits.FlushInterval != 1 || !*c.Budgets.Enabled {
 		t.Errorf("feature defaults: %+v", c)
 	}

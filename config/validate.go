@@ -59,6 +59,12 @@ func validate(c Config) error {
 	nonNegative("logging.max_body_bytes", Int64(c.Logging.MaxBodyBytes, 0))
 	nonNegative("usage.retention_days", int64(Int(c.Usage.RetentionDays, 0)))
 	nonNegative("cache.ttl_seconds", int64(Int(c.Cache.TTLSeconds, 0)))
+	if Int64(c.Cache.MaxBytes, 1) <= 0 {
+		bad("cache.max_bytes", "must be positive, got %d", *c.Cache.MaxBytes)
+	}
+	if s := c.Cache.Scope; s != "" && s != CacheScopeUserPath && s != CacheScopeGlobal {
+		bad("cache.scope", "%q is not one of user_path, global", s)
+	}
 	nonNegative("rate_limits.flush_interval", int64(Int(c.RateLimits.FlushInterval, 0)))
 
 	errs = append(errs, validateProviders(c.Providers)...)

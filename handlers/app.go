@@ -1,7 +1,7 @@
-// Package handlers holds Modelgate's six HTTP handler modules. Each is
+// Package handlers holds Modelgate's seven HTTP handler modules. Each is
 // small: it reads the request, asks a domain package or the modelgate app,
 // and writes the answer. The `modelgate` Caddyfile directive expands to all
-// six in the order of the request path.
+// seven in the order of the request path.
 package handlers
 
 import (

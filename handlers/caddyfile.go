@@ -11,11 +11,14 @@ import (
 
 // chain is the order of the request path: the admin API answers right
 // after authentication, so admin calls are neither audited as model
-// traffic nor rate-limited.
+// traffic nor rate-limited; the response cache answers after the audit
+// stage (hits are audited) and before rate limits and budgets (hits count
+// nothing there).
 var chain = []string{
 	"modelgate_auth",
 	"modelgate_admin",
 	"modelgate_audit",
+	"modelgate_cache",
 	"modelgate_rate_limit",
 	"modelgate_virtual_model",
 	"modelgate_provider_proxy",

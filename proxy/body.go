@@ -32,16 +32,14 @@ const memberHeadroom = 64
 // body is returned clipped to its length, so that editing it in place
 // (appendMember) copies it instead of changing what the audit records.
 func (s *Service) requestBody(r *http.Request) ([]byte, requestFields, error) {
-	if info := reqinfo.From(r.Context()); info != nil {
-		if b := info.Body(); b != nil {
-			if err := checkSharedBody(r, b.Bytes, s.MaxBodyBytes); err != nil {
-				return nil, requestFields{}, err
-			}
-			if b.ScanErr != nil {
-				return nil, requestFields{}, scanError(b.ScanErr)
-			}
-			return slices.Clip(b.Bytes), requestFields{b.Fields}, nil
+	if b := sharedBody(r); b != nil {
+		if err := checkSharedBody(r, b.Bytes, s.MaxBodyBytes); err != nil {
+			return nil, requestFields{}, err
 		}
+		if b.ScanErr != nil {
+			return nil, requestFields{}, scanError(b.ScanErr)
+		}
+		return slices.Clip(b.Bytes), requestFields{b.Fields}, nil
 	}
 	body, err := readBody(r, s.MaxBodyBytes)
 	if err != nil {
@@ -49,6 +47,14 @@ func (s *Service) requestBody(r *http.Request) ([]byte, requestFields, error) {
 	}
 	f, err := scanFields(body)
 	return body, f, err
+}
+
+// sharedBody is the body an earlier stage read whole, or nil.
+func sharedBody(r *http.Request) *reqinfo.Body {
+	if info := reqinfo.From(r.Context()); info != nil {
+		return info.Body()
+	}
+	return nil
 }
 
 // checkSharedBody applies readBody's checks to a body read by an earlier

@@ -117,6 +117,7 @@ func endTranslatedStream(out *eventWriter, conv translate.Stream, c *call, tail 
 	}
 	if err != io.EOF {
 		code, msg := streamFailure(err)
+		c.failure = code
 		c.tr.logger().Warn("upstream stream broke off", zap.String("provider", c.provider.Name()), zap.Error(err))
 		out.write(conv.Abort(code, msg), true)
 		return
@@ -126,6 +127,7 @@ func endTranslatedStream(out *eventWriter, conv translate.Stream, c *call, tail 
 		if ferr != nil {
 			c.tr.logger().Warn("upstream stream was cut off in the middle of an event", zap.String("provider", c.provider.Name()),
 				zap.Int("bytes", len(tail)))
+			c.failure = "stream_truncated"
 			out.write(conv.Abort("stream_truncated", "the upstream stream was cut off in the middle of an event"), true)
 			return
 		}

@@ -30,3 +30,19 @@ func TestCostPricedOnceFromTheCatalog(t *testing.T) {
 		t.Fatal("a self-hosted model has a known price")
 	}
 }
+
+func TestCostOfACacheHitIsZero(t *testing.T) {
+	i := New()
+	i.CacheHit = true
+	i.ProviderType, i.ResolvedModel = "openai", "gpt-4o-mini"
+	if _, ok := i.Cost(); ok {
+		t.Fatal("a hit without usage has a known cost")
+	}
+	i.SetUsage(tokens.Usage{InputTokens: 1_000_000, OutputTokens: 10, TotalTokens: 1_000_010})
+	if b, ok := i.Cost(); !ok || b.Total != 0 || b.Input != 0 || b.Output != 0 {
+		t.Fatalf("hit Cost = %+v, %v; want a known 0", b, ok)
+	}
+	if u, _ := i.Usage(); u.TotalTokens != 1_000_010 {
+		t.Fatal("the hit lost its tokens")
+	}
+}

@@ -137,11 +137,16 @@ func (i *Info) SetUsage(u tokens.Usage) {
 // ProviderType, ResolvedModel and the recorded usage. It is computed once
 // (until the usage changes), so every stage that charges or records spend
 // sees the same figure. ok is false when no usage was recorded or the
-// model has no price: such a request's cost is unknown, not 0. Callers
-// must not set ProviderType or ResolvedModel after the first call.
+// model has no price: such a request's cost is unknown, not 0. A cache
+// hit costs 0 (its tokens were paid for once, by the request that filled
+// the cache). Callers must not set ProviderType or ResolvedModel after the
+// first call.
 func (i *Info) Cost() (b catalog.Breakdown, ok bool) {
 	i.mu.Lock()
 	defer i.mu.Unlock()
+	if i.CacheHit {
+		return catalog.Breakdown{Currency: "USD"}, i.hasUsage
+	}
 	if !i.priced {
 		i.priced = true
 		i.cost, i.costKnown = catalog.Breakdown{}, false

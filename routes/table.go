@@ -245,6 +245,12 @@ var table = []Route{
 	adminRoute("deleteFailover", http.MethodDelete, "/admin/failover/{primary_model}",
 		&Doc{Summary: "Delete the failover route of a primary model (URL-encoded)", Tag: "virtual-models",
 			Status: http.StatusNoContent, Errors: []int{400, 404, 409}}),
+	adminRoute("getCache", http.MethodGet, "/admin/cache",
+		&Doc{Summary: "Response cache: settings, entries, bytes, and hits, misses and hit ratio since start", Tag: "cache",
+			Status: http.StatusOK, Result: "CacheStatus"}),
+	adminRoute("purgeCache", http.MethodPost, "/admin/cache/purge",
+		&Doc{Summary: `Delete cached responses: those of a model and/or user_path, or all with {"confirmation":"purge"}`, Tag: "cache",
+			Body: "CachePurgeRequest", Status: http.StatusOK, Result: "CachePurge", Errors: []int{400, 413}}),
 	// Everything else under /admin (unknown routes, the legacy alias)
 	// needs admin access and is answered by the admin stage.
 	{ID: "adminOther", Method: Any, Path: "/admin/*", Shape: ShapeAdmin, Credential: CredentialAdmin, Served: true},

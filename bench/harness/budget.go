@@ -17,6 +17,9 @@ const (
 	// virtual model over modelgate's by the model's own name, chat and
 	// chat-stream, every cell.
 	minAliasRatio = 0.97
+	// minCacheRatio: the throughput of a repeated chat request answered
+	// by the response cache over the same request uncached, every cell.
+	minCacheRatio = 1.5
 	// maxAddedP50Ratio: modelgate's added p50 over direct, as a multiple
 	// of what plain Caddy adds over direct.
 	maxAddedP50Ratio = 1.5
@@ -112,6 +115,13 @@ func evaluateBudget(cells []*Cell, records []Records, concs, sizes []int) []Chec
 				out = append(out, throughputCheck("throughput alias/model name, "+where, minAliasRatio,
 					ix.get(w, targetAlias, conc, size), ix.get(w, targetModelgate, conc, size)))
 			}
+		}
+	}
+	for _, conc := range concs {
+		for _, size := range sizes {
+			where := fmt.Sprintf("chat-cached %s c=%d", sizeName(size), conc)
+			out = append(out, throughputCheck("throughput cache hits/uncached, "+where, minCacheRatio,
+				ix.get("chat-cached", targetCache, conc, size), ix.get("chat-cached", targetModelgate, conc, size)))
 		}
 	}
 	for _, t := range gatewayTargets {

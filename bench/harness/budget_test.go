@@ -47,10 +47,17 @@ func TestBudgetChecks(t *testing.T) {
 		cell("chat-stream", targetDirect, 100, 1024, 1000, 60, 3.0, 0),
 		cell("chat-stream", targetCaddy, 100, 1024, 1000, 60, 7.0, 61*mib),
 		cell("chat-stream", targetModelgate, 100, 1024, 900, 70, 7.6, 80*mib),
+		// cache hits: 1.5x the uncached throughput passes at c=10, 1.4x
+		// fails at c=100.
+		cell("chat-cached", targetModelgate, 10, 1024, 4000, 1.3, 0, 0),
+		cell("chat-cached", targetCache, 10, 1024, 6000, 0.8, 0, 0),
+		cell("chat-cached", targetModelgate, 100, 1024, 4000, 1.3, 0, 0),
+		cell("chat-cached", targetCache, 100, 1024, 5600, 0.8, 0, 0),
 	}
 	records := []Records{
 		{Target: targetModelgate, Sent: 1000, Answered: 998, AuditStored: 999, UsageStored: 998},
 		{Target: targetBudget, Sent: 500, Answered: 500, AuditStored: 499, UsageStored: 500, UsageDropped: 1},
+		{Target: targetCache, Sent: 300, Answered: 300, AuditStored: 300, UsageStored: 300},
 	}
 	checks := evaluateBudget(cells, records, []int{10, 100}, []int{1024})
 	got := byName(checks)
@@ -84,6 +91,12 @@ func TestBudgetChecks(t *testing.T) {
 		"modelgate-alias: usage records dropped":                         skip,
 		"modelgate-alias: audit entries stored for requests answered":    skip,
 		"modelgate-alias: usage records stored for requests answered":    skip,
+		"throughput cache hits/uncached, chat-cached 1KiB c=10":          pass,
+		"throughput cache hits/uncached, chat-cached 1KiB c=100":         fail,
+		"modelgate-cache: audit entries dropped":                         pass,
+		"modelgate-cache: usage records dropped":                         pass,
+		"modelgate-cache: audit entries stored for requests answered":    pass,
+		"modelgate-cache: usage records stored for requests answered":    pass,
 	}
 	if len(got) != len(want) || len(checks) != len(want) {
 		t.Fatalf("got %d checks, want %d: %+v", len(checks), len(want), got)

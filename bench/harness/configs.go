@@ -80,6 +80,9 @@ var modelgateEnv = []string{
 // far more than any run can spend, so no request is refused.
 const budgetAmount = "1000000000"
 
+// cacheEnv is modelgateEnv plus the response cache.
+var cacheEnv = append(append([]string(nil), modelgateEnv...), "RESPONSE_CACHE_ENABLED=true")
+
 // budgetEnv is modelgateEnv plus that one budget covering all traffic.
 var budgetEnv = append(append([]string(nil), modelgateEnv...), "SET_BUDGET_=daily="+budgetAmount)
 

@@ -14,15 +14,18 @@ const (
 	// two targets, both the upstream's model: every request resolves
 	// through the alias (weighted round robin) before the proxy.
 	targetAlias = "modelgate-alias"
+	// targetCache is modelgate with the response cache on. The load
+	// generator repeats one request, so all but the first are hits.
+	targetCache = "modelgate-cache"
 )
 
 // gatewayTargets are the targets served by a modelgate process, each with
 // its own store, admin endpoint and records.
-var gatewayTargets = []string{targetModelgate, targetBudget, targetAlias}
+var gatewayTargets = []string{targetModelgate, targetBudget, targetAlias, targetCache}
 
 // isGateway reports whether target is served by modelgate.
 func isGateway(target string) bool {
-	return target == targetModelgate || target == targetBudget || target == targetAlias
+	return target == targetModelgate || target == targetBudget || target == targetAlias || target == targetCache
 }
 
 // workload is one kind of traffic.
@@ -59,6 +62,9 @@ var workloads = []workload{
 	{Name: "chat-stream", Shape: "chat", Stream: true, Targets: allTargets, AllocBench: "BenchmarkProxyStream"},
 	{Name: "messages", Shape: "messages", Targets: gatewayOnly, Reference: "chat", AllocBench: "BenchmarkProxyMessages"},
 	{Name: "messages-stream", Shape: "messages", Stream: true, Targets: gatewayOnly, Reference: "chat-stream", AllocBench: "BenchmarkProxyMessagesStream"},
+	// chat-cached: the same repeated chat request, uncached (modelgate)
+	// and answered by the response cache (modelgate-cache).
+	{Name: "chat-cached", Shape: "chat", Targets: []string{targetModelgate, targetCache}, Reference: "chat"},
 }
 
 var (

@@ -97,6 +97,8 @@ func startServers(ctx context.Context, ps *procs, b bins, tmp string, o options)
 			env = budgetEnv
 		case targetAlias:
 			env = aliasEnv
+		case targetCache:
+			env = cacheEnv
 		}
 		p, err := startCaddy(ps, b, o.cpus, tmp, t, modelgateCaddyfile(tmp, t, port, upPort, admin), childEnv(tmp, env...))
 		if err != nil {

@@ -33,6 +33,9 @@ type Service struct {
 	Upstreams *Upstreams
 	// SelfUsage answers GET /v1/usage; nil answers 404 there.
 	SelfUsage http.Handler
+	// Passthrough configures /p/<provider>/<path>; the zero value enables
+	// no provider.
+	Passthrough Passthrough
 }
 
 // handlers are the service's answer to each route shape; a shape without
@@ -46,6 +49,10 @@ var handlers = [routes.NumShapes]func(s *Service, w http.ResponseWriter, r *http
 	routes.ShapeModels:      (*Service).models,
 	routes.ShapeHealth:      (*Service).health,
 	routes.ShapeSelfUsage:   (*Service).selfUsage,
+	// Audio and passthrough.
+	routes.ShapeSpeech:        (*Service).speech,
+	routes.ShapeTranscription: (*Service).transcription,
+	routes.ShapePassthrough:   (*Service).passthrough,
 }
 
 // serves reports whether the service has a handler for routes of shape.

@@ -110,7 +110,7 @@ func TestAudioOnMock(t *testing.T) {
 type openAIAudioUpstream struct {
 	*httptest.Server
 	mu     sync.Mutex
-	speech []byte            // last speech body
+	speech []byte              // last speech body
 	form   map[string][]string // last transcription form fields
 	file   []byte
 	auth   []string

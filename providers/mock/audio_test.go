@@ -30,9 +30,9 @@ func TestSpeechFormats(t *testing.T) {
 		t.Errorf("mp3 %d bytes %x", len(m), m[:4])
 	}
 	for body, code := range map[string]int{
-		`{"model":"mock-chat","input":"a","voice":"v"}`:                          404,
-		`{"model":"mock-tts","voice":"v"}`:                                       400,
-		`{"model":"mock-tts","input":"a"}`:                                       400,
+		`{"model":"mock-chat","input":"a","voice":"v"}`:                         404,
+		`{"model":"mock-tts","voice":"v"}`:                                      400,
+		`{"model":"mock-tts","input":"a"}`:                                      400,
 		`{"model":"mock-tts","input":"a","voice":"v","response_format":"flac"}`: 400,
 	} {
 		if r := do(t, Options{}, "POST", "/v1/audio/speech", body); r.Code != code {

@@ -175,6 +175,8 @@ func (a *App) Provision(ctx caddy.Context) error {
 		MaxBodyBytes: eff.Server.MaxRequestBodyBytes,
 		Logger:       a.logger.Named("proxy"),
 		Upstreams:    upstreams(eff.Providers),
+		Passthrough: proxy.Passthrough{Enabled: eff.Passthrough.EnabledProviders,
+			GatewayHeaders: []string{eff.Server.UserPathHeader}},
 	}
 	a.selfUsage = &selfusage.Handler{}
 	a.proxy.SelfUsage = a.selfUsage

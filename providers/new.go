@@ -27,7 +27,8 @@ type Options struct {
 }
 
 // New returns the adapter for one instance of o.Type, chosen by the API
-// shape the type speaks: Anthropic Messages or OpenAI Chat Completions. It
+// shape the type speaks: Anthropic Messages, OpenAI Chat Completions or
+// the voice provider's audio API. It
 // refuses unknown types and types that are not served yet.
 func New(o Options) (Provider, error) {
 	t, ok := lookupType(o.Type)
@@ -44,6 +45,8 @@ func New(o Options) (Provider, error) {
 		return newAnthropic(t, o), nil
 	case ShapeChat:
 		return newOpenAICompat(t, o), nil
+	case ShapeAudio:
+		return newElevenLabs(t, o), nil
 	}
 	return nil, fmt.Errorf("provider type %q has no adapter for its API shape", o.Type)
 }

@@ -176,7 +176,7 @@ var typeTable = []TypeInfo{
 	}(),
 	{
 		Name:           "elevenlabs",
-		Served:         false,
+		Served:         true,
 		DefaultBaseURL: "https://api.elevenlabs.io",
 		NeedsKey:       true,
 		AuthHeader:     "xi-api-key",
@@ -205,6 +205,7 @@ var typeTable = []TypeInfo{
 	func() TypeInfo {
 		t := openAICompatible("mock", "")
 		t.InProcess, t.NeedsKey, t.EnvPrefix = true, false, ""
+		t.Endpoints = []Endpoint{EndpointChat, EndpointEmbeddings, EndpointModels, EndpointSpeech, EndpointTranscriptions}
 		return t
 	}(),
 }

@@ -99,7 +99,7 @@ func TestTypeTableFacts(t *testing.T) {
 		{"vllm", "http://localhost:8000/v1", "Authorization", "Bearer", "max_tokens", "", false, true, false, true, true, ShapeChat, false},
 		{"gemini", "https://generativelanguage.googleapis.com/v1beta/openai", "Authorization", "Bearer", "max_tokens", "models/", true, true, false, true, false, ShapeChat, false},
 		{"anthropic", "https://api.anthropic.com/v1", "x-api-key", "", "max_tokens", "", true, false, false, true, true, ShapeMessages, false},
-		{"elevenlabs", "https://api.elevenlabs.io", "xi-api-key", "", "", "", true, false, false, false, false, ShapeAudio, false},
+		{"elevenlabs", "https://api.elevenlabs.io", "xi-api-key", "", "", "", true, false, false, true, false, ShapeAudio, false},
 		{"mock", "", "Authorization", "Bearer", "max_tokens", "", false, true, false, true, false, ShapeChat, false},
 	}
 	for _, c := range cases {

@@ -76,7 +76,8 @@ func TestBudgetRefusedOnceModelResolved(t *testing.T) {
 // applies are exactly the budgeted model endpoints it forwards.
 func TestDecidesBudgetShapes(t *testing.T) {
 	for sh := routes.Shape(0); sh < routes.NumShapes; sh++ {
-		want := sh == routes.ShapeChat || sh == routes.ShapeResponses || sh == routes.ShapeMessages || sh == routes.ShapeEmbeddings
+		want := sh == routes.ShapeChat || sh == routes.ShapeResponses || sh == routes.ShapeMessages || sh == routes.ShapeEmbeddings ||
+			sh == routes.ShapeSpeech || sh == routes.ShapeTranscription || sh == routes.ShapePassthrough
 		if got := DecidesBudget(sh); got != want {
 			t.Errorf("DecidesBudget(%s) = %v, want %v", sh, got, want)
 		}

@@ -92,6 +92,9 @@ func upstreamError(provider string, resp *http.Response, u *Upstreams) *apierr.E
 			msg = e.Str
 		default:
 			msg = gjson.GetBytes(body, "message").String()
+			if msg == "" { // the voice provider: {"detail":{"status","message"}}
+				msg = gjson.GetBytes(body, "detail.message").String()
+			}
 		}
 		// Some upstreams answer with a list of errors.
 		if msg == "" && gjson.GetBytes(body, "0.error.message").Exists() {

@@ -44,6 +44,19 @@ func (s *Service) admit(c *call) (limits.Admission, *limits.Rejection) {
 	return s.Limits.AdmitTarget(c.provider.Name(), c.model)
 }
 
+// admitTarget charges c's provider and model rules before a single-target
+// call (audio, passthrough). When a rule is saturated it writes the 429
+// and returns false: the upstream is never called.
+func (s *Service) admitTarget(w http.ResponseWriter, r *http.Request, c *call) (limits.Admission, bool) {
+	adm, rej := s.admit(c)
+	if rej != nil {
+		c.info.RefusedBeforeUpstream = true
+		apierr.WriteFor(w, r, targetRejected(c.provider.Name(), rej))
+		return adm, false
+	}
+	return adm, true
+}
+
 // targetRejected is the 429 for a saturated provider or model.
 func targetRejected(provider string, rej *limits.Rejection) *apierr.Error {
 	e := apierr.New(http.StatusTooManyRequests, apierr.TypeRateLimit, rej.Reason).

@@ -25,6 +25,7 @@ var (
 	ingressMessages    = ingress{"messages", providers.EndpointMessages, true}
 	ingressResponses   = ingress{"responses", providers.EndpointResponses, true}
 	ingressCountTokens = ingress{"count_tokens", providers.EndpointCountTokens, false}
+	ingressSpeech      = ingress{"speech", providers.EndpointSpeech, false}
 )
 
 // defaultMaxTokens is sent to Anthropic, which requires max_tokens, when a
@@ -38,6 +39,9 @@ func (s *Service) plan(c *call) error {
 	p := c.provider
 	if p.Supports(c.in.native) {
 		c.ep = c.in.native
+		if rc, ok := p.(providers.RequestChecker); ok {
+			return refusedField(rc.CheckJSON(c.ep, c.body))
+		}
 		return nil
 	}
 	var err error

@@ -38,6 +38,9 @@ type Service struct {
 	// policies and names failover targets, for requests that passed the
 	// virtual-model stage; nil has none.
 	VirtualModels *vmodels.Service
+	// Passthrough configures /p/<provider>/<path>; the zero value enables
+	// no provider.
+	Passthrough Passthrough
 }
 
 // handlers are the service's answer to each route shape; a shape without
@@ -51,6 +54,10 @@ var handlers = [routes.NumShapes]func(s *Service, w http.ResponseWriter, r *http
 	routes.ShapeModels:      (*Service).models,
 	routes.ShapeHealth:      (*Service).health,
 	routes.ShapeSelfUsage:   (*Service).selfUsage,
+	// Audio and passthrough.
+	routes.ShapeSpeech:        (*Service).speech,
+	routes.ShapeTranscription: (*Service).transcription,
+	routes.ShapePassthrough:   (*Service).passthrough,
 }
 
 // serves reports whether the service has a handler for routes of shape.

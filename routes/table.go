@@ -82,11 +82,11 @@ var table = []Route{
 		Doc: &Doc{Summary: "Embeddings", Tag: "models", Body: "ModelRequest",
 			Status: http.StatusOK, Result: "ModelResponse", Errors: modelErrors}},
 	{ID: "createSpeech", Method: http.MethodPost, Path: "/v1/audio/speech", Shape: ShapeSpeech,
-		RateLimit: CountRequestAndSlot, Audited: true, Budgeted: true,
+		RateLimit: CountRequestAndSlot, Audited: true, Budgeted: true, Served: true,
 		Doc: &Doc{Summary: "Text to speech", Tag: "audio", Body: "ModelRequest",
 			Status: http.StatusOK, ResultType: "application/octet-stream", Errors: modelErrors}},
 	{ID: "createTranscription", Method: http.MethodPost, Path: "/v1/audio/transcriptions", Shape: ShapeTranscription,
-		RateLimit: CountRequestAndSlot, Audited: true, Budgeted: true,
+		RateLimit: CountRequestAndSlot, Audited: true, Budgeted: true, Served: true,
 		Doc: &Doc{Summary: "Speech to text", Tag: "audio", Body: "ModelRequest", BodyType: "multipart/form-data",
 			Status: http.StatusOK, Result: "ModelResponse", Errors: modelErrors}},
 	// A realtime session holds its slot for the whole session.
@@ -97,7 +97,7 @@ var table = []Route{
 			Status: http.StatusSwitchingProtocols, Errors: []int{400, 404, 429, 502}}},
 	// Passthrough: every method reaches the upstream, so every one counts.
 	{ID: "passthrough", Method: Any, Path: "/p/{provider}/*", Shape: ShapePassthrough,
-		RateLimit: CountRequestAndSlot, Audited: true, Budgeted: true,
+		RateLimit: CountRequestAndSlot, Audited: true, Budgeted: true, Served: true,
 		Doc: &Doc{Summary: "A provider's own API, relayed unchanged (providers enabled for passthrough only)", Tag: "passthrough",
 			Status: http.StatusOK, Errors: []int{404, 429, 502, 504}}},
 

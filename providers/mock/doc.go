@@ -1,12 +1,15 @@
 // Package mock is a deterministic, network-free model server that speaks the
 // OpenAI wire format.
 //
-// It serves GET /v1/models, POST /v1/chat/completions (plain and streamed)
-// and POST /v1/embeddings, with or without the "/v1" prefix. Answers depend
+// It serves GET /v1/models, POST /v1/chat/completions (plain and streamed),
+// POST /v1/embeddings, POST /v1/audio/speech and POST
+// /v1/audio/transcriptions, with or without the "/v1" prefix. Answers depend
 // only on the request: chat requests are echoed ("Echo: <last user text>"),
 // tool definitions produce a tool call whose arguments are derived from the
-// function's JSON schema, tool results are acknowledged, and embeddings are
-// pseudo-random unit vectors seeded from a hash of the input text. Only the
+// function's JSON schema, tool results are acknowledged, embeddings are
+// pseudo-random unit vectors seeded from a hash of the input text, speech
+// is a tone (wav, pcm) or silent MP3 frames whose length follows the input
+// text, and every transcription is one fixed sentence with word timings. Only the
 // "created" timestamps vary between identical requests.
 //
 // The package is used in two ways: in-process, as modelgate's built-in

@@ -87,7 +87,7 @@ func TestModels(t *testing.T) {
 				t.Errorf("model entry %s", m.Raw)
 			}
 		}
-		want := []string{"mock-chat", "mock-reasoner", "mock-embedding"}
+		want := []string{"mock-chat", "mock-reasoner", "mock-embedding", "mock-tts", "mock-transcribe"}
 		if len(ids) != len(want) {
 			t.Fatalf("ids = %q, want %q", ids, want)
 		}

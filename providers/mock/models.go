@@ -22,7 +22,7 @@ type modelList struct {
 func (h *handler) modelIDs() []string {
 	seen := map[string]bool{}
 	var ids []string
-	for _, list := range [][]string{h.opts.Models, h.opts.EmbeddingModels} {
+	for _, list := range [][]string{h.opts.Models, h.opts.EmbeddingModels, h.opts.SpeechModels, h.opts.TranscriptionModels} {
 		for _, id := range list {
 			if !seen[id] {
 				seen[id] = true
@@ -45,7 +45,7 @@ func (h *handler) handleModels(w http.ResponseWriter) {
 
 // handleModel serves GET /models/{id}.
 func (h *handler) handleModel(w http.ResponseWriter, id string) {
-	if !h.chatModels[id] && !h.embeddingModels[id] {
+	if !h.chatModels[id] && !h.embeddingModels[id] && !h.speechModels[id] && !h.transcriptionModels[id] {
 		writeError(w, modelNotFound(id))
 		return
 	}

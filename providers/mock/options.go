@@ -25,6 +25,14 @@ type Options struct {
 	// EmbeddingModels are the embedding model ids served; default {"mock-embedding"}.
 	EmbeddingModels []string
 
+	// SpeechModels are the text-to-speech model ids served; default
+	// {"mock-tts"}.
+	SpeechModels []string
+
+	// TranscriptionModels are the speech-to-text model ids served; default
+	// {"mock-transcribe"}.
+	TranscriptionModels []string
+
 	// EmbeddingDimensions is the default embedding vector length; default 16.
 	EmbeddingDimensions int
 
@@ -46,6 +54,8 @@ func (o Options) withDefaults() Options {
 	} else {
 		o.EmbeddingModels = append([]string(nil), o.EmbeddingModels...)
 	}
+	o.SpeechModels = orDefault(o.SpeechModels, "mock-tts")
+	o.TranscriptionModels = orDefault(o.TranscriptionModels, "mock-transcribe")
 	if o.EmbeddingDimensions <= 0 {
 		o.EmbeddingDimensions = DefaultEmbeddingDimensions
 	}
@@ -59,4 +69,12 @@ func (o Options) withDefaults() Options {
 		o.ChunkDelay = 0
 	}
 	return o
+}
+
+// orDefault returns a copy of ids, or {def} when ids is empty.
+func orDefault(ids []string, def string) []string {
+	if len(ids) == 0 {
+		return []string{def}
+	}
+	return append([]string(nil), ids...)
 }

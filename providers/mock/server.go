@@ -18,14 +18,17 @@ const maxBodyBytes = 32 << 20
 
 // handler serves the mock OpenAI-compatible API.
 type handler struct {
-	opts            Options
-	chatModels      map[string]bool
-	embeddingModels map[string]bool
+	opts                Options
+	chatModels          map[string]bool
+	embeddingModels     map[string]bool
+	speechModels        map[string]bool
+	transcriptionModels map[string]bool
 }
 
 // NewHandler returns an http.Handler serving the OpenAI-compatible routes
-// GET /v1/models, GET /v1/models/{id}, POST /v1/chat/completions and
-// POST /v1/embeddings, with or without the "/v1" prefix. Every other path
+// GET /v1/models, GET /v1/models/{id}, POST /v1/chat/completions,
+// POST /v1/embeddings, POST /v1/audio/speech and
+// POST /v1/audio/transcriptions, with or without the "/v1" prefix. Every other path
 // gets a 404 and a wrong method a 405, both with OpenAI-shaped error bodies.
 func NewHandler(opts Options) http.Handler {
 	opts = opts.withDefaults()
@@ -40,7 +43,18 @@ func NewHandler(opts Options) http.Handler {
 	for _, m := range opts.EmbeddingModels {
 		h.embeddingModels[m] = true
 	}
+	h.speechModels = set(opts.SpeechModels)
+	h.transcriptionModels = set(opts.TranscriptionModels)
 	return h
+}
+
+// set returns ids as a set.
+func set(ids []string) map[string]bool {
+	m := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		m[id] = true
+	}
+	return m
 }
 
 // ServeHTTP implements http.Handler.
@@ -82,6 +96,14 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case path == "/embeddings":
 		if allow(w, r, http.MethodPost) {
 			h.handleEmbeddings(w, r)
+		}
+	case path == "/audio/speech":
+		if allow(w, r, http.MethodPost) {
+			h.handleSpeech(w, r)
+		}
+	case path == "/audio/transcriptions":
+		if allow(w, r, http.MethodPost) {
+			h.handleTranscription(w, r)
 		}
 	default:
 		writeError(w, &apiError{

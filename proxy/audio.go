@@ -1,0 +1,199 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/modelgate/modelgate/apierr"
+	"github.com/modelgate/modelgate/providers"
+	"github.com/modelgate/modelgate/reqinfo"
+)
+
+// speech serves POST /v1/audio/speech: a JSON body whose model picks the
+// provider, audio bytes back. It runs the path of the other JSON model
+// endpoints (budgets, provider and model limits, upstream read limits).
+func (s *Service) speech(w http.ResponseWriter, r *http.Request) {
+	s.forward(w, r, ingressSpeech)
+}
+
+// refusedField turns an adapter's refusal of a request field into a 400
+// invalid_request_error naming the field, code unsupported_feature; other
+// errors pass unchanged.
+func refusedField(err error) error {
+	var re *providers.RequestError
+	if errors.As(err, &re) {
+		return apierr.InvalidRequest(re.Message).WithParam(re.Param).WithCode("unsupported_feature")
+	}
+	return err
+}
+
+// transcription serves POST /v1/audio/transcriptions: a multipart form
+// whose model field picks the provider. The form goes upstream through
+// the provider's Transcriber (as sent on OpenAI-compatible upstreams but
+// for the model id, mapped on the voice provider); the answer comes back
+// whole, with its usage recorded when it reports some.
+func (s *Service) transcription(w http.ResponseWriter, r *http.Request) {
+	c, t, f, err := s.prepareTranscription(r)
+	if err != nil {
+		apierr.WriteFor(w, r, err)
+		return
+	}
+	if refuseOverBudget(w, r, c) {
+		return
+	}
+	adm, ok := s.admitTarget(w, r, c)
+	if !ok {
+		return
+	}
+	defer func() { adm.Done(usedTokens(c.info)) }()
+	ctx, cancel := context.WithCancelCause(r.Context())
+	defer cancel(nil)
+	c.limits = s.Upstreams.limitsFor(c.provider.Name())
+	started := time.Now()
+	resp, err := t.Transcribe(ctx, c.model, f)
+	if err != nil {
+		c.info.AddAttempt(reqinfo.Attempt{Provider: c.provider.Name(), Model: c.model, StartedAt: started,
+			Duration: time.Since(started), Err: err.Error()})
+		if r.Context().Err() != nil {
+			return
+		}
+		s.logger().Warn("upstream request failed", zap.String("provider", c.provider.Name()), zap.Error(err))
+		apierr.WriteFor(w, r, transportError(c.provider.Name(), err))
+		return
+	}
+	c.upstream.watch(ctx, cancel, resp.Body, c.limits, false, started)
+	resp.Body = &c.upstream
+	defer resp.Body.Close()
+	defer func() {
+		c.info.AddAttempt(reqinfo.Attempt{Provider: c.provider.Name(), Model: c.model, StatusCode: resp.StatusCode,
+			StartedAt: started, Duration: time.Since(started), Err: c.failure})
+	}()
+	if resp.StatusCode >= 400 {
+		apierr.WriteFor(w, r, upstreamError(c.provider.Name(), resp, s.Upstreams))
+		return
+	}
+	copyResponseHeaders(w.Header(), resp.Header)
+	w.Header().Set("X-Modelgate-Provider", c.provider.Name())
+	if body, ok := s.readAnswer(w, r, resp, c); ok {
+		relayBody(w, resp, c, body)
+	}
+}
+
+// prepareTranscription reads the multipart form, resolves its model and
+// checks that the provider serves transcription and accepts the form's
+// fields.
+func (s *Service) prepareTranscription(r *http.Request) (*call, providers.Transcriber, *providers.TranscriptionForm, error) {
+	f, err := readTranscriptionForm(r, s.MaxBodyBytes)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	requested, _ := f.Get("model")
+	if requested == "" {
+		return nil, nil, nil, apierr.InvalidRequest("missing required parameter: model").WithParam("model").WithCode("missing_required_parameter")
+	}
+	p, model, err := s.resolve(r.Context(), requested)
+	if err != nil {
+		var unknown *providers.ErrUnknownModel
+		if errors.As(err, &unknown) {
+			return nil, nil, nil, apierr.NotFound(unknown.Error()).WithParam("model").WithCode("model_not_found")
+		}
+		return nil, nil, nil, apierr.New(http.StatusServiceUnavailable, apierr.TypeProvider, "model listings are not ready: "+err.Error())
+	}
+	t, ok := p.(providers.Transcriber)
+	if !ok || !p.Supports(providers.EndpointTranscriptions) {
+		return nil, nil, nil, apierr.InvalidRequest("provider " + p.Name() + " (" + p.Type() + ") does not serve transcriptions").
+			WithParam("model").WithCode("unsupported_endpoint")
+	}
+	if rc, ok := p.(providers.RequestChecker); ok {
+		if err := refusedField(rc.CheckTranscription(f)); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	c := &call{in: ingressTranscription, ep: providers.EndpointTranscriptions, provider: p, model: model}
+	c.info = reqinfo.From(r.Context())
+	if c.info == nil {
+		c.info = reqinfo.New()
+	}
+	c.info.RequestedModel = requested
+	c.info.ResolvedModel = model
+	c.info.ProviderName = p.Name()
+	c.info.ProviderType = p.Type()
+	return c, t, f, nil
+}
+
+// ingressTranscription is the transcription endpoint; its body is a form,
+// never planned as JSON.
+var ingressTranscription = ingress{"transcriptions", providers.EndpointTranscriptions, false}
+
+// readTranscriptionForm reads a multipart/form-data body of at most max
+// bytes: 415 for another media type, 413 when too large, 400 when
+// malformed or without a file part.
+func readTranscriptionForm(r *http.Request, max int64) (*providers.TranscriptionForm, error) {
+	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "multipart/form-data" || params["boundary"] == "" {
+		return nil, apierr.New(http.StatusUnsupportedMediaType, apierr.TypeInvalidRequest,
+			"this endpoint takes a multipart/form-data body").WithCode("unsupported_media_type")
+	}
+	if max > 0 && r.ContentLength > max {
+		return nil, tooLarge(max)
+	}
+	var src io.Reader = r.Body
+	if max > 0 {
+		src = io.LimitReader(r.Body, max+1)
+	}
+	counted := &byteCounter{r: src}
+	mr := multipart.NewReader(counted, params["boundary"])
+	f := &providers.TranscriptionForm{}
+	seenFile := false
+	for {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err == nil {
+			var b []byte
+			b, err = io.ReadAll(part)
+			if err == nil {
+				if part.FormName() == "file" && !seenFile {
+					seenFile = true
+					f.FileName, f.FileType, f.File = part.FileName(), part.Header.Get("Content-Type"), b
+				} else if part.FormName() != "" && part.FileName() == "" {
+					f.Fields = append(f.Fields, providers.FormField{Name: part.FormName(), Value: string(b)})
+				}
+			}
+		}
+		if max > 0 && counted.n > max {
+			return nil, tooLarge(max)
+		}
+		if err != nil {
+			return nil, apierr.InvalidRequest("malformed multipart body: " + err.Error()).WithCode("invalid_multipart")
+		}
+	}
+	if !seenFile {
+		return nil, apierr.InvalidRequest("missing required parameter: file").WithParam("file").WithCode("missing_required_parameter")
+	}
+	if strings.TrimSpace(f.FileName) == "" {
+		f.FileName = "audio"
+	}
+	return f, nil
+}
+
+// byteCounter counts the bytes read through it.
+type byteCounter struct {
+	r io.Reader
+	n int64
+}
+
+func (c *byteCounter) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}

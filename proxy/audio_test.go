@@ -1,0 +1,138 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/modelgate/modelgate/apierr"
+	"github.com/modelgate/modelgate/providers"
+	"github.com/modelgate/modelgate/reqinfo"
+)
+
+// TestAudioAndPassthroughBudgets: with a spent budget recorded on the
+// request, speech, transcription and passthrough calls to a priced model
+// are refused once the model is known, without reaching the upstream; a
+// passthrough call that names no model is served.
+func TestAudioAndPassthroughBudgets(t *testing.T) {
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"data":[]}`))
+	}))
+	defer srv.Close()
+	p, err := providers.New(providers.Options{Name: "oai", Type: "openai", BaseURL: srv.URL + "/v1", APIKey: "k", Client: srv.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := providers.NewRegistry([]providers.Entry{{Provider: p, Models: []string{"tts-1", "gpt-4o-transcribe"}, Allowlist: true}},
+		providers.RegistryOptions{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	reg.Start(ctx)
+	<-reg.Ready()
+	s := &Service{Registry: reg, MaxBodyBytes: 1 << 20, Passthrough: Passthrough{Enabled: []string{"oai"}}}
+	spent := apierr.New(http.StatusTooManyRequests, apierr.TypeRateLimit, "budget exceeded").WithCode("budget_exceeded")
+
+	var form bytes.Buffer
+	mw := multipart.NewWriter(&form)
+	_ = mw.WriteField("model", "gpt-4o-transcribe")
+	fw, _ := mw.CreateFormFile("file", "a.wav")
+	_, _ = fw.Write([]byte("audio"))
+	_ = mw.Close()
+
+	send := func(method, path, ct, body string) (*httptest.ResponseRecorder, *reqinfo.Info) {
+		info := reqinfo.New()
+		info.BudgetExceeded = spent
+		req := httptest.NewRequest(method, path, strings.NewReader(body))
+		if ct != "" {
+			req.Header.Set("Content-Type", ct)
+		}
+		req = req.WithContext(reqinfo.With(req.Context(), info))
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, req)
+		return rec, info
+	}
+	for _, tc := range []struct{ method, path, ct, body string }{
+		{"POST", "/v1/audio/speech", "application/json", `{"model":"tts-1","input":"hi","voice":"alloy"}`},
+		{"POST", "/v1/audio/transcriptions", mw.FormDataContentType(), form.String()},
+		{"POST", "/p/oai/v1/audio/speech", "application/json", `{"model":"tts-1","input":"hi","voice":"alloy"}`},
+	} {
+		rec, info := send(tc.method, tc.path, tc.ct, tc.body)
+		if rec.Code != 429 || !strings.Contains(rec.Body.String(), "budget_exceeded") || !info.RefusedBeforeUpstream {
+			t.Errorf("%s: %d %s", tc.path, rec.Code, rec.Body)
+		}
+	}
+	if calls.Load() != 0 {
+		t.Fatalf("the upstream was called %d times", calls.Load())
+	}
+	if rec, _ := send("GET", "/p/oai/models", "", ""); rec.Code != 200 || calls.Load() != 1 {
+		t.Errorf("passthrough without a model: %d %s", rec.Code, rec.Body)
+	}
+}
+
+// TestPassthroughPaths: the upstream path of a passthrough request, and
+// the requests refused before any upstream.
+func TestPassthroughPaths(t *testing.T) {
+	var seen []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seen = append(seen, r.URL.EscapedPath())
+	}))
+	defer srv.Close()
+	mk := func(name, typ, base string) providers.Entry {
+		p, err := providers.New(providers.Options{Name: name, Type: typ, BaseURL: base, APIKey: "k", Client: srv.Client()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return providers.Entry{Provider: p, Models: []string{"x"}, Allowlist: true}
+	}
+	reg := providers.NewRegistry([]providers.Entry{mk("oai", "openai", srv.URL+"/v1"), mk("el", "elevenlabs", srv.URL),
+		mk("off", "openai", srv.URL+"/v1")}, providers.RegistryOptions{})
+	s := &Service{Registry: reg, Passthrough: Passthrough{Enabled: []string{"oai", "elevenlabs"}}}
+	for _, tc := range []struct {
+		path   string
+		status int
+		up     string
+	}{
+		{"/p/oai/v1/models", 200, "/v1/models"},
+		{"/p/oai/models", 200, "/v1/models"},
+		{"/p/openai/v1/files/a%20b", 200, "/v1/files/a%20b"}, // the type names its first instance
+		{"/p/el/v2/voices", 200, "/v2/voices"},
+		{"/p/elevenlabs/v1/voices", 404, ""},
+		{"/p/off/v1/models", 404, ""},
+		{"/p/oai/v1/a%20b/c", 200, "/v1/a%20b/c"},
+		{"/p/oai/..", 400, ""},
+		{"/p/oai/v1/%2E%2e/x", 400, ""},
+		{"/p/oai/a%2Fb", 400, ""},
+		{"/p/oai/a%5Cb", 400, ""},
+	} {
+		seen = nil
+		req := httptest.NewRequest("GET", "http://gw/", nil)
+		req.URL.RawPath, req.URL.Path = tc.path, mustUnescape(tc.path)
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, req)
+		got := ""
+		if len(seen) > 0 {
+			got = seen[0]
+		}
+		if rec.Code != tc.status || got != tc.up {
+			t.Errorf("%s: %d upstream %q, want %d %q: %s", tc.path, rec.Code, got, tc.status, tc.up, rec.Body)
+		}
+	}
+}
+
+// mustUnescape decodes a path as a server does.
+func mustUnescape(p string) string {
+	d, err := url.PathUnescape(p)
+	if err != nil {
+		panic(err)
+	}
+	return d
+}

@@ -1,0 +1,306 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/textproto"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tidwall/gjson"
+	"go.uber.org/zap"
+
+	"github.com/modelgate/modelgate/apierr"
+	"github.com/modelgate/modelgate/providers"
+	"github.com/modelgate/modelgate/reqinfo"
+)
+
+// Passthrough configures /p/<provider>/<path>, the providers' own APIs
+// relayed unchanged.
+type Passthrough struct {
+	// Enabled lists the provider instance names or provider types usable
+	// there; every other provider answers 404.
+	Enabled []string
+	// GatewayHeaders are request headers meant for the gateway (the
+	// user-path header), never relayed.
+	GatewayHeaders []string
+}
+
+// passthroughPrefix starts every passthrough path.
+const passthroughPrefix = "/p/"
+
+// hopByHop are the headers of one connection, never relayed (RFC 9110
+// 7.6.1, and the proxy variants in use).
+var hopByHop = []string{"Connection", "Keep-Alive", "Proxy-Connection", "Proxy-Authenticate", "Proxy-Authorization",
+	"Te", "Trailer", "Transfer-Encoding", "Upgrade"}
+
+// clientCredentials are the request headers that may carry the client's
+// credential for the gateway, or any provider's; none is relayed. The
+// provider's own credential header is added by its adapter.
+var clientCredentials = []string{"Authorization", "X-Api-Key", "Api-Key", "Xi-Api-Key", "X-Goog-Api-Key", "Cookie"}
+
+// passthrough serves /p/<provider>/<path>: any method, relayed to <path>
+// below the provider's API root with the provider's credential. The
+// client's credentials, the gateway's own headers and hop-by-hop headers
+// are removed; the query, body and answer (streams included) pass
+// unchanged. A leading v1/ segment is dropped when the API root already
+// ends in /v1 and is refused (404) when it does not. A path segment that
+// decodes to . or .., or that hides a slash or backslash, is refused, so
+// nothing can leave the API root. The model of a JSON body and the usage
+// of a JSON answer are recorded.
+func (s *Service) passthrough(w http.ResponseWriter, r *http.Request) {
+	p, rl, path, err := s.passthroughTarget(r)
+	if err != nil {
+		apierr.WriteFor(w, r, err)
+		return
+	}
+	c := &call{provider: p, info: reqinfo.From(r.Context())}
+	if c.info == nil {
+		c.info = reqinfo.New()
+	}
+	c.info.ProviderName, c.info.ProviderType = p.Name(), p.Type()
+	body, length, err := s.passthroughBody(w, r, c)
+	if err != nil {
+		apierr.WriteFor(w, r, err)
+		return
+	}
+	if refuseOverBudget(w, r, c) {
+		return
+	}
+	adm, ok := s.admitTarget(w, r, c)
+	if !ok {
+		return
+	}
+	defer func() { adm.Done(usedTokens(c.info)) }()
+	ctx, cancel := context.WithCancelCause(r.Context())
+	defer cancel(nil)
+	c.limits = s.Upstreams.limitsFor(p.Name())
+	started := time.Now()
+	resp, err := rl.Relay(ctx, providers.RawRequest{Method: r.Method, Path: path, RawQuery: r.URL.RawQuery,
+		Header: s.relayedHeader(r.Header, rl.AuthHeader()), Body: body, ContentLength: length})
+	if err != nil {
+		c.info.AddAttempt(reqinfo.Attempt{Provider: p.Name(), Model: c.model, StartedAt: started,
+			Duration: time.Since(started), Err: err.Error()})
+		var mbe *http.MaxBytesError
+		switch {
+		case errors.As(err, &mbe):
+			apierr.WriteFor(w, r, tooLarge(s.MaxBodyBytes))
+		case r.Context().Err() != nil:
+		default:
+			s.logger().Warn("upstream request failed", zap.String("provider", p.Name()), zap.Error(err))
+			apierr.WriteFor(w, r, transportError(p.Name(), err))
+		}
+		return
+	}
+	whole := isJSON(resp.Header.Get("Content-Type"))
+	c.stream = isEventStream(resp.Header)
+	c.info.Stream = c.stream
+	c.upstream.watch(ctx, cancel, resp.Body, c.limits, !whole, started)
+	resp.Body = &c.upstream
+	defer resp.Body.Close()
+	defer func() {
+		c.info.AddAttempt(reqinfo.Attempt{Provider: p.Name(), Model: c.model, StatusCode: resp.StatusCode,
+			StartedAt: started, Duration: time.Since(started), Err: c.failure})
+	}()
+	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+		// The upstream's own words may quote part of its credential.
+		apierr.WriteFor(w, r, upstreamError(p.Name(), resp, s.Upstreams))
+		return
+	}
+	h := w.Header()
+	for k, v := range resp.Header {
+		h[k] = v
+	}
+	removeHopByHop(h)
+	h.Del("Content-Length")
+	h.Set("X-Modelgate-Provider", p.Name())
+	if whole {
+		answer, ok := s.readAnswer(w, r, resp, c)
+		if !ok {
+			return
+		}
+		if u, ok := anyUsage(answer, p.Shape() == providers.ShapeMessages); ok && resp.StatusCode < 400 {
+			c.info.SetUsage(u)
+		}
+		w.WriteHeader(resp.StatusCode)
+		_, _ = w.Write(answer)
+		return
+	}
+	w.WriteHeader(resp.StatusCode)
+	s.copyFlushing(w, r, resp.Body, c)
+}
+
+// passthroughTarget finds the provider and the upstream path of a
+// passthrough request, or the 404 or 400 that refuses it.
+func (s *Service) passthroughTarget(r *http.Request) (providers.Provider, providers.Relayer, string, error) {
+	escaped := r.URL.EscapedPath()
+	rest, ok := strings.CutPrefix(escaped, passthroughPrefix)
+	if !ok {
+		return nil, nil, "", apierr.NotFound("unknown route: " + r.Method + " " + r.URL.Path).WithCode("unknown_route")
+	}
+	name, path, _ := strings.Cut(rest, "/")
+	if dec, err := url.PathUnescape(name); err == nil {
+		name = dec
+	}
+	p := s.passthroughProvider(name)
+	rl, relays := p.(providers.Relayer)
+	if p == nil || !relays {
+		return nil, nil, "", apierr.NotFound("passthrough is not enabled for provider " + quoteName(name)).
+			WithCode("passthrough_not_enabled")
+	}
+	segs := strings.Split(path, "/")
+	for _, seg := range segs {
+		dec, err := url.PathUnescape(seg)
+		if err != nil || dec == "." || dec == ".." || strings.ContainsAny(dec, "/\\") {
+			return nil, nil, "", apierr.InvalidRequest("passthrough paths must not contain . or .. segments or encoded slashes").
+				WithCode("invalid_path")
+		}
+	}
+	if segs[0] == "v1" {
+		if !strings.HasSuffix(rl.BaseURL(), "/v1") {
+			return nil, nil, "", apierr.NotFound("provider " + p.Name() + " has no /v1 API root here; " +
+				"write the path as the provider's API reference does below " + rl.BaseURL()).WithCode("unknown_route")
+		}
+		path = strings.Join(segs[1:], "/")
+	}
+	return p, rl, path, nil
+}
+
+// passthroughProvider returns the enabled provider named name (an
+// instance name, or a type: its first instance), or nil.
+func (s *Service) passthroughProvider(name string) providers.Provider {
+	if name == "" || len(s.Passthrough.Enabled) == 0 {
+		return nil
+	}
+	p, ok := s.Registry.Provider(name)
+	if !ok {
+		for _, q := range s.Registry.Providers() {
+			if q.Type() == name {
+				p, ok = q, true
+				break
+			}
+		}
+	}
+	if !ok || !(slices.Contains(s.Passthrough.Enabled, p.Name()) || slices.Contains(s.Passthrough.Enabled, p.Type())) {
+		return nil
+	}
+	return p
+}
+
+// quoteName quotes a client-given provider name for a message, shortened.
+func quoteName(s string) string {
+	if len(s) > 64 {
+		s = s[:64]
+	}
+	return `"` + strings.ToValidUTF8(s, "") + `"`
+}
+
+// passthroughBody returns the body to relay and its length. A JSON body is
+// read whole (up to MaxBodyBytes) so that its model is recorded and
+// budgets and model limits apply to it; any other body streams through,
+// capped at MaxBodyBytes.
+func (s *Service) passthroughBody(w http.ResponseWriter, r *http.Request, c *call) (io.Reader, int64, error) {
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil, 0, nil
+	}
+	max := s.MaxBodyBytes
+	if max > 0 && r.ContentLength > max {
+		return nil, 0, tooLarge(max)
+	}
+	if !isJSON(r.Header.Get("Content-Type")) {
+		if max > 0 {
+			return http.MaxBytesReader(w, r.Body, max), r.ContentLength, nil
+		}
+		return r.Body, r.ContentLength, nil
+	}
+	var src io.Reader = r.Body
+	if max > 0 {
+		src = io.LimitReader(r.Body, max+1)
+	}
+	b, err := io.ReadAll(src)
+	if err != nil {
+		return nil, 0, apierr.InvalidRequest("could not read request body: " + err.Error())
+	}
+	if max > 0 && int64(len(b)) > max {
+		return nil, 0, tooLarge(max)
+	}
+	if m := gjson.GetBytes(b, "model"); m.Type == gjson.String {
+		c.model = m.Str
+		c.info.RequestedModel, c.info.ResolvedModel = m.Str, m.Str
+	}
+	return bytes.NewReader(b), int64(len(b)), nil
+}
+
+// relayedHeader is the client's request header without hop-by-hop
+// headers, credentials, the gateway's own headers and Accept-Encoding (the
+// answer is read for its usage; its bytes pass unchanged either way).
+func (s *Service) relayedHeader(in http.Header, providerAuth string) http.Header {
+	h := in.Clone()
+	removeHopByHop(h)
+	for _, k := range clientCredentials {
+		h.Del(k)
+	}
+	h.Del(providerAuth)
+	for _, k := range s.Passthrough.GatewayHeaders {
+		h.Del(k)
+	}
+	h.Del("Accept-Encoding")
+	h.Del("Content-Length")
+	for k := range h {
+		if strings.HasPrefix(k, "X-Modelgate-") {
+			delete(h, k)
+		}
+	}
+	return h
+}
+
+// removeHopByHop deletes the hop-by-hop headers of h and those its
+// Connection header names.
+func removeHopByHop(h http.Header) {
+	for _, v := range h.Values("Connection") {
+		for _, name := range strings.Split(v, ",") {
+			if name = textproto.TrimString(name); name != "" {
+				h.Del(name)
+			}
+		}
+	}
+	for _, k := range hopByHop {
+		h.Del(k)
+	}
+}
+
+// isJSON reports whether a Content-Type is JSON (application/json or a
+// +json type).
+func isJSON(ct string) bool {
+	ct, _, _ = strings.Cut(strings.ToLower(ct), ";")
+	ct = strings.TrimSpace(ct)
+	return ct == "application/json" || strings.HasSuffix(ct, "+json")
+}
+
+// copyFlushing relays an answer that is not read whole (streams, audio,
+// files) as it arrives, flushing after every read.
+func (s *Service) copyFlushing(w http.ResponseWriter, r *http.Request, body io.Reader, c *call) {
+	rc := http.NewResponseController(w)
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := body.Read(buf)
+		if n > 0 {
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return
+			}
+			_ = rc.Flush()
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) && r.Context().Err() == nil {
+				c.failure = readError(c.provider.Name(), err).Error()
+				s.logger().Warn("passthrough answer broke off", zap.String("provider", c.provider.Name()), zap.Error(err))
+			}
+			return
+		}
+	}
+}

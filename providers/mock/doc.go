@@ -4,8 +4,11 @@
 // It serves GET /v1/models, POST /v1/chat/completions (plain and streamed)
 // and POST /v1/embeddings, with or without the "/v1" prefix. Answers depend
 // only on the request: chat requests are echoed ("Echo: <last user text>"),
-// tool definitions produce a tool call whose arguments are derived from the
-// function's JSON schema, tool results are acknowledged, and embeddings are
+// a tool is called only when the request asks for one (tool_choice
+// "required" or naming a function, or the trigger "mock:call" or
+// "mock:call:<name>" in the last user message; see CallTrigger), with
+// arguments derived from the function's JSON schema, tool results are
+// acknowledged, and embeddings are
 // pseudo-random unit vectors seeded from a hash of the input text. Only the
 // "created" timestamps vary between identical requests.
 //

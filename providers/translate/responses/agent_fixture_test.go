@@ -121,6 +121,10 @@ func TestNamespaceToolsFlattened(t *testing.T) {
 	if !jSONEqual(t, chat, []byte(want)) {
 		t.Errorf("got  %s\nwant %s", chat, want)
 	}
+	empty := `{"model":"m","input":"x","tool_choice":"auto","tools":[{"type":"namespace","name":"n","tools":[]}]}`
+	if chat, err := ResponsesToChatRequest([]byte(empty), translate.ChatTarget{}); err != nil || !jSONEqual(t, chat, []byte(`{"model":"m","messages":[{"role":"user","content":"x"}]}`)) {
+		t.Errorf("empty namespace: %s %v", chat, err)
+	}
 	for _, bad := range []string{
 		`{"model":"m","input":"x","tools":[{"type":"namespace","tools":[]}]}`,
 		`{"model":"m","input":"x","tools":[{"type":"namespace","name":"n","tools":[{"type":"web_search"}]}]}`,

@@ -24,6 +24,7 @@ func writeTools(w *translate.Writer, tools gjson.Result) (int, error) {
 	if !tools.Get("0").Exists() {
 		return 0, nil
 	}
+	mark := w.Mark()
 	w.Key("tools")
 	w.Arr()
 	n, i := 0, 0
@@ -53,6 +54,11 @@ func writeTools(w *translate.Writer, tools gjson.Result) (int, error) {
 	})
 	if err != nil {
 		return 0, err
+	}
+	if n == 0 {
+		// Only empty namespaces: no tools at all.
+		w.Rollback(mark)
+		return 0, nil
 	}
 	w.EndArr()
 	return n, nil

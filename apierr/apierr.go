@@ -156,6 +156,12 @@ func writeBody(w http.ResponseWriter, e *Error, body []byte) {
 	if status < 400 || status > 599 {
 		status = http.StatusInternalServerError
 	}
+	if status == http.StatusUnauthorized || status == http.StatusForbidden {
+		// A refused credential stays refused: clients that honour this
+		// header (the Anthropic and OpenAI SDKs, Claude Code) report it at
+		// once instead of retrying for minutes.
+		h.Set("X-Should-Retry", "false")
+	}
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }

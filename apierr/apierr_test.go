@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"testing"
 )
@@ -63,5 +64,22 @@ func TestWriteAnthropicEnvelope(t *testing.T) {
 	}
 	if rec.Code != 401 || got.Type != "error" || got.Error.Type != "authentication_error" || got.Error.Message != "missing key" {
 		t.Fatalf("got %d %+v", rec.Code, got)
+	}
+}
+
+// TestNoRetryOnRefusedCredential: 401 and 403 tell clients not to retry,
+// in both envelopes; other errors leave retrying to the client.
+func TestNoRetryOnRefusedCredential(t *testing.T) {
+	for _, c := range []struct {
+		status int
+		want   string
+	}{{401, "false"}, {403, "false"}, {400, ""}, {429, ""}, {500, ""}} {
+		for name, write := range map[string]func(http.ResponseWriter, error){"gateway": Write, "anthropic": WriteAnthropic} {
+			rec := httptest.NewRecorder()
+			write(rec, New(c.status, TypeAuthentication, "x"))
+			if got := rec.Header().Get("X-Should-Retry"); got != c.want {
+				t.Errorf("%s %d: X-Should-Retry %q, want %q", name, c.status, got, c.want)
+			}
+		}
 	}
 }

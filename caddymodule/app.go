@@ -146,7 +146,7 @@ func (a *App) Provision(ctx caddy.Context) error {
 	if err != nil {
 		return fmt.Errorf("modelgate: %w", err)
 	}
-	eff, warnings, err := config.Resolve(fromYAML, a.Config, env)
+	eff, warnings, err := config.Resolve(resolveSecrets(fromYAML), resolveSecrets(a.Config), env)
 	if err != nil {
 		return fmt.Errorf("modelgate: %w", err)
 	}
@@ -278,7 +278,7 @@ func (a *App) start() error {
 	}))
 	warnAccessLogs(a.caddyCtx, a.logger)
 	if !a.auth.Required() {
-		a.logger.Warn("no master key and no managed keys: model endpoints are open to anyone who can reach them; set GATEWAY_MASTER_KEY")
+		a.logger.Warn("no master key and no managed keys: model endpoints answer only clients on a loopback address, without a key; set GATEWAY_MASTER_KEY to serve others")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	a.cancel = cancel

@@ -90,8 +90,8 @@ func (a *App) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			var v string
 			if v, err = oneArg(d); err == nil {
 				var n uint64
-				if n, err = humanize.ParseBytes(v); err != nil {
-					return d.Errf("max_request_body: %v", err)
+				if n, err = humanize.ParseBytes(v); err != nil || n == 0 {
+					return d.Errf("max_request_body: %q is not a size: give a positive byte count such as 10MB, 512KiB or 1048576", v)
 				}
 				a.Server.MaxRequestBodyBytes = int64(n)
 			}

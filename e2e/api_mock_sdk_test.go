@@ -121,7 +121,8 @@ func TestAPISDKToolCallsMock(t *testing.T) {
 	g := startMockGateway(t)
 	client := openaiClient(g, masterKey)
 
-	question := "What is the weather in Paris?"
+	// The mock calls a tool when the last user message carries its trigger.
+	question := "What is the weather in Paris? mock:call"
 	params := openai.ChatCompletionNewParams{
 		Model:    "mock-chat",
 		Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage(question)},

@@ -249,6 +249,21 @@ func TestShapesResponsesNativeOpenAI(t *testing.T) {
 			`{"model":"`+model+`","stream":true,"input":"hi"}`, bearer(masterKey)...)
 		expectRelayedStream(t, res, "openai", "responses_stream.txt")
 	})
+
+	// Codex CLI sends client_metadata on every turn: OpenAI takes it, so
+	// it goes upstream untouched.
+	t.Run("client_metadata forwarded", func(t *testing.T) {
+		ups.openai.Reset()
+		res := request(t, "POST", g.URL+"/v1/responses",
+			`{"model":"`+model+`","input":"hi","client_metadata":{"x-codex-turn-metadata":"{\"turn\":1}"}}`, bearer(masterKey)...)
+		if res.Status != 200 {
+			t.Fatalf("%d %s", res.Status, res.Body)
+		}
+		rs := ups.openai.Requests("/v1/responses")
+		if len(rs) != 1 || !strings.Contains(string(rs[0].Body), `"client_metadata":{"x-codex-turn-metadata":"{\"turn\":1}"}`) {
+			t.Errorf("client_metadata not forwarded: %d requests %s", len(rs), rs)
+		}
+	})
 }
 
 // TestShapesResponsesTranslated: /v1/responses through the OpenAI SDK

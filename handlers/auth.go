@@ -42,7 +42,8 @@ var (
 //   - Public routes (/health, the dashboard pages and static assets) need
 //     no credential.
 //   - With no master key and no managed key at all, routes that need a key
-//     are open and admin routes are refused unless
+//     are open to clients on a loopback address (others get 401
+//     master_key_required) and admin routes are refused unless
 //     admin.allow_unauthenticated.
 //
 // The user path is the one bound to the managed key, or else the
@@ -110,6 +111,12 @@ func (h *Auth) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.
 		// API only when explicitly allowed.
 		if adminPath && !cfg.Admin.UnauthenticatedAllowed() {
 			return h.refuse(w, r, apierr.Unauthorized("the admin API needs a master key; none is configured").WithCode("admin_auth_unconfigured"))
+		}
+		if !adminPath && !fromLoopback(r) {
+			// Open model endpoints would spend the operator's provider
+			// credit for anyone who can reach the port.
+			return h.refuse(w, r, apierr.Unauthorized("this gateway has no master key, so it answers only clients on this machine: "+
+				"set GATEWAY_MASTER_KEY (or master_key) and send it as Authorization: Bearer <key>").WithCode("master_key_required"))
 		}
 		info.Admin = adminPath
 		return h.withUserPath(w, r, next, info, "")

@@ -12,7 +12,7 @@ func BenchmarkChat(b *testing.B) {
 	cases := map[string]string{
 		"echo":   `{"model":"mock-chat","messages":[{"role":"system","content":"You are helpful."},{"role":"user","content":"Hello there, how are you doing today?"}]}`,
 		"stream": `{"model":"mock-chat","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"Hello there, how are you doing today?"}]}`,
-		"tools":  `{"model":"mock-chat","messages":[{"role":"user","content":"Paris"}],"tools":[` + weatherTool + `]}`,
+		"tools":  `{"model":"mock-chat","messages":[{"role":"user","content":"Paris mock:call"}],"tools":[` + weatherTool + `]}`,
 	}
 	h := NewHandler(Options{})
 	for name, body := range cases {

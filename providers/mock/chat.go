@@ -157,7 +157,7 @@ func (h *handler) parseChatRequest(root gjson.Result) (*chatRequest, *apiError) 
 		req.maxTokens = int(min(limit.Num, math.MaxInt32))
 	}
 
-	tool, apiErr := chooseTool(root.Get("tools"), root.Get("tool_choice"))
+	tool, apiErr := chooseTool(root.Get("tools"), root.Get("tool_choice"), lastUserText(req.messages))
 	if apiErr != nil {
 		return nil, apiErr
 	}
@@ -181,7 +181,8 @@ func complete(req *chatRequest, d requestDigest) *completion {
 		completionTokens = estimateTokens(c.content)
 	case req.tool != nil:
 		name := req.tool.Get("name").Str
-		args := toolArguments(req.tool.Get("parameters"), lastUserText(req.messages))
+		_, text, _ := trigger(lastUserText(req.messages))
+		args := toolArguments(req.tool.Get("parameters"), text)
 		c.toolCall = &toolCall{
 			ID:       d.toolCallID(),
 			Type:     "function",

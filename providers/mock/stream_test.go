@@ -21,7 +21,7 @@ func TestStreamMatchesNonStream(t *testing.T) {
 	bodies := map[string]string{
 		"echo":        `{"model":"mock-chat","messages":[{"role":"user","content":"the quick  brown fox\njumps"}]}`,
 		"truncated":   `{"model":"mock-chat","max_tokens":2,"messages":[{"role":"user","content":"the quick brown fox"}]}`,
-		"tool call":   `{"model":"mock-chat","messages":[{"role":"user","content":"Oslo"}],"tools":[` + weatherTool + `]}`,
+		"tool call":   `{"model":"mock-chat","messages":[{"role":"user","content":"Oslo mock:call"}],"tools":[` + weatherTool + `]}`,
 		"tool result": `{"model":"mock-chat","messages":[{"role":"user","content":"q"},{"role":"tool","tool_call_id":"c","content":"42 degrees"}]}`,
 		"escaping":    `{"model":"mock-chat","messages":[{"role":"user","content":"a \"b\" </script> \\ c"}]}`,
 	}
@@ -116,7 +116,7 @@ func TestStreamChunkSequence(t *testing.T) {
 }
 
 func TestStreamToolCallSequence(t *testing.T) {
-	body := `{"model":"mock-chat","stream":true,"messages":[{"role":"user","content":"Lima"}],"tools":[` + weatherTool + `]}`
+	body := `{"model":"mock-chat","stream":true,"messages":[{"role":"user","content":"Lima mock:call"}],"tools":[` + weatherTool + `]}`
 	events := sseEvents(t, do(t, Options{}, http.MethodPost, "/v1/chat/completions", body).Body.String())
 	// role, header, 3 argument pieces, finish, [DONE]
 	if len(events) != 7 {

@@ -8,11 +8,46 @@ import (
 	"github.com/tidwall/gjson"
 )
 
+// CallTrigger is the text that makes the mock call a tool when the request
+// leaves the choice to the model (tool_choice absent or "auto"): the last
+// user message contains "mock:call" to call the first function tool, or
+// "mock:call:<name>" to call the function named <name>. Without it the
+// mock answers in text, so an agent that offers tools on every turn gets
+// an answer rather than a call it did not ask for. tool_choice "required"
+// or naming a function always calls.
+const CallTrigger = "mock:call"
+
+// trigger finds CallTrigger in text and returns the tool name it names
+// ("" for the first tool), the text without the trigger, and whether it
+// was found.
+func trigger(text string) (name, rest string, ok bool) {
+	i := strings.Index(text, CallTrigger)
+	if i < 0 {
+		return "", text, false
+	}
+	end := i + len(CallTrigger)
+	if end < len(text) && text[end] == ':' {
+		j := end + 1
+		for j < len(text) && (isNameByte(text[j])) {
+			j++
+		}
+		name, end = text[end+1:j], j
+	}
+	return name, strings.TrimSpace(strings.TrimRight(text[:i], " ") + " " + strings.TrimLeft(text[end:], " ")), true
+}
+
+// isNameByte reports whether c may appear in a function name.
+func isNameByte(c byte) bool {
+	return c == '_' || c == '-' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
 // chooseTool validates the "tools" and "tool_choice" request fields and
 // returns the "function" object of the tool the mock will call: the one
-// named by tool_choice, else the first function tool. It returns nil when
-// there is no function tool or tool_choice is "none".
-func chooseTool(tools, choice gjson.Result) (*gjson.Result, *apiError) {
+// named by tool_choice or by the trigger in text (see CallTrigger), else
+// the first function tool. It returns nil when there is no function tool,
+// tool_choice is "none", or the choice is left to the model and text
+// carries no trigger.
+func chooseTool(tools, choice gjson.Result, text string) (*gjson.Result, *apiError) {
 	if !tools.Exists() || tools.Type == gjson.Null {
 		return nil, nil
 	}
@@ -32,13 +67,16 @@ func chooseTool(tools, choice gjson.Result) (*gjson.Result, *apiError) {
 	}
 
 	var wanted string
+	forced := false
 	switch {
 	case !choice.Exists() || choice.Type == gjson.Null:
 	case choice.Type == gjson.String:
 		switch choice.Str {
 		case "none":
 			return nil, nil
-		case "auto", "required":
+		case "required":
+			forced = true
+		case "auto":
 		default:
 			return nil, invalidRequest("tool_choice", "Invalid value for 'tool_choice': '%s'. Supported values are: 'none', 'auto' and 'required'.", choice.Str)
 		}
@@ -46,12 +84,20 @@ func chooseTool(tools, choice gjson.Result) (*gjson.Result, *apiError) {
 		if name := choice.Get("function.name"); name.Type == gjson.String {
 			wanted = name.Str
 		}
+		forced = true
 	default:
 		return nil, invalidRequest("tool_choice", "Invalid type for 'tool_choice': expected a string or an object.")
 	}
 
 	if len(functions) == 0 {
 		return nil, nil
+	}
+	if !forced {
+		name, _, ok := trigger(text)
+		if !ok {
+			return nil, nil
+		}
+		wanted = name
 	}
 	if wanted == "" {
 		return &functions[0], nil

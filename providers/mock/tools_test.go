@@ -22,14 +22,14 @@ func TestToolCalls(t *testing.T) {
 		{
 			name:     "required properties and enum",
 			tools:    `[` + weatherTool + `]`,
-			user:     "Paris",
+			user:     "Paris mock:call",
 			wantName: "get_weather",
 			wantArgs: `{"city":"Paris","unit":"celsius"}`,
 		},
 		{
 			name:     "all properties by type when none required",
 			tools:    `[` + allTypesTool + `]`,
-			user:     `say "hi"`,
+			user:     `mock:call say "hi"`,
 			wantName: "all_types",
 			wantArgs: `{"s":"say \"hi\"","n":1,"i":1,"b":true,"a":[],"o":{},"e":{"k":1},"nullable":1,"any":"say \"hi\""}`,
 		},
@@ -37,7 +37,7 @@ func TestToolCalls(t *testing.T) {
 			name:     "first tool by default",
 			tools:    `[` + allTypesTool + `,` + weatherTool + `]`,
 			choice:   `"auto"`,
-			user:     "x",
+			user:     "x mock:call",
 			wantName: "all_types",
 		},
 		{
@@ -57,16 +57,23 @@ func TestToolCalls(t *testing.T) {
 			wantArgs: `{"city":"Rome","unit":"celsius"}`,
 		},
 		{
+			name:     "trigger names a tool",
+			tools:    `[` + allTypesTool + `,` + weatherTool + `]`,
+			user:     "mock:call:get_weather Rome",
+			wantName: "get_weather",
+			wantArgs: `{"city":"Rome","unit":"celsius"}`,
+		},
+		{
 			name:     "no parameters",
 			tools:    `[{"type":"function","function":{"name":"now"}}]`,
-			user:     "time?",
+			user:     "time? mock:call",
 			wantName: "now",
 			wantArgs: `{}`,
 		},
 		{
 			name:     "non-function tools are skipped",
 			tools:    `[{"type":"custom","custom":{"name":"c"}},{"type":"function","function":{"name":"f","parameters":{"type":"object","properties":{"q":{"type":"string"}},"required":["q"]}}}]`,
-			user:     "multi part",
+			user:     "multi mock:call part",
 			wantName: "f",
 			wantArgs: `{"q":"multi part"}`,
 		},
@@ -123,7 +130,7 @@ func TestToolCalls(t *testing.T) {
 }
 
 func TestToolCallIDDeterministic(t *testing.T) {
-	body := `{"model":"mock-chat","messages":[{"role":"user","content":"x"}],"tools":[` + weatherTool + `]}`
+	body := `{"model":"mock-chat","messages":[{"role":"user","content":"x mock:call"}],"tools":[` + weatherTool + `]}`
 	id := func(b string) string {
 		return mustJSON(t, do(t, Options{}, http.MethodPost, "/v1/chat/completions", b).Body.String()).
 			Get("choices.0.message.tool_calls.0.id").String()
@@ -132,7 +139,7 @@ func TestToolCallIDDeterministic(t *testing.T) {
 	if a == "" || a != b {
 		t.Errorf("ids %q and %q differ", a, b)
 	}
-	if c := id(strings.Replace(body, `"x"`, `"y"`, 1)); c == a {
+	if c := id(strings.Replace(body, `"x mock:call"`, `"y mock:call"`, 1)); c == a {
 		t.Errorf("different requests share tool call id %q", a)
 	}
 }
@@ -155,5 +162,22 @@ func TestToolErrors(t *testing.T) {
 				t.Errorf("param = %q, want %q", got, tt.param)
 			}
 		})
+	}
+}
+
+// TestToolsWithoutTriggerAnswerInText: tools offered with the choice left
+// to the model get a text answer unless the last user message carries the
+// trigger; a trigger naming an unknown tool is an error.
+func TestToolsWithoutTriggerAnswerInText(t *testing.T) {
+	for _, choice := range []string{"", `,"tool_choice":"auto"`} {
+		body := `{"model":"mock-chat","messages":[{"role":"user","content":"mock:call"},{"role":"assistant","content":"ok"},{"role":"user","content":"write it"}],"tools":[` + weatherTool + `]` + choice + `}`
+		resp := mustJSON(t, do(t, Options{}, http.MethodPost, "/v1/chat/completions", body).Body.String())
+		if got := resp.Get("choices.0.message.content").Str; got != "Echo: write it" || resp.Get("choices.0.message.tool_calls").Exists() {
+			t.Errorf("choice %q: %s", choice, resp.Raw)
+		}
+	}
+	body := `{"model":"mock-chat","messages":[{"role":"user","content":"mock:call:nope"}],"tools":[` + weatherTool + `]}`
+	if rec := do(t, Options{}, http.MethodPost, "/v1/chat/completions", body); rec.Code != http.StatusBadRequest {
+		t.Errorf("unknown tool in trigger: status %d %s", rec.Code, rec.Body)
 	}
 }

@@ -54,6 +54,53 @@ func writeChatSystem(w *translate.Writer, system gjson.Result) error {
 	}
 }
 
+// writeChatSystemMessage writes a system-role message of the conversation
+// (a string or an array of text blocks) as one chat system message at the
+// same place, its text blocks joined by blank lines.
+func writeChatSystemMessage(w *translate.Writer, content gjson.Result, param translate.Path) error {
+	if content.Type == gjson.String {
+		w.Obj()
+		w.KeyStr("role", "system")
+		w.Key("content")
+		w.RawStr(content)
+		w.EndObj()
+		return nil
+	}
+	if !content.IsArray() {
+		return translate.Invalid(param, "a string or an array of text blocks")
+	}
+	var text strings.Builder
+	var err error
+	i := -1
+	content.ForEach(func(_, b gjson.Result) bool {
+		i++
+		p := param.At(i)
+		if err = checkBlockKeys(b, p, "text", "citations"); err != nil {
+			return false
+		}
+		t := b.Get("text")
+		if b.Get("type").Str != "text" || t.Type != gjson.String {
+			err = translate.Invalid(p, `a {"type":"text","text":...} block`)
+			return false
+		}
+		if t.Str != "" {
+			if text.Len() > 0 {
+				text.WriteString("\n\n")
+			}
+			text.WriteString(t.Str)
+		}
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	w.Obj()
+	w.KeyStr("role", "system")
+	w.KeyStr("content", text.String())
+	w.EndObj()
+	return nil
+}
+
 // checkBlockKeys rejects members of a content block other than type,
 // cache_control (a caching hint OpenAI-compatible APIs do not need) and
 // the given ones.
@@ -96,8 +143,13 @@ func writeChatMessage(w *translate.Writer, m gjson.Result, param translate.Path)
 	content := m.Get("content")
 	cparam := param.Key("content")
 	role := m.Get("role").Str
+	if role == "system" {
+		// A system message between the turns (a Messages API beta that
+		// coding agents use) stays a system message, in place.
+		return writeChatSystemMessage(w, content, cparam)
+	}
 	if role != "user" && role != "assistant" {
-		return translate.Invalid(param.Key("role"), `"user" or "assistant"`)
+		return translate.Invalid(param.Key("role"), `"user", "assistant" or "system"`)
 	}
 	if content.Type == gjson.String {
 		w.Obj()

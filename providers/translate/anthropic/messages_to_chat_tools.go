@@ -25,13 +25,22 @@ func (r *messagesRequest) writeChatTools(w *translate.Writer) error {
 					"Anthropic server and client tools ("+strconv.Quote(typ.Str)+") have no chat equivalent; declare a custom tool")
 				return false
 			}
-			if err = checkBlockKeys(t, p, "name", "description", "input_schema", "strict"); err != nil {
+			if err = checkBlockKeys(t, p, "name", "description", "input_schema", "strict", "defer_loading"); err != nil {
 				return false
 			}
 			name := t.Get("name")
 			if name.Type != gjson.String || name.Str == "" {
 				err = translate.Invalid(p.Key("name"), "a non-empty string")
 				return false
+			}
+			if d := t.Get("defer_loading"); translate.IsSet(d) && d.Type != gjson.True && d.Type != gjson.False {
+				err = translate.Invalid(p.Key("defer_loading"), "a boolean")
+				return false
+			} else if d.Type == gjson.True {
+				// A deferred tool stays out of the model's view until a
+				// tool search finds it; a chat model has no tool search,
+				// so it is left out.
+				return true
 			}
 			if n == 0 {
 				w.Key("tools")

@@ -28,6 +28,15 @@ func TestMessagesToChatRequest(t *testing.T) {
 			{"role":"assistant","content":"x y"},{"role":"user","content":[{"type":"text","text":"p1"},{"type":"text","text":"p2"}]}],
 			"max_completion_tokens":5,"stream":false,"service_tier":"auto"}`,
 	}, {
+		name: "system messages between the turns stay in place",
+		in: `{"model":"m","max_tokens":5,"system":"S","messages":[{"role":"user","content":"one"},
+			{"role":"system","content":"Reminder."},{"role":"assistant","content":"two"},
+			{"role":"system","content":[{"type":"text","text":"A","cache_control":{"type":"ephemeral"}},{"type":"text","text":"B"}]},
+			{"role":"user","content":"three"}]}`,
+		want: `{"model":"m","messages":[{"role":"system","content":"S"},{"role":"user","content":"one"},
+			{"role":"system","content":"Reminder."},{"role":"assistant","content":"two"},
+			{"role":"system","content":"A\n\nB"},{"role":"user","content":"three"}],"max_completion_tokens":5}`,
+	}, {
 		name: "images and documents",
 		in: `{"model":"m","max_tokens":5,"messages":[{"role":"user","content":[
 			{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBO\/Rw=="}},
@@ -164,7 +173,7 @@ func TestMessagesToChatRequestRejects(t *testing.T) {
 		{"tool_result document", `"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"document","source":{"type":"text","data":"x"}}]}]}]`, "messages[0].content[0].content[0].type", "text and images", "`tool_result.content` blocks"},
 		{"block member", `"messages":[{"role":"user","content":[{"type":"text","text":"a","lang":"en"}]}]`, "messages[0].content[0].lang", "unknown", "block member"},
 		{"message member", `"messages":[{"role":"user","content":"a","name":"x"}]`, "messages[0].name", "unknown", "message member"},
-		{"role", `"messages":[{"role":"system","content":"a"}]`, "messages[0].role", "expected", ""},
+		{"role", `"messages":[{"role":"tool","content":"a"}]`, "messages[0].role", "expected", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

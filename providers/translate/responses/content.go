@@ -206,6 +206,7 @@ type object struct {
 	text, refusal, imageURL, fileID, fileURL, fileData  gjson.Result
 	filename, detail                                    gjson.Result
 	description, parameters, strict                     gjson.Result // function tools
+	namespace, tools                                    gjson.Result // namespaced calls, namespace tools
 }
 
 func readObject(v gjson.Result) (o object) {
@@ -247,6 +248,10 @@ func readObject(v gjson.Result) (o object) {
 			o.parameters = v
 		case "strict":
 			o.strict = v
+		case "namespace":
+			o.namespace = v
+		case "tools":
+			o.tools = v
 		}
 		return true
 	})

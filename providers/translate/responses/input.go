@@ -188,7 +188,13 @@ func (m *msgWriter) functionCall(o *object, p translate.Path) error {
 	w.Key("function")
 	w.Obj()
 	w.Key("name")
-	w.Raw(name.Raw)
+	if ns := o.namespace; ns.Type == gjson.String && ns.Str != "" {
+		// A call to a tool of a namespace goes by its qualified name, the
+		// name the namespace's tools were flattened under.
+		w.Str(qualifiedName(ns.Str, name.Str))
+	} else {
+		w.Raw(name.Raw)
+	}
 	w.Key("arguments")
 	if args.Exists() {
 		w.Raw(args.Raw)

@@ -91,7 +91,14 @@ func (h *head) writeItem(w *translate.Writer, it *outputItem, outputIndex int, a
 		w.Key("call_id")
 		w.Escaped(it.callID)
 		w.Key("name")
-		w.Escaped(it.name)
+		if q, ok := h.echo.ns[string(it.name)]; ok {
+			// A flattened namespace tool goes back as the namespace's own.
+			w.Str(q.name)
+			w.Key("namespace")
+			w.Str(q.ns)
+		} else {
+			w.Escaped(it.name)
+		}
 	}
 	w.EndObj()
 }

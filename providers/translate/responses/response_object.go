@@ -17,11 +17,12 @@ import (
 // truncation disabled, top_logprobs 0), unset sampling parameters as null
 // because the upstream's default is not known.
 type echo struct {
-	model []byte // the requested model (raw JSON), used when the upstream names none
-	tier  []byte // the requested service_tier (raw JSON), or nil
-	head  []byte // frequency_penalty .. max_tool_calls (before "model")
-	mid   []byte // parallel_tool_calls .. truncation (after "output", before "service_tier")
-	tail  []byte // user, metadata (after "usage")
+	model []byte     // the requested model (raw JSON), used when the upstream names none
+	tier  []byte     // the requested service_tier (raw JSON), or nil
+	head  []byte     // frequency_penalty .. max_tool_calls (before "model")
+	mid   []byte     // parallel_tool_calls .. truncation (after "output", before "service_tier")
+	tail  []byte     // user, metadata (after "usage")
+	ns    namespaced // the request's namespaced tools by qualified name, or nil
 }
 
 func newEcho(req []byte) echo {
@@ -114,6 +115,10 @@ func newEcho(req []byte) echo {
 	w.Key("metadata")
 	w.RawOr(r.metadata, "{}")
 	e.tail = w.Buf[start:len(w.Buf):len(w.Buf)]
+	if r.tools.IsArray() && strings.Contains(r.tools.Raw, `"namespace"`) {
+		// req is borrowed: the names are copied.
+		e.ns = namespaces(gjson.Parse(strings.Clone(r.tools.Raw)))
+	}
 	return e
 }
 

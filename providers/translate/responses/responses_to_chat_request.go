@@ -30,6 +30,7 @@ var ignored = map[string]bool{
 	"prompt_cache_retention": true,
 	"prompt_cache_options":   true,
 	"context_management":     true,
+	"client_metadata":        true,
 }
 
 // rejected maps top-level Responses parameters that need state or

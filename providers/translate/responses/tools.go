@@ -7,9 +7,13 @@ import (
 )
 
 // writeTools writes the chat "tools" array from Responses function
-// tools and returns how many there are. Built-in tools (web search, file
-// search, computer use, code interpreter, MCP, ...) run on OpenAI's
-// servers and have no Chat Completions equivalent, so they are refused.
+// tools and namespaces of function tools, and returns how many function
+// tools it wrote. A namespace groups ordinary client-side function tools:
+// each becomes one function tool under its qualified name (see
+// qualifiedName), and calls to it are mapped back (see namespaces).
+// Built-in tools (web search, file search, computer use, code interpreter,
+// MCP, ...) run on OpenAI's servers and have no Chat Completions
+// equivalent, so they are refused, by name.
 func writeTools(w *translate.Writer, tools gjson.Result) (int, error) {
 	if !tools.Exists() {
 		return 0, nil
@@ -20,35 +24,84 @@ func writeTools(w *translate.Writer, tools gjson.Result) (int, error) {
 	if !tools.Get("0").Exists() {
 		return 0, nil
 	}
+	mark := w.Mark()
 	w.Key("tools")
 	w.Arr()
-	n := 0
+	n, i := 0, 0
 	var err error
-	tools.ForEach(func(_, t gjson.Result) bool {
-		err = writeTool(w, t, n)
-		n++
+	tools.ForEach(func(_, v gjson.Result) bool {
+		p := translate.Param("tools").At(i)
+		i++
+		t := readObject(v)
+		switch t.typ.Str {
+		case "function":
+			err = writeTool(w, &t, "", p)
+			n++
+		case "namespace":
+			var k int
+			k, err = writeNamespace(w, &t, p)
+			n += k
+		default:
+			if !t.typ.Exists() {
+				err = translate.Missing(p.Key("type"))
+			} else {
+				err = translate.Refuse(p.Key("type"), "tool type '"+t.typ.String()+"' is not supported for this model: "+
+					"it is a built-in tool that runs on the provider's servers; only function tools (and namespaces of them) "+
+					"translate to Chat Completions. Leave the '"+t.typ.String()+"' tool out of the request")
+			}
+		}
 		return err == nil
 	})
 	if err != nil {
 		return 0, err
 	}
+	if n == 0 {
+		// Only empty namespaces: no tools at all.
+		w.Rollback(mark)
+		return 0, nil
+	}
 	w.EndArr()
 	return n, nil
 }
 
-// writeTool writes tools[i].
-func writeTool(w *translate.Writer, v gjson.Result, i int) error {
-	t := readObject(v)
-	if t.typ.Str != "function" {
-		p := translate.Param("tools").At(i).Key("type")
-		if !t.typ.Exists() {
-			return translate.Missing(p)
-		}
-		return translate.Refuse(p, "tool type '"+t.typ.String()+"' is not supported for this model: built-in tools run on OpenAI's servers; only function tools translate to Chat Completions")
-	}
+// namespaceSep joins a namespace and a tool name into the qualified name
+// its flattened function tool carries. Function names on chat APIs allow
+// only letters, digits, '_' and '-', so the separator is "__".
+const namespaceSep = "__"
+
+// qualifiedName is the flat function name of tool name in namespace ns.
+func qualifiedName(ns, name string) string { return ns + namespaceSep + name }
+
+// writeNamespace writes the function tools of the namespace tool t as
+// flat function tools and returns how many it wrote.
+func writeNamespace(w *translate.Writer, t *object, p translate.Path) (int, error) {
 	if t.name.Type != gjson.String || t.name.Str == "" {
-		p := translate.Param("tools").At(i).Key("name")
-		return translate.Missing(p)
+		return 0, translate.Missing(p.Key("name"))
+	}
+	if !t.tools.IsArray() {
+		return 0, translate.Invalid(p.Key("tools"), "an array of function tools")
+	}
+	n := 0
+	var err error
+	t.tools.ForEach(func(_, v gjson.Result) bool {
+		pp := p.Key("tools").At(n)
+		n++
+		inner := readObject(v)
+		if inner.typ.Str != "function" {
+			err = translate.Refuse(pp.Key("type"), "tool type '"+inner.typ.String()+"' is not supported inside a namespace for this model: only function tools translate to Chat Completions")
+			return false
+		}
+		err = writeTool(w, &inner, t.name.Str, pp)
+		return err == nil
+	})
+	return n, err
+}
+
+// writeTool writes the function tool t at p; a tool of namespace ns (not
+// empty) goes under its qualified name.
+func writeTool(w *translate.Writer, t *object, ns string, p translate.Path) error {
+	if t.name.Type != gjson.String || t.name.Str == "" {
+		return translate.Missing(p.Key("name"))
 	}
 	w.Obj()
 	w.Key("type")
@@ -56,7 +109,11 @@ func writeTool(w *translate.Writer, v gjson.Result, i int) error {
 	w.Key("function")
 	w.Obj()
 	w.Key("name")
-	w.Raw(t.name.Raw)
+	if ns != "" {
+		w.Str(qualifiedName(ns, t.name.Str))
+	} else {
+		w.Raw(t.name.Raw)
+	}
 	if t.description.Type == gjson.String {
 		w.Key("description")
 		w.Raw(t.description.Raw)
@@ -73,6 +130,34 @@ func writeTool(w *translate.Writer, v gjson.Result, i int) error {
 	w.EndObj()
 	w.EndObj()
 	return nil
+}
+
+// namespaced maps the qualified name of every namespaced function tool of
+// a Responses request to its namespace and name, so a call the upstream
+// makes under the qualified name goes back to the client as a call of the
+// namespace's tool. It is nil when the request has no namespace.
+type namespaced map[string]struct{ ns, name string }
+
+// namespaces returns the namespaced tools of the request's tools array.
+func namespaces(tools gjson.Result) namespaced {
+	var m namespaced
+	tools.ForEach(func(_, v gjson.Result) bool {
+		if v.Get("type").Str != "namespace" {
+			return true
+		}
+		ns := v.Get("name").Str
+		v.Get("tools").ForEach(func(_, f gjson.Result) bool {
+			if name := f.Get("name").Str; ns != "" && name != "" {
+				if m == nil {
+					m = namespaced{}
+				}
+				m[qualifiedName(ns, name)] = struct{ ns, name string }{ns, name}
+			}
+			return true
+		})
+		return true
+	})
+	return m
 }
 
 // writeToolChoice writes "tool_choice". Without tools, "auto" and

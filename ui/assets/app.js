@@ -85,6 +85,7 @@ async function start() {
     const mod = await import("./" + name + ".js");
     fill(root);
     await mod.render(root, { config: cfg });
+    document.body.dataset.readyMs = String(Math.round(performance.now()));
     document.body.dataset.ready = name;
   } catch (err) {
     fill(root, h("p", { class: "error", role: "alert" }, "This page could not load: " + err.message));

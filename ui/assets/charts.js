@@ -71,7 +71,7 @@ export function stackedBars(labels, series, fmtY = String, title = "") {
   const totals = labels.map((_, i) => series.reduce((a, se) => a + (Number(se.values[i]) || 0), 0));
   const max = niceMax(Math.max(0, ...totals));
   const svg = frame(labels, max, fmtY);
-  const bw = Math.max(1, ((W - L - R) / Math.max(1, n)) * 0.75);
+  const bw = Math.min(36, Math.max(1, ((W - L - R) / Math.max(1, n)) * 0.75));
   for (let i = 0; i < n; i++) {
     let acc = 0;
     for (const se of series) {

@@ -42,7 +42,7 @@ export function num(n) {
 /** cost formats an amount in US dollars, with more digits for small ones. */
 export function cost(n) {
   n = Number(n) || 0;
-  const digits = n !== 0 && Math.abs(n) < 1 ? 4 : 2;
+  const digits = n !== 0 && Math.abs(n) < 0.01 ? 4 : 2;
   return "$" + n.toFixed(digits);
 }
 

@@ -263,7 +263,24 @@ func TestDashboardInBrowser(t *testing.T) {
 			found = found || k.Name == "made-in-browser"
 		}
 		if !found {
-			t.Error("the API does not list the key")
+			t.Fatal("the API does not list the key")
+		}
+		// Grant dashboard access, then delete the key, from the page.
+		id := eval[string](t, b, `document.querySelector('[data-key-name="made-in-browser"]').closest("tr").dataset.id`)
+		row := `#keys-list tr[data-id="` + id + `"]`
+		if res := request(t, "GET", g.URL+"/admin/runtime/config", "", bearer(secret)...); res.Status != 403 {
+			t.Fatalf("new key on the admin API: %d", res.Status)
+		}
+		clickJS(t, b, row+` button[data-action="dashboard"]`)
+		b.waitFor(t, "access granted", `document.querySelector('`+row+`') && document.querySelector('`+row+`').textContent.includes("Revoke dashboard")`, 10*time.Second)
+		if res := request(t, "GET", g.URL+"/admin/runtime/config", "", bearer(secret)...); res.Status != 200 {
+			t.Errorf("granted key on the admin API: %d", res.Status)
+		}
+		clickJS(t, b, row+` button[data-action="delete"]`)
+		clickJS(t, b, `dialog[open] button[data-action="ok"]`)
+		b.waitFor(t, "key gone", `!document.querySelector('`+row+`')`, 10*time.Second)
+		if res := adminCall(t, g, "GET", "/admin/auth-keys/"+id, ""); res.Status != 404 {
+			t.Errorf("deleted key: %d", res.Status)
 		}
 	})
 
@@ -293,7 +310,24 @@ func TestDashboardInBrowser(t *testing.T) {
 		if used := rateUsed(t, g, "user_path", "/team/a", "minute"); used != 0 {
 			t.Errorf("API still counts %v", used)
 		}
-		// Budgets and reset-all with typed confirmation.
+		// A budget created from the page, shown with its bar.
+		clickJS(t, b, "#new-budget")
+		dialogInput(t, b, "user_path", "/team/a")
+		dialogInput(t, b, "amount", "5")
+		clickJS(t, b, `dialog[open] button[data-action="save"]`)
+		b.waitFor(t, "budget listed", `[...document.querySelectorAll("#budgets tbody tr")].some(tr => tr.textContent.includes("/team/a") && tr.textContent.includes("$5.00"))`, 10*time.Second)
+		var budgets struct {
+			Budgets []struct {
+				UserPath string  `json:"user_path"`
+				Amount   float64 `json:"amount"`
+				Source   string  `json:"source"`
+			} `json:"budgets"`
+		}
+		adminJSON(t, g, "/admin/budgets", &budgets)
+		if len(budgets.Budgets) != 1 || budgets.Budgets[0].UserPath != "/team/a" || budgets.Budgets[0].Amount != 5 || budgets.Budgets[0].Source != "manual" {
+			t.Errorf("budgets %+v", budgets.Budgets)
+		}
+		// Reset-all with typed confirmation.
 		clickJS(t, b, "#reset-all-rules")
 		dialogInput(t, b, "confirmation", "nope")
 		clickJS(t, b, `dialog[open] button[data-action="reset"]`)
@@ -319,6 +353,52 @@ func TestDashboardInBrowser(t *testing.T) {
 			}
 		default:
 			t.Fatalf("/admin/models: %d", res.Status)
+		}
+	})
+
+	t.Run("live client reconnects with its cursor and handles reset", func(t *testing.T) {
+		b.open(t, "/admin/dashboard/keys", "keys")
+		// The page's own stream reader against a scripted server: the first
+		// connection delivers two events and drops, the second must ask for
+		// ?cursor=6 and gets reset, the third must ask from the reset's id.
+		script := `(async () => {
+			const { openLive } = await import("/admin/static/live.js");
+			const urls = [], got = [];
+			const answers = [
+				"id: 5\nevent: audit\ndata: {\"phase\":\"start\",\"id\":\"a\"}\n\nid: 6\nevent: audit\ndata: {\"phase\":\"complete\",\"id\":\"a\"}\n\n",
+				": connected\n\nid: 40\nevent: reset\ndata: {\"last\":40}\n\n",
+				": connected\n\nid: 41\nevent: usage\ndata: {\"id\":\"u\"}\n\n",
+			];
+			const realFetch = window.fetch;
+			window.fetch = async (url, init) => {
+				urls.push(String(url) + " " + (init.headers.Authorization ? "auth" : "noauth"));
+				const text = answers.shift();
+				if (text === undefined) return new Promise(() => {});
+				return new Response(new Blob([text]).stream(), { status: 200, headers: { "Content-Type": "text/event-stream" } });
+			};
+			const stop = openLive({
+				audit: (p) => got.push("audit " + p.phase),
+				usage: (u) => got.push("usage " + u.id),
+				reset: (d) => got.push("reset " + d.last),
+			});
+			const deadline = Date.now() + 8000;
+			while (got.length < 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+			stop();
+			window.fetch = realFetch;
+			return JSON.stringify({ urls, got });
+		})()`
+		res, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](script, chromedp.EvalAwaitPromise))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out struct{ URLs, Got []string }
+		if err := json.Unmarshal([]byte(res), &out); err != nil {
+			t.Fatal(err)
+		}
+		wantURLs := []string{"/admin/live/logs auth", "/admin/live/logs?cursor=6 auth", "/admin/live/logs?cursor=40 auth"}
+		wantGot := []string{"audit start", "audit complete", "reset 40", "usage u"}
+		if fmt.Sprint(out.URLs[:min(3, len(out.URLs))]) != fmt.Sprint(wantURLs) || fmt.Sprint(out.Got) != fmt.Sprint(wantGot) {
+			t.Fatalf("urls %q events %q", out.URLs, out.Got)
 		}
 	})
 

@@ -61,7 +61,7 @@ export async function render(root) {
       return [r.requests_used || 0, r.max_requests, "requests"];
     };
     const t = table([
-      { title: "Scope", cell: (r) => r.scope },
+      { title: "Scope", cell: (r) => r.scope, phone: false },
       { title: "Subject", cell: (r) => h("code", {}, r.subject) },
       { title: "Period", cell: (r) => periodOf(r) + (r.per_child ? " · per child" : "") },
       { title: "Requests", cell: (r) => {
@@ -70,7 +70,7 @@ export async function render(root) {
       } },
       { title: "Tokens", cell: (r) => (r.max_tokens ? h("div", {}, num(r.tokens_used || 0) + " / " + num(r.max_tokens), bar(r.tokens_used || 0, r.max_tokens)) : "–") },
       { title: "Window ends", cell: (r) => (r.window_end ? when(r.window_end) : "–"), phone: false },
-      { title: "Source", cell: (r) => r.source + (r.read_only ? " (read-only)" : "") },
+      { title: "Source", cell: (r) => r.source + (r.read_only ? " (read-only)" : ""), phone: false },
       { title: "", cell: (r) => h("div", { class: "actions" },
         h("button", { type: "button", class: "secondary small", "data-action": "reset", onclick: () => resetRule(r) }, "Reset"),
         r.read_only ? null : h("button", { type: "button", class: "secondary small", "data-action": "edit", onclick: () => editRule(r) }, "Edit"),
@@ -138,9 +138,9 @@ export async function render(root) {
       { title: "User path", cell: (b) => h("code", {}, b.user_path) },
       { title: "Period", cell: (b) => (b.period_label || b.period || b.period_seconds + " s") + (b.per_child ? " · per child" : "") },
       { title: "Spent", cell: (b) => h("div", {}, h("span", { "data-spent": b.spent }, cost(b.spent) + " / " + cost(b.amount)), bar(b.spent, b.amount)) },
-      { title: "Remaining", num: true, cell: (b) => cost(b.remaining) },
+      { title: "Remaining", num: true, cell: (b) => cost(b.remaining), phone: false },
       { title: "Period ends", cell: (b) => when(b.period_end), phone: false },
-      { title: "Source", cell: (b) => b.source + (b.source === "manual" ? "" : " (read-only)") },
+      { title: "Source", cell: (b) => b.source + (b.source === "manual" ? "" : " (read-only)"), phone: false },
       { title: "", cell: (b) => h("div", { class: "actions" },
         h("button", { type: "button", class: "secondary small", "data-action": "reset", onclick: () => resetBudget(b) }, "Reset"),
         b.source === "manual" ? h("button", { type: "button", class: "secondary small", "data-action": "edit", onclick: () => editBudget(b) }, "Edit") : null,

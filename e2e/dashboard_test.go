@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -170,6 +171,9 @@ func TestDashboardInBrowser(t *testing.T) {
 		if n := eval[int](t, b, `document.querySelectorAll("#chart-latency path.line").length`); n != 1 {
 			t.Errorf("latency chart has %d lines", n)
 		}
+		if n := eval[int](t, b, `document.querySelectorAll("#chart-tokens rect").length`); n != 2 {
+			t.Errorf("tokens chart has %d bars for today's input and output", n)
+		}
 		clickJS(t, b, `.seg button[data-value="7d"]`)
 		b.waitFor(t, "7-day buckets", `document.querySelector("#chart-status .legend") && document.body.innerText.includes("the last 7 days")`, 10*time.Second)
 	})
@@ -245,6 +249,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		b.waitFor(t, "dialog", `document.querySelector("dialog[open]")`, 5*time.Second)
 		dialogInput(t, b, "name", "made-in-browser")
 		dialogInput(t, b, "user_path", "/ui/made")
+		dialogInput(t, b, "expires_at", "2099-01-31")
 		clickJS(t, b, `dialog[open] button[data-action="create"]`)
 		b.waitFor(t, "key shown once", `(document.getElementById("new-key-value") || {}).textContent?.startsWith("sk_mg_")`, 10*time.Second)
 		b.waitFor(t, "key listed", `document.querySelector('[data-key-name="made-in-browser"]')`, 10*time.Second)
@@ -254,13 +259,15 @@ func TestDashboardInBrowser(t *testing.T) {
 		}
 		var list struct {
 			Keys []struct {
-				Name string `json:"name"`
+				Name      string `json:"name"`
+				UserPath  string `json:"user_path"`
+				ExpiresAt string `json:"expires_at"`
 			} `json:"keys"`
 		}
 		adminJSON(t, g, "/admin/auth-keys", &list)
 		found := false
 		for _, k := range list.Keys {
-			found = found || k.Name == "made-in-browser"
+			found = found || (k.Name == "made-in-browser" && k.UserPath == "/ui/made" && strings.HasPrefix(k.ExpiresAt, "2099-01-31T00:00:00"))
 		}
 		if !found {
 			t.Fatal("the API does not list the key")

@@ -28,6 +28,7 @@ export async function render(root) {
       { title: "State", cell: (k) => h("span", { class: k.state === "active" ? "ok" : "muted" }, k.state) },
       { title: "Dashboard", cell: (k) => (k.dashboard_access ? "yes" : "no") },
       { title: "Last used", cell: (k) => when(k.last_used_at), phone: false },
+      { title: "Expires", cell: (k) => (k.expires_at ? when(k.expires_at) : "never"), phone: false },
       { title: "Created", cell: (k) => when(k.created_at), phone: false },
       { title: "", cell: (k) => h("div", { class: "actions" },
         h("button", { type: "button", class: "secondary small", "data-action": "dashboard", onclick: () => toggleDashboard(k) },
@@ -44,15 +45,19 @@ export async function render(root) {
     const path = h("input", { name: "user_path", placeholder: "/team/app", autocomplete: "off" });
     const desc = h("input", { name: "description", autocomplete: "off" });
     const dash = h("input", { type: "checkbox", name: "dashboard_access" });
+    const expires = h("input", { type: "date", name: "expires_at" });
     let key = null;
     const v = await dialog("New API key", h("div", { class: "form" },
       h("label", {}, "Name", name), h("label", {}, "User path (optional)", path), h("label", {}, "Description (optional)", desc),
+      h("label", {}, "Expires (optional, 00:00 UTC of that day)", expires),
       h("label", { class: "check" }, dash, "Dashboard access (may use /admin/*)")), [
       { label: "Cancel", value: "cancel", class: "secondary" },
       { label: "Create", value: "create", check: async () => {
         if (!name.value.trim()) return "A name is required.";
         try {
-          key = await api("POST", "/admin/auth-keys", { name: name.value.trim(), user_path: path.value.trim(), description: desc.value.trim(), dashboard_access: dash.checked });
+          const body = { name: name.value.trim(), user_path: path.value.trim(), description: desc.value.trim(), dashboard_access: dash.checked };
+          if (expires.value) body.expires_at = expires.value + "T00:00:00Z";
+          key = await api("POST", "/admin/auth-keys", body);
           return true;
         } catch (err) { return err.message; }
       } },

@@ -20,6 +20,21 @@ function bucketLabel(start, interval) {
   return interval === "hour" ? p(d.getHours()) + ":00" : p(d.getMonth() + 1) + "-" + p(d.getDate());
 }
 
+/** everyDay lists each UTC day from start to end (YYYY-MM-DD), with the
+ * usage of the days that have some and zeros for the others. */
+export function everyDay(start, end, daily) {
+  const byDate = new Map(daily.map((d) => [d.date, d]));
+  const out = [];
+  const d = new Date(start + "T00:00:00Z");
+  const last = new Date(end + "T00:00:00Z");
+  if (isNaN(d) || isNaN(last)) return [...daily].reverse();
+  for (; d <= last && out.length < 400; d.setUTCDate(d.getUTCDate() + 1)) {
+    const key = d.toISOString().slice(0, 10);
+    out.push(byDate.get(key) || { date: key, requests: 0, input_tokens: 0, output_tokens: 0, total_tokens: 0, cost: 0 });
+  }
+  return out;
+}
+
 /** rangeTotals sums the buckets kept and the provider latency over them. */
 export function rangeTotals(stats, keep) {
   const from = keep > 0 ? Math.max(0, stats.buckets.length - keep) : 0;
@@ -61,7 +76,7 @@ export async function render(root) {
     const { from, buckets, t } = rangeTotals(stats, keep);
     const labels = buckets.map((b) => bucketLabel(b.start, stats.interval));
     const usageNote = keep > 0 ? "today and yesterday (UTC days)" : "the last " + days + " days (UTC)";
-    const days_ = [...(daily || [])].reverse();
+    const days_ = everyDay(summary.start_date, summary.end_date, daily || []);
     fill(body,
       h("div", { class: "cards", id: "totals" },
         card("Requests", num(t.requests), "requests"),

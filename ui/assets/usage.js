@@ -5,6 +5,7 @@
 import { api, qs } from "./api.js";
 import { h, fill, card, num, cost, when, table, seg } from "./dom.js";
 import { stackedBars } from "./charts.js";
+import { everyDay } from "./overview.js";
 
 const RANGES = [["7", "7 days"], ["30", "30 days"], ["90", "90 days"], ["365", "1 year"]];
 const INTERVALS = [["daily", "Daily"], ["weekly", "Weekly"], ["monthly", "Monthly"]];
@@ -32,7 +33,7 @@ export async function render(root) {
       return;
     }
     periods = periods || [];
-    const asc = [...periods].reverse();
+    const asc = interval === "daily" ? everyDay(summary.start_date, summary.end_date, periods) : [...periods].reverse();
     fill(body,
       h("div", { class: "cards", id: "usage-summary" },
         card("Requests", num(summary.total_requests), "total_requests"),

@@ -52,7 +52,8 @@ export async function conversation(box, id) {
   for (const e of conv.entries || []) {
     const d = e.data || {};
     const msgs = requestMessages(d.request_body);
-    chat.append(h("div", { class: "turn" }, when(e.timestamp) + " · " + (e.requested_model || "") + " · " + e.status_code + " · " + ns(e.duration_ns) + (e.id === conv.anchor_id ? " · this request" : "")));
+    const turn = [when(e.timestamp), e.requested_model, String(e.status_code), ns(e.duration_ns), e.id === conv.anchor_id ? "this request" : ""];
+    chat.append(h("div", { class: "turn" }, turn.filter(Boolean).join(" · ")));
     const fresh = msgs.length > seen ? msgs.slice(seen) : msgs.slice(-1);
     for (const m of fresh) chat.append(h("div", { class: "bubble " + (["user", "assistant", "system", "tool"].includes(m.role) ? m.role : "user") }, h("span", { class: "who" }, m.role), m.text));
     const ans = answerText(d.response_body);

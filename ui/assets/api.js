@@ -28,7 +28,7 @@ export function forget() {
   sessionStorage.removeItem(KEY);
 }
 
-/** headers returns the request headers carrying the key. */
+/** authHeaders returns extra plus the Authorization header carrying the key. */
 export function authHeaders(extra) {
   const h = Object.assign({}, extra);
   const k = key();

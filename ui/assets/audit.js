@@ -105,7 +105,7 @@ export async function render(root, ctx) {
     openLive({
       audit: live,
       reset: () => load(),
-      state: (on) => fill(liveState, h("span", { class: "live-dot" + (on ? " on" : "") }), on ? "Live" : "Live: reconnecting"),
+      state: (on, why) => fill(liveState, h("span", { class: "live-dot" + (on ? " on" : "") }), on ? "Live" : why === "off" ? "Live: not available" : "Live: reconnecting"),
     });
   } else {
     fill(liveState, "Live logs are off (DASHBOARD_LIVE_LOGS_ENABLED)");

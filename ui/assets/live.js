@@ -8,8 +8,9 @@ import { authHeaders } from "./api.js";
 
 /**
  * openLive streams events to handlers {audit(preview), usage(record),
- * reset(), state(connected)} until the returned stop() is called. It
- * resolves false at once when the stream is switched off (404).
+ * reset(data), state(connected, why)} until the returned stop() is called.
+ * When the stream is switched off or refused (404, 401, 403) it calls
+ * state(false, "off") and stops trying.
  */
 export function openLive(handlers) {
   let cursor = null;
@@ -24,7 +25,7 @@ export function openLive(handlers) {
       try {
         const url = "/admin/live/logs" + (cursor !== null ? "?cursor=" + cursor : "");
         const resp = await fetch(url, { headers: authHeaders({ Accept: "text/event-stream" }), cache: "no-store", signal: ctrl.signal });
-        if (resp.status === 404 || resp.status === 401 || resp.status === 403) { state(false); return; }
+        if (resp.status === 404 || resp.status === 401 || resp.status === 403) { state(false, "off"); return; }
         if (!resp.ok || !resp.body) throw new Error("live stream answered " + resp.status);
         state(true);
         retry = 500;

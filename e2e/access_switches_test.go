@@ -3,6 +3,8 @@ package e2e
 import (
 	"strings"
 	"testing"
+
+	"github.com/modelgate/modelgate/ui"
 )
 
 // TestAccessAdminSwitches: ADMIN_ENDPOINTS_ENABLED and ADMIN_UI_ENABLED,
@@ -15,7 +17,10 @@ func TestAccessAdminSwitches(t *testing.T) {
 		}
 	}
 	apiPaths := []string{"/admin/auth-keys", "/admin/runtime/config", "/admin/openapi.json", "/admin/usage/summary"}
-	uiPaths := []string{"/admin/dashboard", "/admin/dashboard/audit", "/admin/static/modelgate.css"}
+	uiPaths := append([]string(nil), ui.Pages...)
+	for _, a := range ui.Assets {
+		uiPaths = append(uiPaths, "/admin/static/"+a)
+	}
 
 	t.Run("endpoints off in the environment", func(t *testing.T) {
 		clearEnv(t)

@@ -1,8 +1,11 @@
 package ui
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -46,10 +49,13 @@ func TestPagesAndAssets(t *testing.T) {
 		t.Errorf("css content type %q", ct)
 	}
 	body := serve("GET", "/admin/dashboard").Body.String()
-	for _, want := range []string{"arrives in a later release", "/admin/auth-keys", "/admin/runtime/config", "/admin/openapi.json", "/admin/static/modelgate.css"} {
+	for _, want := range []string{`<script type="module" src="/admin/static/app.js">`, "/admin/static/modelgate.css", `id="login-form"`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("dashboard page lacks %q", want)
 		}
+	}
+	if ct := serve("GET", "/admin/static/app.js").Header().Get("Content-Type"); !strings.HasPrefix(ct, "text/javascript") {
+		t.Errorf("js content type %q", ct)
 	}
 	if rec := serve("HEAD", "/admin/dashboard/audit"); rec.Code != 200 || rec.Body.Len() != 0 {
 		t.Errorf("HEAD: %d, %d bytes", rec.Code, rec.Body.Len())
@@ -106,5 +112,86 @@ func TestRoutesAreServed(t *testing.T) {
 	}
 	if len(declared) < 3 {
 		t.Errorf("only %d dashboard routes", len(declared))
+	}
+}
+
+// TestPolicy: the Content-Security-Policy allows nothing from another
+// origin and no inline script, and no page or script would need more: no
+// inline script or style, no handler attribute, no URL of another origin.
+func TestPolicy(t *testing.T) {
+	csp := serve("GET", "/admin/dashboard").Header().Get("Content-Security-Policy")
+	for _, want := range []string{"default-src 'none'", "script-src 'self'", "connect-src 'self'", "frame-ancestors 'none'"} {
+		if !strings.Contains(csp, want) {
+			t.Errorf("CSP %q lacks %q", csp, want)
+		}
+	}
+	if strings.Contains(csp, "unsafe-") || strings.Contains(csp, "http") {
+		t.Errorf("CSP %q is not strict", csp)
+	}
+	if got := serve("GET", "/admin/dashboard/nope").Header().Get("Content-Security-Policy"); got != csp {
+		t.Errorf("404 CSP %q", got)
+	}
+	inline := regexp.MustCompile(`<script>|<script [^>]*>[^<]|<style|\sstyle=|\son[a-z]+=|https?://`)
+	for p, f := range files {
+		body, _ := assets.ReadFile(f.name)
+		s := string(body)
+		if strings.HasSuffix(f.name, ".js") {
+			// Scripts build DOM nodes; they never parse HTML strings.
+			if strings.Contains(s, "innerHTML") || strings.Contains(s, "insertAdjacentHTML") || strings.Contains(s, "eval(") {
+				t.Errorf("%s parses HTML or evaluates code", p)
+			}
+			if m := regexp.MustCompile(`https?://[^"'\s]*`).FindAllString(s, -1); len(m) > 0 {
+				for _, u := range m {
+					if u != "http://www.w3.org/2000/svg" {
+						t.Errorf("%s names another origin: %s", p, u)
+					}
+				}
+			}
+			continue
+		}
+		if strings.HasSuffix(f.name, ".html") && inline.MatchString(s) {
+			t.Errorf("%s has inline script, style or a foreign URL: %q", p, inline.FindString(s))
+		}
+	}
+}
+
+// TestSize: every asset together stays under 300 KB compressed.
+func TestSize(t *testing.T) {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	seen := map[string]bool{}
+	for _, f := range files {
+		if seen[f.name] {
+			continue
+		}
+		seen[f.name] = true
+		body, err := assets.ReadFile(f.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = zw.Write(body)
+	}
+	_ = zw.Close()
+	if buf.Len() > 300<<10 {
+		t.Errorf("assets are %d bytes compressed", buf.Len())
+	}
+	t.Logf("%d files, %d bytes compressed", len(seen), buf.Len())
+}
+
+// TestEveryAssetIsServed: every file embedded is reachable, so nothing
+// dead ships in the binary.
+func TestEveryAssetIsServed(t *testing.T) {
+	served := map[string]bool{}
+	for _, f := range files {
+		served[f.name] = true
+	}
+	entries, err := assets.ReadDir("assets")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !served["assets/"+e.Name()] {
+			t.Errorf("assets/%s is embedded but not served", e.Name())
+		}
 	}
 }

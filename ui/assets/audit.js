@@ -1,0 +1,162 @@
+// Audit logs: a filtered, paged table of audited requests (GET
+// /admin/audit/log), one entry in detail (GET /admin/audit/log/{id}), its
+// session as a conversation (GET /admin/audit/conversation) and, with live
+// logs on, new requests at the top as they start and finish.
+
+import { api, qs } from "./api.js";
+import { h, fill, num, ns, when, statusCell, table, tableRow, pretty, cost } from "./dom.js";
+import { openLive } from "./live.js";
+import { conversation } from "./conversation.js";
+
+const PAGE = 50;
+
+const COLUMNS = [
+  { title: "Time", cell: (e) => when(e.timestamp) },
+  { title: "Status", cell: (e) => statusCell(e.status_code) },
+  { title: "Request", cell: (e) => e.method + " " + e.path, phone: false },
+  { title: "Model", cell: (e) => e.requested_model + (e.resolved_model && e.resolved_model !== e.requested_model ? " → " + e.resolved_model : "") },
+  { title: "Provider", cell: (e) => e.provider_name || e.provider || "–", phone: false },
+  { title: "User path", cell: (e) => e.user_path || "/", phone: false },
+  { title: "Duration", num: true, cell: (e) => (e.status_code ? ns(e.duration_ns) : "running") },
+  { title: "Tokens", num: true, cell: (e) => num((e.usage && e.usage.total_tokens) || 0) },
+];
+
+export async function render(root, ctx) {
+  const params = new URLSearchParams(location.search);
+  if (params.get("id")) return detail(root, params.get("id"));
+  const filters = { model: "", provider: "", user_path: "", status: "", search: "", start_date: "", end_date: "" };
+  for (const k of Object.keys(filters)) filters[k] = params.get(k) || "";
+  let offset = Number(params.get("offset")) || 0;
+  const rows = new Map(); // id -> tr
+  const listBox = h("div", { id: "audit-list" });
+  const pager = h("div", { class: "toolbar" });
+  const liveState = h("span", { class: "muted", id: "live-state" });
+  const inputs = {};
+  const field = (k, label, attrs = {}) => {
+    inputs[k] = h("input", Object.assign({ name: k, value: filters[k], placeholder: label, "aria-label": label }, attrs));
+    return inputs[k];
+  };
+  const form = h("form", { class: "toolbar", id: "audit-filters", onsubmit: (ev) => { ev.preventDefault(); apply(); } },
+    field("search", "Search"), field("model", "Model"), field("provider", "Provider"), field("user_path", "User path"),
+    field("status", "Status (200, 4xx)", { size: 8 }),
+    field("start_date", "From", { type: "date" }), field("end_date", "To", { type: "date" }),
+    h("button", { type: "submit" }, "Filter"),
+    h("button", { type: "button", class: "secondary", onclick: () => { for (const k in inputs) inputs[k].value = ""; apply(); } }, "Clear"));
+  fill(root, h("div", { class: "toolbar" }, h("h1", { class: "grow" }, "Audit logs"), liveState), form, listBox, pager);
+
+  function filtered() {
+    return Object.values(filters).some((v) => v !== "");
+  }
+
+  function apply() {
+    for (const k in inputs) filters[k] = inputs[k].value.trim();
+    offset = 0;
+    syncURL();
+    load();
+  }
+
+  function syncURL() {
+    const q = Object.assign({}, filters, { offset: offset || "" });
+    history.replaceState(null, "", location.pathname + qs(q));
+  }
+
+  const open = (e) => { location.href = "/admin/dashboard/audit?id=" + encodeURIComponent(e.id); };
+
+  async function load() {
+    let page;
+    try {
+      page = await api("GET", "/admin/audit/log" + qs(Object.assign({ limit: PAGE, offset }, filters)));
+    } catch (err) {
+      fill(listBox, h("p", { class: "error", role: "alert" }, "Could not load the audit log: " + err.message));
+      return;
+    }
+    rows.clear();
+    const t = table(COLUMNS, page.entries, { onclick: open, empty: "No audit entries match." });
+    const trs = t.querySelectorAll("tbody tr");
+    page.entries.forEach((e, i) => { trs[i].dataset.id = e.id; rows.set(e.id, trs[i]); });
+    fill(listBox, t);
+    const last = Math.min(page.total, offset + page.entries.length);
+    fill(pager,
+      h("span", { class: "grow muted", id: "audit-total", "data-total": page.total }, page.total ? `${num(offset + 1)}–${num(last)} of ${num(page.total)}` : "0 entries"),
+      h("button", { type: "button", class: "secondary", disabled: offset === 0, onclick: () => { offset = Math.max(0, offset - PAGE); syncURL(); load(); } }, "Newer"),
+      h("button", { type: "button", class: "secondary", disabled: last >= page.total, onclick: () => { offset += PAGE; syncURL(); load(); } }, "Older"));
+  }
+
+  function live(p) {
+    if (offset !== 0 || filtered()) return;
+    const tbody = listBox.querySelector("tbody");
+    if (!tbody) return;
+    const tr = tableRow(COLUMNS, p, { onclick: open });
+    tr.dataset.id = p.id;
+    tr.dataset.phase = p.phase;
+    const old = rows.get(p.id);
+    if (old) old.replaceWith(tr);
+    else {
+      const empty = tbody.querySelector("td[colspan]");
+      if (empty) empty.parentElement.remove();
+      tr.classList.add("fresh");
+      tbody.prepend(tr);
+    }
+    rows.set(p.id, tr);
+  }
+
+  await load();
+  if (ctx.config.features && ctx.config.features.dashboard_live_logs_enabled) {
+    openLive({
+      audit: live,
+      reset: () => load(),
+      state: (on, why) => fill(liveState, h("span", { class: "live-dot" + (on ? " on" : "") }), on ? "Live" : why === "off" ? "Live: not available" : "Live: reconnecting"),
+    });
+  } else {
+    fill(liveState, "Live logs are off (DASHBOARD_LIVE_LOGS_ENABLED)");
+  }
+}
+
+/** detail shows one entry: fields, usage, attempts, headers and bodies. */
+async function detail(root, id) {
+  let e;
+  try {
+    e = await api("GET", "/admin/audit/log/" + encodeURIComponent(id));
+  } catch (err) {
+    fill(root, h("p", { class: "error", role: "alert" }, "Could not load entry " + id + ": " + err.message),
+      h("a", { href: "/admin/dashboard/audit" }, "Back to the audit log"));
+    return;
+  }
+  const d = e.data || {};
+  const u = e.usage || {};
+  const dl = (pairs) => h("dl", { class: "detail" }, pairs.filter((p) => p[1] !== undefined && p[1] !== "" && p[1] !== null).map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]));
+  const convBox = h("div", { id: "conversation" });
+  const attempts = d.attempts || [];
+  fill(root,
+    h("div", { class: "toolbar" }, h("a", { href: "/admin/dashboard/audit" }, "← Audit logs"), h("h1", { class: "grow" }, "Request " + e.id)),
+    h("div", { class: "panel", id: "entry" }, dl([
+      ["Time", when(e.timestamp)], ["Status", statusCell(e.status_code)], ["Request", e.method + " " + e.path],
+      ["Duration", ns(e.duration_ns)], ["Stream", e.stream ? "yes" : "no"],
+      ["Requested model", e.requested_model], ["Resolved model", e.resolved_model],
+      ["Provider", (e.provider_name || "") + (e.provider ? " (" + e.provider + ")" : "")],
+      ["User path", e.user_path], ["Session", e.session_id], ["Auth", e.auth_method + (e.auth_key_id ? " " + e.auth_key_id : "")],
+      ["Client", e.client_ip], ["Request id", e.request_id], ["Cache", e.cache_type], ["Error", [e.error_type, d.error_code, d.error_message].filter(Boolean).join(" · ")],
+    ])),
+    h("div", { class: "panel", id: "usage" }, h("h2", {}, "Usage and cost"), dl([
+      ["Input tokens", num(u.input_tokens)], ["Output tokens", num(u.output_tokens)], ["Total tokens", num(u.total_tokens)],
+      ["Cached input tokens", num(u.cached_input_tokens)], ["Cache write tokens", num(u.cache_write_input_tokens)],
+      ["Cost", e.cost !== undefined ? cost(e.cost) : undefined],
+    ])),
+    h("div", { class: "panel" }, h("h2", {}, "Attempts"), table([
+      { title: "#", cell: (a) => a.seq },
+      { title: "Kind", cell: (a) => a.kind || "–" },
+      { title: "Provider", cell: (a) => a.provider_name || "–" },
+      { title: "Model", cell: (a) => a.model || "–" },
+      { title: "Status", cell: (a) => statusCell(a.status_code) },
+      { title: "Duration", num: true, cell: (a) => ns(a.duration_ns) },
+      { title: "Error", cell: (a) => [a.error_type, a.error_code, a.error_message].filter(Boolean).join(" · ") || "–" },
+    ], attempts, { empty: "No upstream attempt (answered by the gateway)." })),
+    h("div", { class: "grid2" },
+      h("div", { class: "panel" }, h("h2", {}, "Request headers"), pretty(d.request_headers)),
+      h("div", { class: "panel" }, h("h2", {}, "Response headers"), pretty(d.response_headers))),
+    h("div", { class: "panel", id: "request-body" }, h("h2", {}, "Request body"), d.request_body_too_big_to_handle ? h("p", { class: "muted" }, "Too big to keep.") : pretty(d.request_body)),
+    h("div", { class: "panel", id: "response-body" }, h("h2", {}, "Response body"), d.response_body_too_big_to_handle ? h("p", { class: "muted" }, "Too big to keep.") : pretty(d.response_body)),
+    h("div", { class: "panel" }, h("div", { class: "toolbar" }, h("h2", { class: "grow" }, "Conversation"),
+      h("button", { type: "button", id: "show-conversation", onclick: () => conversation(convBox, e.id) }, "Show the session")), convBox));
+  if (e.session_id) await conversation(convBox, e.id);
+}

@@ -1,0 +1,171 @@
+// DOM building and formatting helpers shared by every page. Elements are
+// built node by node (never from HTML strings), so text from the gateway
+// is always text.
+
+/** h builds an element: h("td", {class: "num"}, "12", child, ...). */
+export function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+    else if (k === "dataset") Object.assign(el.dataset, v);
+    else if (k === "value") el.value = v;
+    else if (k === "checked") el.checked = !!v;
+    else el.setAttribute(k, v === true ? "" : String(v));
+  }
+  append(el, children);
+  return el;
+}
+
+function append(el, children) {
+  for (const c of children) {
+    if (c === undefined || c === null || c === false) continue;
+    if (Array.isArray(c)) append(el, c);
+    else el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+}
+
+/** clear removes every child of el and appends the given ones. */
+export function fill(el, ...children) {
+  el.replaceChildren();
+  append(el, children);
+  return el;
+}
+
+const intFmt = new Intl.NumberFormat("en-US");
+
+/** num formats an integer count with thousands separators. */
+export function num(n) {
+  return intFmt.format(Math.round(Number(n) || 0));
+}
+
+/** cost formats an amount in US dollars, with more digits for small ones. */
+export function cost(n) {
+  n = Number(n) || 0;
+  const digits = n !== 0 && Math.abs(n) < 0.01 ? 4 : 2;
+  return "$" + n.toFixed(digits);
+}
+
+/** ms formats a duration in milliseconds. */
+export function ms(v) {
+  if (v === null || v === undefined) return "–";
+  v = Number(v);
+  return v >= 1000 ? (v / 1000).toFixed(2) + " s" : v.toFixed(v < 10 ? 1 : 0) + " ms";
+}
+
+/** nsToMs formats a duration given in nanoseconds. */
+export function ns(v) {
+  return ms((Number(v) || 0) / 1e6);
+}
+
+/** pct formats a 0..1 ratio as a percentage. */
+export function pct(r) {
+  return ((Number(r) || 0) * 100).toFixed(1) + "%";
+}
+
+/** when formats a timestamp in the browser's local time. */
+export function when(ts) {
+  if (!ts) return "–";
+  const d = new Date(ts);
+  if (isNaN(d)) return String(ts);
+  return d.toLocaleString("en-GB", { year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit" });
+}
+
+/** statusCell renders an HTTP status with its class colour. */
+export function statusCell(code) {
+  const c = Number(code) || 0;
+  return h("span", { class: "status-" + String(c).charAt(0) }, c === 0 ? "…" : String(c));
+}
+
+/** table renders rows under headers; a column is {title, cell(row), num}. */
+export function table(columns, rows, opts = {}) {
+  const head = h("tr", {}, columns.map((c) => h("th", { class: [c.num ? "num" : "", c.phone === false ? "hide-phone" : ""].join(" ").trim() || null }, c.title)));
+  const body = h("tbody", {});
+  for (const r of rows) body.append(tableRow(columns, r, opts));
+  if (rows.length === 0) body.append(h("tr", {}, h("td", { colspan: columns.length, class: "muted" }, opts.empty || "Nothing to show.")));
+  return h("div", { class: "tablewrap" }, h("table", { class: opts.class || null }, h("thead", {}, head), body));
+}
+
+/** tableRow renders one row of table. */
+export function tableRow(columns, r, opts = {}) {
+  const tr = h("tr", { class: opts.onclick ? "clickable" : null },
+    columns.map((c) => h("td", { class: [c.num ? "num" : "", c.phone === false ? "hide-phone" : ""].join(" ").trim() || null }, c.cell(r))));
+  if (opts.onclick) tr.addEventListener("click", (ev) => { if (!ev.target.closest("button,a,input")) opts.onclick(r); });
+  return tr;
+}
+
+/** card is one figure with its label. */
+export function card(label, value, id) {
+  return h("div", { class: "card" }, h("div", { class: "label" }, label), h("div", { class: "value", "data-figure": id || null }, value));
+}
+
+/** bar is a usage bar of used against cap. */
+export function bar(used, cap) {
+  const r = cap > 0 ? Math.min(1, used / cap) : 0;
+  const span = h("span", {});
+  span.style.width = (r * 100).toFixed(1) + "%";
+  return h("div", { class: "bar" + (r >= 1 ? " full" : r >= 0.8 ? " high" : ""), title: num(used) + " / " + num(cap) }, span);
+}
+
+/** toast shows a short message for a few seconds. */
+export function toast(msg, isError) {
+  const t = h("div", { class: "toast" + (isError ? " error" : ""), role: isError ? "alert" : "status" }, msg);
+  document.body.append(t);
+  setTimeout(() => t.remove(), isError ? 6000 : 3000);
+}
+
+/**
+ * dialog opens a modal with content and buttons; it resolves with the
+ * value of the button pressed (or null when dismissed). A button may carry
+ * check(): its result, when not true, is shown and keeps the dialog open.
+ */
+export function dialog(title, content, buttons) {
+  return new Promise((resolve) => {
+    const err = h("p", { class: "error", role: "alert", hidden: true });
+    const dlg = h("dialog", {}, h("form", { method: "dialog" }, h("h2", {}, title), content, err,
+      h("div", { class: "actions" }, buttons.map((b) => h("button", {
+        type: "button", class: b.class || null, "data-action": b.value,
+        onclick: async () => {
+          if (b.check) {
+            const ok = await b.check();
+            if (ok !== true) { err.textContent = ok; err.hidden = false; return; }
+          }
+          dlg.close(); dlg.remove(); resolve(b.value);
+        },
+      }, b.label)))));
+    dlg.addEventListener("cancel", () => { dlg.remove(); resolve(null); });
+    document.body.append(dlg);
+    dlg.showModal();
+  });
+}
+
+/** confirmAction asks for confirmation of a destructive action. */
+export async function confirmAction(title, text, label = "Delete") {
+  const v = await dialog(title, h("p", {}, text), [
+    { label: "Cancel", value: "cancel", class: "secondary" },
+    { label, value: "ok", class: "danger" },
+  ]);
+  return v === "ok";
+}
+
+/** seg is a segmented control; onpick(value) runs on a click. */
+export function seg(options, current, onpick) {
+  const wrap = h("div", { class: "seg", role: "group" });
+  for (const [value, label] of options) {
+    wrap.append(h("button", { type: "button", "aria-pressed": String(value === current), "data-value": value, onclick: () => {
+      for (const b of wrap.children) b.setAttribute("aria-pressed", String(b.dataset.value === value));
+      onpick(value);
+    } }, label));
+  }
+  return wrap;
+}
+
+/** pretty renders any JSON value indented, or a placeholder. */
+export function pretty(v) {
+  if (v === undefined || v === null) return h("p", { class: "muted" }, "none");
+  let text = v;
+  if (typeof v === "string") {
+    try { text = JSON.stringify(JSON.parse(v), null, 2); } catch { text = v; }
+  } else text = JSON.stringify(v, null, 2);
+  return h("pre", {}, text);
+}

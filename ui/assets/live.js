@@ -1,0 +1,80 @@
+// The live log stream (GET /admin/live/logs) read with fetch, so the key
+// travels in the Authorization header (EventSource cannot send one). The
+// reader remembers the last event id and reconnects with ?cursor=<id> after
+// a drop; a reset event means the missed events are gone and the page must
+// reload from the REST endpoints.
+
+import { authHeaders } from "./api.js";
+
+/**
+ * openLive streams events to handlers {audit(preview), usage(record),
+ * reset(data), state(connected, why)} until the returned stop() is called.
+ * When the stream is switched off or refused (404, 401, 403) it calls
+ * state(false, "off") and stops trying.
+ */
+export function openLive(handlers) {
+  let cursor = null;
+  let stopped = false;
+  let ctrl = null;
+  let retry = 500;
+  const state = handlers.state || (() => {});
+
+  async function connect() {
+    while (!stopped) {
+      ctrl = new AbortController();
+      try {
+        const url = "/admin/live/logs" + (cursor !== null ? "?cursor=" + cursor : "");
+        const resp = await fetch(url, { headers: authHeaders({ Accept: "text/event-stream" }), cache: "no-store", signal: ctrl.signal });
+        if (resp.status === 404 || resp.status === 401 || resp.status === 403) { state(false, "off"); return; }
+        if (!resp.ok || !resp.body) throw new Error("live stream answered " + resp.status);
+        state(true);
+        retry = 500;
+        await read(resp.body.getReader());
+      } catch (e) {
+        if (stopped) return;
+      }
+      state(false);
+      if (stopped) return;
+      await new Promise((r) => setTimeout(r, retry));
+      retry = Math.min(retry * 2, 10000);
+    }
+  }
+
+  async function read(reader) {
+    const dec = new TextDecoder();
+    let buf = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buf += dec.decode(value, { stream: true });
+      let i;
+      while ((i = buf.search(/\r?\n\r?\n/)) >= 0) {
+        const block = buf.slice(0, i);
+        buf = buf.slice(i + (buf[i] === "\r" ? 4 : 2));
+        dispatch(block);
+      }
+    }
+  }
+
+  function dispatch(block) {
+    let event = "message", id = null, data = "";
+    for (const line of block.split(/\r?\n/)) {
+      if (line.startsWith(":")) continue;
+      const c = line.indexOf(":");
+      const field = c < 0 ? line : line.slice(0, c);
+      const val = c < 0 ? "" : line.slice(c + 1).replace(/^ /, "");
+      if (field === "event") event = val;
+      else if (field === "id") id = val;
+      else if (field === "data") data += (data ? "\n" : "") + val;
+    }
+    if (id !== null && id !== "" && /^\d+$/.test(id)) cursor = id;
+    let payload = null;
+    try { payload = data ? JSON.parse(data) : null; } catch { payload = null; }
+    if (event === "reset") { if (handlers.reset) handlers.reset(payload); return; }
+    if (event === "audit" && handlers.audit && payload) handlers.audit(payload);
+    if (event === "usage" && handlers.usage && payload) handlers.usage(payload);
+  }
+
+  connect();
+  return () => { stopped = true; if (ctrl) ctrl.abort(); };
+}

@@ -1,0 +1,92 @@
+// Usage: the summary of a range (GET /admin/usage/summary), usage per
+// day, week or month as a chart and a table (GET /admin/usage/daily) and
+// usage per detected session (GET /admin/usage/sessions).
+
+import { api, qs } from "./api.js";
+import { h, fill, card, num, cost, when, table, seg } from "./dom.js";
+import { stackedBars } from "./charts.js";
+import { everyDay } from "./overview.js";
+
+const RANGES = [["7", "7 days"], ["30", "30 days"], ["90", "90 days"], ["365", "1 year"]];
+const INTERVALS = [["daily", "Daily"], ["weekly", "Weekly"], ["monthly", "Monthly"]];
+
+export async function render(root) {
+  let days = "30", interval = "daily";
+  const body = h("div", {});
+  const sessionsBox = h("div", { id: "sessions" });
+  fill(root,
+    h("div", { class: "toolbar" }, h("h1", { class: "grow" }, "Usage"),
+      seg(RANGES, days, (v) => { days = v; load(); }),
+      seg(INTERVALS, interval, (v) => { interval = v; load(); })),
+    body,
+    h("div", { class: "panel" }, h("h2", {}, "Sessions"), sessionsBox));
+
+  async function load() {
+    let summary, periods;
+    try {
+      [summary, periods] = await Promise.all([
+        api("GET", "/admin/usage/summary" + qs({ days })),
+        api("GET", "/admin/usage/daily" + qs({ days, interval })),
+      ]);
+    } catch (err) {
+      fill(body, h("p", { class: "error", role: "alert" }, "Could not load usage: " + err.message));
+      return;
+    }
+    periods = periods || [];
+    const asc = interval === "daily" ? everyDay(summary.start_date, summary.end_date, periods) : [...periods].reverse();
+    fill(body,
+      h("div", { class: "cards", id: "usage-summary" },
+        card("Requests", num(summary.total_requests), "total_requests"),
+        card("Input tokens", num(summary.total_input_tokens), "total_input_tokens"),
+        card("Output tokens", num(summary.total_output_tokens), "total_output_tokens"),
+        card("Total tokens", num(summary.total_tokens), "total_tokens"),
+        card("Cached input", num(summary.cached_input_tokens), "cached_input_tokens"),
+        card("Cost", cost(summary.total_cost), "total_cost")),
+      h("p", { class: "muted" }, `From ${summary.start_date} to ${summary.end_date} (UTC).`),
+      h("div", { class: "grid2" },
+        h("div", { class: "panel" }, h("h2", {}, "Tokens"), stackedBars(asc.map((p) => p.date), [
+          { name: "input", cls: "c1", values: asc.map((p) => p.input_tokens) },
+          { name: "output", cls: "c2", values: asc.map((p) => p.output_tokens) },
+        ], (v) => num(v), "Tokens per period")),
+        h("div", { class: "panel" }, h("h2", {}, "Cost"), stackedBars(asc.map((p) => p.date), [
+          { name: "cost (USD)", cls: "c4", values: asc.map((p) => p.cost) },
+        ], (v) => cost(v), "Cost per period"))),
+      h("div", { class: "panel", id: "usage-periods" }, table([
+        { title: "Period", cell: (p) => p.date },
+        { title: "Requests", num: true, cell: (p) => num(p.requests) },
+        { title: "Input", num: true, cell: (p) => num(p.input_tokens), phone: false },
+        { title: "Output", num: true, cell: (p) => num(p.output_tokens), phone: false },
+        { title: "Tokens", num: true, cell: (p) => num(p.total_tokens) },
+        { title: "Cost", num: true, cell: (p) => cost(p.cost) },
+      ], periods, { empty: "No usage in this range." })));
+    loadSessions(true);
+  }
+
+  let cursor = "";
+  let sessionRows = [];
+  async function loadSessions(first) {
+    if (first) { cursor = ""; sessionRows = []; }
+    let page;
+    try {
+      page = await api("GET", "/admin/usage/sessions" + qs({ days, limit: 50, cursor }));
+    } catch (err) {
+      fill(sessionsBox, h("p", { class: "error", role: "alert" }, "Could not load sessions: " + err.message));
+      return;
+    }
+    sessionRows = sessionRows.concat(page.sessions || []);
+    cursor = page.next_cursor || "";
+    fill(sessionsBox, table([
+      { title: "Session", cell: (s) => h("code", {}, s.session_id.slice(0, 16)) },
+      { title: "User path", cell: (s) => s.user_path || "/" },
+      { title: "Last seen", cell: (s) => when(s.last_seen), phone: false },
+      { title: "Models", cell: (s) => (s.models || []).join(", "), phone: false },
+      { title: "Requests", num: true, cell: (s) => num(s.requests) },
+      { title: "Tokens", num: true, cell: (s) => num(s.total_tokens) },
+      { title: "Cache hits", num: true, cell: (s) => num(s.cache_hits), phone: false },
+      { title: "Cost", num: true, cell: (s) => cost(s.cost) },
+    ], sessionRows, { empty: "No detected sessions in this range." }),
+    cursor ? h("button", { type: "button", class: "secondary", onclick: () => loadSessions(false) }, "More sessions") : null);
+  }
+
+  await load();
+}

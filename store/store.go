@@ -51,6 +51,10 @@ type Store struct {
 	closeOnce sync.Once
 	closeErr  error
 
+	// batchHooks are the OnBatch hooks, replaced whole under batchMu.
+	batchHooks atomic.Pointer[[]BatchHook]
+	batchMu    sync.Mutex
+
 	// hooks are set before the writer starts. Tests only.
 	hooks hooks
 }

@@ -167,15 +167,24 @@ func (w *writer) tryCommit() (bad uint64, firstBad error, err error) {
 	if w.s.hooks.commit != nil {
 		w.s.hooks.commit()
 	}
+	hooks := w.s.batchHooksList()
 	err = w.s.db.Update(func(tx *bbolt.Tx) error {
 		clear(w.buckets)
 		bad, firstBad = 0, nil
+		for _, h := range hooks {
+			h.BeginBatch()
+		}
 		for i := range w.batch {
 			if err := w.apply(tx, &w.batch[i]); err != nil {
 				if bad == 0 {
 					firstBad = err
 				}
 				bad++
+			}
+		}
+		for _, h := range hooks {
+			if err := h.EndBatch(tx); err != nil {
+				return err
 			}
 		}
 		if w.s.hooks.tx != nil {

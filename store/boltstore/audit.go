@@ -50,6 +50,8 @@ var (
 // the writer has committed.
 type Audit struct {
 	s *store.Store
+	// aggs sums what each batch adds to the aggregate rows.
+	aggs *batchAggs
 	// rejected counts records the writer refused (an encoding error).
 	rejected atomic.Uint64
 }
@@ -57,11 +59,12 @@ type Audit struct {
 var _ audit.Storage = (*Audit)(nil)
 
 // NewAudit returns the audit storage over s.
-func NewAudit(s *store.Store) *Audit { return &Audit{s: s} }
+func NewAudit(s *store.Store) *Audit { return &Audit{s: s, aggs: aggsFor(s)} }
 
 // Rejected returns how many records were refused for having no id or not
-// encoding (a bug in the caller, never a full queue).
-func (a *Audit) Rejected() uint64 { return a.rejected.Load() }
+// encoding (a bug in the caller, never a full queue), plus the aggregate
+// rows of the store left unchanged because the stored row was corrupt.
+func (a *Audit) Rejected() uint64 { return a.rejected.Load() + a.aggs.corruptRows.Load() }
 
 // Flush waits until every entry and usage record queued before the call
 // is committed.
@@ -91,13 +94,15 @@ type entryWrite struct {
 	index   [][]byte
 	hourKey []byte
 	hour    audit.AuditHour
+	// aggs receives the hour row.
+	aggs *batchAggs
 }
 
 // AppendEntry encodes e and queues it with its index keys and its
 // AuditHour row. It reports false, without blocking, when the queue is
 // full, e has no id or e cannot be encoded.
 func (a *Audit) AppendEntry(e *audit.Entry) bool {
-	w, err := newEntryWrite(e)
+	w, err := a.newEntryWrite(e)
 	if err != nil {
 		a.rejected.Add(1)
 		return false
@@ -109,7 +114,7 @@ func (a *Audit) AppendEntry(e *audit.Entry) bool {
 var errNoID = errors.New("boltstore: record without id")
 
 // newEntryWrite encodes e for the writer.
-func newEntryWrite(e *audit.Entry) (*entryWrite, error) {
+func (a *Audit) newEntryWrite(e *audit.Entry) (*entryWrite, error) {
 	if e.ID.IsZero() {
 		return nil, errNoID
 	}
@@ -117,7 +122,7 @@ func newEntryWrite(e *audit.Entry) (*entryWrite, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &entryWrite{id: e.ID, head: head, bodies: bodies, meta: encodeMeta(e), hour: audit.AuditHourOf(e)}
+	w := &entryWrite{id: e.ID, head: head, bodies: bodies, meta: encodeMeta(e), hour: audit.AuditHourOf(e), aggs: a.aggs}
 	if e.Data != nil {
 		w.reqBody = e.Data.RequestBody
 	}
@@ -130,25 +135,9 @@ func newEntryWrite(e *audit.Entry) (*entryWrite, error) {
 // empty is the value of index keys.
 var empty = []byte{}
 
-// apply writes the entry, its meta and index keys, and adds its hour row.
-// The hour row is read first, so that a write that fails leaves nothing
-// behind.
+// apply writes the entry, its meta and index keys, and adds its hour row
+// to the batch's sums (written when the batch ends).
 func (w *entryWrite) apply(tx *bbolt.Tx) error {
-	hours, err := bucket(tx, bucketAuditHours)
-	if err != nil {
-		return err
-	}
-	h := w.hour
-	if old := hours.Get(w.hourKey); old != nil {
-		prev, err := decodeAuditHour(w.hourKey, old)
-		if err != nil {
-			return err
-		}
-		h.Add(prev)
-	}
-	if err := hours.Put(w.hourKey, encodeAuditHour(&h)); err != nil {
-		return err
-	}
 	if err := put(tx, bucketEntries, w.id[:], w.head); err != nil {
 		return err
 	}
@@ -174,6 +163,7 @@ func (w *entryWrite) apply(tx *bbolt.Tx) error {
 			return err
 		}
 	}
+	w.aggs.addEntry(w.hourKey, w.hour)
 	return nil
 }
 

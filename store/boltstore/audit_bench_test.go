@@ -108,15 +108,16 @@ func BenchmarkWriterOnly(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	a := NewAudit(s)
 	body := jsonBody(1024)
 	ws := make([]store.Write, 0, 2*b.N)
 	for i := 0; i < b.N; i++ {
 		e, u := benchEntry(time.Now(), i, body)
-		ew, err := newEntryWrite(e)
+		ew, err := a.newEntryWrite(e)
 		if err != nil {
 			b.Fatal(err)
 		}
-		uw, err := newUsageWrite(u)
+		uw, err := a.newUsageWrite(u)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"github.com/modelgate/modelgate/tokens"
+	"math"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -336,5 +339,84 @@ func TestBodiesRecordVersions(t *testing.T) {
 	}
 	if err := restoreBodies(e, []byte{9}); err == nil {
 		t.Fatal("unknown version read")
+	}
+}
+
+// TestBatchSumsMatchRecordSums: many usage records and entries committed
+// in one batch leave the same hour, day and session rows as the records
+// added one by one, and a second batch adds to the rows the first wrote.
+func TestBatchSumsMatchRecordSums(t *testing.T) {
+	a, s := openAudit(t)
+	wantHours := map[string]audit.UsageAggregate{}
+	wantSessions := map[string]*audit.SessionTotals{}
+	add := func(n int, at time.Time) {
+		for i := range n {
+			ts := at.Add(time.Duration(i) * 37 * time.Second)
+			cost := 0.001 * float64(i%7)
+			u := &audit.UsageRecord{ID: audit.NewID(ts), Timestamp: ts, UserPath: fmt.Sprintf("/t/%d", i%3),
+				SessionID: fmt.Sprintf("s%d", i%4), ProviderName: "p", ProviderType: "openai", Model: "m",
+				Usage: tokens.Usage{InputTokens: int64(i), OutputTokens: 2, TotalTokens: int64(i) + 2}, TotalCost: &cost}
+			u.RequestID = u.ID
+			e := entryAt(ts, 200+100*(i%4))
+			if !a.AppendUsage(u) || !a.AppendEntry(e) {
+				t.Fatal("queue full")
+			}
+			h := audit.UsageAggregateOf(audit.Hourly, u)
+			k := h.Start.String() + h.UserPath
+			w := wantHours[k]
+			w.AddRecord(u)
+			wantHours[k] = w
+			sk := u.UserPath + "|" + u.SessionID
+			if wantSessions[sk] == nil {
+				wantSessions[sk] = &audit.SessionTotals{}
+			}
+			wantSessions[sk].AddRecord(u)
+		}
+		flush(t, s)
+	}
+	add(500, base)
+	add(300, base.Add(90*time.Minute))
+	rows, err := a.UsageAggregates(audit.Hourly, base.Add(-time.Hour), base.Add(24*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != len(wantHours) {
+		t.Fatalf("%d hour rows, want %d", len(rows), len(wantHours))
+	}
+	for _, r := range rows {
+		w := wantHours[r.Start.String()+r.UserPath]
+		if r.Requests != w.Requests || r.Tokens != w.Tokens || math.Abs(r.Cost-w.Cost) > 1e-9 {
+			t.Errorf("row %s %s: %+v, want %+v", r.Start, r.UserPath, r, w)
+		}
+	}
+	sessions, _, err := a.Sessions(audit.SessionQuery{Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sessions) != len(wantSessions) {
+		t.Fatalf("%d sessions, want %d", len(sessions), len(wantSessions))
+	}
+	for i, got := range sessions {
+		w := wantSessions[got.UserPath+"|"+got.SessionID]
+		if w == nil || got.Requests != w.Requests || !got.LastSeen.Equal(w.LastSeen) || !got.FirstSeen.Equal(w.FirstSeen) {
+			t.Errorf("session %+v, want %+v", got, w)
+		}
+		if i > 0 && got.LastSeen.After(sessions[i-1].LastSeen) {
+			t.Error("sessions not in latest-activity order")
+		}
+	}
+	hours, err := a.AuditHours(base.Add(-time.Hour), base.Add(24*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var requests int64
+	for _, h := range hours {
+		requests += h.Requests
+	}
+	if requests != 800 {
+		t.Fatalf("audit hours count %d requests, want 800", requests)
+	}
+	if a.Rejected() != 0 {
+		t.Fatalf("%d rejected", a.Rejected())
 	}
 }

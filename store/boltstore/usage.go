@@ -19,13 +19,14 @@ type usageWrite struct {
 	hourKey []byte
 	dayKey  []byte
 	sessKey []byte // nil without a session
+	aggs    *batchAggs
 }
 
 // AppendUsage encodes r and queues it with its hour and day aggregates and
 // its session's totals. It reports false, without blocking, when the queue
 // is full, r has no id or r cannot be encoded.
 func (a *Audit) AppendUsage(r *audit.UsageRecord) bool {
-	w, err := newUsageWrite(r)
+	w, err := a.newUsageWrite(r)
 	if err != nil {
 		a.rejected.Add(1)
 		return false
@@ -34,7 +35,7 @@ func (a *Audit) AppendUsage(r *audit.UsageRecord) bool {
 }
 
 // newUsageWrite encodes r for the writer.
-func newUsageWrite(r *audit.UsageRecord) (*usageWrite, error) {
+func (a *Audit) newUsageWrite(r *audit.UsageRecord) (*usageWrite, error) {
 	if r.ID.IsZero() {
 		return nil, errNoID
 	}
@@ -42,7 +43,7 @@ func newUsageWrite(r *audit.UsageRecord) (*usageWrite, error) {
 	if err != nil {
 		return nil, fmt.Errorf("boltstore: encode usage record: %w", err)
 	}
-	w := &usageWrite{id: r.ID, rec: rec, r: r}
+	w := &usageWrite{id: r.ID, rec: rec, r: r, aggs: a.aggs}
 	h := audit.UsageAggregateOf(audit.Hourly, r)
 	d := audit.UsageAggregateOf(audit.Daily, r)
 	w.hourKey, w.dayKey = usageAggKey(&h), usageAggKey(&d)
@@ -52,89 +53,15 @@ func newUsageWrite(r *audit.UsageRecord) (*usageWrite, error) {
 	return w, nil
 }
 
-// apply writes the record, adds it to its hour and day rows and to its
-// session, keeping the session's place in latest-activity order. Every
-// stored value is read and decoded before anything is written.
+// apply writes the record and adds it to its hour and day rows and its
+// session in the batch's sums (written when the batch ends, keeping the
+// session's place in latest-activity order).
 func (w *usageWrite) apply(tx *bbolt.Tx) error {
-	hours, err := bucket(tx, bucketUsageHours)
-	if err != nil {
-		return err
-	}
-	days, err := bucket(tx, bucketUsageDays)
-	if err != nil {
-		return err
-	}
-	hourV, err := addToAgg(hours, w.hourKey, w.r)
-	if err != nil {
-		return err
-	}
-	dayV, err := addToAgg(days, w.dayKey, w.r)
-	if err != nil {
-		return err
-	}
-	var (
-		sessions, recent *bbolt.Bucket
-		sessV, oldRecent []byte
-		newRecent        []byte
-	)
-	if w.sessKey != nil {
-		if sessions, err = bucket(tx, bucketSessions); err != nil {
-			return err
-		}
-		if recent, err = bucket(tx, bucketSessionsRecent); err != nil {
-			return err
-		}
-		var s audit.SessionTotals
-		if old := sessions.Get(w.sessKey); old != nil {
-			if s, err = decodeSession(w.sessKey, old); err != nil {
-				return err
-			}
-			oldRecent = recentKey(s.LastSeen, w.sessKey)
-		}
-		s.AddRecord(w.r)
-		sessV = encodeSession(&s)
-		if nr := recentKey(s.LastSeen, w.sessKey); string(nr) != string(oldRecent) {
-			newRecent = nr
-		}
-	}
 	if err := put(tx, bucketUsage, w.id[:], w.rec); err != nil {
 		return err
 	}
-	if err := hours.Put(w.hourKey, hourV); err != nil {
-		return err
-	}
-	if err := days.Put(w.dayKey, dayV); err != nil {
-		return err
-	}
-	if sessV == nil {
-		return nil
-	}
-	if err := sessions.Put(w.sessKey, sessV); err != nil {
-		return err
-	}
-	if newRecent != nil {
-		if oldRecent != nil {
-			if err := recent.Delete(oldRecent); err != nil {
-				return err
-			}
-		}
-		if err := recent.Put(newRecent, empty); err != nil {
-			return err
-		}
-	}
+	w.aggs.addUsage(w)
 	return nil
-}
-
-// addToAgg returns the encoded row under key with r added.
-func addToAgg(b *bbolt.Bucket, key []byte, r *audit.UsageRecord) ([]byte, error) {
-	var a audit.UsageAggregate
-	if old := b.Get(key); old != nil {
-		if err := decodeUsageAggSums(old, &a); err != nil {
-			return nil, err
-		}
-	}
-	a.AddRecord(r)
-	return encodeUsageAgg(&a), nil
 }
 
 // UsageRecords calls fn for every record made in [from, to), oldest first,

@@ -149,6 +149,9 @@ func TestVirtualModelWeightsAndCost(t *testing.T) {
 	if !listingHas(request(t, "GET", g.URL+"/v1/models", "", bearer(masterKey)...).Body, "fast") {
 		t.Fatal("virtual model not listed")
 	}
+	if res := request(t, "GET", g.URL+"/v1/models/fast", "", bearer(masterKey)...); res.Status != 200 || !strings.Contains(string(res.Body), `"id":"fast"`) {
+		t.Fatalf("GET /v1/models/fast: %d %s", res.Status, res.Body)
+	}
 }
 
 // TestVirtualModelSaturation: a saturated target is skipped (never

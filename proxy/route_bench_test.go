@@ -27,8 +27,10 @@ func benchServeRouted(b *testing.B, s *Service, path, body string) {
 
 // BenchmarkProxyChatRouting compares, in one run, a 1 KiB chat request by
 // its provider model name without routing (direct), with routing on and
-// 1,000 virtual models in force (routed-direct), and through a
-// two-target alias of the same upstream model (alias).
+// 1,000 virtual models in force (routed-direct), through a two-target
+// alias of another name (alias: the body's model is rewritten), and
+// through a two-target alias named like its upstream model (alias-same:
+// what the load harness's modelgate-alias target does).
 func BenchmarkProxyChatRouting(b *testing.B) {
 	s := newService(b, benchStub(func() *http.Response { return jsonResponse(200, chatAnswer) }))
 	var l vmodels.List
@@ -40,6 +42,12 @@ func BenchmarkProxyChatRouting(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	same := newService(b, benchStub(func() *http.Response { return jsonResponse(200, chatAnswer) }))
+	same.VirtualModels, err = vmodels.New(vmodels.Options{Providers: map[string]string{"up": "openai"}, Managed: vmodels.List{
+		{Source: "m1", Targets: []vmodels.Target{{Provider: "up", Model: "m1"}, {Provider: "up", Model: "m1"}}}}})
+	if err != nil {
+		b.Fatal(err)
+	}
 	s.VirtualModels = vm
 	body := chatBody(1<<10, "")
 	b.Run("direct", func(b *testing.B) { benchServe(b, s, "/v1/chat/completions", body) })
@@ -47,4 +55,5 @@ func BenchmarkProxyChatRouting(b *testing.B) {
 	b.Run("alias", func(b *testing.B) {
 		benchServeRouted(b, s, "/v1/chat/completions", strings.Replace(body, `"m1"`, `"alias-500"`, 1))
 	})
+	b.Run("alias-same", func(b *testing.B) { benchServeRouted(b, same, "/v1/chat/completions", body) })
 }

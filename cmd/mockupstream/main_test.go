@@ -85,7 +85,7 @@ func TestRunServesAndShutsDown(t *testing.T) {
 	if code, _ := do("GET", "/v1/models", "", ""); code != http.StatusUnauthorized {
 		t.Errorf("without key: status %d", code)
 	}
-	if code, r := do("GET", "/v1/models", "", "sk-x"); code != 200 || len(r.Get("data").Array()) != 3 {
+	if code, r := do("GET", "/v1/models", "", "sk-x"); code != 200 || len(r.Get("data").Array()) != 5 {
 		t.Errorf("models: %d %s", code, r.Raw)
 	}
 	code, r := do("POST", "/v1/chat/completions", `{"model":"mock-chat","messages":[{"role":"user","content":"ping"}]}`, "sk-x")

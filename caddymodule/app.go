@@ -108,6 +108,11 @@ type App struct {
 	ready      chan struct{}
 	startErr   error
 
+	// batchesRef hands the batches service to the proxy once Start has
+	// it; batchesHeld says this instance holds a batchServices reference.
+	batchesRef  *batchesRef
+	batchesHeld bool
+
 	// audit is the audit machinery (recorder, storage, queries, hub and
 	// retention loop), set in Start and stopped and flushed in Stop.
 	audit *atomic.Pointer[auditParts]
@@ -181,6 +186,8 @@ func (a *App) Provision(ctx caddy.Context) error {
 		a.proxy.Limits = a.limiterRef
 		a.selfUsage.RateLimits = selfusage.Limits{Source: a.limiterRef}
 	}
+	a.batchesRef = new(batchesRef)
+	a.proxy.Batches = a.batchesRef
 	a.ready = make(chan struct{})
 	a.audit = new(atomic.Pointer[auditParts])
 	if err := a.registerAuditMetrics(ctx); err != nil {
@@ -246,6 +253,9 @@ func (a *App) start() error {
 	}
 	a.auth.UseKeys(a.keySvc)
 	a.audit.Store(startAudit(a.effective, st, a.logger.Named("audit")))
+	if err := a.openBatches(); err != nil {
+		a.logger.Warn("batches are unavailable: " + err.Error())
+	}
 	a.adminAPI = admin.New(admin.Options{
 		Config:     a.effective,
 		Providers:  a.providerInfo(),
@@ -279,6 +289,11 @@ func (a *App) Stop() error {
 		a.cancel = nil
 	}
 	var errs []error
+	// The batch runner stops first (when this is its last holder), so
+	// that the usage it records reaches the audit queue flushed next.
+	if err := a.releaseBatches(); err != nil {
+		errs = append(errs, fmt.Errorf("modelgate: stopping batches: %w", err))
+	}
 	// Queued audit entries and usage records are committed first, while
 	// the store is certainly open.
 	if err := a.auditLoaded().stop(); err != nil {

@@ -33,6 +33,8 @@ type Service struct {
 	Upstreams *Upstreams
 	// SelfUsage answers GET /v1/usage; nil answers 404 there.
 	SelfUsage http.Handler
+	// Batches answers the files and batches routes; nil answers 404 there.
+	Batches http.Handler
 }
 
 // handlers are the service's answer to each route shape; a shape without
@@ -46,6 +48,8 @@ var handlers = [routes.NumShapes]func(s *Service, w http.ResponseWriter, r *http
 	routes.ShapeModels:      (*Service).models,
 	routes.ShapeHealth:      (*Service).health,
 	routes.ShapeSelfUsage:   (*Service).selfUsage,
+	routes.ShapeFiles:       (*Service).batches,
+	routes.ShapeBatch:       (*Service).batches,
 }
 
 // serves reports whether the service has a handler for routes of shape.
@@ -88,6 +92,14 @@ func (s *Service) selfUsage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.SelfUsage.ServeHTTP(w, r)
+}
+
+func (s *Service) batches(w http.ResponseWriter, r *http.Request) {
+	if s.Batches == nil {
+		unknownRoute(w, r)
+		return
+	}
+	s.Batches.ServeHTTP(w, r)
 }
 
 // unknownRoute answers 404 unknown_route.

@@ -181,6 +181,7 @@ func (a *App) Provision(ctx caddy.Context) error {
 	if err := a.provisionBudgets(); err != nil {
 		return err
 	}
+	a.proxy.Budgets = a.budgetRef
 	a.limiterRef = new(limiterRef)
 	if eff.RateLimits.On() {
 		a.proxy.Limits = a.limiterRef

@@ -35,6 +35,11 @@ type Service struct {
 	SelfUsage http.Handler
 	// Batches answers the files and batches routes; nil answers 404 there.
 	Batches http.Handler
+	// Realtime bounds realtime sessions.
+	Realtime RealtimeLimits
+	// Budgets ends realtime sessions once a spent budget covers the
+	// caller; nil never does.
+	Budgets BudgetChecker
 }
 
 // handlers are the service's answer to each route shape; a shape without
@@ -50,6 +55,7 @@ var handlers = [routes.NumShapes]func(s *Service, w http.ResponseWriter, r *http
 	routes.ShapeSelfUsage:   (*Service).selfUsage,
 	routes.ShapeFiles:       (*Service).batches,
 	routes.ShapeBatch:       (*Service).batches,
+	routes.ShapeRealtime:    (*Service).realtime,
 }
 
 // serves reports whether the service has a handler for routes of shape.

@@ -91,7 +91,7 @@ var table = []Route{
 			Status: http.StatusOK, Result: "ModelResponse", Errors: modelErrors}},
 	// A realtime session holds its slot for the whole session.
 	{ID: "createRealtimeSession", Method: http.MethodGet, Path: "/v1/realtime", Shape: ShapeRealtime,
-		RateLimit: CountRequestAndSlot, Audited: true, Budgeted: true,
+		RateLimit: CountRequestAndSlot, Audited: true, Budgeted: true, Served: true,
 		Doc: &Doc{Summary: "Realtime session: upgrades to a WebSocket relayed to the provider", Tag: "realtime",
 			Query:  []Param{{Name: "model", Desc: "The model of the session.", Type: "string"}},
 			Status: http.StatusSwitchingProtocols, Errors: []int{400, 404, 429, 502}}},

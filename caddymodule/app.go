@@ -182,6 +182,11 @@ func (a *App) Provision(ctx caddy.Context) error {
 		return err
 	}
 	a.proxy.Budgets = a.budgetRef
+	idle, maxDur, err := eff.Realtime.Limits()
+	if err != nil {
+		return fmt.Errorf("modelgate: %w", err)
+	}
+	a.proxy.Realtime = proxy.RealtimeLimits{Idle: idle, Max: maxDur}
 	a.limiterRef = new(limiterRef)
 	if eff.RateLimits.On() {
 		a.proxy.Limits = a.limiterRef

@@ -1,6 +1,7 @@
 package batches
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -123,6 +124,9 @@ func (s *Service) Create(c Caller, req CreateRequest) (*Batch, string, error) {
 		CompletionWindow: req.CompletionWindow, Status: StatusValidating, Metadata: req.Metadata,
 		Total: len(lines), CreatedAt: unix(now), ExpiresAt: unix(now.Add(24 * time.Hour)),
 	}
+	if _, err := s.submitRemote(b, lines); err != nil {
+		return nil, "", err
+	}
 	if err := s.st.PutBatch(b); err != nil {
 		return nil, "", err
 	}
@@ -201,11 +205,23 @@ func (s *Service) Cancel(c Caller, id string) (*Batch, error) {
 		if err != nil || b.Finished() {
 			return b, err
 		}
+		if b.UpstreamID != "" {
+			if err := s.cancelRemote(b); err != nil {
+				return nil, err
+			}
+		}
 		b.Status, b.CancellingAt = StatusCancelling, unix(time.Now())
 		return b, s.st.PutBatch(b)
 	}
 	rn.mu.Lock()
+	remote := rn.b.UpstreamID != ""
 	if !rn.b.Finished() {
+		if remote {
+			if err := s.cancelRemote(rn.b); err != nil {
+				rn.mu.Unlock()
+				return nil, err
+			}
+		}
 		rn.b.Status, rn.b.CancellingAt = StatusCancelling, unix(time.Now())
 		if err := s.st.PutBatch(rn.b); err != nil {
 			rn.mu.Unlock()
@@ -214,6 +230,22 @@ func (s *Service) Cancel(c Caller, id string) (*Batch, error) {
 	}
 	b := *rn.b
 	rn.mu.Unlock()
-	rn.cancel(errCancelled)
+	if !remote { // a provider's batch ends when the provider says so
+		rn.cancel(errCancelled)
+	}
 	return &b, nil
+}
+
+// cancelRemote asks the provider running b to cancel it.
+func (s *Service) cancelRemote(b *Batch) error {
+	p := s.pipe.Load()
+	if p == nil || p.Remote == nil {
+		return errNoRemote
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := p.Remote.Cancel(ctx, b.Provider, b.UpstreamID); err != nil {
+		return &UpstreamError{Provider: b.Provider, Err: err}
+	}
+	return nil
 }

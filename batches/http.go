@@ -201,7 +201,10 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request, c Caller) {
 // refused request, 500 otherwise.
 func writeErr(w http.ResponseWriter, r *http.Request, err error, what string) {
 	var inv *InvalidError
+	var up *UpstreamError
 	switch {
+	case errors.As(err, &up):
+		apierr.WriteFor(w, r, apierr.ProviderError(http.StatusBadGateway, up.Provider, err.Error()))
 	case errors.Is(err, ErrNotFound):
 		apierr.WriteFor(w, r, apierr.New(http.StatusNotFound, apierr.TypeNotFound, "no "+what).WithCode("not_found"))
 	case errors.As(err, &inv):

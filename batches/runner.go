@@ -21,6 +21,10 @@ func (s *Service) execute(ctx context.Context, rn *run) {
 		s.recordUsage(rn)
 		return
 	}
+	if b.UpstreamID != "" {
+		s.follow(ctx, rn)
+		return
+	}
 	if b.Status == StatusCancelling || b.Status == StatusFinalizing {
 		status := StatusCompleted
 		if b.CancellingAt != 0 {
@@ -225,9 +229,11 @@ func (s *Service) finish(rn *run, status string) {
 		b.ErrorFileID = s.putOutput(b, "error", bad.Bytes(), now)
 	}
 	b.Status = status
-	if status == StatusCancelled {
+	switch status {
+	case StatusCancelled:
 		b.CancelledAt = unix(now)
-	} else {
+	case StatusExpired:
+	default:
 		b.CompletedAt = unix(now)
 	}
 	if err := s.st.PutBatch(b); err != nil {

@@ -75,6 +75,9 @@ type Pipeline struct {
 	Usage UsageSink
 	// Spend charges budgets; nil charges nothing.
 	Spend Spender
+	// Remote runs batches on providers with their own batch API; nil
+	// runs every batch in the gateway.
+	Remote Remote
 }
 
 // Options configures a Service.

@@ -16,6 +16,7 @@ const (
 	StatusCompleted  = "completed"
 	StatusCancelling = "cancelling"
 	StatusCancelled  = "cancelled"
+	StatusExpired    = "expired"
 )
 
 // PurposeBatch is the only file purpose the gateway accepts.
@@ -76,12 +77,10 @@ type Batch struct {
 	// Provider is the provider instance running the batch with its own
 	// batch API, "" when the gateway runs it.
 	Provider string `json:"provider,omitempty"`
+	// ProviderType is that provider's type.
+	ProviderType string `json:"provider_type,omitempty"`
 	// UpstreamID is that provider's batch id.
 	UpstreamID string `json:"upstream_id,omitempty"`
-	// UpstreamOutputFileID and UpstreamErrorFileID are that provider's
-	// result files, fetched when the batch finishes there.
-	UpstreamOutputFileID string `json:"upstream_output_file_id,omitempty"`
-	UpstreamErrorFileID  string `json:"upstream_error_file_id,omitempty"`
 	// UsageRecorded reports that the usage records of the finished batch
 	// were handed to the audit recorder.
 	UsageRecorded bool `json:"usage_recorded,omitempty"`
@@ -90,7 +89,7 @@ type Batch struct {
 // Finished reports whether the batch has reached a final status.
 func (b *Batch) Finished() bool {
 	switch b.Status {
-	case StatusCompleted, StatusCancelled, StatusFailed:
+	case StatusCompleted, StatusCancelled, StatusFailed, StatusExpired:
 		return true
 	}
 	return false

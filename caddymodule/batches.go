@@ -3,6 +3,7 @@ package caddymodule
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http"
 	"strconv"
 	"sync/atomic"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/modelgate/modelgate/apierr"
 	"github.com/modelgate/modelgate/batches"
+	"github.com/modelgate/modelgate/providers"
 	"github.com/modelgate/modelgate/proxy"
 	"github.com/modelgate/modelgate/reqinfo"
 	"github.com/modelgate/modelgate/store/boltstore"
@@ -52,7 +54,7 @@ func (a *App) openBatches() error {
 	}
 	svc := v.(*batches.Service)
 	a.batchesHeld = true
-	p := batches.Pipeline{Executor: proxyExecutor{a.proxy}}
+	p := batches.Pipeline{Executor: proxyExecutor{a.proxy}, Remote: providerBatches{a.registry}}
 	if rec := a.AuditRecorder(); rec != nil {
 		p.Usage = rec
 	}
@@ -137,3 +139,72 @@ func (w *bufferWriter) Write(b []byte) (int, error) {
 
 // Flush implements http.Flusher (streams are kept whole).
 func (w *bufferWriter) Flush() {}
+
+// providerBatches is batches.Remote over the provider registry: a model
+// whose provider has its own batch API (providers.BatchAPI) runs there.
+type providerBatches struct{ reg *providers.Registry }
+
+// Route implements batches.Remote.
+func (p providerBatches) Route(ctx context.Context, model string) (string, string, string, bool) {
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	pr, id, err := p.reg.Resolve(ctx, model)
+	if err != nil || !pr.Supports(providers.EndpointBatches) {
+		return "", "", "", false
+	}
+	if _, ok := pr.(providers.BatchAPI); !ok {
+		return "", "", "", false
+	}
+	return pr.Name(), pr.Type(), id, true
+}
+
+// api returns the batch API of the provider instance named name.
+func (p providerBatches) api(name string) (providers.BatchAPI, error) {
+	pr, ok := p.reg.Provider(name)
+	if !ok {
+		return nil, fmt.Errorf("provider %s is no longer configured", name)
+	}
+	api, ok := pr.(providers.BatchAPI)
+	if !ok || !pr.Supports(providers.EndpointBatches) {
+		return nil, fmt.Errorf("provider %s has no batch API", name)
+	}
+	return api, nil
+}
+
+// Submit implements batches.Remote.
+func (p providerBatches) Submit(ctx context.Context, provider, endpoint string, input []byte) (string, error) {
+	api, err := p.api(provider)
+	if err != nil {
+		return "", err
+	}
+	return api.SubmitBatch(ctx, endpoint, input)
+}
+
+// Poll implements batches.Remote.
+func (p providerBatches) Poll(ctx context.Context, provider, id string) (batches.RemoteBatch, error) {
+	api, err := p.api(provider)
+	if err != nil {
+		return batches.RemoteBatch{}, err
+	}
+	b, err := api.Batch(ctx, id)
+	return batches.RemoteBatch{Status: b.Status, Total: b.Total, Completed: b.Completed, Failed: b.Failed,
+		OutputFileID: b.OutputFileID, ErrorFileID: b.ErrorFileID, Error: b.Error}, err
+}
+
+// Fetch implements batches.Remote.
+func (p providerBatches) Fetch(ctx context.Context, provider, fileID string) ([]byte, error) {
+	api, err := p.api(provider)
+	if err != nil {
+		return nil, err
+	}
+	return api.BatchFile(ctx, fileID)
+}
+
+// Cancel implements batches.Remote.
+func (p providerBatches) Cancel(ctx context.Context, provider, id string) error {
+	api, err := p.api(provider)
+	if err != nil {
+		return err
+	}
+	return api.CancelBatch(ctx, id)
+}

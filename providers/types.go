@@ -141,7 +141,7 @@ var typeTable = []TypeInfo{
 	func() TypeInfo {
 		t := openAICompatible("openai", "https://api.openai.com/v1")
 		t.Endpoints = []Endpoint{EndpointChat, EndpointEmbeddings, EndpointModels, EndpointResponses,
-			EndpointSpeech, EndpointTranscriptions, EndpointRealtime}
+			EndpointSpeech, EndpointTranscriptions, EndpointRealtime, EndpointBatches}
 		t.MaxTokensField = maxCompletionTokens
 		return t
 	}(),

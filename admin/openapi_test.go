@@ -79,12 +79,13 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 		}
 	}
 	for _, k := range []string{"GET /v1/usage", "POST /v1/chat/completions", "POST /v1/messages/count_tokens", "GET /health",
-		"GET /admin/dashboard", "GET /admin/dashboard/audit", "GET /admin/static/modelgate.css", "PATCH /admin/auth-keys/{id}"} {
+		"GET /admin/dashboard", "GET /admin/dashboard/audit", "GET /admin/static/modelgate.css", "PATCH /admin/auth-keys/{id}",
+		"POST /v1/batches", "POST /v1/files", "GET /v1/realtime"} {
 		if !want[k] {
 			t.Errorf("the route table does not serve %s", k)
 		}
 	}
-	for _, k := range []string{"GET /v1/realtime", "POST /v1/batches", "POST /v1/files"} {
+	for _, k := range []string{} {
 		if want[k] || ops[k] != nil {
 			t.Errorf("%s is not served yet but listed", k)
 		}

@@ -115,6 +115,10 @@ type App struct {
 	// cacheHeld reports that this instance holds a caches reference.
 	respCache *ResponseCache
 	cacheHeld bool
+	// batchesRef hands the batches service to the proxy once Start has
+	// it; batchesHeld says this instance holds a batchServices reference.
+	batchesRef  *batchesRef
+	batchesHeld bool
 
 	// audit is the audit machinery (recorder, storage, queries, hub and
 	// retention loop), set in Start and stopped and flushed in Stop.
@@ -189,11 +193,19 @@ func (a *App) Provision(ctx caddy.Context) error {
 	if err := a.provisionVirtualModels(); err != nil {
 		return err
 	}
+	a.proxy.Budgets = a.budgetRef
+	idle, maxDur, err := eff.Realtime.Limits()
+	if err != nil {
+		return fmt.Errorf("modelgate: %w", err)
+	}
+	a.proxy.Realtime = proxy.RealtimeLimits{Idle: idle, Max: maxDur}
 	a.limiterRef = new(limiterRef)
 	if eff.RateLimits.On() {
 		a.proxy.Limits = a.limiterRef
 		a.selfUsage.RateLimits = selfusage.Limits{Source: a.limiterRef}
 	}
+	a.batchesRef = new(batchesRef)
+	a.proxy.Batches = a.batchesRef
 	a.ready = make(chan struct{})
 	a.audit = new(atomic.Pointer[auditParts])
 	if err := a.registerAuditMetrics(ctx); err != nil {
@@ -263,6 +275,9 @@ func (a *App) start() error {
 	a.auth.UseKeys(a.keySvc)
 	a.loadVirtualModels()
 	a.audit.Store(startAudit(a.effective, st, a.logger.Named("audit")))
+	if err := a.openBatches(); err != nil {
+		a.logger.Warn("batches are unavailable: " + err.Error())
+	}
 	a.adminAPI = admin.New(a.withRouting(admin.Options{
 		Config:     a.effective,
 		Providers:  a.providerInfo(),
@@ -297,6 +312,11 @@ func (a *App) Stop() error {
 		a.cancel = nil
 	}
 	var errs []error
+	// The batch runner stops first (when this is its last holder), so
+	// that the usage it records reaches the audit queue flushed next.
+	if err := a.releaseBatches(); err != nil {
+		errs = append(errs, fmt.Errorf("modelgate: stopping batches: %w", err))
+	}
 	// Queued audit entries and usage records are committed first, while
 	// the store is certainly open.
 	if err := a.auditLoaded().stop(); err != nil {

@@ -59,6 +59,9 @@ type Config struct {
 	// Passthrough holds the /p/<provider>/ passthrough settings.
 	Passthrough Passthrough `yaml:"passthrough,omitempty" json:"passthrough,omitzero"`
 
+	// Realtime bounds realtime sessions (idle and maximum duration).
+	Realtime Realtime `yaml:"realtime,omitempty" json:"realtime,omitzero"`
+
 	// Entitlements lists paid features that are switched on, such as
 	// quota_templates. Env GATEWAY_ENTITLEMENTS (comma-separated).
 	Entitlements []string `yaml:"entitlements,omitempty" json:"entitlements,omitempty"`

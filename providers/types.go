@@ -141,7 +141,7 @@ var typeTable = []TypeInfo{
 	func() TypeInfo {
 		t := openAICompatible("openai", "https://api.openai.com/v1")
 		t.Endpoints = []Endpoint{EndpointChat, EndpointEmbeddings, EndpointModels, EndpointResponses,
-			EndpointSpeech, EndpointTranscriptions}
+			EndpointSpeech, EndpointTranscriptions, EndpointRealtime, EndpointBatches}
 		t.MaxTokensField = maxCompletionTokens
 		return t
 	}(),
@@ -205,7 +205,7 @@ var typeTable = []TypeInfo{
 	func() TypeInfo {
 		t := openAICompatible("mock", "")
 		t.InProcess, t.NeedsKey, t.EnvPrefix = true, false, ""
-		t.Endpoints = []Endpoint{EndpointChat, EndpointEmbeddings, EndpointModels, EndpointSpeech, EndpointTranscriptions}
+		t.Endpoints = append(append([]Endpoint(nil), chatFamilyEndpoints...), EndpointSpeech, EndpointTranscriptions, EndpointRealtime)
 		return t
 	}(),
 }

@@ -11,14 +11,14 @@ import (
 // DecidesBudget reports whether the service itself refuses an over-budget
 // request of routes of shape, once it has resolved the request's model:
 // the model endpoints it forwards (chat, responses, messages,
-// embeddings, speech, transcription) and passthrough, whose model is read
-// from a JSON body when it has one. For these the stage in front of it only records the
+// embeddings, speech, transcription), passthrough, whose model is read
+// from a JSON body when it has one, and realtime sessions. For these the stage in front of it only records the
 // verdict (reqinfo.Info.BudgetExceeded); every other budgeted route is
 // refused there.
 func DecidesBudget(shape routes.Shape) bool {
 	switch shape {
 	case routes.ShapeChat, routes.ShapeResponses, routes.ShapeMessages, routes.ShapeEmbeddings,
-		routes.ShapeSpeech, routes.ShapeTranscription, routes.ShapePassthrough:
+		routes.ShapeSpeech, routes.ShapeTranscription, routes.ShapePassthrough, routes.ShapeRealtime:
 		return true
 	}
 	return false

@@ -73,11 +73,13 @@ func TestBudgetRefusedOnceModelResolved(t *testing.T) {
 }
 
 // TestDecidesBudgetShapes: the shapes whose budget verdict the service
-// applies are exactly the budgeted model endpoints it forwards.
+// applies are exactly the budgeted model endpoints it forwards and
+// realtime sessions.
 func TestDecidesBudgetShapes(t *testing.T) {
 	for sh := routes.Shape(0); sh < routes.NumShapes; sh++ {
 		want := sh == routes.ShapeChat || sh == routes.ShapeResponses || sh == routes.ShapeMessages || sh == routes.ShapeEmbeddings ||
-			sh == routes.ShapeSpeech || sh == routes.ShapeTranscription || sh == routes.ShapePassthrough
+			sh == routes.ShapeSpeech || sh == routes.ShapeTranscription || sh == routes.ShapePassthrough ||
+			sh == routes.ShapeRealtime
 		if got := DecidesBudget(sh); got != want {
 			t.Errorf("DecidesBudget(%s) = %v, want %v", sh, got, want)
 		}

@@ -41,6 +41,13 @@ type Service struct {
 	// Passthrough configures /p/<provider>/<path>; the zero value enables
 	// no provider.
 	Passthrough Passthrough
+	// Batches answers the files and batches routes; nil answers 404 there.
+	Batches http.Handler
+	// Realtime bounds realtime sessions.
+	Realtime RealtimeLimits
+	// Budgets ends realtime sessions once a spent budget covers the
+	// caller; nil never does.
+	Budgets BudgetChecker
 }
 
 // handlers are the service's answer to each route shape; a shape without
@@ -58,6 +65,10 @@ var handlers = [routes.NumShapes]func(s *Service, w http.ResponseWriter, r *http
 	routes.ShapeSpeech:        (*Service).speech,
 	routes.ShapeTranscription: (*Service).transcription,
 	routes.ShapePassthrough:   (*Service).passthrough,
+	// Realtime sessions, files and batches.
+	routes.ShapeFiles:    (*Service).batches,
+	routes.ShapeBatch:    (*Service).batches,
+	routes.ShapeRealtime: (*Service).realtime,
 }
 
 // serves reports whether the service has a handler for routes of shape.
@@ -100,6 +111,14 @@ func (s *Service) selfUsage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.SelfUsage.ServeHTTP(w, r)
+}
+
+func (s *Service) batches(w http.ResponseWriter, r *http.Request) {
+	if s.Batches == nil {
+		unknownRoute(w, r)
+		return
+	}
+	s.Batches.ServeHTTP(w, r)
 }
 
 // unknownRoute answers 404 unknown_route.

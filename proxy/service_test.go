@@ -27,6 +27,11 @@ func TestDispatchFollowsTable(t *testing.T) {
 		usageCalled = true
 		w.WriteHeader(http.StatusTeapot)
 	})
+	batchCalls := 0
+	s.Batches = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		batchCalls++
+		w.WriteHeader(http.StatusTeapot)
+	})
 	handled := map[routes.Shape]bool{}
 	for _, rt := range routes.All() {
 		method := rt.Method
@@ -56,6 +61,9 @@ func TestDispatchFollowsTable(t *testing.T) {
 	}
 	if !usageCalled {
 		t.Error("GET /v1/usage did not reach the self-usage handler")
+	}
+	if batchCalls != 7 {
+		t.Errorf("%d files and batches calls reached the batches handler, want 7", batchCalls)
 	}
 	for shape := routes.Shape(0); shape < routes.NumShapes; shape++ {
 		if serves(shape) && !handled[shape] {

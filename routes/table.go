@@ -91,7 +91,7 @@ var table = []Route{
 			Status: http.StatusOK, Result: "ModelResponse", Errors: modelErrors}},
 	// A realtime session holds its slot for the whole session.
 	{ID: "createRealtimeSession", Method: http.MethodGet, Path: "/v1/realtime", Shape: ShapeRealtime,
-		RateLimit: CountRequestAndSlot, Audited: true, Budgeted: true,
+		RateLimit: CountRequestAndSlot, Audited: true, Budgeted: true, Served: true,
 		Doc: &Doc{Summary: "Realtime session: upgrades to a WebSocket relayed to the provider", Tag: "realtime",
 			Query:  []Param{{Name: "model", Desc: "The model of the session.", Type: "string"}},
 			Status: http.StatusSwitchingProtocols, Errors: []int{400, 404, 429, 502}}},
@@ -102,22 +102,22 @@ var table = []Route{
 			Status: http.StatusOK, Errors: []int{404, 429, 502, 504}}},
 
 	// Batches: only the submission counts against rate limits and spend.
-	{ID: "createFile", Method: http.MethodPost, Path: "/v1/files", Shape: ShapeFiles, Audited: true,
+	{ID: "createFile", Method: http.MethodPost, Path: "/v1/files", Shape: ShapeFiles, Audited: true, Served: true,
 		Doc: &Doc{Summary: "Upload a batch input file", Tag: "batches", Body: "ModelRequest", BodyType: "multipart/form-data",
 			Status: http.StatusOK, Result: "ModelResponse", Errors: []int{400, 413}}},
-	{ID: "getFile", Method: http.MethodGet, Path: "/v1/files/{id}", Shape: ShapeFiles, Audited: true,
+	{ID: "getFile", Method: http.MethodGet, Path: "/v1/files/{id}", Shape: ShapeFiles, Audited: true, Served: true,
 		Doc: &Doc{Summary: "A batch file", Tag: "batches", Status: http.StatusOK, Result: "ModelResponse", Errors: []int{404}}},
-	{ID: "getFileContent", Method: http.MethodGet, Path: "/v1/files/{id}/content", Shape: ShapeFiles, Audited: true,
+	{ID: "getFileContent", Method: http.MethodGet, Path: "/v1/files/{id}/content", Shape: ShapeFiles, Audited: true, Served: true,
 		Doc: &Doc{Summary: "A batch file's content", Tag: "batches", Status: http.StatusOK, ResultType: "application/jsonl", Errors: []int{404}}},
 	{ID: "createBatch", Method: http.MethodPost, Path: "/v1/batches", Shape: ShapeBatch, RateLimit: CountRequest,
-		Audited: true, Budgeted: true,
+		Audited: true, Served: true, Budgeted: true,
 		Doc: &Doc{Summary: "Submit a batch", Tag: "batches", Body: "ModelRequest", Status: http.StatusOK, Result: "ModelResponse",
 			Errors: []int{400, 404, 429}}},
-	{ID: "listBatches", Method: http.MethodGet, Path: "/v1/batches", Shape: ShapeBatch, Audited: true,
+	{ID: "listBatches", Method: http.MethodGet, Path: "/v1/batches", Shape: ShapeBatch, Audited: true, Served: true,
 		Doc: &Doc{Summary: "The caller's batches", Tag: "batches", Status: http.StatusOK, Result: "ModelResponse"}},
-	{ID: "getBatch", Method: http.MethodGet, Path: "/v1/batches/{id}", Shape: ShapeBatch, Audited: true,
+	{ID: "getBatch", Method: http.MethodGet, Path: "/v1/batches/{id}", Shape: ShapeBatch, Audited: true, Served: true,
 		Doc: &Doc{Summary: "A batch's status", Tag: "batches", Status: http.StatusOK, Result: "ModelResponse", Errors: []int{404}}},
-	{ID: "cancelBatch", Method: http.MethodPost, Path: "/v1/batches/{id}/cancel", Shape: ShapeBatch, Audited: true,
+	{ID: "cancelBatch", Method: http.MethodPost, Path: "/v1/batches/{id}/cancel", Shape: ShapeBatch, Audited: true, Served: true,
 		Doc: &Doc{Summary: "Cancel a batch", Tag: "batches", Status: http.StatusOK, Result: "ModelResponse", Errors: []int{404}}},
 
 	// The gateway's own answers.

@@ -105,6 +105,10 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if allow(w, r, http.MethodPost) {
 			h.handleTranscription(w, r)
 		}
+	case path == "/realtime":
+		if allow(w, r, http.MethodGet) {
+			h.handleRealtime(w, r)
+		}
 	default:
 		writeError(w, &apiError{
 			status:  http.StatusNotFound,

@@ -1,10 +1,12 @@
 package mock
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"sync/atomic"
@@ -92,6 +94,10 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, rw.err
 	}
 
+	var respBody io.ReadCloser = &pipeBody{pr: pr, cancel: cancel}
+	if rw.conn != nil { // a WebSocket handshake the handler accepted
+		respBody = rw.conn
+	}
 	resp := &http.Response{
 		Status:        fmt.Sprintf("%d %s", rw.status, http.StatusText(rw.status)),
 		StatusCode:    rw.status,
@@ -99,7 +105,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		ProtoMajor:    1,
 		ProtoMinor:    1,
 		Header:        rw.sent,
-		Body:          &pipeBody{pr: pr, cancel: cancel},
+		Body:          respBody,
 		ContentLength: -1,
 		Request:       req,
 	}
@@ -139,6 +145,7 @@ type pipeResponseWriter struct {
 	sent    http.Header // snapshot of header at commit
 	err     error       // set instead of status when the handler failed first
 	settled bool
+	conn    net.Conn // the client's end after Hijack
 }
 
 // Header implements http.ResponseWriter.
@@ -154,7 +161,23 @@ func (w *pipeResponseWriter) WriteHeader(code int) {
 		return
 	}
 	w.status = code
+	if code == http.StatusSwitchingProtocols {
+		return // committed by Hijack
+	}
 	w.commit()
+}
+
+// Hijack implements http.Hijacker for a handler that switches protocols
+// (the realtime WebSocket): it commits the 101 answer, whose body is the
+// client's end of an in-memory connection, and returns the other end.
+func (w *pipeResponseWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	if w.settled || w.status != http.StatusSwitchingProtocols {
+		return nil, nil, errors.New("mock: hijack without a 101 answer")
+	}
+	client, server := net.Pipe()
+	w.conn = client
+	w.commit()
+	return server, bufio.NewReadWriter(bufio.NewReader(server), bufio.NewWriter(server)), nil
 }
 
 // Write implements http.ResponseWriter. It blocks until the bytes are read

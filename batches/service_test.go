@@ -1,0 +1,217 @@
+package batches_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelgate/modelgate/audit"
+	"github.com/modelgate/modelgate/batches"
+	"github.com/modelgate/modelgate/store"
+	"github.com/modelgate/modelgate/store/boltstore"
+	"github.com/modelgate/modelgate/tokens"
+)
+
+// slowExec answers every line after a pause, with usage, counting calls
+// and the most lines in flight at once.
+type slowExec struct {
+	pause           time.Duration
+	calls, inFlight atomic.Int32
+	maxInFlight     atomic.Int32
+	failCustom      string
+}
+
+func (e *slowExec) Execute(ctx context.Context, userPath, endpoint string, body []byte) batches.Outcome {
+	e.calls.Add(1)
+	n := e.inFlight.Add(1)
+	defer e.inFlight.Add(-1)
+	for {
+		m := e.maxInFlight.Load()
+		if n <= m || e.maxInFlight.CompareAndSwap(m, n) {
+			break
+		}
+	}
+	select {
+	case <-time.After(e.pause):
+	case <-ctx.Done():
+		return batches.Outcome{}
+	}
+	if e.failCustom != "" && strings.Contains(string(body), e.failCustom) {
+		return batches.Outcome{Status: 400, Body: []byte(`{"error":{"message":"bad","type":"invalid_request_error"}}`)}
+	}
+	cost := 0.001
+	return batches.Outcome{Status: 200, Body: []byte(`{"ok":true}`), ProviderName: "demo", ProviderType: "mock", Model: "mock-chat",
+		Usage: tokens.Usage{InputTokens: 3, OutputTokens: 2, TotalTokens: 5}, HasUsage: true, TotalCost: &cost}
+}
+
+// usageSink collects usage records.
+type usageSink struct {
+	mu   sync.Mutex
+	recs []*audit.UsageRecord
+}
+
+func (s *usageSink) RecordUsage(u *audit.UsageRecord) {
+	s.mu.Lock()
+	s.recs = append(s.recs, u)
+	s.mu.Unlock()
+}
+
+func (s *usageSink) count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.recs)
+}
+
+func input(n int) []byte {
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, `{"custom_id":"c%d","method":"POST","url":"/v1/chat/completions","body":{"model":"mock-chat","messages":[{"role":"user","content":"x%d"}]}}`+"\n", i, i)
+	}
+	return []byte(b.String())
+}
+
+func newService(t *testing.T, exec batches.Executor, sink *usageSink) *batches.Service {
+	t.Helper()
+	st, err := store.Open(store.Options{Path: filepath.Join(t.TempDir(), "b.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	s := batches.New(batches.Options{Storage: boltstore.NewBatches(st), Workers: 3})
+	s.Use(batches.Pipeline{Executor: exec, Usage: sink})
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func waitFor(t *testing.T, s *batches.Service, c batches.Caller, id string, cond func(*batches.Batch) bool) *batches.Batch {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b, err := s.Batch(c, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cond(b) {
+			return b
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("batch stuck: %+v", b)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestCancelKeepsTheLinesThatRan(t *testing.T) {
+	exec := &slowExec{pause: 40 * time.Millisecond}
+	sink := &usageSink{}
+	s := newService(t, exec, sink)
+	c := batches.Caller{UserPath: "/team"}
+	f, err := s.Upload(c, "in.jsonl", "batch", input(30))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _, err := s.Create(c, batches.CreateRequest{InputFileID: f.ID, Endpoint: "/v1/chat/completions", CompletionWindow: "24h"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, s, c, b.ID, func(b *batches.Batch) bool { return b.Completed >= 4 })
+	if _, err := s.Cancel(c, b.ID); err != nil {
+		t.Fatal(err)
+	}
+	end := waitFor(t, s, c, b.ID, func(b *batches.Batch) bool { return b.Finished() })
+	if end.Status != batches.StatusCancelled || end.Completed >= 30 || end.Completed < 4 || end.CancelledAt == 0 || end.OutputFileID == "" {
+		t.Fatalf("cancelled batch %+v", end)
+	}
+	_, out, err := s.FileContent(c, end.OutputFileID)
+	if err != nil || strings.Count(string(out), "\n") != end.Completed {
+		t.Fatalf("output of %d lines: %v\n%s", end.Completed, err, out)
+	}
+	if sink.count() != end.Completed {
+		t.Fatalf("%d usage records for %d answered lines", sink.count(), end.Completed)
+	}
+	if m := exec.maxInFlight.Load(); m > 3 {
+		t.Fatalf("%d lines ran at once with 3 workers", m)
+	}
+}
+
+func TestFailedLinesGoToTheErrorFile(t *testing.T) {
+	sink := &usageSink{}
+	s := newService(t, &slowExec{failCustom: `"x3"`}, sink)
+	c := batches.Caller{UserPath: "/"}
+	f, _ := s.Upload(c, "in.jsonl", "batch", input(5))
+	b, model, err := s.Create(c, batches.CreateRequest{InputFileID: f.ID, Endpoint: "/v1/chat/completions", CompletionWindow: "24h"})
+	if err != nil || model != "mock-chat" {
+		t.Fatal(err, model)
+	}
+	end := waitFor(t, s, c, b.ID, func(b *batches.Batch) bool { return b.Finished() })
+	if end.Status != batches.StatusCompleted || end.Completed != 4 || end.Failed != 1 || end.ErrorFileID == "" {
+		t.Fatalf("batch %+v", end)
+	}
+	_, errs, _ := s.FileContent(c, end.ErrorFileID)
+	if !strings.Contains(string(errs), `"custom_id":"c3"`) || !strings.Contains(string(errs), `"status_code":400`) {
+		t.Fatalf("error file %s", errs)
+	}
+	if sink.count() != 4 {
+		t.Fatalf("%d usage records", sink.count())
+	}
+}
+
+func TestRefusalsNameTheField(t *testing.T) {
+	s := newService(t, &slowExec{}, &usageSink{})
+	c := batches.Caller{UserPath: "/a"}
+	for _, tc := range []struct {
+		purpose, content, param string
+	}{
+		{"fine-tune", string(input(1)), "purpose"},
+		{"batch", `{"custom_id":"a","method":"GET","url":"/v1/chat/completions","body":{"model":"m"}}`, "file"},
+		{"batch", `{"custom_id":"a","method":"POST","url":"/v1/audio/speech","body":{"model":"m"}}`, "file"},
+		{"batch", `not json`, "file"},
+		{"batch", "", "file"},
+	} {
+		_, err := s.Upload(c, "x.jsonl", tc.purpose, []byte(tc.content))
+		var inv *batches.InvalidError
+		if !errors.As(err, &inv) || inv.Param != tc.param {
+			t.Errorf("upload %q: %v, want a refusal naming %s", tc.content, err, tc.param)
+		}
+	}
+	f, _ := s.Upload(c, "in.jsonl", "batch", input(2))
+	for _, tc := range []struct {
+		req   batches.CreateRequest
+		param string
+	}{
+		{batches.CreateRequest{InputFileID: f.ID, Endpoint: "/v1/responses", CompletionWindow: "24h"}, "endpoint"},
+		{batches.CreateRequest{InputFileID: f.ID, Endpoint: "/v1/chat/completions", CompletionWindow: "1h"}, "completion_window"},
+		{batches.CreateRequest{InputFileID: "file-nope", Endpoint: "/v1/chat/completions", CompletionWindow: "24h"}, "input_file_id"},
+		{batches.CreateRequest{InputFileID: f.ID, Endpoint: "/v1/embeddings", CompletionWindow: "24h"}, "input_file_id"},
+	} {
+		_, _, err := s.Create(c, tc.req)
+		var inv *batches.InvalidError
+		if !errors.As(err, &inv) || inv.Param != tc.param {
+			t.Errorf("create %+v: %v, want a refusal naming %s", tc.req, err, tc.param)
+		}
+	}
+	// Another user path sees neither the file nor a batch of it.
+	other := batches.Caller{UserPath: "/b"}
+	if _, err := s.File(other, f.ID); !errors.Is(err, batches.ErrNotFound) {
+		t.Errorf("another path reads the file: %v", err)
+	}
+	b, _, err := s.Create(c, batches.CreateRequest{InputFileID: f.ID, Endpoint: "/v1/chat/completions", CompletionWindow: "24h"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Batch(other, b.ID); !errors.Is(err, batches.ErrNotFound) {
+		t.Errorf("another path reads the batch: %v", err)
+	}
+	if _, err := s.Cancel(other, b.ID); !errors.Is(err, batches.ErrNotFound) {
+		t.Errorf("another path cancels the batch: %v", err)
+	}
+	if _, err := s.Batch(batches.Caller{Admin: true}, b.ID); err != nil {
+		t.Errorf("an admin cannot read the batch: %v", err)
+	}
+}

@@ -1,0 +1,137 @@
+package providers
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+
+	"github.com/tidwall/gjson"
+)
+
+// EndpointBatches is the upstream's own files and batches API: the
+// upstream runs a JSONL file of requests in the background.
+const EndpointBatches Endpoint = "batches"
+
+// maxBatchFileBytes bounds a result file read from an upstream.
+const maxBatchFileBytes = 256 << 20
+
+// UpstreamBatch is the state of a batch an upstream runs.
+type UpstreamBatch struct {
+	// Status is the upstream's status (validating, in_progress,
+	// finalizing, completed, failed, expired, cancelling, cancelled).
+	Status string
+	// Total, Completed and Failed count its requests.
+	Total, Completed, Failed int
+	// OutputFileID and ErrorFileID are its result files, "" until written.
+	OutputFileID, ErrorFileID string
+	// Error is the first reason a failed batch gives.
+	Error string
+}
+
+// BatchAPI is a provider whose upstream runs batches itself.
+type BatchAPI interface {
+	// SubmitBatch uploads input (a JSONL file of requests to endpoint) and
+	// starts a batch over it; it returns the upstream's batch id.
+	SubmitBatch(ctx context.Context, endpoint string, input []byte) (string, error)
+	// Batch returns the upstream batch's state.
+	Batch(ctx context.Context, id string) (UpstreamBatch, error)
+	// CancelBatch asks the upstream to cancel the batch.
+	CancelBatch(ctx context.Context, id string) error
+	// BatchFile returns the content of one of the upstream's files.
+	BatchFile(ctx context.Context, id string) ([]byte, error)
+}
+
+// SubmitBatch implements BatchAPI for types that list EndpointBatches.
+func (p *OpenAICompat) SubmitBatch(ctx context.Context, endpoint string, input []byte) (string, error) {
+	if !p.Supports(EndpointBatches) || p.t.Deployments {
+		return "", fmt.Errorf("provider %s has no batch API", p.name)
+	}
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	_ = mw.WriteField("purpose", "batch")
+	fw, err := mw.CreateFormFile("file", "batch_input.jsonl")
+	if err != nil {
+		return "", err
+	}
+	_, _ = fw.Write(input)
+	if err := mw.Close(); err != nil {
+		return "", err
+	}
+	file, err := p.batchCall(ctx, http.MethodPost, "/files", mw.FormDataContentType(), body.Bytes())
+	if err != nil {
+		return "", fmt.Errorf("uploading the input file: %w", err)
+	}
+	req, _ := json.Marshal(map[string]string{"input_file_id": gjson.GetBytes(file, "id").Str,
+		"endpoint": endpoint, "completion_window": "24h"})
+	created, err := p.batchCall(ctx, http.MethodPost, "/batches", "application/json", req)
+	if err != nil {
+		return "", fmt.Errorf("creating the batch: %w", err)
+	}
+	id := gjson.GetBytes(created, "id").Str
+	if id == "" {
+		return "", fmt.Errorf("creating the batch: the answer has no id")
+	}
+	return id, nil
+}
+
+// Batch implements BatchAPI.
+func (p *OpenAICompat) Batch(ctx context.Context, id string) (UpstreamBatch, error) {
+	b, err := p.batchCall(ctx, http.MethodGet, "/batches/"+url.PathEscape(id), "", nil)
+	if err != nil {
+		return UpstreamBatch{}, err
+	}
+	f := gjson.GetManyBytes(b, "status", "request_counts.total", "request_counts.completed", "request_counts.failed",
+		"output_file_id", "error_file_id", "errors.data.0.message")
+	return UpstreamBatch{Status: f[0].Str, Total: int(f[1].Int()), Completed: int(f[2].Int()), Failed: int(f[3].Int()),
+		OutputFileID: f[4].Str, ErrorFileID: f[5].Str, Error: f[6].Str}, nil
+}
+
+// CancelBatch implements BatchAPI.
+func (p *OpenAICompat) CancelBatch(ctx context.Context, id string) error {
+	_, err := p.batchCall(ctx, http.MethodPost, "/batches/"+url.PathEscape(id)+"/cancel", "", nil)
+	return err
+}
+
+// BatchFile implements BatchAPI.
+func (p *OpenAICompat) BatchFile(ctx context.Context, id string) ([]byte, error) {
+	return p.batchCall(ctx, http.MethodGet, "/files/"+url.PathEscape(id)+"/content", "", nil)
+}
+
+// batchCall sends one request of the files and batches API and returns
+// the answer's body; an error status is an error naming it.
+func (p *OpenAICompat) batchCall(ctx context.Context, method, path, contentType string, body []byte) ([]byte, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, p.baseURL+path, rd)
+	if err != nil {
+		return nil, err
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	p.setHeaders(req.Header)
+	resp, err := p.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(io.LimitReader(resp.Body, maxBatchFileBytes))
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode >= 400 {
+		msg := gjson.GetBytes(out, "error.message").Str
+		if msg == "" {
+			msg = http.StatusText(resp.StatusCode)
+		}
+		return nil, fmt.Errorf("%s %s: status %d: %s", method, path, resp.StatusCode, msg)
+	}
+	return out, nil
+}

@@ -1,0 +1,314 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/tidwall/gjson"
+	"go.uber.org/zap"
+
+	"github.com/modelgate/modelgate/apierr"
+	"github.com/modelgate/modelgate/providers"
+	"github.com/modelgate/modelgate/reqinfo"
+	"github.com/modelgate/modelgate/tokens"
+)
+
+// Default bounds of a realtime session.
+const (
+	// DefaultRealtimeIdle ends a session in which neither side sent a
+	// message for this long.
+	DefaultRealtimeIdle = 5 * time.Minute
+	// DefaultRealtimeMax ends any session this long.
+	DefaultRealtimeMax = 60 * time.Minute
+)
+
+// realtimeReadLimit bounds one WebSocket message either way (audio
+// arrives base64-encoded in large events).
+const realtimeReadLimit = 16 << 20
+
+// RealtimeLimits bound realtime sessions; zero fields take the defaults.
+type RealtimeLimits struct {
+	// Idle ends a session, with close code 1000, once neither side has
+	// sent a message for this long.
+	Idle time.Duration
+	// Max ends a session, with close code 1008, once it has lasted this
+	// long.
+	Max time.Duration
+}
+
+// BudgetChecker tells whether the spend budgets covering a user path
+// still admit requests; the realtime relay asks after each response.
+type BudgetChecker interface {
+	Admits(userPath string) bool
+}
+
+// Close codes and reasons the relay ends sessions with.
+const (
+	reasonIdle   = "idle timeout"
+	reasonMax    = "maximum session duration reached"
+	reasonBudget = "budget exceeded"
+)
+
+// realtime serves GET /v1/realtime?model=: it resolves the model, dials
+// the provider's realtime endpoint (a failure there is an ordinary HTTP
+// error, the client not upgraded yet), upgrades the client and relays
+// messages both ways until either side closes, the session is idle or too
+// long, or a spent budget ends it. The whole session runs inside this
+// call, so the stages around it (the concurrency slot, the audit entry)
+// last as long as the session.
+func (s *Service) realtime(w http.ResponseWriter, r *http.Request) {
+	info := reqinfo.From(r.Context())
+	if info == nil {
+		info = reqinfo.New()
+	}
+	requested := r.URL.Query().Get("model")
+	if requested == "" {
+		apierr.WriteFor(w, r, apierr.InvalidRequest("model is required").WithParam("model").WithCode("missing_required_parameter"))
+		return
+	}
+	p, model, err := s.resolve(r.Context(), requested)
+	if err != nil {
+		var unknown *providers.ErrUnknownModel
+		if errors.As(err, &unknown) {
+			apierr.WriteFor(w, r, apierr.NotFound(unknown.Error()).WithParam("model").WithCode("model_not_found"))
+			return
+		}
+		apierr.WriteFor(w, r, apierr.New(http.StatusServiceUnavailable, apierr.TypeProvider, "model listings are not ready: "+err.Error()))
+		return
+	}
+	d, ok := p.(providers.RealtimeDialer)
+	if !ok || !p.Supports(providers.EndpointRealtime) {
+		apierr.WriteFor(w, r, apierr.InvalidRequest("provider "+p.Name()+" has no realtime API").
+			WithParam("model").WithCode("unsupported_endpoint"))
+		return
+	}
+	info.RequestedModel, info.ResolvedModel = requested, model
+	info.ProviderName, info.ProviderType = p.Name(), p.Type()
+	info.Stream = true
+	c := &call{info: info, provider: p, model: model}
+	if refuseOverBudget(w, r, c) {
+		return
+	}
+	adm, ok := s.admitTarget(w, r, c)
+	if !ok {
+		return
+	}
+	defer func() { adm.Done(usedTokens(info)) }()
+
+	started := time.Now()
+	up, resp, err := d.DialRealtime(r.Context(), model, upstreamProtocols(r))
+	if err != nil {
+		at := reqinfo.Attempt{Provider: p.Name(), Model: model, StartedAt: started, Duration: time.Since(started), Err: err.Error()}
+		if resp != nil {
+			at.StatusCode = resp.StatusCode
+		}
+		info.AddAttempt(at)
+		if r.Context().Err() != nil {
+			return
+		}
+		if resp != nil && resp.StatusCode >= 400 {
+			apierr.WriteFor(w, r, upstreamError(p.Name(), resp, s.Upstreams))
+			return
+		}
+		s.logger().Warn("realtime upstream dial failed", zap.String("provider", p.Name()), zap.Error(err))
+		apierr.WriteFor(w, r, transportError(p.Name(), err))
+		return
+	}
+	defer up.CloseNow()
+	up.SetReadLimit(realtimeReadLimit)
+	var protocols []string
+	if sp := up.Subprotocol(); sp != "" {
+		protocols = []string{sp}
+	}
+	cl, err := websocket.Accept(w, r, &websocket.AcceptOptions{Subprotocols: protocols})
+	if err != nil { // Accept answered the client
+		up.Close(websocket.StatusGoingAway, "the client handshake failed")
+		info.AddAttempt(reqinfo.Attempt{Provider: p.Name(), Model: model, StatusCode: http.StatusSwitchingProtocols,
+			StartedAt: started, Duration: time.Since(started)})
+		return
+	}
+	defer cl.CloseNow()
+	cl.SetReadLimit(realtimeReadLimit)
+	rl := &relay{info: info, client: cl, upstream: up, budgets: s.Budgets, limits: s.Realtime}
+	reason := rl.run()
+	info.AddAttempt(reqinfo.Attempt{Provider: p.Name(), Model: model, StatusCode: http.StatusSwitchingProtocols,
+		StartedAt: started, Duration: time.Since(started)})
+	if reason != "" {
+		info.ErrorType, info.ErrorMessage = "session_limit", "the gateway ended the session: "+reason
+		info.ErrorCode = strings.ReplaceAll(reason, " ", "_")
+	}
+}
+
+// upstreamProtocols are the WebSocket subprotocols the client offered,
+// but for the ones that carry a credential (the gateway's key is not the
+// provider's).
+func upstreamProtocols(r *http.Request) []string {
+	var out []string
+	for _, h := range r.Header.Values("Sec-WebSocket-Protocol") {
+		for _, p := range strings.Split(h, ",") {
+			p = strings.TrimSpace(p)
+			if p != "" && !strings.HasPrefix(p, "openai-insecure-api-key") {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// relay is one realtime session between a client and an upstream.
+type relay struct {
+	info             *reqinfo.Info
+	client, upstream *websocket.Conn
+	budgets          BudgetChecker
+	limits           RealtimeLimits
+
+	mu    sync.Mutex
+	usage tokens.Usage
+	seen  bool
+	last  time.Time
+}
+
+// end is why a session ended: the side whose read failed, its close
+// status, or the gateway's own reason.
+type end struct {
+	fromClient bool
+	status     websocket.StatusCode
+	reason     string // the gateway's reason, "" when a side closed
+	code       websocket.StatusCode
+}
+
+// run relays until the session ends and returns the gateway's reason for
+// ending it, "" when a side closed.
+func (rl *relay) run() string {
+	idle, max := rl.limits.Idle, rl.limits.Max
+	if idle <= 0 {
+		idle = DefaultRealtimeIdle
+	}
+	if max <= 0 {
+		max = DefaultRealtimeMax
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rl.touch()
+	ends := make(chan end, 4)
+	go rl.pump(ctx, rl.client, rl.upstream, true, ends)
+	go rl.pump(ctx, rl.upstream, rl.client, false, ends)
+	deadline := time.NewTimer(max)
+	defer deadline.Stop()
+	tick := time.NewTicker(min(idle/4+time.Millisecond, time.Second))
+	defer tick.Stop()
+	var e end
+wait:
+	for {
+		select {
+		case e = <-ends:
+			break wait
+		case <-deadline.C:
+			e = end{reason: reasonMax, code: websocket.StatusPolicyViolation}
+			break wait
+		case <-tick.C:
+			rl.mu.Lock()
+			quiet := time.Since(rl.last)
+			rl.mu.Unlock()
+			if quiet >= idle {
+				e = end{reason: reasonIdle, code: websocket.StatusNormalClosure}
+				break wait
+			}
+		}
+	}
+	switch {
+	case e.reason != "":
+		closeBoth(rl.client, rl.upstream, e.code, e.reason)
+	case e.fromClient:
+		_ = rl.upstream.Close(closeCode(e.status), "")
+	default:
+		code := closeCode(e.status)
+		if e.status == -1 {
+			code = websocket.StatusGoingAway
+		}
+		_ = rl.client.Close(code, "")
+	}
+	return e.reason
+}
+
+// closeCode is the code to close the other side with when one side ended
+// with status (-1: the connection dropped without a close frame).
+func closeCode(status websocket.StatusCode) websocket.StatusCode {
+	switch status {
+	case -1, websocket.StatusNoStatusRcvd, websocket.StatusAbnormalClosure:
+		return websocket.StatusNormalClosure
+	}
+	return status
+}
+
+// closeBoth closes both sides at once with code and reason.
+func closeBoth(a, b *websocket.Conn, code websocket.StatusCode, reason string) {
+	var wg sync.WaitGroup
+	for _, c := range []*websocket.Conn{a, b} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_ = c.Close(code, reason)
+		}()
+	}
+	wg.Wait()
+}
+
+// touch records activity now.
+func (rl *relay) touch() {
+	rl.mu.Lock()
+	rl.last = time.Now()
+	rl.mu.Unlock()
+}
+
+// pump copies messages from src to dst until either fails, then reports
+// how src ended. Upstream messages are read for usage and budgets.
+func (rl *relay) pump(ctx context.Context, src, dst *websocket.Conn, fromClient bool, ends chan<- end) {
+	for {
+		typ, msg, err := src.Read(ctx)
+		if err != nil {
+			ends <- end{fromClient: fromClient, status: websocket.CloseStatus(err)}
+			return
+		}
+		rl.touch()
+		if err := dst.Write(ctx, typ, msg); err != nil {
+			ends <- end{fromClient: !fromClient, status: websocket.CloseStatus(err)}
+			return
+		}
+		if !fromClient && typ == websocket.MessageText && rl.responseDone(msg) {
+			ends <- end{reason: reasonBudget, code: websocket.StatusPolicyViolation}
+			return
+		}
+	}
+}
+
+// responseDone adds the usage of a response.done event to the session's
+// and reports whether a spent budget now ends the session.
+func (rl *relay) responseDone(msg []byte) (overBudget bool) {
+	if gjson.GetBytes(msg, "type").Str != "response.done" {
+		return false
+	}
+	u := gjson.GetBytes(msg, "response.usage")
+	if u.IsObject() {
+		add := tokens.Usage{
+			InputTokens:       u.Get("input_tokens").Int(),
+			OutputTokens:      u.Get("output_tokens").Int(),
+			TotalTokens:       u.Get("total_tokens").Int(),
+			CachedInputTokens: u.Get("input_token_details.cached_tokens").Int(),
+		}
+		if add.TotalTokens == 0 {
+			add.TotalTokens = add.InputTokens + add.OutputTokens
+		}
+		rl.mu.Lock()
+		rl.usage, rl.seen = rl.usage.Add(add), true
+		total := rl.usage
+		rl.mu.Unlock()
+		rl.info.SetUsage(total)
+	}
+	return rl.budgets != nil && !rl.budgets.Admits(rl.info.UserPath)
+}

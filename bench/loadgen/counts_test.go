@@ -23,7 +23,7 @@ func TestSentCountsWarmupAndFailures(t *testing.T) {
 	}))
 	defer srv.Close()
 	cfg := config{url: srv.URL + "/v1/chat/completions", shape: "chat", concurrency: 2,
-		warmup: 60 * time.Millisecond, duration: 60 * time.Millisecond, timeout: 5 * time.Second,
+		warmup: 300 * time.Millisecond, duration: 300 * time.Millisecond, timeout: 5 * time.Second,
 		bodySize: 512, model: "m", maxTokens: 4}
 	res, err := newGenerator(cfg).run(context.Background())
 	if err != nil {

@@ -17,20 +17,26 @@ import (
 // leaving the batch to resume, when the service stops.
 func (s *Service) execute(ctx context.Context, rn *run) {
 	b := rn.b
-	if b.Finished() {
+	// A cancel may change the batch meanwhile: read its state under the
+	// run's lock.
+	rn.mu.Lock()
+	finished, remote := b.Finished(), b.UpstreamID != ""
+	status, cancelling := b.Status, b.CancellingAt != 0
+	rn.mu.Unlock()
+	if finished {
 		s.recordUsage(rn)
 		return
 	}
-	if b.UpstreamID != "" {
+	if remote {
 		s.follow(ctx, rn)
 		return
 	}
-	if b.Status == StatusCancelling || b.Status == StatusFinalizing {
-		status := StatusCompleted
-		if b.CancellingAt != 0 {
-			status = StatusCancelled
+	if status == StatusCancelling || status == StatusFinalizing {
+		end := StatusCompleted
+		if cancelling {
+			end = StatusCancelled
 		}
-		s.finish(rn, status)
+		s.finish(rn, end)
 		return
 	}
 	content, err := s.st.FileContent(b.InputFileID)

@@ -1,51 +1,59 @@
-// Models: the inventory (GET /admin/models) with provider, category
-// filter, metadata and access state; virtual models (/admin/virtual-models)
-// and failover rules (/admin/failover) with create, edit and delete.
-// Managed rows (from configuration) are read-only. A part whose admin
-// route is not served by this gateway says so instead of failing.
+// Models: the inventory (GET /admin/models, a bare array of
+// {provider_name, provider_type, selector, model, access}) with a category
+// filter, catalog metadata and access state; virtual models
+// (GET /admin/virtual-models → {virtual_models: [row]}, PUT the row,
+// DELETE /admin/virtual-models/{source}) and failover routes
+// (GET /admin/failover → {routes: [{primary_model, targets, managed}]},
+// PUT {primary_model, targets}, DELETE /admin/failover/{primary_model})
+// with create, edit and delete. Rows with managed: true come from
+// configuration and are read-only.
 
 import { api, qs } from "./api.js";
 import { h, fill, num, table, toast, dialog, confirmAction } from "./dom.js";
 
 const CATEGORIES = ["all", "text_generation", "embedding", "image", "audio", "video", "utility"];
 
+/** price shows a per-million-token price of a catalog pricing object. */
 function price(p, k) {
   return p && typeof p[k] === "number" ? "$" + p[k] : "–";
 }
 
-function listOf(res, ...names) {
-  if (Array.isArray(res)) return res;
-  for (const n of names) if (res && Array.isArray(res[n])) return res[n];
-  return [];
+function failed(box, what, err) {
+  fill(box, h("p", { class: "error", "data-unavailable": what }, "Could not load " + what + ": " + err.message));
 }
 
-/** failoverRows accepts a list of {primary_model, targets} or a map primary → targets. */
-function failoverRows(res) {
-  const l = listOf(res, "failover", "rules", "routes");
-  if (l.length || Array.isArray(res)) return l;
-  const m = (res && (res.failover || res.routes)) || res || {};
-  return Object.entries(m).filter(([, v]) => Array.isArray(v)).map(([k, v]) => ({ primary_model: k, targets: v }));
-}
-
-function unavailable(box, what, err) {
-  fill(box, h("p", { class: err.status === 404 ? "muted" : "error", "data-unavailable": what },
-    err.status === 404 ? what + " are not served by this gateway yet." : "Could not load " + what.toLowerCase() + ": " + err.message));
-}
-
+/** targetText shows a virtual-model target {provider, model, weight}. */
 function targetText(t) {
-  if (typeof t === "string") return t;
-  return (t.provider ? t.provider + "/" : "") + t.model + (t.weight !== undefined && t.weight !== 1 ? " ×" + t.weight : "");
+  return t.provider + "/" + t.model + (t.weight && t.weight !== 1 ? " ×" + t.weight : "");
 }
 
-/** parseTargets reads "provider/model*weight" items separated by commas. */
+/** targetInput is a target as the edit form writes it: provider/model*weight. */
+function targetInput(t) {
+  return t.provider + "/" + t.model + (t.weight && t.weight !== 1 ? "*" + t.weight : "");
+}
+
+/**
+ * parseTargets reads "provider/model*weight" items separated by commas
+ * into targets; it throws for an item without a provider.
+ */
 function parseTargets(s) {
   return s.split(",").map((x) => x.trim()).filter(Boolean).map((x) => {
     const [ref, w] = x.split("*");
     const i = ref.indexOf("/");
-    const t = i > 0 ? { provider: ref.slice(0, i), model: ref.slice(i + 1) } : { model: ref };
-    t.weight = w ? Number(w) : 1;
+    if (i <= 0 || i === ref.length - 1) throw new Error(`target “${x}”: write it as provider/model`);
+    const t = { provider: ref.slice(0, i), model: ref.slice(i + 1) };
+    if (w !== undefined) t.weight = Number(w);
     return t;
   });
+}
+
+/** writeBody is the PUT body of a virtual model: only the fields the API accepts. */
+function writeBody(v) {
+  const body = {};
+  for (const k of ["source", "model", "provider_name", "description", "enabled", "strategy", "targets", "user_paths", "session_affinity", "slowdown"]) {
+    if (v[k] !== undefined && v[k] !== null && v[k] !== "") body[k] = v[k];
+  }
+  return body;
 }
 
 export async function render(root) {
@@ -62,48 +70,59 @@ export async function render(root) {
     h("div", { class: "panel" }, h("div", { class: "toolbar" }, h("h2", { class: "grow" }, "Virtual models"),
       h("button", { type: "button", id: "new-vmodel", onclick: () => editVM(null) }, "New virtual model")), vmBox),
     h("div", { class: "panel" }, h("div", { class: "toolbar" }, h("h2", { class: "grow" }, "Failover"),
-      h("button", { type: "button", id: "new-failover", onclick: () => editFO(null) }, "New failover rule")), foBox));
+      h("button", { type: "button", id: "new-failover", onclick: () => editFO(null) }, "New failover route")), foBox));
 
   let inventory = null;
   async function loadInventory(cached) {
     if (!cached || !inventory) {
-      try { inventory = listOf(await api("GET", "/admin/models" + qs({ category: category === "all" ? "" : category })), "models", "data"); } catch (err) {
+      try {
+        const res = await api("GET", "/admin/models" + qs({ category: category === "all" ? "" : category }));
+        inventory = Array.isArray(res) ? res : [];
+      } catch (err) {
         inventory = null;
-        unavailable(invBox, "The model inventory", err);
+        failed(invBox, "the model inventory", err);
         return;
       }
     }
     const f = filter.value.trim().toLowerCase();
-    const rows = inventory.filter((r) => !f || (r.selector || "").toLowerCase().includes(f) || (r.provider_name || "").toLowerCase().includes(f));
-    fill(invBox, h("p", { class: "muted", id: "inventory-count", "data-count": rows.length }, num(rows.length) + " models"), table([
-      { title: "Model", cell: (r) => h("code", {}, (r.model && r.model.id) || r.selector) },
-      { title: "Provider", cell: (r) => r.provider_name + (r.provider_type ? " (" + r.provider_type + ")" : "") },
-      { title: "Categories", cell: (r) => ((r.model && r.model.metadata && r.model.metadata.categories) || []).join(", ") || "–", phone: false },
-      { title: "Context", num: true, cell: (r) => (r.model && r.model.metadata && r.model.metadata.context_window ? num(r.model.metadata.context_window) : "–"), phone: false },
-      { title: "In $/Mtok", num: true, cell: (r) => price(r.model && r.model.metadata && r.model.metadata.pricing, "input_per_mtok"), phone: false },
-      { title: "Out $/Mtok", num: true, cell: (r) => price(r.model && r.model.metadata && r.model.metadata.pricing, "output_per_mtok"), phone: false },
+    const rows = inventory.filter((r) => !f || r.selector.toLowerCase().includes(f) || r.provider_name.toLowerCase().includes(f));
+    const meta = (r) => (r.model && r.model.metadata) || {};
+    const t = table([
+      { title: "Model", cell: (r) => h("code", {}, r.model.id) },
+      { title: "Provider", cell: (r) => r.provider_name + " (" + r.provider_type + ")" },
+      { title: "Categories", cell: (r) => (meta(r).categories || []).join(", ") || "–", phone: false },
+      { title: "Context", num: true, cell: (r) => (meta(r).context_window ? num(meta(r).context_window) : "–"), phone: false },
+      { title: "In $/Mtok", num: true, cell: (r) => price(meta(r).pricing, "input_per_mtok"), phone: false },
+      { title: "Out $/Mtok", num: true, cell: (r) => price(meta(r).pricing, "output_per_mtok"), phone: false },
       { title: "Access", cell: (r) => {
-        const a = r.access || {};
-        const on = a.effective_enabled !== false;
-        return h("span", { class: on ? "ok" : "bad" }, (on ? "enabled" : "disabled") + ((a.user_paths || []).length ? " · " + a.user_paths.join(", ") : "") +
-          (a.override ? " · by " + (a.override.source || "policy") : ""));
+        const a = r.access;
+        return h("span", { class: a.effective_enabled ? "ok" : "bad" }, (a.effective_enabled ? "enabled" : "disabled") +
+          (a.user_paths.length ? " · " + a.user_paths.join(", ") : "") + (a.override ? " · by " + a.override.source : ""));
       } },
-    ], rows, { empty: "No models in this category." }));
+    ], rows, { empty: "No models in this category." });
+    rows.forEach((r, i) => { t.querySelectorAll("tbody tr")[i].dataset.selector = r.selector; });
+    fill(invBox, h("p", { class: "muted", id: "inventory-count", "data-count": rows.length }, num(rows.length) + " models"), t);
   }
+
+  const actions = (r, edit, del) => (r.managed
+    ? h("span", { class: "muted", "data-managed": "" }, "managed (read-only)")
+    : h("div", { class: "actions" },
+      h("button", { type: "button", class: "secondary small", "data-action": "edit", onclick: () => edit(r) }, "Edit"),
+      h("button", { type: "button", class: "danger small", "data-action": "delete", onclick: () => del(r) }, "Delete")));
 
   async function loadVM() {
     let list;
-    try { list = listOf(await api("GET", "/admin/virtual-models"), "virtual_models", "models", "data"); } catch (err) { unavailable(vmBox, "Virtual models", err); return; }
-    fill(vmBox, table([
+    try { list = (await api("GET", "/admin/virtual-models")).virtual_models; } catch (err) { failed(vmBox, "virtual models", err); return; }
+    const t = table([
       { title: "Name", cell: (v) => h("code", {}, v.source) },
-      { title: "Targets", cell: (v) => (v.targets || []).map(targetText).join(", ") || (v.model ? targetText(v) : "access policy") },
-      { title: "Strategy", cell: (v) => v.strategy || "round_robin", phone: false },
+      { title: "Targets", cell: (v) => (v.targets || []).map(targetText).join(", ") || "access policy" },
+      { title: "Strategy", cell: (v) => ((v.targets || []).length ? v.strategy || "round_robin" : "–"), phone: false },
       { title: "User paths", cell: (v) => (v.user_paths || []).join(", ") || "all", phone: false },
       { title: "State", cell: (v) => (v.enabled === false ? "disabled" : "enabled") },
-      { title: "", cell: (v) => (v.managed ? h("span", { class: "muted" }, "managed (read-only)") : h("div", { class: "actions" },
-        h("button", { type: "button", class: "secondary small", "data-action": "edit", onclick: () => editVM(v) }, "Edit"),
-        h("button", { type: "button", class: "danger small", "data-action": "delete", onclick: () => deleteVM(v) }, "Delete"))) },
-    ], list, { empty: "No virtual models." }));
+      { title: "", cell: (v) => actions(v, editVM, deleteVM) },
+    ], list, { empty: "No virtual models." });
+    list.forEach((v, i) => { Object.assign(t.querySelectorAll("tbody tr")[i].dataset, { source: v.source, managed: String(v.managed) }); });
+    fill(vmBox, t);
   }
 
   async function editVM(v) {
@@ -115,7 +134,7 @@ export async function render(root) {
     const affinity = h("input", { type: "checkbox", name: "session_affinity", checked: true });
     const desc = h("input", { name: "description", autocomplete: "off" });
     if (v) {
-      source.value = v.source; targets.value = (v.targets || []).map((t) => (t.provider ? t.provider + "/" : "") + t.model + (t.weight && t.weight !== 1 ? "*" + t.weight : "")).join(", ");
+      source.value = v.source; targets.value = (v.targets || []).map(targetInput).join(", ");
       strategy.value = v.strategy || "round_robin"; paths.value = (v.user_paths || []).join(", ");
       enabled.checked = v.enabled !== false; affinity.checked = v.session_affinity !== false; desc.value = v.description || "";
     }
@@ -126,9 +145,16 @@ export async function render(root) {
       h("label", { class: "check" }, enabled, "Enabled"), h("label", { class: "check" }, affinity, "Session affinity")), [
       { label: "Cancel", value: "cancel", class: "secondary" },
       { label: "Save", value: "save", check: async () => {
-        const body = { source: source.value.trim(), targets: parseTargets(targets.value), strategy: strategy.value, enabled: enabled.checked,
+        let list;
+        try { list = parseTargets(targets.value); } catch (err) { return err.message; }
+        // Fields the form does not show (model, provider_name, slowdown)
+        // keep their values on an edit.
+        const body = writeBody(Object.assign({}, v || {}, {
+          source: source.value.trim(), targets: list.length ? list : undefined,
+          strategy: list.length ? strategy.value : undefined, enabled: enabled.checked,
           session_affinity: affinity.checked, description: desc.value.trim(),
-          user_paths: paths.value.split(",").map((x) => x.trim()).filter(Boolean) };
+          user_paths: paths.value.split(",").map((x) => x.trim()).filter(Boolean),
+        }));
         if (!body.source) return "A name is required.";
         if (v && v.source !== body.source) body.old_source = v.source;
         try { await api("PUT", "/admin/virtual-models", body); return true; } catch (err) { return err.message; }
@@ -145,21 +171,21 @@ export async function render(root) {
 
   async function loadFO() {
     let list;
-    try { list = failoverRows(await api("GET", "/admin/failover")); } catch (err) { unavailable(foBox, "Failover rules", err); return; }
-    fill(foBox, table([
+    try { list = (await api("GET", "/admin/failover")).routes; } catch (err) { failed(foBox, "failover routes", err); return; }
+    const t = table([
       { title: "Primary model", cell: (r) => h("code", {}, r.primary_model) },
-      { title: "Then try", cell: (r) => (r.targets || []).map(targetText).join(" → ") },
-      { title: "", cell: (r) => (r.managed ? h("span", { class: "muted" }, "managed (read-only)") : h("div", { class: "actions" },
-        h("button", { type: "button", class: "secondary small", "data-action": "edit", onclick: () => editFO(r) }, "Edit"),
-        h("button", { type: "button", class: "danger small", "data-action": "delete", onclick: () => deleteFO(r) }, "Delete"))) },
-    ], list, { empty: "No failover rules." }));
+      { title: "Then try", cell: (r) => r.targets.join(" → ") },
+      { title: "", cell: (r) => actions(r, editFO, deleteFO) },
+    ], list, { empty: "No failover routes." });
+    list.forEach((r, i) => { Object.assign(t.querySelectorAll("tbody tr")[i].dataset, { primary: r.primary_model, managed: String(r.managed) }); });
+    fill(foBox, t);
   }
 
   async function editFO(r) {
-    const primary = h("input", { name: "primary_model", autocomplete: "off" });
+    const primary = h("input", { name: "primary_model", autocomplete: "off", placeholder: "provider/model or model" });
     const targets = h("input", { name: "targets", autocomplete: "off", placeholder: "provider/model, other-model" });
-    if (r) { primary.value = r.primary_model; primary.disabled = true; targets.value = (r.targets || []).map(targetText).join(", "); }
-    const res = await dialog(r ? "Edit failover rule" : "New failover rule", h("div", { class: "form" },
+    if (r) { primary.value = r.primary_model; primary.disabled = true; targets.value = r.targets.join(", "); }
+    const res = await dialog(r ? "Edit failover route" : "New failover route", h("div", { class: "form" },
       h("label", {}, "Primary model", primary), h("label", {}, "Fallbacks in order (comma-separated)", targets)), [
       { label: "Cancel", value: "cancel", class: "secondary" },
       { label: "Save", value: "save", check: async () => {
@@ -168,12 +194,12 @@ export async function render(root) {
         try { await api("PUT", "/admin/failover", { primary_model: primary.value.trim(), targets: list }); return true; } catch (err) { return err.message; }
       } },
     ]);
-    if (res === "save") { toast("Failover rule saved."); await loadFO(); }
+    if (res === "save") { toast("Failover route saved."); await loadFO(); }
   }
 
   async function deleteFO(r) {
-    if (!(await confirmAction("Delete failover rule", `Failover for “${r.primary_model}” will be deleted.`))) return;
-    try { await api("DELETE", "/admin/failover/" + encodeURIComponent(r.primary_model)); toast("Failover rule deleted."); } catch (err) { toast(err.message, true); }
+    if (!(await confirmAction("Delete failover route", `Failover for “${r.primary_model}” will be deleted.`))) return;
+    try { await api("DELETE", "/admin/failover/" + encodeURIComponent(r.primary_model)); toast("Failover route deleted."); } catch (err) { toast(err.message, true); }
     await loadFO();
   }
 

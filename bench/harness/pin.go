@@ -26,7 +26,7 @@ func (p cpuPlan) describe() string {
 	if p.taskset == "" {
 		return "unpinned: load generator, mockupstream and the proxy share every CPU"
 	}
-	return fmt.Sprintf("proxies (caddy, modelgate, modelgate-budget, modelgate-alias) on CPU %s; load generator and mockupstream on CPU %s", p.proxy, p.others)
+	return fmt.Sprintf("proxies (caddy and every modelgate target) on CPU %s; load generator and mockupstream on CPU %s", p.proxy, p.others)
 }
 
 // command is exec.CommandContext(bin, args...), run under taskset on cpus

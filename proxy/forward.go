@@ -230,6 +230,9 @@ func (s *Service) prepare(r *http.Request, in ingress, req *request) (*call, err
 	if info == nil {
 		info = reqinfo.New()
 	}
+	// Recorded before routing, so that a request refused for its model
+	// (unknown, denied) still shows which model it asked for.
+	info.RequestedModel = requested
 	*req = request{in: in, body: body, fields: fields, requested: requested, info: info}
 	t, err := s.route(r.Context(), req)
 	if err != nil {
@@ -241,12 +244,7 @@ func (s *Service) prepare(r *http.Request, in ingress, req *request) (*call, err
 			body = bytes.Clone(body)
 		}
 	}
-	c, err := s.newCall(req, body, t)
-	if err != nil {
-		return nil, err
-	}
-	info.RequestedModel = requested
-	return c, nil
+	return s.newCall(req, body, t)
 }
 
 // newCall plans the call of req on target t with body (req.body or a

@@ -352,3 +352,17 @@ func TestNativeMessagesUsageIsCaptured(t *testing.T) {
 		t.Fatalf("body usage %+v %v", u, ok)
 	}
 }
+
+// TestUnknownModelIsRecorded: a request refused for its model still
+// records which model it asked for, so its audit entry shows it.
+func TestUnknownModelIsRecorded(t *testing.T) {
+	p := &stubProvider{name: "up", answer: func(providers.Endpoint, string, []byte) *http.Response { return jsonResponse(200, chatAnswer) }}
+	s := newService(t, p)
+	rec, info := serve(s, "POST", "/v1/chat/completions", `{"model":"no-such-model","messages":[]}`)
+	if rec.Code != http.StatusNotFound {
+		t.Fatalf("status %d: %s", rec.Code, rec.Body)
+	}
+	if info.RequestedModel != "no-such-model" || info.ResolvedModel != "" {
+		t.Fatalf("requested %q resolved %q", info.RequestedModel, info.ResolvedModel)
+	}
+}

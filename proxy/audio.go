@@ -60,8 +60,7 @@ func (s *Service) transcription(w http.ResponseWriter, r *http.Request) {
 	started := time.Now()
 	resp, err := t.Transcribe(ctx, c.model, f)
 	if err != nil {
-		c.info.AddAttempt(reqinfo.Attempt{Provider: c.provider.Name(), Model: c.model, StartedAt: started,
-			Duration: time.Since(started), Err: err.Error()})
+		c.recordAttempt(started, 0, err.Error())
 		if r.Context().Err() != nil {
 			return
 		}
@@ -73,8 +72,7 @@ func (s *Service) transcription(w http.ResponseWriter, r *http.Request) {
 	resp.Body = &c.upstream
 	defer resp.Body.Close()
 	defer func() {
-		c.info.AddAttempt(reqinfo.Attempt{Provider: c.provider.Name(), Model: c.model, StatusCode: resp.StatusCode,
-			StartedAt: started, Duration: time.Since(started), Err: c.failure})
+		c.recordAttempt(started, resp.StatusCode, c.failure)
 	}()
 	if resp.StatusCode >= 400 {
 		apierr.WriteFor(w, r, upstreamError(c.provider.Name(), resp, s.Upstreams))

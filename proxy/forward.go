@@ -39,6 +39,14 @@ type call struct {
 	slowdown float64        // the answer is delayed by this factor of the upstream's time
 }
 
+// recordAttempt records one call of c's provider, begun at started, on
+// the request's info: the upstream's status (0 when none answered) and
+// why the call failed ("" when it did not).
+func (c *call) recordAttempt(started time.Time, status int, failure string) {
+	c.info.AddAttempt(reqinfo.Attempt{Provider: c.provider.Name(), Model: c.model, StatusCode: status,
+		StartedAt: started, Duration: time.Since(started), Err: failure})
+}
+
 func (s *Service) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	s.forward(w, r, ingressChat)
 }
@@ -136,8 +144,7 @@ func (s *Service) try(w http.ResponseWriter, r *http.Request, c *call, last bool
 	started := time.Now()
 	resp, err := c.provider.Do(ctx, c.ep, c.model, c.body)
 	if err != nil {
-		c.info.AddAttempt(reqinfo.Attempt{Provider: c.provider.Name(), Model: c.model, StartedAt: started,
-			Duration: time.Since(started), Err: err.Error()})
+		c.recordAttempt(started, 0, err.Error())
 		if r.Context().Err() != nil {
 			return nil // the client went away; nobody to answer
 		}
@@ -153,8 +160,7 @@ func (s *Service) try(w http.ResponseWriter, r *http.Request, c *call, last bool
 	resp.Body = &c.upstream
 	defer resp.Body.Close()
 	defer func() {
-		c.info.AddAttempt(reqinfo.Attempt{Provider: c.provider.Name(), Model: c.model, StatusCode: resp.StatusCode,
-			StartedAt: started, Duration: time.Since(started), Err: c.failure})
+		c.recordAttempt(started, resp.StatusCode, c.failure)
 	}()
 	if resp.StatusCode >= 400 {
 		e := upstreamError(c.provider.Name(), resp, s.Upstreams)

@@ -84,8 +84,7 @@ func (s *Service) passthrough(w http.ResponseWriter, r *http.Request) {
 	resp, err := rl.Relay(ctx, providers.RawRequest{Method: r.Method, Path: path, RawQuery: r.URL.RawQuery,
 		Header: s.relayedHeader(r.Header, rl.AuthHeader()), Body: body, ContentLength: length})
 	if err != nil {
-		c.info.AddAttempt(reqinfo.Attempt{Provider: p.Name(), Model: c.model, StartedAt: started,
-			Duration: time.Since(started), Err: err.Error()})
+		c.recordAttempt(started, 0, err.Error())
 		var mbe *http.MaxBytesError
 		switch {
 		case errors.As(err, &mbe):
@@ -104,8 +103,7 @@ func (s *Service) passthrough(w http.ResponseWriter, r *http.Request) {
 	resp.Body = &c.upstream
 	defer resp.Body.Close()
 	defer func() {
-		c.info.AddAttempt(reqinfo.Attempt{Provider: p.Name(), Model: c.model, StatusCode: resp.StatusCode,
-			StartedAt: started, Duration: time.Since(started), Err: c.failure})
+		c.recordAttempt(started, resp.StatusCode, c.failure)
 	}()
 	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
 		// The upstream's own words may quote part of its credential.

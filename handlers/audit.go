@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net"
 	"net/http"
 	"strconv"
@@ -113,10 +112,15 @@ type auditRequest struct {
 func newAuditRequest(au *caddymodule.Auditing, rt *routes.Route, info *reqinfo.Info, r *http.Request) *auditRequest {
 	a := &auditRequest{au: au, shape: rt.Shape, info: info, bodyCT: r.Header.Get("Content-Type"), bodyN: r.ContentLength}
 	if r.Body != nil && r.Body != http.NoBody && textual(a.bodyCT) {
-		a.body, a.tooBig, r.Body = peekBody(r.Body, au.MaxBodyBytes, r.ContentLength)
-		if !a.tooBig && len(a.body) > 0 {
+		var err error
+		a.body, r.Body, err = peekBody(r.Body, int64(au.MaxBodyBytes), r.ContentLength)
+		if a.tooBig = len(a.body) > au.MaxBodyBytes; a.tooBig {
+			a.body = nil
+		} else if err == nil && len(a.body) > 0 {
 			// The whole body: later stages take it, and its one scan,
-			// from info instead of reading and scanning it again.
+			// from info instead of reading and scanning it again. A body
+			// cut short by a read error is not shared: the next stage
+			// reads it again and meets the error itself.
 			info.SetBody(a.body)
 		}
 	}
@@ -416,49 +420,3 @@ func (a *auditRequest) usageRecord(usage tokens.Usage) *audit.UsageRecord {
 	}
 	return u
 }
-
-// peekBody reads up to max bytes of body (more when the declared length
-// says the body fits) and returns them, whether the body is longer than
-// max, and a body that yields the whole original body to later readers.
-func peekBody(body io.ReadCloser, max int, declared int64) ([]byte, bool, io.ReadCloser) {
-	size := 4096
-	if declared > 0 && declared <= int64(max) {
-		size = int(declared)
-	}
-	buf := make([]byte, 0, size+1)
-	lr := io.LimitReader(body, int64(max)+1)
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := lr.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err != nil {
-			break
-		}
-	}
-	rb := &replayBody{head: buf, rest: body}
-	if len(buf) > max {
-		return nil, true, rb
-	}
-	return buf, false, rb
-}
-
-// replayBody yields the bytes already read, then the rest of the body.
-type replayBody struct {
-	head []byte
-	rest io.ReadCloser
-}
-
-// Read implements io.Reader.
-func (b *replayBody) Read(p []byte) (int, error) {
-	if len(b.head) > 0 {
-		n := copy(p, b.head)
-		b.head = b.head[n:]
-		return n, nil
-	}
-	return b.rest.Read(p)
-}
-
-// Close closes the original body.
-func (b *replayBody) Close() error { return b.rest.Close() }

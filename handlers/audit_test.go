@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -210,4 +211,41 @@ func BenchmarkAuditStageBaseline(b *testing.B) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(answer)
 	}
+}
+
+// failingBody yields head, then fails.
+type failingBody struct{ head []byte }
+
+func (b *failingBody) Read(p []byte) (int, error) {
+	if len(b.head) > 0 {
+		n := copy(p, b.head)
+		b.head = b.head[n:]
+		return n, nil
+	}
+	return 0, errors.New("connection reset")
+}
+
+func (b *failingBody) Close() error { return nil }
+
+// TestBodyCutShortIsNotShared: a body whose read fails part way is not
+// handed to later stages as the request's body; they read it again and
+// meet the error themselves.
+func TestBodyCutShortIsNotShared(t *testing.T) {
+	m := &memAudit{}
+	au := testAuditing(m, 1<<20)
+	r := httptest.NewRequest("POST", "/v1/chat/completions", nil)
+	r.Body = &failingBody{head: []byte(`{"model":"m","messages":[`)}
+	r.Header.Set("Content-Type", "application/json")
+	r = r.WithContext(reqinfo.With(r.Context(), reqinfo.New()))
+	_ = auditRoute(au, chatRoute(t), httptest.NewRecorder(), r, func(w http.ResponseWriter, r *http.Request) error {
+		if reqinfo.From(r.Context()).Body() != nil {
+			t.Error("a body cut short was shared")
+		}
+		got, err := io.ReadAll(r.Body)
+		if string(got) != `{"model":"m","messages":[` || err == nil {
+			t.Errorf("next stage read %q, %v", got, err)
+		}
+		w.WriteHeader(400)
+		return nil
+	})
 }

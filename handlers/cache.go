@@ -255,38 +255,13 @@ func readCacheBody(r *http.Request, max int64) (body []byte, ok bool) {
 	if r.Body == nil || r.Body == http.NoBody || (max > 0 && r.ContentLength > max) {
 		return nil, false
 	}
-	size := r.ContentLength
-	if size <= 0 || size > 1<<20 {
-		size = 4096
-	}
 	limit := max
 	if limit <= 0 {
 		limit = 1 << 62
 	}
-	// Room for the whole declared body and the EOF read after it, so a
-	// body of the declared length is read without growing the buffer.
-	body = make([]byte, 0, size+1)
-	src := io.LimitReader(r.Body, limit+1)
-	var err error
-	for {
-		if len(body) == cap(body) {
-			body = append(body, 0)[:len(body)]
-		}
-		var n int
-		n, err = src.Read(body[len(body):cap(body)])
-		body = body[:len(body)+n]
-		if err != nil {
-			break
-		}
-	}
-	if err == io.EOF {
-		err = nil
-	}
+	body, rest, err := peekBody(r.Body, limit, r.ContentLength)
 	if err != nil || int64(len(body)) > limit {
-		r.Body = struct {
-			io.Reader
-			io.Closer
-		}{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
+		r.Body = rest
 		return nil, false
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))

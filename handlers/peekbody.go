@@ -1,0 +1,59 @@
+package handlers
+
+import "io"
+
+// trustedLength is the largest declared Content-Length a body buffer is
+// sized by before any byte arrives; a longer body grows the buffer as it
+// comes, so a client cannot make the gateway reserve memory it never
+// sends.
+const trustedLength = 1 << 20
+
+// peekBody reads body up to max+1 bytes, so that a body longer than max
+// shows as such, and returns what it read, a body that yields the whole
+// original body to later readers (what was read, then the rest), and the
+// first read error other than the end of the body. The buffer is sized by
+// the declared length when that is at most max and trustedLength, so a
+// body of the declared length is read without growing it.
+func peekBody(body io.ReadCloser, max int64, declared int64) ([]byte, io.ReadCloser, error) {
+	size := int64(4096)
+	if declared > 0 && declared <= min(max, trustedLength) {
+		size = declared
+	}
+	buf := make([]byte, 0, size+1)
+	lr := io.LimitReader(body, max+1)
+	var err error
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		var n int
+		n, err = lr.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err != nil {
+			break
+		}
+	}
+	if err == io.EOF {
+		err = nil
+	}
+	return buf, &replayBody{head: buf, rest: body}, err
+}
+
+// replayBody yields the bytes already read, then the rest of the body.
+type replayBody struct {
+	head []byte
+	rest io.ReadCloser
+}
+
+// Read implements io.Reader.
+func (b *replayBody) Read(p []byte) (int, error) {
+	if len(b.head) > 0 {
+		n := copy(p, b.head)
+		b.head = b.head[n:]
+		return n, nil
+	}
+	return b.rest.Read(p)
+}
+
+// Close closes the original body.
+func (b *replayBody) Close() error { return b.rest.Close() }

@@ -63,6 +63,12 @@ func checkSharedBody(r *http.Request, body []byte, max int64) error {
 	if err := checkJSONMediaType(r.Header); err != nil {
 		return err
 	}
+	return checkBody(body, max)
+}
+
+// checkBody refuses a body read whole that is over max bytes (413), empty
+// or, up to fullValidationLimit, not valid JSON (400).
+func checkBody(body []byte, max int64) error {
 	if max > 0 && int64(len(body)) > max {
 		return tooLarge(max)
 	}
@@ -101,14 +107,8 @@ func readBody(r *http.Request, max int64) ([]byte, error) {
 		}
 		return nil, apierr.InvalidRequest("could not read request body: " + err.Error())
 	}
-	if max > 0 && int64(len(body)) > max {
-		return nil, tooLarge(max)
-	}
-	if len(body) == 0 {
-		return nil, apierr.InvalidRequest("request body is empty; expected a JSON object").WithCode("invalid_json")
-	}
-	if len(body) <= fullValidationLimit && !gjson.ValidBytes(body) {
-		return nil, malformed()
+	if err := checkBody(body, max); err != nil {
+		return nil, err
 	}
 	return body, nil
 }

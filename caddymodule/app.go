@@ -26,6 +26,8 @@ import (
 	"github.com/modelgate/modelgate/selfusage"
 	"github.com/modelgate/modelgate/store"
 	"github.com/modelgate/modelgate/store/boltstore"
+	"github.com/modelgate/modelgate/store/pgstore"
+	"github.com/modelgate/modelgate/store/redisstore"
 	"github.com/modelgate/modelgate/vmodels"
 )
 
@@ -123,6 +125,11 @@ type App struct {
 	// audit is the audit machinery (recorder, storage, queries, hub and
 	// retention loop), set in Start and stopped and flushed in Stop.
 	audit *atomic.Pointer[auditParts]
+
+	// pg and redis are the networked backends when the configuration
+	// names them (see openBackends), nil otherwise.
+	pg    *pgstore.DB
+	redis *redisstore.Client
 }
 
 // CaddyModule returns the Caddy module information.
@@ -237,10 +244,14 @@ func (a *App) Start() error {
 }
 
 func (a *App) start() error {
+	if err := a.openBackends(); err != nil {
+		return err
+	}
 	val, _, err := stores.LoadOrNew(a.storePath, func() (caddy.Destructor, error) {
 		return store.Open(store.Options{Path: a.storePath, Logger: a.logger.Named("store")})
 	})
 	if err != nil {
+		a.releaseBackends()
 		return fmt.Errorf("modelgate: opening storage: %w", err)
 	}
 	a.store = val.(*store.Store)
@@ -349,6 +360,7 @@ func (a *App) Stop() error {
 			errs = append(errs, fmt.Errorf("modelgate: closing storage: %w", err))
 		}
 	}
+	a.releaseBackends()
 	return errors.Join(errs...)
 }
 

@@ -38,7 +38,8 @@ func parseGlobalOption(d *caddyfile.Dispenser, existing any) (any, error) {
 // block:
 //
 //	modelgate {
-//		storage          <path>
+//		storage          <path> | postgres <dsn>
+//		redis            <url> [fail_open|fail_closed]
 //		master_key       [<key>]
 //		config_file      <path>
 //		user_path_header <header>
@@ -79,7 +80,9 @@ func (a *App) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		var err error
 		switch d.Val() {
 		case "storage":
-			a.Storage, err = oneArg(d)
+			err = parseStorage(d, &a.Config)
+		case "redis":
+			err = parseRedis(d, &a.Config)
 		case "master_key":
 			a.MasterKey, err = optionalArg(d)
 		case "config_file":
@@ -269,4 +272,38 @@ func parseProvider(d *caddyfile.Dispenser) (config.Provider, error) {
 		}
 	}
 	return p, nil
+}
+
+// parseStorage reads `storage <path>` (the bbolt file) or
+// `storage postgres <dsn>`.
+func parseStorage(d *caddyfile.Dispenser, c *config.Config) error {
+	args := d.RemainingArgs()
+	switch {
+	case len(args) == 1:
+		c.Storage = args[0]
+	case len(args) == 2 && args[0] == "postgres":
+		c.Postgres = args[1]
+	default:
+		return d.Err("storage takes a bbolt file path, or postgres and a connection string")
+	}
+	return nil
+}
+
+// parseRedis reads `redis <url> [fail_open|fail_closed]`.
+func parseRedis(d *caddyfile.Dispenser, c *config.Config) error {
+	args := d.RemainingArgs()
+	if len(args) < 1 || len(args) > 2 {
+		return d.Err("redis takes a URL and optionally fail_open or fail_closed")
+	}
+	c.Redis = args[0]
+	if len(args) == 2 {
+		switch args[1] {
+		case "fail_open", "fail_closed":
+			closed := args[1] == "fail_closed"
+			c.RedisFailClosed = &closed
+		default:
+			return d.Errf("redis: %q is neither fail_open nor fail_closed", args[1])
+		}
+	}
+	return nil
 }

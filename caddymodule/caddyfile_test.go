@@ -100,8 +100,10 @@ func TestCaddyfileErrors(t *testing.T) {
 	for name, c := range map[string]struct{ input, want string }{
 		"argument on the option":    {"modelgate extra {\n}", "wrong argument count"},
 		"unknown option":            {"modelgate {\n nope 1\n}", `unrecognized modelgate option "nope"`},
-		"missing argument":          {"modelgate {\n storage\n}", "wrong argument count"},
-		"extra argument":            {"modelgate {\n storage a b\n}", "storage takes one argument"},
+		"missing argument":          {"modelgate {\n storage\n}", "storage takes a bbolt file path"},
+		"extra argument":            {"modelgate {\n storage a b\n}", "storage takes a bbolt file path"},
+		"redis without url":         {"modelgate {\n redis\n}", "redis takes a URL"},
+		"redis bad mode":            {"modelgate {\n redis redis://x maybe\n}", "neither fail_open nor fail_closed"},
 		"two master keys":           {"modelgate {\n master_key a b\n}", "wrong argument count"},
 		"bad size":                  {"modelgate {\n max_request_body lots\n}", `max_request_body: "lots" is not a size`},
 		"zero size":                 {"modelgate {\n max_request_body 0\n}", `max_request_body: "0" is not a size`},
@@ -128,5 +130,21 @@ func TestCaddyfileErrors(t *testing.T) {
 	_, err := parseGlobalOption(caddyfile.NewTestDispenser("modelgate {\n}"), httpcaddyfile.App{Name: "modelgate"})
 	if err == nil || !strings.Contains(err.Error(), "only once") {
 		t.Errorf("second option: %v", err)
+	}
+}
+
+func TestCaddyfileNetworkedStorage(t *testing.T) {
+	app, err := parse(t, `modelgate {
+		storage postgres postgres://gw@db:5432/modelgate
+		redis redis://cache:6379/0 fail_closed
+	}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if app.Postgres != "postgres://gw@db:5432/modelgate" || app.Storage != "" {
+		t.Errorf("storage: postgres %q, bbolt %q", app.Postgres, app.Storage)
+	}
+	if app.Redis != "redis://cache:6379/0" || app.RedisFailClosed == nil || !*app.RedisFailClosed {
+		t.Errorf("redis: %q fail_closed %v", app.Redis, app.RedisFailClosed)
 	}
 }

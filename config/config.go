@@ -16,6 +16,25 @@ type Config struct {
 	// Default ./data/modelgate.db; env MODELGATE_DATA_PATH.
 	Storage string `yaml:"storage,omitempty" json:"storage,omitempty"`
 
+	// Postgres is a PostgreSQL connection string (a postgres:// URL or
+	// key=value DSN). When set, keys, rules, budgets, virtual models,
+	// failover routes, audit, usage, files and batches live in PostgreSQL
+	// instead of the bbolt file, so several gateway processes share them.
+	// Caddyfile `storage postgres <dsn>`; env MODELGATE_POSTGRES_DSN.
+	Postgres string `yaml:"postgres,omitempty" json:"postgres,omitempty"`
+
+	// Redis is a redis:// (or rediss://) URL. When set, rate-limit windows,
+	// concurrency slots, budget spend, response-cache entries, session pins
+	// and the fan-out of live-log events and admin changes go through Redis,
+	// so limits hold across gateway processes. Env MODELGATE_REDIS_URL.
+	Redis string `yaml:"redis,omitempty" json:"redis,omitempty"`
+
+	// RedisFailClosed makes admission answer 503 while Redis is
+	// unreachable. By default (false) admission falls back to per-process
+	// counters, with a warning and a metric, until Redis returns.
+	// Env MODELGATE_REDIS_FAIL_CLOSED.
+	RedisFailClosed *bool `yaml:"redis_fail_closed,omitempty" json:"redis_fail_closed,omitempty"`
+
 	// MasterKey is the gateway master credential; it always has admin
 	// access. Env GATEWAY_MASTER_KEY.
 	MasterKey string `yaml:"master_key,omitempty" json:"master_key,omitempty"`

@@ -1,0 +1,100 @@
+package redisstore
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"go.uber.org/zap"
+)
+
+// DefaultPrefix starts every key when Options.Prefix is empty.
+const DefaultPrefix = "modelgate:"
+
+// Options configure [Open].
+type Options struct {
+	// URL is the server's redis:// or rediss:// URL. Required.
+	URL string
+	// Prefix starts every key and channel name; DefaultPrefix when empty.
+	Prefix string
+	// Logger receives connection warnings; nil logs nothing.
+	Logger *zap.Logger
+}
+
+// Client is a connection pool to one Redis server, shared by the domain
+// stores of this package, with a process id that tags what it publishes.
+type Client struct {
+	// R is the underlying go-redis client.
+	R      *redis.Client
+	prefix string
+	id     string
+	logger *zap.Logger
+	bus    *bus
+}
+
+// Open parses the URL and checks that the server answers within five
+// seconds. A server that does not answer is not an error: the gateway
+// keeps serving and the stores fall back as their docs say; Open logs a
+// warning and go-redis reconnects when the server returns. A URL that does
+// not parse is an error.
+func Open(ctx context.Context, opts Options) (*Client, error) {
+	if opts.URL == "" {
+		return nil, errors.New("redis: a URL is required")
+	}
+	ro, err := redis.ParseURL(opts.URL)
+	if err != nil {
+		return nil, fmt.Errorf("redis: the URL is not valid: %w", err)
+	}
+	if opts.Logger == nil {
+		opts.Logger = zap.NewNop()
+	}
+	if opts.Prefix == "" {
+		opts.Prefix = DefaultPrefix
+	}
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	c := &Client{
+		R:      redis.NewClient(ro),
+		prefix: opts.Prefix,
+		id:     hex.EncodeToString(b[:]),
+		logger: opts.Logger,
+	}
+	c.bus = newBus(c)
+	pingCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := c.R.Ping(pingCtx).Err(); err != nil {
+		c.logger.Warn("redis does not answer; serving without it until it returns", zap.String("addr", ro.Addr), zap.Error(err))
+	}
+	return c, nil
+}
+
+// Key returns the prefixed name of a key made of parts joined by ':'.
+func (c *Client) Key(parts ...string) string {
+	n := len(c.prefix)
+	for _, p := range parts {
+		n += len(p) + 1
+	}
+	b := make([]byte, 0, n)
+	b = append(b, c.prefix...)
+	for i, p := range parts {
+		if i > 0 {
+			b = append(b, ':')
+		}
+		b = append(b, p...)
+	}
+	return string(b)
+}
+
+// ID is this process's random id; messages it publishes carry it.
+func (c *Client) ID() string { return c.id }
+
+// Destruct stops the subscriptions and closes the pool. It makes Client a
+// caddy.Destructor, so an app can share one client across config reloads.
+func (c *Client) Destruct() error {
+	c.bus.close()
+	return c.R.Close()
+}

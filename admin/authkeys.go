@@ -170,6 +170,9 @@ func (h *Handler) keyError(w http.ResponseWriter, err error) {
 	case errors.As(err, &in):
 		apierr.Write(w, apierr.InvalidRequest(in.Error()).WithCode("invalid_value").WithParam(in.Field))
 	default:
+		if writeUnavailable(w, err) {
+			return
+		}
 		h.opts.Logger.Error("managed API key operation failed", zap.Error(err))
 		apierr.Write(w, apierr.New(http.StatusInternalServerError, apierr.TypeProvider,
 			"the key store failed; see the gateway log").WithCode("storage_error"))

@@ -254,6 +254,9 @@ func (h *Handler) budgetError(w http.ResponseWriter, err error, param string) {
 		}
 		apierr.Write(w, e)
 	default:
+		if writeUnavailable(w, err) {
+			return
+		}
 		h.opts.Logger.Error("budget operation failed", zap.Error(err))
 		apierr.Write(w, apierr.New(http.StatusInternalServerError, apierr.TypeProvider,
 			"the budget store failed; see the gateway log").WithCode("storage_error"))

@@ -225,6 +225,9 @@ func (h *Handler) rateLimitError(w http.ResponseWriter, err error) {
 	case errors.Is(err, limits.ErrInvalidRule):
 		apierr.Write(w, ruleFieldError("", err))
 	default:
+		if writeUnavailable(w, err) {
+			return
+		}
 		h.opts.Logger.Error("rate-limit operation failed", zap.Error(err))
 		apierr.Write(w, apierr.New(http.StatusInternalServerError, apierr.TypeProvider,
 			"the rate-limit store failed; see the gateway log").WithCode("storage_error"))

@@ -152,6 +152,9 @@ func vmError(w http.ResponseWriter, err error, what string) {
 	case errors.Is(err, vmodels.ErrInvalid):
 		apierr.Write(w, apierr.InvalidRequest(msg).WithCode("invalid_value"))
 	default:
+		if writeUnavailable(w, err) {
+			return
+		}
 		apierr.Write(w, apierr.New(http.StatusInternalServerError, apierr.TypeProvider,
 			"the virtual-model store failed; see the gateway log").WithCode("storage_error"))
 	}

@@ -1,0 +1,23 @@
+package admin
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/modelgate/modelgate/apierr"
+	"github.com/modelgate/modelgate/store"
+)
+
+// writeUnavailable answers 503 storage_unavailable when err says the
+// storage backend could not be reached (store.ErrUnavailable) and reports
+// whether it did. The change was not made; the client may
+// retry once the backend answers again.
+func writeUnavailable(w http.ResponseWriter, err error) bool {
+	if !errors.Is(err, store.ErrUnavailable) {
+		return false
+	}
+	w.Header().Set("Retry-After", "5")
+	apierr.Write(w, apierr.New(http.StatusServiceUnavailable, apierr.TypeProvider,
+		"the storage backend is unreachable; the change was not made, retry later").WithCode("storage_unavailable"))
+	return true
+}

@@ -1,0 +1,60 @@
+package admin
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/modelgate/modelgate/config"
+	"github.com/modelgate/modelgate/keys"
+	"github.com/modelgate/modelgate/limits"
+	"github.com/modelgate/modelgate/store"
+)
+
+// downKeys is a keys.Backend whose server stopped answering: it loads
+// nothing and every write fails with store.ErrUnavailable.
+type downKeys struct{}
+
+func (downKeys) Load(func(key, value []byte) error) error { return nil }
+func (downKeys) Put(key, value []byte) error {
+	return fmt.Errorf("%w: dial tcp 127.0.0.1:5432: connection refused", store.ErrUnavailable)
+}
+func (downKeys) Delete(...[]byte) error          { return fmt.Errorf("%w: closed pool", store.ErrUnavailable) }
+func (downKeys) PutLater(key, value []byte) bool { return false }
+
+// downRules is a limits.RuleStore in the same state.
+type downRules struct{}
+
+func (downRules) LoadRules() ([]limits.Rule, []error, error) { return nil, nil, nil }
+func (downRules) ReplaceRule(*limits.Rule, *limits.Key) error {
+	return fmt.Errorf("%w: timeout", store.ErrUnavailable)
+}
+
+// TestAdminWritesAnswer503WhenStorageIsUnreachable: a write the storage
+// refuses as unreachable answers 503 storage_unavailable in the gateway
+// error shape with Retry-After, not 500, and nothing changes.
+func TestAdminWritesAnswer503WhenStorageIsUnreachable(t *testing.T) {
+	svc, err := keys.Open(downKeys{}, keys.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := limits.New(limits.Options{Rules: downRules{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = eng.Close() })
+	h, _ := newTestHandler(t, func(_ *config.Config, o *Options) { o.Keys = svc; o.RateLimits = eng })
+
+	res := do(h, "POST", "/admin/auth-keys", `{"name":"ci"}`)
+	res.expectErr(t, 503, "provider_error", "storage_unavailable")
+	if res.header.Get("Retry-After") == "" {
+		t.Fatal("no Retry-After")
+	}
+	if svc.Count() != 0 {
+		t.Fatal("the key was created although it was not stored")
+	}
+	do(h, "PUT", "/admin/rate-limits", `{"user_path":"/team","period":"minute","max_requests":3}`).
+		expectErr(t, 503, "provider_error", "storage_unavailable")
+	if len(eng.Rules()) != 0 {
+		t.Fatalf("rule in force although not stored: %+v", eng.Rules())
+	}
+}

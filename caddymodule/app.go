@@ -25,7 +25,6 @@ import (
 	"github.com/modelgate/modelgate/proxy"
 	"github.com/modelgate/modelgate/selfusage"
 	"github.com/modelgate/modelgate/store"
-	"github.com/modelgate/modelgate/store/boltstore"
 	"github.com/modelgate/modelgate/store/pgstore"
 	"github.com/modelgate/modelgate/store/redisstore"
 	"github.com/modelgate/modelgate/vmodels"
@@ -103,7 +102,8 @@ type App struct {
 	// keySvc and adminAPI need the store, which opens in Start; they are
 	// set before ready is closed and read only after it (see WaitReady).
 	keySvc     *keys.Service
-	keysHeld   bool // this instance holds a keyServices reference
+	keysHeld   bool   // this instance holds a keyServices reference
+	keysKey    string // the keyServices key it holds (see keysPoolKey)
 	limits     *limits.Engine
 	limitsHeld bool // this instance holds a limiters reference
 	adminAPI   *admin.Handler
@@ -256,28 +256,30 @@ func (a *App) start() error {
 	}
 	a.store = val.(*store.Store)
 	st := a.store
-	kv, _, err := keyServices.LoadOrNew(a.storePath, func() (caddy.Destructor, error) {
-		return keys.Open(boltstore.NewKeys(st), keys.Options{Logger: a.logger.Named("keys")})
-	})
+	a.keysKey = a.keysPoolKey()
+	kv, _, err := keyServices.LoadOrNew(a.keysKey, func() (caddy.Destructor, error) { return a.newKeyService(st) })
 	if err != nil {
 		a.store = nil
 		_, _ = stores.Delete(a.storePath)
+		a.releaseBackends()
 		return fmt.Errorf("modelgate: loading managed keys: %w", err)
 	}
-	a.keySvc, a.keysHeld = kv.(*keys.Service), true
+	a.keySvc, a.keysHeld = keyServiceOf(kv), true
 	if err := a.openLimiter(); err != nil {
 		a.keySvc, a.keysHeld = nil, false
-		_, _ = keyServices.Delete(a.storePath)
+		_, _ = keyServices.Delete(a.keysKey)
 		a.store = nil
 		_, _ = stores.Delete(a.storePath)
+		a.releaseBackends()
 		return err
 	}
 	if err := a.openBudgets(); err != nil {
 		_ = a.releaseLimiter()
 		a.keySvc, a.keysHeld = nil, false
-		_, _ = keyServices.Delete(a.storePath)
+		_, _ = keyServices.Delete(a.keysKey)
 		a.store = nil
 		_, _ = stores.Delete(a.storePath)
+		a.releaseBackends()
 		return err
 	}
 	if err := a.openCache(); err != nil {
@@ -350,7 +352,7 @@ func (a *App) Stop() error {
 		// last-used times, which closing the store then commits. The
 		// service itself stays reachable for requests still in flight.
 		a.keysHeld = false
-		if _, err := keyServices.Delete(a.storePath); err != nil {
+		if _, err := keyServices.Delete(a.keysKey); err != nil {
 			errs = append(errs, fmt.Errorf("modelgate: closing managed keys: %w", err))
 		}
 	}

@@ -16,7 +16,6 @@ import (
 	"github.com/modelgate/modelgate/providers"
 	"github.com/modelgate/modelgate/proxy"
 	"github.com/modelgate/modelgate/reqinfo"
-	"github.com/modelgate/modelgate/store/boltstore"
 )
 
 // batchServices shares one batches service (and so one background
@@ -47,7 +46,7 @@ func (b *batchesRef) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (a *App) openBatches() error {
 	st := a.store
 	v, _, err := batchServices.LoadOrNew(a.storePath, func() (caddy.Destructor, error) {
-		return batches.New(batches.Options{Storage: boltstore.NewBatches(st), Logger: a.logger.Named("batches")}), nil
+		return batches.New(batches.Options{Storage: a.batchStorage(st), Logger: a.logger.Named("batches")}), nil
 	})
 	if err != nil {
 		return err

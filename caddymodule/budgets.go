@@ -97,7 +97,7 @@ func (a *App) openBudgets() error {
 	st := a.store
 	val, _, err := budgetServices.LoadOrNew(a.storePath, func() (caddy.Destructor, error) {
 		svc, err := budgets.New(budgets.Options{
-			Storage:        boltstore.NewBudgets(st),
+			Storage:        a.budgetStorage(st),
 			Source:         audit.NewUsageQueries(boltstore.NewAudit(st), nil),
 			QuotaTemplates: quotaTemplates(eff),
 			Logger:         a.logger.Named("budgets"),

@@ -72,6 +72,9 @@ func (a *App) openLimiter() error {
 			st := boltstore.NewRateLimits(a.store)
 			rules, counters = st, st
 		}
+		if a.pg != nil {
+			rules = a.pgRuleStore()
+		}
 		e, err := limits.New(limits.Options{
 			Rules:          rules,
 			Counters:       counters,

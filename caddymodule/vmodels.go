@@ -6,7 +6,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/modelgate/modelgate/admin"
-	"github.com/modelgate/modelgate/store/boltstore"
 	"github.com/modelgate/modelgate/vmodels"
 )
 
@@ -31,7 +30,7 @@ func (a *App) provisionVirtualModels() error {
 // A store that cannot be read leaves the configuration's rows in force
 // and is logged; so is a stored row that no longer fits.
 func (a *App) loadVirtualModels() {
-	warnings, err := a.vmodels.Load(boltstore.NewVirtualModels(a.store))
+	warnings, err := a.vmodels.Load(a.vmodelStorage())
 	if err != nil {
 		a.logger.Error("loading stored virtual models", zap.Error(err))
 	}

@@ -1,0 +1,56 @@
+package e2e
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/modelgate/modelgate/internal/pgtest"
+)
+
+// TestPostgresKeysSurviveRestart: with `storage postgres`, a key created
+// through the admin API, and a rate-limit rule and a virtual model
+// written the same way, are still in force after a full restart on a
+// fresh bbolt file: they came from PostgreSQL. The key's last-used time,
+// queued at its use, was written at Stop.
+func TestPostgresKeysSurviveRestart(t *testing.T) {
+	clearEnv(t)
+	dsn := pgtest.NewDatabase(t)
+	block := func(file string) string {
+		return mockBlock("storage " + filepath.Join(t.TempDir(), file) + "\nstorage postgres " + dsn)
+	}
+	g := startGateway(t, block("first.db"))
+	k := createKey(t, g, `{"name":"pg-survivor","user_path":"/team/pg"}`)
+	if res := request(t, "POST", g.URL+"/v1/chat/completions", mockChat, bearer(k.Secret)...); res.Status != 200 {
+		t.Fatalf("before restart: %d %s", res.Status, res.Body)
+	}
+	if res := adminCall(t, g, "PUT", "/admin/rate-limits", `{"user_path":"/team/pg","period":"hour","max_requests":7}`); res.Status != 200 {
+		t.Fatalf("rule: %d %s", res.Status, res.Body)
+	}
+
+	g = restartGateway(t, block("second.db"))
+	if res := request(t, "POST", g.URL+"/v1/chat/completions", mockChat, bearer(k.Secret)...); res.Status != 200 {
+		t.Fatalf("after restart: %d %s", res.Status, res.Body)
+	}
+	var found bool
+	for _, v := range adminCall(t, g, "GET", "/admin/auth-keys", "").JSON(t)["keys"].([]any) {
+		if m := v.(map[string]any); m["id"] == k.ID {
+			found = true
+			if m["last_used_at"] == nil || m["name"] != "pg-survivor" {
+				t.Fatalf("after restart: %v", m)
+			}
+		}
+	}
+	if !found {
+		t.Fatal("key missing after restart")
+	}
+	var rule bool
+	for _, v := range adminCall(t, g, "GET", "/admin/rate-limits", "").JSON(t)["rules"].([]any) {
+		m := v.(map[string]any)
+		if m["subject"] == "/team/pg" && m["max_requests"] == float64(7) {
+			rule = true
+		}
+	}
+	if !rule {
+		t.Fatal("manual rate-limit rule lost across the restart")
+	}
+}

@@ -2,13 +2,17 @@ package pgstore
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"go.uber.org/zap"
+
 	"github.com/modelgate/modelgate/keys"
+	"github.com/modelgate/modelgate/store"
 )
 
 // TestKeysBackend: Put and Delete are visible to Load at once, PutLater
@@ -218,4 +222,33 @@ func BenchmarkKeysPutLater(b *testing.B) {
 			k.PutLater(name, val)
 		}
 	})
+}
+
+// TestKeysQueueSurvivesAnOutage: while the server does not answer, Flush
+// fails with store.ErrUnavailable and keeps the queued entries (a newer
+// value queued meanwhile wins); once a server answers they are written.
+func TestKeysQueueSurvivesAnOutage(t *testing.T) {
+	live, _ := newTestDB(t)
+	down := closedPortDB(t)
+	k := &Keys{db: down, log: zap.NewNop(), pending: map[string][]byte{}, wake: make(chan struct{}, 1)}
+	k.PutLater([]byte("used/a"), []byte("1"))
+	k.PutLater([]byte("used/b"), []byte("1"))
+	if err := k.Flush(t.Context()); !errors.Is(err, store.ErrUnavailable) {
+		t.Fatalf("flush while down: %v", err)
+	}
+	k.PutLater([]byte("used/a"), []byte("2"))
+	if len(k.pending) != 2 {
+		t.Fatalf("queue after a failed write: %v", k.pending)
+	}
+	k.db = live
+	if err := k.Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	if err := k.Load(func(n, v []byte) error { got[string(n)] = string(v); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got["used/a"] != "2" || got["used/b"] != "1" {
+		t.Fatalf("after the outage: %v", got)
+	}
 }

@@ -136,11 +136,17 @@ func (k *Keys) PutLater(key, value []byte) bool {
 		k.mu.Unlock()
 		return false
 	}
-	if _, queued := k.pending[string(key)]; !queued && len(k.pending) >= keysMaxPending {
+	switch old, queued := k.pending[string(key)]; {
+	case queued && len(old) == len(value):
+		// The queued copy belongs to this map alone (a write takes the
+		// whole map): overwrite it in place, without allocating.
+		copy(old, value)
+	case !queued && len(k.pending) >= keysMaxPending:
 		k.mu.Unlock()
 		return false
+	default:
+		k.pending[string(key)] = append([]byte(nil), value...)
 	}
-	k.pending[string(key)] = append([]byte(nil), value...)
 	k.mu.Unlock()
 	select {
 	case k.wake <- struct{}{}:

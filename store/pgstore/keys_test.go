@@ -217,6 +217,7 @@ func BenchmarkKeysPutLater(b *testing.B) {
 	name := []byte("used/bench")
 	val := []byte("12345678")
 	b.ReportAllocs()
+	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			k.PutLater(name, val)

@@ -1,8 +1,13 @@
 package e2e
 
 import (
+	"bytes"
+	"context"
+	"io"
 	"path/filepath"
 	"testing"
+
+	"github.com/openai/openai-go/v3"
 
 	"github.com/modelgate/modelgate/internal/pgtest"
 )
@@ -52,5 +57,53 @@ func TestPostgresKeysSurviveRestart(t *testing.T) {
 	}
 	if !rule {
 		t.Fatal("manual rate-limit rule lost across the restart")
+	}
+}
+
+// TestPostgresBatchSurvivesRestart: with `storage postgres`, a batch
+// interrupted by a restart onto a fresh bbolt file resumes from
+// PostgreSQL and completes, its output file readable.
+func TestPostgresBatchSurvivesRestart(t *testing.T) {
+	clearEnv(t)
+	dsn := pgtest.NewDatabase(t)
+	block := func(file string) string {
+		return "master_key " + masterKey + "\nstorage " + filepath.Join(t.TempDir(), file) + "\nstorage postgres " + dsn +
+			"\nprovider demo {\n type mock\n latency 120ms\n}\n"
+	}
+	g := startGateway(t, block("first.db"))
+	c := openaiClient(g, masterKey)
+	ctx := context.Background()
+	f := uploadBatchFile(t, c, batchInput(12, "/v1/chat/completions", "mock-chat"))
+	b, err := c.Batches.New(ctx, openai.BatchNewParams{
+		InputFileID:      f.ID,
+		Endpoint:         openai.BatchNewParamsEndpointV1ChatCompletions,
+		CompletionWindow: openai.BatchNewParamsCompletionWindow24h,
+	})
+	if err != nil {
+		t.Fatalf("create batch: %v", err)
+	}
+	waitBatch(t, c, b.ID, func(b *openai.Batch) bool { return b.RequestCounts.Completed >= 2 })
+
+	g = restartGateway(t, block("second.db"))
+	c = openaiClient(g, masterKey)
+	after, err := c.Batches.Get(ctx, b.ID)
+	if err != nil {
+		t.Fatalf("batch lost across the restart: %v", err)
+	}
+	if after.RequestCounts.Completed >= 12 {
+		t.Fatalf("the batch finished before the restart (%+v): the test proves nothing", after.RequestCounts)
+	}
+	done := waitBatch(t, c, b.ID, func(b *openai.Batch) bool { return b.Status == openai.BatchStatusCompleted })
+	if done.RequestCounts.Completed != 12 || done.OutputFileID == "" {
+		t.Fatalf("finished batch %+v", done)
+	}
+	resp, err := c.Files.Content(ctx, done.OutputFileID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if n := bytes.Count(out, []byte("\n")); n != 12 {
+		t.Fatalf("output has %d lines, want 12:\n%s", n, out)
 	}
 }

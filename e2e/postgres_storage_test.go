@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net"
+	"net/url"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/openai/openai-go/v3"
@@ -105,5 +108,83 @@ func TestPostgresBatchSurvivesRestart(t *testing.T) {
 	resp.Body.Close()
 	if n := bytes.Count(out, []byte("\n")); n != 12 {
 		t.Fatalf("output has %d lines, want 12:\n%s", n, out)
+	}
+}
+
+// pgProxy forwards TCP connections from a loopback port to the server of
+// dsn, so a test can cut PostgreSQL off from the gateway. It returns dsn
+// pointed at the proxy and cut, which closes the listener and every
+// forwarded connection.
+func pgProxy(t *testing.T, dsn string) (string, func()) {
+	t.Helper()
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := u.Host
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			up, err := net.Dial("tcp", target)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			mu.Lock()
+			conns = append(conns, c, up)
+			mu.Unlock()
+			go func() { _, _ = io.Copy(up, c); up.Close() }()
+			go func() { _, _ = io.Copy(c, up); c.Close() }()
+		}
+	}()
+	cut := func() {
+		l.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	}
+	t.Cleanup(cut)
+	u.Host = l.Addr().String()
+	return u.String(), cut
+}
+
+// TestPostgresDownAdminWritesAnswer503: once PostgreSQL stops answering,
+// an admin write answers 503 storage_unavailable in the gateway error
+// shape and changes nothing, while keys already loaded keep
+// authenticating (they are in memory).
+func TestPostgresDownAdminWritesAnswer503(t *testing.T) {
+	clearEnv(t)
+	dsn, cut := pgProxy(t, pgtest.NewDatabase(t))
+	g := startGateway(t, mockBlock("storage "+filepath.Join(t.TempDir(), "mg.db")+"\nstorage postgres "+dsn))
+	k := createKey(t, g, `{"name":"before"}`)
+	cut()
+
+	res := adminCall(t, g, "POST", "/admin/auth-keys", `{"name":"during"}`)
+	res.ExpectErr(t, 503, "provider_error", "storage_unavailable")
+	if res.Header.Get("Retry-After") == "" {
+		t.Fatalf("no Retry-After: %v", res.Header)
+	}
+	adminCall(t, g, "PUT", "/admin/rate-limits", `{"user_path":"/team","period":"minute","max_requests":3}`).
+		ExpectErr(t, 503, "provider_error", "storage_unavailable")
+	adminCall(t, g, "PUT", "/admin/budgets/%2Fteam/daily", `{"amount":5}`).
+		ExpectErr(t, 503, "provider_error", "storage_unavailable")
+	for _, v := range adminCall(t, g, "GET", "/admin/auth-keys", "").JSON(t)["keys"].([]any) {
+		if v.(map[string]any)["name"] == "during" {
+			t.Fatal("a key refused with 503 is listed")
+		}
+	}
+	if res := request(t, "POST", g.URL+"/v1/chat/completions", mockChat, bearer(k.Secret)...); res.Status != 200 {
+		t.Fatalf("a loaded key stopped working while PostgreSQL is down: %d %s", res.Status, res.Body)
 	}
 }

@@ -313,6 +313,7 @@ func (a *App) start() error {
 	a.registry.Start(ctx)
 	a.logger.Info("modelgate started",
 		zap.String("storage", a.storePath),
+		zap.Bool("postgres", a.pg != nil),
 		zap.Int("providers", len(a.effective.Providers)))
 	return nil
 }

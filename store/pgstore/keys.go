@@ -197,9 +197,11 @@ func (k *Keys) Close() error {
 
 // run writes queued entries: it waits for one, lets more gather for
 // keysWriteDelay, writes them all, and after a failure waits
-// keysRetryDelay before trying again.
+// keysRetryDelay before trying again. An outage is logged once, and
+// again when writes succeed.
 func (k *Keys) run() {
 	defer close(k.done)
+	failing := false
 	for {
 		select {
 		case <-k.stop:
@@ -212,8 +214,15 @@ func (k *Keys) run() {
 		ctx, cancel := opContext()
 		err := k.Flush(ctx)
 		cancel()
+		if err == nil && failing {
+			failing = false
+			k.log.Info("postgres: key last-used times written again")
+		}
 		if err != nil {
-			k.log.Warn("postgres: writing key last-used times failed; retrying", zap.Error(err))
+			if !failing {
+				failing = true
+				k.log.Warn("postgres: writing key last-used times failed; they stay queued and are retried", zap.Error(err))
+			}
 			if !k.sleep(keysRetryDelay) {
 				return
 			}

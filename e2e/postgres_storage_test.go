@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"net"
+	"net/http"
 	"net/url"
 	"path/filepath"
 	"sync"
@@ -60,6 +61,19 @@ func TestPostgresKeysSurviveRestart(t *testing.T) {
 	}
 	if !rule {
 		t.Fatal("manual rate-limit rule lost across the restart")
+	}
+
+	// A config reload shares the key service of the database: a key
+	// created just before it works right after.
+	k2 := createKey(t, g, `{"name":"pg-reload"}`)
+	if err := g.reload(t, block("second.db")+"\nuser_path_header X-Team"); err != nil {
+		t.Fatal(err)
+	}
+	http.DefaultClient.CloseIdleConnections()
+	for _, s := range []string{k.Secret, k2.Secret} {
+		if res := request(t, "GET", g.URL+"/v1/usage", "", bearer(s)...); res.Status != 200 {
+			t.Fatalf("after reload: %d %s", res.Status, res.Body)
+		}
 	}
 }
 

@@ -98,7 +98,7 @@ func (a *App) openBudgets() error {
 	val, _, err := budgetServices.LoadOrNew(a.storePath, func() (caddy.Destructor, error) {
 		svc, err := budgets.New(budgets.Options{
 			Storage:        boltstore.NewBudgets(st),
-			Source:         audit.NewUsageQueries(boltstore.NewAudit(st), nil),
+			Source:         audit.NewUsageQueries(usageSource(st, a.pg), nil),
 			QuotaTemplates: quotaTemplates(eff),
 			Logger:         a.logger.Named("budgets"),
 		})

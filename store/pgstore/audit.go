@@ -70,11 +70,10 @@ type Audit struct {
 	log *zap.Logger
 
 	mu sync.Mutex
-	// queue holds the records not yet committed: queue[head:] in append
-	// order. The writer works on a prefix of it and removes that prefix
-	// once committed.
-	queue []queued
-	head  int
+	// queue holds the records not yet committed, in append order. The
+	// writer works on a prefix of it and removes that prefix once
+	// committed.
+	queue recordQueue
 	bytes int64
 	// appended counts records accepted; resolved counts those committed
 	// or given up on (refused by the database). Flush waits for resolved
@@ -95,13 +94,6 @@ type Audit struct {
 }
 
 var _ audit.Storage = (*Audit)(nil)
-
-// queued is one record waiting for the writer: an entry or a usage record.
-type queued struct {
-	e    *audit.Entry
-	u    *audit.UsageRecord
-	size int64
-}
 
 // flushWaiter is a Flush call waiting for the records before it.
 type flushWaiter struct {
@@ -149,7 +141,7 @@ type AuditStats struct {
 // Stats returns the writer's counters.
 func (a *Audit) Stats() AuditStats {
 	a.mu.Lock()
-	n := len(a.queue) - a.head
+	n := a.queue.len()
 	a.mu.Unlock()
 	return AuditStats{Queued: n, Dropped: a.dropped.Load(), Rejected: a.rejected.Load()}
 }
@@ -187,14 +179,14 @@ func (a *Audit) AppendUsage(r *audit.UsageRecord) bool {
 // enqueue adds q to the queue unless it is full or closed.
 func (a *Audit) enqueue(q queued) bool {
 	a.mu.Lock()
-	n := len(a.queue) - a.head
+	n := a.queue.len()
 	if a.closed || n >= a.opt.QueueSize || (n > 0 && a.bytes+q.size > a.opt.QueueBytes) {
 		closed := a.closed
 		a.mu.Unlock()
 		a.drop(closed)
 		return false
 	}
-	a.queue = append(a.queue, q)
+	a.queue.push(q)
 	a.bytes += q.size
 	a.appended++
 	a.mu.Unlock()
@@ -262,7 +254,7 @@ func (a *Audit) Close(ctx context.Context) error {
 	<-a.stopped
 	if err != nil {
 		a.mu.Lock()
-		n := len(a.queue) - a.head
+		n := a.queue.len()
 		a.mu.Unlock()
 		if n > 0 {
 			a.log.Error("audit records lost on close: the database did not take them in time", zap.Int("records", n))

@@ -21,7 +21,7 @@ func (a *Audit) startWriter() {
 func (a *Audit) pending() (n int, urgent bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return len(a.queue) - a.head, len(a.waiters) > 0 || a.closed
+	return a.queue.len(), len(a.waiters) > 0 || a.closed
 }
 
 // run drains the queue until ctx ends.
@@ -94,8 +94,7 @@ func (a *Audit) run(ctx context.Context) {
 func (a *Audit) peek(n int) []queued {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	n = min(n, len(a.queue)-a.head)
-	return append([]queued(nil), a.queue[a.head:a.head+n]...)
+	return a.queue.peek(n)
 }
 
 // resolve removes the oldest n records from the queue and wakes the Flush
@@ -103,19 +102,8 @@ func (a *Audit) peek(n int) []queued {
 func (a *Audit) resolve(n int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	for i := a.head; i < a.head+n; i++ {
-		a.bytes -= a.queue[i].size
-		a.queue[i] = queued{}
-	}
-	a.head += n
+	a.bytes -= a.queue.pop(n)
 	a.resolved += uint64(n)
-	if a.head == len(a.queue) {
-		a.queue, a.head = a.queue[:0], 0
-	} else if a.head >= 4096 && a.head*2 >= len(a.queue) {
-		m := copy(a.queue, a.queue[a.head:])
-		clear(a.queue[m:])
-		a.queue, a.head = a.queue[:m], 0
-	}
 	kept := a.waiters[:0]
 	for _, w := range a.waiters {
 		if w.target <= a.resolved {

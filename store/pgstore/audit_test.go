@@ -242,3 +242,33 @@ func TestConcurrentWritersKeepExactSums(t *testing.T) {
 		t.Fatalf("sums: audit hours %d, usage days %d, sessions %d; want 2000", h, d, s)
 	}
 }
+
+// TestTrickleIsWrittenWithoutWaitingForAFullBatch: records arriving one
+// at a time, more often than the flush interval, are written within about
+// that interval while they keep coming, not held until a batch fills.
+func TestTrickleIsWrittenWithoutWaitingForAFullBatch(t *testing.T) {
+	a, db := openAudit(t, AuditOptions{FlushInterval: 200 * time.Millisecond, Batch: 1 << 20})
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			a.AppendEntry(audittest.EntryAt(audittest.Base.Add(time.Duration(i)*time.Second), 200))
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	defer func() { close(stop); <-done }()
+	deadline := time.Now().Add(3 * time.Second)
+	for time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+		if count(t, db.Pool, "mg_audit_entries") > 0 {
+			return
+		}
+	}
+	t.Fatal("nothing written in 3 s while records kept arriving")
+}

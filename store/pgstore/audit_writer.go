@@ -43,17 +43,22 @@ func (a *Audit) run(ctx context.Context) {
 			}
 		}
 		if n < a.opt.Batch && !urgent && backoff == 0 {
-			// Let the batch fill a little: one transaction for many records.
+			// Let the batch fill for up to FlushInterval from the first
+			// record: one transaction for many records.
 			linger.Reset(a.opt.FlushInterval)
-			select {
-			case <-linger.C:
-			case <-a.kick:
-				linger.Stop()
-				if n, urgent = a.pending(); n < a.opt.Batch && !urgent {
-					continue
+		wait:
+			for {
+				select {
+				case <-linger.C:
+					break wait
+				case <-a.kick:
+					if n, urgent = a.pending(); n >= a.opt.Batch || urgent {
+						linger.Stop()
+						break wait
+					}
+				case <-ctx.Done():
+					return
 				}
-			case <-ctx.Done():
-				return
 			}
 		}
 		batch := a.peek(a.opt.Batch)

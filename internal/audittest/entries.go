@@ -125,6 +125,8 @@ func testListFiltersPagingAndTotals(t *testing.T, open Open) {
 		{"search and filter", audit.EntryQuery{Search: "claude", UserPath: "/b"}, []*audit.Entry{e2}},
 		{"search id", audit.EntryQuery{Search: strings.ToLower(e3.ID.String())}, []*audit.Entry{e3}},
 		{"search like characters", audit.EntryQuery{Search: "%"}, nil},
+		{"search underscore", audit.EntryQuery{Search: "_"}, nil},
+		{"search backslash", audit.EntryQuery{Search: `\`}, nil},
 		{"hour bounds", audit.EntryQuery{From: Base.Add(time.Hour), To: Base.Add(3 * time.Hour)}, []*audit.Entry{e4, e3}},
 		{"minute bounds", audit.EntryQuery{From: Base.Add(10 * time.Minute), To: Base.Add(70 * time.Minute)}, []*audit.Entry{e2, e1}},
 		{"bounds and filter", audit.EntryQuery{From: Base.Add(5 * time.Minute), Model: "fast"}, []*audit.Entry{e4, e1}},

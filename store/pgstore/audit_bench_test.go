@@ -169,7 +169,7 @@ func BenchmarkAuditReads(b *testing.B) {
 			return err
 		}},
 		{"AuditLogFirstPageUserPath", func() error {
-			_, err := qs.List(audit.EntryQuery{UserPath: "/team/3", Limit: audit.DefaultListLimit})
+			_, err := qs.List(audit.EntryQuery{UserPath: "/team/5", Limit: audit.DefaultListLimit})
 			return err
 		}},
 		{"AuditLogFirstPageSearch", func() error {

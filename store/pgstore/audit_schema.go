@@ -84,4 +84,20 @@ var _ = register("audit",
 		PRIMARY KEY (user_path, session_id)
 	);
 	CREATE INDEX mg_usage_sessions_recent ON mg_usage_sessions (last_seen, user_path, session_id);`,
+	// Version 2 indexes the search text by trigrams, so that a search
+	// reads the matching entries instead of every entry. It needs the
+	// pg_trgm extension (in PostgreSQL's contrib, trusted since
+	// PostgreSQL 13); where it is missing or cannot be created, searches
+	// scan the entries.
+	`DO $$
+BEGIN
+	IF EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'pg_trgm') THEN
+		BEGIN
+			EXECUTE 'CREATE EXTENSION IF NOT EXISTS pg_trgm';
+			EXECUTE 'CREATE INDEX mg_audit_entries_search ON mg_audit_entries USING gin (search gin_trgm_ops)';
+		EXCEPTION WHEN insufficient_privilege OR undefined_file OR feature_not_supported THEN
+			RAISE NOTICE 'audit search is not indexed: %', SQLERRM;
+		END;
+	END IF;
+END $$`,
 )

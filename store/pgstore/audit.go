@@ -81,7 +81,6 @@ type Audit struct {
 	appended, resolved uint64
 	waiters            []flushWaiter
 	closed             bool
-	urgent             bool
 
 	start   sync.Once
 	kick    chan struct{}
@@ -225,7 +224,6 @@ func (a *Audit) Flush(ctx context.Context) error {
 	}
 	w := flushWaiter{target: a.appended, done: make(chan struct{})}
 	a.waiters = append(a.waiters, w)
-	a.urgent = true
 	a.mu.Unlock()
 	select {
 	case a.kick <- struct{}{}:

@@ -24,6 +24,14 @@ func TestAuditOnPostgres(t *testing.T) {
 			t.Fatalf("chat: %d %s", res.Status, res.Body)
 		}
 	}
+	// A reload closes the old writer (flushing it) and starts another.
+	if err := g.reload(t, mockBlock("storage postgres "+dsn+"\nadmin {\n live_logs_enabled true\n}\n")); err != nil {
+		t.Fatal(err)
+	}
+	waitHealthy(t, g.URL)
+	if res := chatAs(t, g, "/team/a"); res.Status != 200 {
+		t.Fatalf("chat after reload: %d %s", res.Status, res.Body)
+	}
 	st := activeApp(t).AuditStorage()
 	if _, ok := st.(*pgstore.Audit); !ok {
 		t.Fatalf("audit storage is %T, want PostgreSQL", st)
@@ -51,15 +59,15 @@ func TestAuditOnPostgres(t *testing.T) {
 	}
 
 	var n int
-	if err := db.Pool.QueryRow(ctx, `SELECT count(*) FROM mg_audit_entries`).Scan(&n); err != nil || n != 4 {
-		t.Fatalf("%d entries in PostgreSQL (%v), want 4", n, err)
+	if err := db.Pool.QueryRow(ctx, `SELECT count(*) FROM mg_audit_entries`).Scan(&n); err != nil || n != 5 {
+		t.Fatalf("%d entries in PostgreSQL (%v), want 5", n, err)
 	}
 	m := adminCall(t, g, "GET", "/admin/usage/summary?days=1", "").JSON(t)
-	if m["total_requests"] != 4.0 {
+	if m["total_requests"] != 5.0 {
 		t.Fatalf("summary over both processes: %v", m)
 	}
 	log := adminCall(t, g, "GET", "/admin/audit/log?limit=10", "").JSON(t)
-	if log["total"] != 4.0 || len(log["entries"].([]any)) != 4 {
+	if log["total"] != 5.0 || len(log["entries"].([]any)) != 5 {
 		t.Fatalf("audit log over both processes: total %v, %d entries", log["total"], len(log["entries"].([]any)))
 	}
 }

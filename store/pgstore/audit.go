@@ -22,6 +22,9 @@ const (
 	// DefaultAuditBatch is the default largest number of records written
 	// in one transaction.
 	DefaultAuditBatch = 1000
+	// DefaultAuditBatchBytes is the default largest estimated size of the
+	// records written in one transaction.
+	DefaultAuditBatchBytes = 32 << 20
 	// DefaultAuditFlushInterval is how long the writer waits, by default,
 	// for a batch to fill before it writes what it has.
 	DefaultAuditFlushInterval = 10 * time.Millisecond
@@ -43,6 +46,10 @@ type AuditOptions struct {
 	// Batch is the largest number of records written in one transaction.
 	// 0 means DefaultAuditBatch.
 	Batch int
+	// BatchBytes bounds the estimated size of the records written in one
+	// transaction (a record larger than it goes alone). 0 means
+	// DefaultAuditBatchBytes.
+	BatchBytes int64
 	// FlushInterval is how long the writer lets a batch fill before it
 	// writes it. 0 means DefaultAuditFlushInterval.
 	FlushInterval time.Duration
@@ -111,6 +118,9 @@ func NewAudit(db *DB, opt AuditOptions) *Audit {
 	}
 	if opt.Batch <= 0 {
 		opt.Batch = DefaultAuditBatch
+	}
+	if opt.BatchBytes <= 0 {
+		opt.BatchBytes = DefaultAuditBatchBytes
 	}
 	if opt.FlushInterval <= 0 {
 		opt.FlushInterval = DefaultAuditFlushInterval

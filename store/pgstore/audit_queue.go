@@ -55,17 +55,26 @@ func (q *recordQueue) push(r queued) {
 	q.n++
 }
 
-// peek returns a copy of the oldest max records at most.
-func (q *recordQueue) peek(max int) []queued {
+// peek returns a copy of the oldest records: at most max of them, and
+// no more than maxBytes of them (by size) unless the first alone is
+// larger.
+func (q *recordQueue) peek(max int, maxBytes int64) []queued {
 	out := make([]queued, 0, min(max, q.n))
 	c, i := q.head, q.hi
+	var size int64
 	for len(out) < cap(out) {
 		end := chunkLen
 		if c == q.tail {
 			end = q.ti
 		}
-		take := min(end-i, cap(out)-len(out))
-		out = append(out, c.items[i:i+take]...)
+		for ; i < end && len(out) < cap(out); i++ {
+			r := c.items[i]
+			if len(out) > 0 && size+r.size > maxBytes {
+				return out
+			}
+			size += r.size
+			out = append(out, r)
+		}
 		c, i = c.next, 0
 	}
 	return out

@@ -18,7 +18,7 @@ func TestRecordQueueKeepsOrderAcrossChunks(t *testing.T) {
 		}
 	}
 	pop := func(n int) {
-		got := q.peek(n)
+		got := q.peek(n, 1<<62)
 		if len(got) != min(n, q.len()) {
 			t.Fatalf("peek(%d) gave %d of %d", n, len(got), q.len())
 		}
@@ -48,5 +48,24 @@ func TestRecordQueueKeepsOrderAcrossChunks(t *testing.T) {
 	pop(3)
 	if q.len() != 0 {
 		t.Fatal("not empty")
+	}
+}
+
+// TestRecordQueuePeekBoundsBytes: a batch stops before the record that
+// would take it past the byte bound, but always holds at least one.
+func TestRecordQueuePeekBoundsBytes(t *testing.T) {
+	var q recordQueue
+	for _, size := range []int64{100, 5, 5, 5, 50} {
+		q.push(queued{size: size})
+	}
+	if got := q.peek(10, 10); len(got) != 1 || got[0].size != 100 {
+		t.Fatalf("oversized first record: %+v", got)
+	}
+	q.pop(1)
+	if got := q.peek(10, 12); len(got) != 2 {
+		t.Fatalf("byte bound: %d records", len(got))
+	}
+	if got := q.peek(2, 1000); len(got) != 2 {
+		t.Fatalf("count bound: %d records", len(got))
 	}
 }

@@ -61,7 +61,7 @@ func (a *Audit) run(ctx context.Context) {
 				}
 			}
 		}
-		batch := a.peek(a.opt.Batch)
+		batch := a.peek()
 		done, err := a.writeOrSplit(ctx, batch)
 		if done > 0 {
 			a.resolve(done)
@@ -95,11 +95,11 @@ func (a *Audit) run(ctx context.Context) {
 	}
 }
 
-// peek returns (a copy of) the oldest n queued records at most.
-func (a *Audit) peek(n int) []queued {
+// peek returns (a copy of) the oldest queued records, a batch at most.
+func (a *Audit) peek() []queued {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.queue.peek(n)
+	return a.queue.peek(a.opt.Batch, a.opt.BatchBytes)
 }
 
 // resolve removes the oldest n records from the queue and wakes the Flush

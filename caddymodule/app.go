@@ -287,7 +287,7 @@ func (a *App) start() error {
 	}
 	a.auth.UseKeys(a.keySvc)
 	a.loadVirtualModels()
-	a.audit.Store(startAudit(a.effective, st, a.logger.Named("audit")))
+	a.audit.Store(startAudit(a.effective, st, a.pg, a.logger.Named("audit")))
 	if err := a.openBatches(); err != nil {
 		a.logger.Warn("batches are unavailable: " + err.Error())
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/modelgate/modelgate/config"
 	"github.com/modelgate/modelgate/store"
 	"github.com/modelgate/modelgate/store/boltstore"
+	"github.com/modelgate/modelgate/store/pgstore"
 )
 
 // responseSessionsCapacity is how many Responses answers the gateway
@@ -48,10 +49,19 @@ type Auditing struct {
 	Features audit.WorkflowFeatures
 }
 
+// AuditStore is where audit entries and usage records are kept: the bbolt
+// store, or PostgreSQL when the gateway is configured with one.
+type AuditStore interface {
+	audit.Storage
+	// Flush waits until every record queued before the call is committed,
+	// or ctx ends.
+	Flush(ctx context.Context) error
+}
+
 // auditParts is the audit machinery of one started app.
 type auditParts struct {
 	auditing  *Auditing
-	storage   *boltstore.Audit
+	storage   AuditStore
 	hub       *audit.Hub
 	queries   *audit.Queries
 	usageQ    *audit.UsageQueries
@@ -93,13 +103,14 @@ func newAuditing(cfg config.Config, rec *audit.Recorder) *Auditing {
 	}
 }
 
-// startAudit builds the recorder over st and starts the hourly retention
-// pass. With audit logging and usage tracking both off it builds nothing.
-func startAudit(cfg config.Config, st *store.Store, logger *zap.Logger) *auditParts {
+// startAudit builds the recorder and starts the hourly retention pass.
+// Records are kept in PostgreSQL when pg is not nil, else in st. With
+// audit logging and usage tracking both off it builds nothing.
+func startAudit(cfg config.Config, st *store.Store, pg *pgstore.DB, logger *zap.Logger) *auditParts {
 	if !cfg.Logging.On() && !cfg.Usage.On() {
 		return &auditParts{}
 	}
-	p := &auditParts{storage: boltstore.NewAudit(st)}
+	p := &auditParts{storage: newAuditStore(st, pg, logger)}
 	var entries audit.EntryStorage
 	var usage audit.UsageStorage
 	if cfg.Logging.On() {
@@ -127,7 +138,28 @@ func startAudit(cfg config.Config, st *store.Store, logger *zap.Logger) *auditPa
 	return p
 }
 
-// stop ends the retention loop and flushes every queued record.
+// newAuditStore returns the audit storage: PostgreSQL when pg is not nil
+// (with its own batched writer, stopped by auditParts.stop), else the
+// bbolt store st.
+func newAuditStore(st *store.Store, pg *pgstore.DB, logger *zap.Logger) AuditStore {
+	if pg != nil {
+		return pgstore.NewAudit(pg, pgstore.AuditOptions{Logger: logger})
+	}
+	return boltstore.NewAudit(st)
+}
+
+// usageSource returns the usage records and aggregates to read (budget
+// spend is rebuilt from them): PostgreSQL's when pg is not nil, else those
+// of st. It only reads, so it starts no writer.
+func usageSource(st *store.Store, pg *pgstore.DB) audit.UsageStorage {
+	if pg != nil {
+		return pgstore.NewAudit(pg, pgstore.AuditOptions{})
+	}
+	return boltstore.NewAudit(st)
+}
+
+// stop ends the retention loop and flushes every queued record; a storage
+// with its own writer (PostgreSQL) is closed, refusing later records.
 func (p *auditParts) stop() error {
 	if p == nil || p.storage == nil {
 		return nil
@@ -136,6 +168,9 @@ func (p *auditParts) stop() error {
 	<-p.done
 	ctx, cancel := context.WithTimeout(context.Background(), auditFlushTimeout)
 	defer cancel()
+	if c, ok := p.storage.(interface{ Close(context.Context) error }); ok {
+		return c.Close(ctx)
+	}
 	return p.storage.Flush(ctx)
 }
 
@@ -226,12 +261,12 @@ func (a *App) LiveHub() *audit.Hub {
 	return p.hub
 }
 
-// AuditStorage returns the bbolt audit storage (for flushing in tests and
+// AuditStorage returns the audit storage (for flushing in tests and
 // tools), or nil when both audit logging and usage tracking are off or
 // before Start.
-func (a *App) AuditStorage() *boltstore.Audit {
+func (a *App) AuditStorage() AuditStore {
 	p := a.auditLoaded()
-	if p == nil {
+	if p == nil || p.storage == nil {
 		return nil
 	}
 	return p.storage

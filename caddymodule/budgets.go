@@ -12,7 +12,6 @@ import (
 
 	"github.com/modelgate/modelgate/audit"
 	"github.com/modelgate/modelgate/budgets"
-	"github.com/modelgate/modelgate/store/boltstore"
 )
 
 // budgetServices shares one budgets service per store path across config
@@ -98,7 +97,7 @@ func (a *App) openBudgets() error {
 	val, _, err := budgetServices.LoadOrNew(a.storePath, func() (caddy.Destructor, error) {
 		svc, err := budgets.New(budgets.Options{
 			Storage:        a.budgetStorage(st),
-			Source:         audit.NewUsageQueries(boltstore.NewAudit(st), nil),
+			Source:         audit.NewUsageQueries(usageSource(st, a.pg), nil),
 			QuotaTemplates: quotaTemplates(eff),
 			Logger:         a.logger.Named("budgets"),
 		})

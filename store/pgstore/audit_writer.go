@@ -1,0 +1,170 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"go.uber.org/zap"
+)
+
+// startWriter starts the writer goroutine.
+func (a *Audit) startWriter() {
+	ctx, cancel := context.WithCancel(context.Background())
+	a.stop = cancel
+	go a.run(ctx)
+}
+
+// pending returns how many records wait and whether a Flush waits for
+// them.
+func (a *Audit) pending() (n int, urgent bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.queue.len(), len(a.waiters) > 0 || a.closed
+}
+
+// run drains the queue until ctx ends.
+func (a *Audit) run(ctx context.Context) {
+	defer close(a.stopped)
+	linger := time.NewTimer(time.Hour)
+	linger.Stop()
+	backoff := time.Duration(0)
+	var lastWarn time.Time
+	failing := false
+	for {
+		n, urgent := a.pending()
+		if n == 0 {
+			select {
+			case <-a.kick:
+				continue
+			case <-ctx.Done():
+				return
+			}
+		}
+		if n < a.opt.Batch && !urgent && backoff == 0 {
+			// Let the batch fill for up to FlushInterval from the first
+			// record: one transaction for many records.
+			linger.Reset(a.opt.FlushInterval)
+		wait:
+			for {
+				select {
+				case <-linger.C:
+					break wait
+				case <-a.kick:
+					if n, urgent = a.pending(); n >= a.opt.Batch || urgent {
+						linger.Stop()
+						break wait
+					}
+				case <-ctx.Done():
+					return
+				}
+			}
+		}
+		batch := a.peek()
+		done, err := a.writeOrSplit(ctx, batch)
+		if done > 0 {
+			a.resolve(done)
+		}
+		if err == nil {
+			if failing {
+				a.log.Info("audit writer: PostgreSQL is back; writing the queued records")
+				failing = false
+			}
+			backoff = 0
+			continue
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		failing = true
+		backoff = min(max(2*backoff, 100*time.Millisecond), a.opt.MaxBackoff)
+		if time.Since(lastWarn) >= time.Second {
+			lastWarn = time.Now()
+			queued, _ := a.pending()
+			a.log.Warn("audit writer: cannot write to PostgreSQL; records stay queued and are retried",
+				zap.Int("queued", queued), zap.Duration("retry_in", backoff), zap.Error(err))
+		}
+		t := time.NewTimer(backoff)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return
+		}
+	}
+}
+
+// peek returns (a copy of) the oldest queued records, a batch at most.
+func (a *Audit) peek() []queued {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.queue.peek(a.opt.Batch, a.opt.BatchBytes)
+}
+
+// resolve removes the oldest n records from the queue and wakes the Flush
+// calls they satisfy.
+func (a *Audit) resolve(n int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.bytes -= a.queue.pop(n)
+	a.resolved += uint64(n)
+	kept := a.waiters[:0]
+	for _, w := range a.waiters {
+		if w.target <= a.resolved {
+			close(w.done)
+		} else {
+			kept = append(kept, w)
+		}
+	}
+	clear(a.waiters[len(kept):])
+	a.waiters = kept
+}
+
+// writeOrSplit writes batch in one transaction. When the database refuses
+// it (bad data, never unreachability), it writes the records one by one
+// and gives up those refused alone, so that one bad record cannot hold
+// the queue. It returns how many records of the batch's prefix are done
+// (committed or given up); an error means the rest must be retried.
+func (a *Audit) writeOrSplit(ctx context.Context, batch []queued) (int, error) {
+	err := a.writeBatch(ctx, batch)
+	if err == nil {
+		return len(batch), nil
+	}
+	if !refused(err) {
+		return 0, err
+	}
+	for i := range batch {
+		err := a.writeBatch(ctx, batch[i:i+1])
+		if err == nil {
+			continue
+		}
+		if !refused(err) {
+			return i, err
+		}
+		a.rejected.Add(1)
+		a.log.Error("audit writer: PostgreSQL refused a record; it is not stored", zap.Error(err))
+	}
+	return len(batch), nil
+}
+
+// refused reports whether err is the database refusing the statement
+// itself (bad data), as opposed to a connection, resource, shutdown or
+// concurrency failure that a later attempt may not meet.
+func refused(err error) bool {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || len(pe.Code) < 2 {
+		return false
+	}
+	switch pe.Code[:2] {
+	case "08", // connection exception
+		"40", // transaction rollback: serialization failure, deadlock
+		"53", // insufficient resources
+		"55", // object not in prerequisite state (lock not available)
+		"57", // operator intervention: shutdown, terminated backend
+		"58", // system error
+		"XX": // internal error
+		return false
+	}
+	return true
+}

@@ -317,7 +317,7 @@ func (e *Engine) ResetOne(k Key) error {
 	gen := e.newGen()
 	err := e.markReset([]Key{g.key}, gen)
 	g.clear(gen)
-	if serr := e.resetShared([]Key{g.key}); serr != nil && err == nil {
+	if serr := e.resetShared([]Key{g.key}, false); serr != nil && err == nil {
 		err = serr
 	}
 	e.mu.Unlock()
@@ -336,7 +336,7 @@ func (e *Engine) ResetAll() {
 	for _, g := range e.groups {
 		g.clear(gen)
 	}
-	if err := e.resetShared(nil); err != nil {
+	if err := e.resetShared(nil, true); err != nil {
 		e.log.Error("rate limits: reset-all of the shared counters failed", zap.Error(err))
 	}
 	e.mu.Unlock()

@@ -191,10 +191,14 @@ func (a *Admission) releaseShared(tokens int64, cancel bool) {
 	}
 }
 
-// resetShared empties the shared windows of rules (nil: all rules).
-func (e *Engine) resetShared(rules []Key) error {
-	if e.shared == nil || rules != nil && len(rules) == 0 {
+// resetShared empties the shared windows of rules; all says every rule's
+// (rules is then ignored).
+func (e *Engine) resetShared(rules []Key, all bool) error {
+	if e.shared == nil || !all && len(rules) == 0 {
 		return nil
+	}
+	if all {
+		rules = nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
 	defer cancel()
@@ -207,7 +211,7 @@ func (e *Engine) resetShared(rules []Key) error {
 // resetSharedLogged is resetShared for counters of rules that are gone:
 // a failure is only logged (the counters expire by themselves).
 func (e *Engine) resetSharedLogged(rules []Key) {
-	if err := e.resetShared(rules); err != nil {
+	if err := e.resetShared(rules, false); err != nil {
 		e.log.Warn("rate limits: could not clear the shared counters of removed rules; they expire by themselves", zap.Error(err))
 	}
 }

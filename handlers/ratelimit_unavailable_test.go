@@ -16,6 +16,7 @@ type downShared struct{}
 var errNoRedis = errors.New("connection refused")
 
 func (downShared) Admit(context.Context, *limits.SharedAdmission) error { return errNoRedis }
+func (downShared) Peek(context.Context, *limits.SharedAdmission) error  { return errNoRedis }
 func (downShared) Release(context.Context, *limits.SharedRelease) error { return errNoRedis }
 func (downShared) Reset(context.Context, []limits.Key) error            { return errNoRedis }
 func (downShared) Ping(context.Context) error                           { return errNoRedis }

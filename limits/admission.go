@@ -387,7 +387,10 @@ func (e *Engine) AdmitTarget(provider, model string) (Admission, *Rejection) {
 // TargetAvailable reports whether AdmitTarget would admit a request to
 // provider and model now, without charging anything; when it would not,
 // retryAfter is the time until it would (as Rejection.RetryAfter). Virtual
-// models use it to skip saturated targets.
+// models use it to skip saturated targets. With a Shared backend it asks
+// nothing: windows are read as this process last saw them from the
+// backend, and a concurrency rule the backend last found full counts as
+// saturated for a second.
 func (e *Engine) TargetAvailable(provider, model string) (retryAfter time.Duration, ok bool) {
 	set := e.set.Load()
 	if len(set.providers) == 0 && len(set.models) == 0 {

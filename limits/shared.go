@@ -25,6 +25,10 @@ type Shared interface {
 	// refused it). An error means the backend could not be asked;
 	// nothing was consumed that the caller must give back.
 	Admit(ctx context.Context, req *SharedAdmission) error
+	// Peek fills in the state of req's counters (Window and the counts,
+	// or InFlight: the live leases) without consuming anything; the
+	// caps and Tokens are ignored.
+	Peek(ctx context.Context, req *SharedAdmission) error
 	// Release ends an admission: it charges Tokens to the token windows
 	// of the window counters (or, when Cancel is set, gives the request
 	// back to the window that counted it) and gives back the lease.

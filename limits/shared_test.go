@@ -36,6 +36,21 @@ func (s *flakyShared) Admit(ctx context.Context, req *SharedAdmission) error {
 	return nil
 }
 
+func (s *flakyShared) Peek(ctx context.Context, req *SharedAdmission) error {
+	if s.down.Load() {
+		return errDown
+	}
+	for i := range req.Counters {
+		c := &req.Counters[i]
+		if c.Period == 0 {
+			c.InFlight = 7
+		} else {
+			c.Window, c.Requests, c.Tokens = req.Now/c.Period.Milliseconds(), 42, 99
+		}
+	}
+	return nil
+}
+
 func (s *flakyShared) Release(ctx context.Context, rel *SharedRelease) error {
 	s.releases.Add(1)
 	if s.down.Load() {
@@ -86,6 +101,11 @@ func TestSharedFallbackAndRecovery(t *testing.T) {
 	a.Done(0) // no lease, no token cap: no release call
 	if sh.releases.Load() != 0 {
 		t.Fatal("a release with nothing to release")
+	}
+	for _, st := range e.Rules() {
+		if st.Usage.RequestsUsed != 42 || st.Usage.TokensUsed != 99 {
+			t.Fatalf("usage not read from the backend: %+v", st.Usage)
+		}
 	}
 	sh.down.Store(true)
 	admitted := 0

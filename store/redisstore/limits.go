@@ -181,6 +181,27 @@ func (s *RateLimits) Admit(ctx context.Context, req *limits.SharedAdmission) err
 	return nil
 }
 
+// Peek implements limits.Shared with one read-only script call.
+func (s *RateLimits) Peek(ctx context.Context, req *limits.SharedAdmission) error {
+	if len(req.Counters) == 0 {
+		return nil
+	}
+	keys := make([]string, len(req.Counters))
+	args := make([]any, 1, 1+len(req.Counters))
+	args[0] = req.Now
+	for i := range req.Counters {
+		sc := &req.Counters[i]
+		keys[i] = s.key(sc.ID, sc.Period)
+		args = append(args, sc.Period.Milliseconds())
+	}
+	res, err := peekScript.Run(ctx, s.r, keys, args...).Int64Slice()
+	if err != nil {
+		return fmt.Errorf("redis rate-limit usage: %w", err)
+	}
+	// The reply is the admission's without its leading verdict.
+	return parseAdmit(append([]int64{0}, res...), req)
+}
+
 // parseAdmit reads the admission script's reply into req.
 func parseAdmit(res []int64, req *limits.SharedAdmission) error {
 	want := 1

@@ -149,3 +149,27 @@ for i = 1, #KEYS do
 end
 return 1
 `)
+
+// peekScript reads counters without changing them.
+//
+// ARGV: now (ms), then per key its period (ms; 0 for a concurrency
+// counter). Reply per key: the number of live leases, or w, r, pr, t, pt
+// of a window moved forward to now.
+var peekScript = redis.NewScript(luaCommon + `
+local now = tonumber(ARGV[1])
+local out = {}
+for i = 1, #KEYS do
+  local p = tonumber(ARGV[1 + i])
+  if p == 0 then
+    out[#out + 1] = redis.call('ZCOUNT', KEYS[i], '(' .. num(now), '+inf')
+  else
+    local w, r, pr, t, pt = load(KEYS[i], now, p)
+    out[#out + 1] = w
+    out[#out + 1] = r
+    out[#out + 1] = pr
+    out[#out + 1] = t
+    out[#out + 1] = pt
+  end
+end
+return out
+`)

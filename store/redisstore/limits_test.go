@@ -489,3 +489,52 @@ func TestResetScope(t *testing.T) {
 		t.Error("reset-all: windows kept or leases dropped")
 	}
 }
+
+// Usage listings show the shared counts: requests, tokens and slots taken
+// through another process, template children included.
+func TestSharedUsageAcrossProcesses(t *testing.T) {
+	url, prefix := redistest.New(t)
+	clk := &testClock{t: t0.Add(30 * time.Second)}
+	o := engineOpts{url: url, prefix: prefix, now: clk.Now}
+	rules := []limits.Rule{
+		rootMinute(10, 1000),
+		rootConcurrent(4),
+		{Scope: limits.ScopeUserPath, Subject: "/c", Period: limits.PeriodHour, MaxRequests: 9, PerChild: true},
+	}
+	a, _ := newSharedEngine(t, o, rules...)
+	b, _ := newSharedEngine(t, o, rules...)
+	var held []limits.Admission
+	for i := 0; i < 3; i++ {
+		adm, rej := a.AdmitUserPath("/c/alice")
+		if rej != nil {
+			t.Fatal(rej)
+		}
+		held = append(held, adm)
+	}
+	held[0].Done(120)
+	st := b.StatusFor("/c/alice")
+	if len(st) != 3 {
+		t.Fatalf("%d statuses", len(st))
+	}
+	got := map[string]limits.Usage{}
+	for _, s := range st {
+		got[s.Key.PeriodLabel()] = s.Usage
+	}
+	if u := got["minute"]; u.RequestsUsed != 3 || u.TokensUsed != 120 || u.WindowStart != t0 {
+		t.Errorf("minute rule at process 2: %+v", u)
+	}
+	if u := got["concurrent"]; u.InFlight != 2 {
+		t.Errorf("concurrent rule at process 2: %+v", u)
+	}
+	if u := got["hour"]; u.RequestsUsed != 3 {
+		t.Errorf("alice's partition at process 2: %+v", u)
+	}
+	for _, r := range b.Rules() {
+		if r.Key.Period == limits.PeriodMinute && r.Usage.RequestsUsed != 3 {
+			t.Errorf("Rules at process 2: %+v", r.Usage)
+		}
+	}
+	for _, h := range held[1:] {
+		h.Done(0)
+	}
+}

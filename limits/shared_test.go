@@ -11,7 +11,7 @@ import (
 // flakyShared is a Shared backend that fails while down is set and
 // otherwise admits everything, counting calls.
 type flakyShared struct {
-	down            atomic.Bool
+	down, slow      atomic.Bool
 	admits, pings   atomic.Int64
 	releases, reset atomic.Int64
 }
@@ -22,6 +22,10 @@ func (s *flakyShared) Admit(ctx context.Context, req *SharedAdmission) error {
 	s.admits.Add(1)
 	if s.down.Load() {
 		return errDown
+	}
+	if s.slow.Load() {
+		<-ctx.Done()
+		return ctx.Err()
 	}
 	req.Admitted = true
 	for i := range req.Counters {
@@ -201,5 +205,44 @@ func TestSharedReleaseResetAndChanges(t *testing.T) {
 	}
 	if st := e.StatusFor("/y"); len(st) != 1 || len(changes) != 4 || sh.reset.Load() != 3 {
 		t.Fatalf("status %v, %d changes, %d resets", st, len(changes), sh.reset.Load())
+	}
+}
+
+// One slow answer falls back for that admission only; three in a row mark
+// the backend down.
+func TestSharedTimeoutsBeforeDown(t *testing.T) {
+	sh := &flakyShared{}
+	e, err := New(Options{Shared: sh, SharedTimeout: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if err := e.SetConfigRules([]Rule{{Scope: ScopeUserPath, Subject: "/", Period: PeriodMinute, MaxRequests: 100}}); err != nil {
+		t.Fatal(err)
+	}
+	sh.slow.Store(true)
+	for i := 1; i <= 3; i++ {
+		a, rej := e.AdmitUserPath("/u")
+		if rej != nil || a.shared {
+			t.Fatalf("slow admission %d: %v shared=%v", i, rej, a.shared)
+		}
+		if healthy := e.SharedHealthy(); healthy != (i < 3) {
+			t.Fatalf("after %d timeouts healthy=%v", i, healthy)
+		}
+		if i == 1 {
+			// A success in between starts the count again.
+			sh.slow.Store(false)
+			if a, _ := e.AdmitUserPath("/u"); !a.shared {
+				t.Fatal("not shared")
+			}
+			sh.slow.Store(true)
+			if a, _ := e.AdmitUserPath("/u"); a.shared || !e.SharedHealthy() {
+				t.Fatal("one timeout after a success marked the backend down")
+			}
+			i = 1 // the count is 1 again
+		}
+	}
+	if e.SharedFallbacks() != 4 || sh.admits.Load() != 5 {
+		t.Fatalf("%d fallbacks, %d calls", e.SharedFallbacks(), sh.admits.Load())
 	}
 }

@@ -6,12 +6,14 @@ package limits
 // checks and consumes the counters of all matching rules atomically, and
 // returns their state, from which the Engine builds the x-ratelimit-*
 // headers or the Rejection exactly as for in-memory counters. The state is
-// also copied into the local counters, so that TargetAvailable and the
-// usage listings show the shared counts as of this process's last
-// admission without asking the backend.
+// also copied into the local counters, so that TargetAvailable sees the
+// shared counts as of this process's last admission without asking the
+// backend (the usage listings ask it, see sharedstatus.go).
 //
-// When the backend fails (an error or a call past SharedTimeout) the
-// Engine marks it down and admits with its local counters, per process,
+// When a backend call fails (an error, or a call past SharedTimeout) that
+// admission is decided with the local counters; a refused connection, or
+// timeoutsBeforeDown timeouts in a row, mark the backend down: the Engine
+// then admits with its local counters without asking it, per process,
 // counting each such admission (SharedFallbacks) and warning at most every
 // fallbackWarnEvery; fail-closed it refuses with Rejection.Unavailable
 // instead. A probe pings the backend every probeEvery and switches back as
@@ -22,6 +24,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"time"
 
 	"go.uber.org/zap"
@@ -30,6 +33,10 @@ import (
 // DefaultSharedTimeout bounds a call to the Shared backend on the request
 // path when Options.SharedTimeout is 0.
 const DefaultSharedTimeout = 100 * time.Millisecond
+
+// timeoutsBeforeDown is how many backend calls in a row must time out
+// before the backend is considered down.
+const timeoutsBeforeDown = 3
 
 // probeEvery is how often a backend that failed is pinged.
 const probeEvery = 500 * time.Millisecond
@@ -80,9 +87,12 @@ func (e *Engine) admitVia(ms []match, a *Admission) (rej *Rejection, handled boo
 	if !e.sharedDown.Load() {
 		rej, err = e.admitShared(ms, a)
 		if err == nil {
+			if e.sharedTimeouts.Load() != 0 {
+				e.sharedTimeouts.Store(0)
+			}
 			return rej, true
 		}
-		e.sharedFailed(err)
+		e.sharedError(err)
 	}
 	e.fallbacks.Add(1)
 	e.warnFallback(err)
@@ -187,7 +197,7 @@ func (a *Admission) releaseShared(tokens int64, cancel bool) {
 	stop()
 	if err != nil {
 		// The lease expires by itself; the tokens are lost.
-		e.sharedFailed(err)
+		e.sharedError(err)
 	}
 }
 
@@ -214,6 +224,26 @@ func (e *Engine) resetSharedLogged(rules []Key) {
 	if err := e.resetShared(rules, false); err != nil {
 		e.log.Warn("rate limits: could not clear the shared counters of removed rules; they expire by themselves", zap.Error(err))
 	}
+}
+
+// sharedError handles a failed backend call: a timeout marks the backend
+// down only once timeoutsBeforeDown calls in a row timed out (one slow
+// answer must not switch the whole process to local counting); any other
+// error (a refused connection) marks it down at once.
+func (e *Engine) sharedError(err error) {
+	if isTimeout(err) && e.sharedTimeouts.Add(1) < timeoutsBeforeDown {
+		return
+	}
+	e.sharedFailed(err)
+}
+
+// isTimeout reports whether err is a deadline or network timeout.
+func isTimeout(err error) bool {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }
 
 // sharedFailed marks the backend down after err and starts the probe that
@@ -245,6 +275,7 @@ func (e *Engine) probe() {
 			err := e.shared.Ping(ctx)
 			cancel()
 			if err == nil {
+				e.sharedTimeouts.Store(0)
 				e.sharedDown.Store(false)
 				e.log.Info("rate limits: the shared counter store answers again; limits hold across processes again",
 					zap.Uint64("fallback_admissions_total", e.fallbacks.Load()))

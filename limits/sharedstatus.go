@@ -29,7 +29,7 @@ func (e *Engine) sharedUsage(sts []RuleStatus, ids []string) {
 	err := e.shared.Peek(ctx, &req)
 	cancel()
 	if err != nil {
-		e.sharedFailed(err)
+		e.sharedError(err)
 		return
 	}
 	now := nowMs * int64(time.Millisecond)

@@ -115,7 +115,22 @@ func NewRateLimits(c *Client, opts RateLimitOptions) *RateLimits {
 		done:     make(chan struct{}),
 	}
 	go s.loop()
+	go s.warm()
 	return s
+}
+
+// warm loads the scripts into the server, so that the first admissions
+// need no second round trip (EVAL after NOSCRIPT), and opens a connection.
+// A server that does not answer is not an error here: the scripts are
+// sent with the first calls once it does.
+func (s *RateLimits) warm() {
+	ctx, cancel := context.WithTimeout(context.Background(), renewTimeout)
+	defer cancel()
+	for _, sc := range []*redis.Script{admitScript, releaseScript, peekScript} {
+		if err := sc.Load(ctx, s.r).Err(); err != nil {
+			return
+		}
+	}
 }
 
 // key is the Redis key of counter id: a window hash, or the lease set of

@@ -218,6 +218,9 @@ func (a *App) Provision(ctx caddy.Context) error {
 	if err := a.registerAuditMetrics(ctx); err != nil {
 		return fmt.Errorf("modelgate: registering audit metrics: %w", err)
 	}
+	if err := a.registerRateLimitMetrics(ctx); err != nil {
+		return fmt.Errorf("modelgate: registering rate-limit metrics: %w", err)
+	}
 	return nil
 }
 

@@ -29,7 +29,12 @@ func (s sharedEngine) Destruct() error { return s.Close() }
 // limiterRef hands the engine that Start opens to the services built in
 // Provision (the proxy, GET /v1/usage), which may in principle serve a
 // request before Start has run: until then nothing is limited.
-type limiterRef struct{ eng atomic.Pointer[limits.Engine] }
+type limiterRef struct {
+	eng atomic.Pointer[limits.Engine]
+	// opened is the engine also when rate limiting is switched off, for
+	// the metrics, which are scraped concurrently with Start.
+	opened atomic.Pointer[limits.Engine]
+}
 
 // AdmitTarget implements proxy.TargetLimiter.
 func (l *limiterRef) AdmitTarget(provider, model string) (limits.Admission, *limits.Rejection) {
@@ -65,7 +70,7 @@ func quotaTemplates(c config.Config) bool {
 // Caller holds the store.
 func (a *App) openLimiter() error {
 	eff := a.effective
-	val, _, err := limiters.LoadOrNew(a.storePath, func() (caddy.Destructor, error) {
+	val, _, err := limiters.LoadOrNew(a.limiterKey(), func() (caddy.Destructor, error) {
 		var rules limits.RuleStore
 		var counters limits.CounterStore
 		if a.store != nil {
@@ -75,16 +80,24 @@ func (a *App) openLimiter() error {
 		if a.pg != nil {
 			rules = a.pgRuleStore()
 		}
-		e, err := limits.New(limits.Options{
+		opts := limits.Options{
 			Rules:          rules,
 			Counters:       counters,
 			FlushInterval:  eff.RateLimits.FlushEvery(),
 			Logger:         a.logger.Named("ratelimit"),
 			TokensEnforced: eff.Usage.On(),
 			QuotaTemplates: quotaTemplates(eff),
-		})
+		}
+		shared := a.sharedLimits(&opts)
+		e, err := limits.New(opts)
 		if err != nil {
+			if shared != nil {
+				_ = shared.Close()
+			}
 			return nil, err
+		}
+		if shared != nil {
+			shared.Follow(e.ApplyChange)
 		}
 		return sharedEngine{e}, nil
 	})
@@ -94,12 +107,14 @@ func (a *App) openLimiter() error {
 	eng := val.(sharedEngine).Engine
 	a.limitsHeld = true
 	eng.SetQuotaTemplates(quotaTemplates(eff))
+	eng.SetSharedFailClosed(eff.RedisFailClosed != nil && *eff.RedisFailClosed)
 	eng.SetTokensEnforced(eff.Usage.On())
 	if err := eng.SetConfigRules(a.rateRules); err != nil {
 		a.releaseLimiter()
 		return fmt.Errorf("modelgate: %w", err)
 	}
 	a.limits = eng
+	a.limiterRef.opened.Store(eng)
 	if eff.RateLimits.On() {
 		a.limiterRef.eng.Store(eng)
 	} else if len(a.rateRules) > 0 || len(eng.Rules()) > 0 {
@@ -115,7 +130,7 @@ func (a *App) releaseLimiter() error {
 		return nil
 	}
 	a.limitsHeld = false
-	if _, err := limiters.Delete(a.storePath); err != nil {
+	if _, err := limiters.Delete(a.limiterKey()); err != nil {
 		return fmt.Errorf("modelgate: closing rate limits: %w", err)
 	}
 	return nil

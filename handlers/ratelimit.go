@@ -148,8 +148,17 @@ func limitUserPath(eng *limits.Engine, kind routes.Counting, w http.ResponseWrit
 
 // refuse answers a user-path breach: 429 rate_limit_error with
 // Retry-After and the x-ratelimit-* headers, in the envelope the route's
-// clients expect (Anthropic's on /v1/messages).
+// clients expect (Anthropic's on /v1/messages); or 503, code
+// rate_limits_unavailable, when the limits could not be checked
+// (fail-closed without the shared counter store).
 func refuse(w http.ResponseWriter, r *http.Request, rej *limits.Rejection) {
+	if rej.Unavailable {
+		// Fail-closed without the shared counter store: 503, not 429.
+		e := apierr.New(http.StatusServiceUnavailable, apierr.TypeProvider, rej.Reason).WithCode("rate_limits_unavailable")
+		e.RetryAfter = int(rej.RetryAfterSeconds())
+		apierr.WriteFor(w, r, e)
+		return
+	}
 	rej.Headers.Apply(w.Header())
 	e := apierr.New(http.StatusTooManyRequests, apierr.TypeRateLimit, rej.Reason).WithCode("rate_limit_exceeded")
 	e.RetryAfter = int(rej.RetryAfterSeconds())

@@ -27,6 +27,14 @@ type Admission struct {
 	// reset since.
 	admittedAt  int64
 	admittedGen uint64
+	// shared says the Shared backend admitted the request: Done and
+	// Cancel go to it. lease names its leases, tokCap says a matched rule
+	// caps tokens (else tokens are not charged there), admittedMs is
+	// admittedAt in the backend's milliseconds.
+	shared     bool
+	tokCap     bool
+	lease      string
+	admittedMs int64
 }
 
 // add records a counter the admission holds.
@@ -57,6 +65,10 @@ func (a *Admission) Done(tokens int64) {
 	}
 	a.done = true
 	if a.n == 0 {
+		return
+	}
+	if a.shared {
+		a.releaseShared(tokens, false)
 		return
 	}
 	var now int64
@@ -91,6 +103,10 @@ func (a *Admission) Cancel() {
 	}
 	a.done = true
 	if a.n == 0 {
+		return
+	}
+	if a.shared {
+		a.releaseShared(0, true)
 		return
 	}
 	now := a.e.nowNanos()
@@ -132,6 +148,10 @@ type Rejection struct {
 	Headers Headers
 	// Reason is a human-readable message naming the rule and the cap.
 	Reason string
+	// Unavailable says no rule was exhausted: the shared counter store
+	// does not answer and the engine is fail-closed. Callers answer 503
+	// rather than 429.
+	Unavailable bool
 }
 
 // invalidPath is the refusal of a user path that is not acceptable. It
@@ -157,6 +177,9 @@ func (r *Rejection) RetryAfterSeconds() int64 { return int64(r.RetryAfter / time
 func (e *Engine) admit(ms []match, a *Admission) (rej *Rejection, retry bool) {
 	if len(ms) == 0 {
 		return nil, false
+	}
+	if rej, handled := e.admitVia(ms, a); handled {
+		return rej, false
 	}
 	ms = sortByID(ms)
 	for i := range ms {
@@ -364,7 +387,10 @@ func (e *Engine) AdmitTarget(provider, model string) (Admission, *Rejection) {
 // TargetAvailable reports whether AdmitTarget would admit a request to
 // provider and model now, without charging anything; when it would not,
 // retryAfter is the time until it would (as Rejection.RetryAfter). Virtual
-// models use it to skip saturated targets.
+// models use it to skip saturated targets. With a Shared backend it asks
+// nothing: windows are read as this process last saw them from the
+// backend, and a concurrency rule the backend last found full counts as
+// saturated for a second.
 func (e *Engine) TargetAvailable(provider, model string) (retryAfter time.Duration, ok bool) {
 	set := e.set.Load()
 	if len(set.providers) == 0 && len(set.models) == 0 {
@@ -380,7 +406,7 @@ func (e *Engine) TargetAvailable(provider, model string) (retryAfter time.Durati
 		c, r := ms[i].c, &ms[i].rs.rule
 		c.mu.Lock()
 		if c.gauge() {
-			if c.inFlightFull(r.MaxRequests) {
+			if c.inFlightFull(r.MaxRequests) || c.busyUntil.Load() > now {
 				ok, wait = false, max(wait, int64(time.Second))
 			}
 		} else {

@@ -19,6 +19,15 @@
 // used + 1 ≤ cap. Token windows use the same estimate; tokens are charged when
 // the request completes ([Admission.Done]), so a request may overshoot.
 //
+// Several processes share their windows and concurrency slots through a
+// [Shared] backend (Options.Shared): each admission is then one call to it,
+// checking and consuming all matching rules atomically, and concurrency
+// slots are leases that expire when the process holding them dies. While
+// the backend does not answer, admission falls back to the in-memory
+// counters of each process, or refuses (Options.SharedFailClosed). Admin
+// changes are handed to Options.OnChange for the other processes, which
+// follow them with [Engine.ApplyChange].
+//
 // The package imports neither Caddy nor a storage engine; the rate-limit
 // handler, the admin API and the app wiring use [Engine].
 package limits

@@ -31,6 +31,20 @@ type Options struct {
 	// QuotaTemplates says the quota_templates entitlement is active, which
 	// per_child rules require.
 	QuotaTemplates bool
+	// Shared, when set, keeps the window counters and concurrency slots
+	// in a backend shared by several processes; the in-memory counters
+	// then serve only while it does not answer. The Engine closes it.
+	Shared Shared
+	// SharedTimeout bounds each call to Shared on the request path;
+	// 0 means DefaultSharedTimeout.
+	SharedTimeout time.Duration
+	// SharedFailClosed refuses requests (Rejection.Unavailable) while
+	// Shared does not answer, instead of counting them per process.
+	SharedFailClosed bool
+	// OnChange, when set, is called after each admin change made through
+	// this Engine (not under its lock), so that other processes can
+	// follow it with ApplyChange.
+	OnChange func(Change)
 }
 
 // evictEvery is how often idle child partitions are dropped.
@@ -69,6 +83,19 @@ type Engine struct {
 	// gen is the last generation handed out (see persist.go).
 	gen atomic.Uint64
 
+	// shared is the multi-process backend (nil: memory only); see
+	// sharedadmit.go for the fields below.
+	shared        Shared
+	sharedTimeout time.Duration
+	failClosed    atomic.Bool
+	sharedDown    atomic.Bool
+	// sharedTimeouts counts backend calls in a row that timed out.
+	sharedTimeouts atomic.Int32
+	fallbacks      atomic.Uint64
+	warnedAt       atomic.Int64
+	warnedCount    atomic.Uint64
+	onChange       func(Change)
+
 	flushMu   sync.Mutex // serialises snapshots
 	lastEvict time.Time  // guarded by flushMu
 	stop      chan struct{}
@@ -94,7 +121,14 @@ func New(opts Options) (*Engine, error) {
 		pending:       map[Key]*pendingGroup{},
 		stop:          make(chan struct{}),
 		done:          make(chan struct{}),
+		shared:        opts.Shared,
+		sharedTimeout: opts.SharedTimeout,
+		onChange:      opts.OnChange,
 	}
+	if e.sharedTimeout <= 0 {
+		e.sharedTimeout = DefaultSharedTimeout
+	}
+	e.failClosed.Store(opts.SharedFailClosed)
 	if e.log == nil {
 		e.log = zap.NewNop()
 	}
@@ -235,9 +269,12 @@ func (e *Engine) Upsert(r Rule, previous *Key) error {
 	if prev != nil {
 		delete(e.manual, *prev)
 	}
-	e.forget(e.rebuild())
+	dropped := e.rebuild()
+	e.forget(dropped)
+	e.resetSharedLogged(dropped.keys)
 	e.mu.Unlock()
 	e.warnTokens()
+	e.notify(Change{Rules: true})
 	return nil
 }
 
@@ -259,8 +296,11 @@ func (e *Engine) Delete(k Key) error {
 		return err
 	}
 	delete(e.manual, k)
-	e.forget(e.rebuild())
+	dropped := e.rebuild()
+	e.forget(dropped)
+	e.resetSharedLogged(dropped.keys)
 	e.mu.Unlock()
+	e.notify(Change{Rules: true})
 	return nil
 }
 
@@ -271,14 +311,19 @@ func (e *Engine) Delete(k Key) error {
 func (e *Engine) ResetOne(k Key) error {
 	k = k.Normalize()
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	g := e.groups[k]
 	if g == nil {
+		e.mu.Unlock()
 		return fmt.Errorf("%w: %s", ErrRuleNotFound, k)
 	}
 	gen := e.newGen()
 	err := e.markReset([]Key{g.key}, gen)
 	g.clear(gen)
+	if serr := e.resetShared([]Key{g.key}, false); serr != nil && err == nil {
+		err = serr
+	}
+	e.mu.Unlock()
+	e.notify(Change{Reset: []Key{k}})
 	return err
 }
 
@@ -286,7 +331,6 @@ func (e *Engine) ResetOne(k Key) error {
 // to persist the reset is logged.
 func (e *Engine) ResetAll() {
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	gen := e.newGen()
 	if err := e.markResetAll(gen); err != nil {
 		e.log.Error("rate limits: persisting reset-all failed; counters may come back after a restart", zap.Error(err))
@@ -294,6 +338,11 @@ func (e *Engine) ResetAll() {
 	for _, g := range e.groups {
 		g.clear(gen)
 	}
+	if err := e.resetShared(nil, true); err != nil {
+		e.log.Error("rate limits: reset-all of the shared counters failed", zap.Error(err))
+	}
+	e.mu.Unlock()
+	e.notify(Change{ResetAll: true})
 }
 
 // dropSet lists groups removed by rebuild and the generation their reset
@@ -341,10 +390,12 @@ func (e *Engine) rebuild() (dropped dropSet) {
 func (e *Engine) newGroup(k Key, perChild bool) *group {
 	g := &group{key: k, period: k.Duration(), perChild: perChild}
 	gen := e.newGen()
+	sid := k.SharedID()
 	if perChild {
-		g.tmpl = newTemplate(gen)
+		g.tmpl = newTemplate(gen, sid)
 	} else {
 		g.agg = newCounter(g.period, "", gen)
+		g.agg.sid = sid
 	}
 	if p := e.pending[k]; p != nil {
 		delete(e.pending, k)
@@ -410,8 +461,9 @@ func (e *Engine) evict() {
 	}
 }
 
-// Close stops the background goroutine and writes a final snapshot of the
-// counters (waiting until the store has committed it). It is idempotent.
+// Close stops the background goroutine, writes a final snapshot of the
+// counters (waiting until the store has committed it) and closes the
+// Shared backend, giving back its leases. It is idempotent.
 // The Engine keeps admitting in memory afterwards but persists nothing more
 // periodically; the stores are not closed.
 func (e *Engine) Close() error {
@@ -420,6 +472,11 @@ func (e *Engine) Close() error {
 		<-e.done
 		if e.counters != nil {
 			e.closeErr = e.flush(true)
+		}
+		if e.shared != nil {
+			if err := e.shared.Close(); err != nil && e.closeErr == nil {
+				e.closeErr = fmt.Errorf("rate limits: closing the shared counters: %w", err)
+			}
 		}
 	})
 	return e.closeErr

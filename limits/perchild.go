@@ -13,11 +13,13 @@ type template struct {
 	// gen is the generation given to new partitions (see persist.go).
 	gen   uint64
 	parts map[string]*counter
+	// sid is the rule's shared name; partitions append their child.
+	sid string
 }
 
 // newTemplate returns an empty template whose partitions start at gen.
-func newTemplate(gen uint64) *template {
-	return &template{gen: gen, parts: make(map[string]*counter)}
+func newTemplate(gen uint64, sid string) *template {
+	return &template{gen: gen, parts: make(map[string]*counter), sid: sid}
 }
 
 // lookup returns child's partition or nil, without creating it.
@@ -40,6 +42,7 @@ func (t *template) partition(child string, period time.Duration) *counter {
 		return c
 	}
 	c := newCounter(period, strings.Clone(child), t.gen)
+	c.sid = sharedCounterID(t.sid, c.child)
 	t.parts[c.child] = c
 	return c
 }

@@ -62,6 +62,7 @@ func (p *pendingGroup) attach(g *group) {
 	if g.tmpl != nil {
 		for child, s := range p.parts {
 			c := newCounter(g.period, child, s.Gen)
+			c.sid = sharedCounterID(g.tmpl.sid, child)
 			c.restore(s)
 			g.tmpl.parts[child] = c
 		}
@@ -102,30 +103,42 @@ func (e *Engine) markResetAll(gen uint64) error {
 	return nil
 }
 
+// readRules reads the manual rules from the RuleStore, skipping (with a
+// warning) records that cannot be read or are not valid.
+func (e *Engine) readRules() (map[Key]Rule, error) {
+	rules, skipped, err := e.rules.LoadRules()
+	if err != nil {
+		return nil, fmt.Errorf("rate limits: load rules: %w", err)
+	}
+	for _, err := range skipped {
+		e.log.Warn("rate limits: skipping unreadable stored rule", zap.Error(err))
+	}
+	manual := make(map[Key]Rule, len(rules))
+	for _, r := range rules {
+		r.Source = SourceManual
+		r = r.normalized()
+		if err := r.Validate(true); err != nil {
+			e.log.Warn("rate limits: skipping invalid stored rule", zap.Stringer("rule", r.Key()), zap.Error(err))
+			continue
+		}
+		if r.PerChild && !e.entitled.Load() {
+			e.log.Warn("rate limits: stored per_child rule kept although the quota_templates entitlement is off; delete it or restore the entitlement",
+				zap.Stringer("rule", r.Key()))
+		}
+		manual[r.Key()] = r
+	}
+	return manual, nil
+}
+
 // load reads manual rules and counter snapshots. Valid snapshots of windows
 // still relevant now go to e.pending; void and expired records are deleted.
 func (e *Engine) load() error {
 	if e.rules != nil {
-		rules, skipped, err := e.rules.LoadRules()
+		manual, err := e.readRules()
 		if err != nil {
-			return fmt.Errorf("rate limits: load rules: %w", err)
+			return err
 		}
-		for _, err := range skipped {
-			e.log.Warn("rate limits: skipping unreadable stored rule", zap.Error(err))
-		}
-		for _, r := range rules {
-			r.Source = SourceManual
-			r = r.normalized()
-			if err := r.Validate(true); err != nil {
-				e.log.Warn("rate limits: skipping invalid stored rule", zap.Stringer("rule", r.Key()), zap.Error(err))
-				continue
-			}
-			if r.PerChild && !e.entitled.Load() {
-				e.log.Warn("rate limits: stored per_child rule kept although the quota_templates entitlement is off; delete it or restore the entitlement",
-					zap.Stringer("rule", r.Key()))
-			}
-			e.manual[r.Key()] = r
-		}
+		e.manual = manual
 	}
 	if e.counters == nil {
 		return nil

@@ -37,26 +37,33 @@ type RuleStatus struct {
 	Usage Usage
 }
 
-// Rules lists every live rule with its usage, user-path rules first, then
+// Rules lists every live rule with its usage (with a Shared backend that
+// answers, read from it in one call), user-path rules first, then
 // provider and model rules, each sorted by subject and window length.
 func (e *Engine) Rules() []RuleStatus {
 	set := e.set.Load()
 	now := e.nowNanos()
 	out := make([]RuleStatus, 0, len(set.list))
+	ids := make([]string, 0, len(set.list))
 	for _, rs := range set.list {
 		st := RuleStatus{Rule: rs.rule, Key: rs.key, Template: rs.rule.PerChild, EffectiveSubject: rs.key.Subject}
+		id := ""
 		if rs.g.agg != nil {
 			st.Usage = rs.g.agg.usage(now)
+			id = rs.g.agg.sid
 		}
 		out = append(out, st)
+		ids = append(ids, id)
 	}
+	e.sharedUsage(out, ids)
 	return out
 }
 
 // StatusFor lists the user-path rules covering userPath (from the root
 // down) with the caller's usage: for a template on an ancestor, the counters
 // of the caller's child partition. It creates no partition and charges
-// nothing; a path that userpath.Normalize refuses has no rules.
+// nothing; a path that userpath.Normalize refuses has no rules. With a
+// Shared backend that answers, the usage is read from it in one call.
 func (e *Engine) StatusFor(userPath string) []RuleStatus {
 	set := e.set.Load()
 	if len(set.paths) == 0 {
@@ -68,11 +75,14 @@ func (e *Engine) StatusFor(userPath string) []RuleStatus {
 	}
 	now := e.nowNanos()
 	var out []RuleStatus
+	var ids []string
 	add := func(anc string) {
 		for _, rs := range set.paths[anc] {
 			st := RuleStatus{Rule: rs.rule, Key: rs.key, Template: rs.rule.PerChild, EffectiveSubject: rs.key.Subject}
+			var id string
 			if rs.g.tmpl == nil {
 				st.Usage = rs.g.agg.usage(now)
+				id = rs.g.agg.sid
 			} else {
 				child, ok := childOf(anc, path)
 				if !ok {
@@ -84,8 +94,10 @@ func (e *Engine) StatusFor(userPath string) []RuleStatus {
 				} else {
 					st.Usage = emptyUsage(rs.g.period, now)
 				}
+				id = sharedCounterID(rs.g.tmpl.sid, child)
 			}
 			out = append(out, st)
+			ids = append(ids, id)
 		}
 	}
 	add("/")
@@ -94,6 +106,7 @@ func (e *Engine) StatusFor(userPath string) []RuleStatus {
 			add(path[:i])
 		}
 	}
+	e.sharedUsage(out, ids)
 	return out
 }
 

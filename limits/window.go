@@ -26,6 +26,12 @@ type counter struct {
 	// running request still holds. A rule's own window counter skips the
 	// two atomic operations.
 	holds bool
+	// sid is the counter's name in a shared backend (see Key.SharedID).
+	sid string
+	// busyUntil (unix nanos) is set when a shared admission found this
+	// concurrency counter full: TargetAvailable reports it saturated
+	// until then, as the local gauge cannot tell.
+	busyUntil atomic.Int64
 
 	// idx is the index (unix nanos / period) of the current window.
 	idx             int64

@@ -124,7 +124,7 @@ func (s *Service) try(w http.ResponseWriter, r *http.Request, c *call, last bool
 	if rej != nil {
 		e := targetRejected(c.provider.Name(), rej)
 		if !last {
-			c.info.AddAttempt(reqinfo.Attempt{Provider: c.provider.Name(), Model: c.model, StatusCode: http.StatusTooManyRequests,
+			c.info.AddAttempt(reqinfo.Attempt{Provider: c.provider.Name(), Model: c.model, StatusCode: e.StatusCode,
 				StartedAt: time.Now(), Err: "not called: " + rej.Reason})
 			return e
 		}

@@ -57,8 +57,17 @@ func (s *Service) admitTarget(w http.ResponseWriter, r *http.Request, c *call) (
 	return adm, true
 }
 
-// targetRejected is the 429 for a saturated provider or model.
+// targetRejected is the 429 for a saturated provider or model, or the 503
+// when the limits could not be checked (fail-closed without the shared
+// counter store).
 func targetRejected(provider string, rej *limits.Rejection) *apierr.Error {
+	if rej.Unavailable {
+		// Fail-closed without the shared counter store: 503, not 429.
+		e := apierr.New(http.StatusServiceUnavailable, apierr.TypeProvider, rej.Reason).
+			WithCode("rate_limits_unavailable").WithProvider(provider)
+		e.RetryAfter = int(rej.RetryAfterSeconds())
+		return e
+	}
 	e := apierr.New(http.StatusTooManyRequests, apierr.TypeRateLimit, rej.Reason).
 		WithCode("rate_limit_exceeded").WithProvider(provider)
 	e.RetryAfter = int(rej.RetryAfterSeconds())

@@ -3,6 +3,7 @@ package audit
 import (
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelgate/modelgate/tokens"
@@ -117,6 +118,7 @@ type Hub struct {
 	ring []LiveEvent
 	next uint64 // sequence number of the next event
 	subs []*Subscription
+	out  atomic.Pointer[LiveOutbox] // see Forward
 }
 
 // NewHub returns a hub that buffers the latest size events
@@ -136,6 +138,9 @@ func (h *Hub) PublishAudit(p *AuditPreview) {
 	ev.Usage = UsageRecord{}
 	h.wake()
 	h.mu.Unlock()
+	if o := h.out.Load(); o != nil {
+		o.offer(&LiveEvent{Kind: EventAudit, Audit: *p})
+	}
 }
 
 // PublishUsage publishes a usage record.
@@ -146,6 +151,9 @@ func (h *Hub) PublishUsage(r *UsageRecord) {
 	ev.Audit = AuditPreview{}
 	h.wake()
 	h.mu.Unlock()
+	if o := h.out.Load(); o != nil {
+		o.offer(&LiveEvent{Kind: EventUsage, Usage: *r})
+	}
 }
 
 // slot claims the next sequence number and returns its ring slot. h.mu is

@@ -11,11 +11,14 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/zap"
+
 	"github.com/modelgate/modelgate/admin"
 	"github.com/modelgate/modelgate/audit"
 	"github.com/modelgate/modelgate/config"
 	"github.com/modelgate/modelgate/internal/redistest"
 	"github.com/modelgate/modelgate/keys"
+	"github.com/modelgate/modelgate/store/pgstore"
 	"github.com/modelgate/modelgate/store/redisstore"
 )
 
@@ -325,3 +328,46 @@ func (nopEntries) AppendEntry(*audit.Entry) bool { return true }
 type nopUsage struct{ audit.UsageStorage }
 
 func (nopUsage) AppendUsage(*audit.UsageRecord) bool { return true }
+
+func TestAppWiresTheFanoutFromItsBackends(t *testing.T) {
+	url, prefix := redistest.New(t)
+	c, err := redisstore.Open(context.Background(), redisstore.Options{URL: url, Prefix: prefix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Destruct()
+	ks, err := keys.Open(newSharedKeys(), keys.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hub := audit.NewHub(16)
+	a := &App{logger: zap.NewNop(), keySvc: ks, audit: new(atomic.Pointer[auditParts])}
+	a.audit.Store(&auditParts{hub: hub})
+
+	a.startFanout() // no Redis: nothing
+	if a.fanout != nil || a.changeNotifier() != nil {
+		t.Fatal("a fan-out without Redis")
+	}
+
+	a.redis = c
+	a.startFanout() // Redis without PostgreSQL: live events only
+	if a.fanout == nil || a.fanout.hub != hub || len(a.fanout.reloaders) != 0 {
+		t.Fatalf("fan-out %+v", a.fanout)
+	}
+	a.stopFanout()
+
+	a.pg = &pgstore.DB{} // shared storage: keys reload too
+	a.startFanout()
+	defer a.stopFanout()
+	if _, ok := a.fanout.reloaders[admin.ChangedKeys]; !ok || len(a.fanout.reloaders) != 1 {
+		t.Fatalf("reloaders %v", a.fanout.reloaders)
+	}
+	if a.changeNotifier() == nil {
+		t.Fatal("no change notifier with Redis and PostgreSQL")
+	}
+	// The hub forwards to the bus: another process sees its events.
+	other := newProcess(t, url, prefix, newSharedKeys(), 0)
+	waitSubscribed(t, c, 2)
+	hub.PublishAudit(&audit.AuditPreview{Phase: audit.PhaseStart, RequestID: "from-app"})
+	within(t, 2*time.Second, "the other process got the app's event", func() bool { return other.hub.Last() == 1 })
+}

@@ -110,7 +110,8 @@ type LiveEvent struct {
 
 // Hub fans live events out to subscribers and keeps the latest ones in a
 // ring buffer for replay. Publishing never blocks and costs a lock, a copy
-// into the ring and a non-blocking wake-up per subscriber; a subscriber
+// into the ring, a non-blocking wake-up per subscriber and, when the hub
+// forwards (see Forward), a non-blocking send to the outbox; a subscriber
 // that falls a whole buffer behind is dropped. It is safe for concurrent
 // use.
 type Hub struct {

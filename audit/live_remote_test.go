@@ -198,3 +198,31 @@ func TestDecodeLiveBatchRejectsBadInput(t *testing.T) {
 		t.Fatalf("got %+v, %v; want the one usage event", evs, err)
 	}
 }
+
+// BenchmarkLiveBatchFanout measures one process's cost per event sent to
+// the others (encoding) and received from them (decoding and inserting),
+// in batches of 256.
+func BenchmarkLiveBatchFanout(b *testing.B) {
+	e := &Entry{ID: NewID(time.Now()), Method: "POST", Path: "/v1/chat/completions", UserPath: "/team",
+		ProviderName: "openai", RequestedModel: "gpt-4o", StatusCode: 200}
+	evs := make([]LiveEvent, 256)
+	for i := range evs {
+		evs[i] = LiveEvent{Kind: EventAudit, Audit: PreviewOf(e, PhaseComplete)}
+	}
+	h := NewHub(0)
+	b.ReportAllocs()
+	for b.Loop() {
+		msg, err := EncodeLiveBatch(evs)
+		if err != nil {
+			b.Fatal(err)
+		}
+		got, err := DecodeLiveBatch(msg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := range got {
+			h.PublishRemote(&got[i])
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(evs)), "ns/event")
+}

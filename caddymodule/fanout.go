@@ -58,7 +58,7 @@ type fanout struct {
 // newFanout returns a fan-out over c for hub (nil for none) and the
 // reloaders of the shared domains (admin.Changed* to a function that
 // reloads that domain from shared storage; none when storage is not
-// shared). Start starts it.
+// shared); start starts it.
 func newFanout(c *redisstore.Client, hub *audit.Hub, reloaders map[string]func() error, logger *zap.Logger) *fanout {
 	if logger == nil {
 		logger = zap.NewNop()

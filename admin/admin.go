@@ -91,6 +91,9 @@ type Options struct {
 	Sunset time.Time
 	// Logger receives failures of the store behind the API, never secrets.
 	Logger *zap.Logger
+	// Changes is told about every successful write to keys, virtual
+	// models, failover routes and budgets; nil tells no one.
+	Changes ChangeNotifier
 }
 
 // Handler serves everything under /admin/.

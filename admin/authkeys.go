@@ -88,6 +88,7 @@ func (h *Handler) createKey(w http.ResponseWriter, r *http.Request, _ params) {
 		h.keyError(w, err)
 		return
 	}
+	h.changed(ChangedKeys)
 	h.opts.Logger.Info("managed API key created", zap.String("key_id", k.ID),
 		zap.String("user_path", k.UserPath), zap.Bool("dashboard_access", k.DashboardAccess))
 	w.Header().Set("Location", "/admin/auth-keys/"+k.ID)
@@ -124,6 +125,7 @@ func (h *Handler) updateKey(w http.ResponseWriter, r *http.Request, p params) {
 		h.keyError(w, err)
 		return
 	}
+	h.changed(ChangedKeys)
 	h.opts.Logger.Info("managed API key updated", zap.String("key_id", k.ID),
 		zap.String("user_path", k.UserPath), zap.Bool("dashboard_access", k.DashboardAccess), zap.Bool("enabled", k.Enabled))
 	writeJSON(w, http.StatusOK, k)
@@ -139,6 +141,7 @@ func (h *Handler) deactivateKey(w http.ResponseWriter, _ *http.Request, p params
 		h.keyError(w, err)
 		return
 	}
+	h.changed(ChangedKeys)
 	h.opts.Logger.Info("managed API key deactivated", zap.String("key_id", k.ID))
 	writeJSON(w, http.StatusOK, k)
 }
@@ -152,6 +155,7 @@ func (h *Handler) deleteKey(w http.ResponseWriter, _ *http.Request, p params) {
 		h.keyError(w, err)
 		return
 	}
+	h.changed(ChangedKeys)
 	h.opts.Logger.Info("managed API key deleted", zap.String("key_id", p["id"]))
 	w.WriteHeader(http.StatusNoContent)
 }

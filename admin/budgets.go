@@ -129,6 +129,7 @@ func (h *Handler) putBudget(w http.ResponseWriter, r *http.Request, p params) {
 		h.budgetError(w, err, "amount")
 		return
 	}
+	h.changed(ChangedBudgets)
 	h.opts.Logger.Info("budget written", zap.String("user_path", e.UserPath), zap.String("period", k.Period.String()),
 		zap.Float64("amount", e.Amount), zap.Bool("per_child", e.PerChild))
 	writeJSON(w, http.StatusOK, e)
@@ -148,6 +149,7 @@ func (h *Handler) deleteBudget(w http.ResponseWriter, _ *http.Request, p params)
 		h.budgetError(w, err, "user_path")
 		return
 	}
+	h.changed(ChangedBudgets)
 	h.opts.Logger.Info("budget deleted", zap.Stringer("budget", k))
 	w.WriteHeader(http.StatusNoContent)
 }
@@ -172,6 +174,7 @@ func (h *Handler) resetOneBudget(w http.ResponseWriter, r *http.Request, _ param
 		h.budgetError(w, err, "user_path")
 		return
 	}
+	h.changed(ChangedBudgets)
 	h.opts.Logger.Info("budget reset", zap.Stringer("budget", k))
 	writeJSON(w, http.StatusOK, BudgetList{Budgets: []budgets.Entry{e}, ServerTime: h.opts.Now().UTC()})
 }
@@ -188,6 +191,7 @@ func (h *Handler) resetBudgets(w http.ResponseWriter, r *http.Request, _ params)
 		h.budgetError(w, err, "")
 		return
 	}
+	h.changed(ChangedBudgets)
 	h.opts.Logger.Info("all budgets reset")
 	writeJSON(w, http.StatusOK, h.budgetList(s))
 }
@@ -226,6 +230,7 @@ func (h *Handler) putBudgetSettings(w http.ResponseWriter, r *http.Request, _ pa
 		h.budgetError(w, err, "")
 		return
 	}
+	h.changed(ChangedBudgets)
 	h.opts.Logger.Info("budget settings written", zap.Int("daily_reset_hour", set.DailyResetHour),
 		zap.Int("weekly_reset_weekday", set.WeeklyResetWeekday), zap.Int("monthly_reset_day", set.MonthlyResetDay))
 	writeJSON(w, http.StatusOK, set)

@@ -70,6 +70,7 @@ func (h *Handler) putVirtualModel(w http.ResponseWriter, r *http.Request, _ para
 		vmError(w, err, "virtual_model")
 		return
 	}
+	h.changed(ChangedVirtualModels)
 	h.opts.Logger.Info("virtual model written", zap.String("source", row.Source), zap.String("old_source", req.OldSource))
 	writeJSON(w, http.StatusOK, row)
 }
@@ -88,6 +89,7 @@ func (h *Handler) deleteVirtualModel(w http.ResponseWriter, _ *http.Request, p p
 		vmError(w, err, "virtual_model")
 		return
 	}
+	h.changed(ChangedVirtualModels)
 	h.opts.Logger.Info("virtual model deleted", zap.String("source", source))
 	w.WriteHeader(http.StatusNoContent)
 }
@@ -116,6 +118,7 @@ func (h *Handler) putFailover(w http.ResponseWriter, r *http.Request, _ params) 
 		vmError(w, err, "failover")
 		return
 	}
+	h.changed(ChangedVirtualModels)
 	h.opts.Logger.Info("failover route written", zap.String("primary_model", route.PrimaryModel), zap.Strings("targets", route.Targets))
 	writeJSON(w, http.StatusOK, route)
 }
@@ -134,6 +137,7 @@ func (h *Handler) deleteFailover(w http.ResponseWriter, _ *http.Request, p param
 		vmError(w, err, "failover")
 		return
 	}
+	h.changed(ChangedVirtualModels)
 	h.opts.Logger.Info("failover route deleted", zap.String("primary_model", primary))
 	w.WriteHeader(http.StatusNoContent)
 }

@@ -3,6 +3,7 @@ package audit
 import (
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelgate/modelgate/tokens"
@@ -109,7 +110,8 @@ type LiveEvent struct {
 
 // Hub fans live events out to subscribers and keeps the latest ones in a
 // ring buffer for replay. Publishing never blocks and costs a lock, a copy
-// into the ring and a non-blocking wake-up per subscriber; a subscriber
+// into the ring, a non-blocking wake-up per subscriber and, when the hub
+// forwards (see Forward), a non-blocking send to the outbox; a subscriber
 // that falls a whole buffer behind is dropped. It is safe for concurrent
 // use.
 type Hub struct {
@@ -117,6 +119,7 @@ type Hub struct {
 	ring []LiveEvent
 	next uint64 // sequence number of the next event
 	subs []*Subscription
+	out  atomic.Pointer[LiveOutbox] // see Forward
 }
 
 // NewHub returns a hub that buffers the latest size events
@@ -136,6 +139,9 @@ func (h *Hub) PublishAudit(p *AuditPreview) {
 	ev.Usage = UsageRecord{}
 	h.wake()
 	h.mu.Unlock()
+	if o := h.out.Load(); o != nil {
+		o.offer(&LiveEvent{Kind: EventAudit, Audit: *p})
+	}
 }
 
 // PublishUsage publishes a usage record.
@@ -146,6 +152,9 @@ func (h *Hub) PublishUsage(r *UsageRecord) {
 	ev.Audit = AuditPreview{}
 	h.wake()
 	h.mu.Unlock()
+	if o := h.out.Load(); o != nil {
+		o.offer(&LiveEvent{Kind: EventUsage, Usage: *r})
+	}
 }
 
 // slot claims the next sequence number and returns its ring slot. h.mu is

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"context"
 	"errors"
 	"sync"
 	"testing"
@@ -186,6 +187,25 @@ func BenchmarkHubPublish(b *testing.B) {
 		s, _ := h.Subscribe(0, false)
 		defer s.Close()
 	}
+	e := &Entry{ID: NewID(time.Now()), Method: "POST", Path: "/v1/chat/completions", UserPath: "/team", ProviderName: "openai"}
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			p := PreviewOf(e, PhaseComplete)
+			h.PublishAudit(&p)
+		}
+	})
+}
+
+func BenchmarkHubPublishForwarding(b *testing.B) {
+	h := NewHub(0)
+	o := NewLiveOutbox(0)
+	h.Forward(o)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go o.Run(ctx, 256, func([]LiveEvent) error { return nil })
+	s, _ := h.Subscribe(0, false)
+	defer s.Close()
 	e := &Entry{ID: NewID(time.Now()), Method: "POST", Path: "/v1/chat/completions", UserPath: "/team", ProviderName: "openai"}
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {

@@ -130,6 +130,9 @@ type App struct {
 	// names them (see openBackends), nil otherwise.
 	pg    *pgstore.DB
 	redis *redisstore.Client
+	// fanout joins the other gateway processes over Redis (see
+	// startFanout); nil without Redis.
+	fanout *fanout
 }
 
 // CaddyModule returns the Caddy module information.
@@ -294,6 +297,7 @@ func (a *App) start() error {
 	if err := a.openBatches(); err != nil {
 		a.logger.Warn("batches are unavailable: " + err.Error())
 	}
+	a.startFanout()
 	a.adminAPI = admin.New(a.withRouting(admin.Options{
 		Config:     a.effective,
 		Providers:  a.providerInfo(),
@@ -306,6 +310,7 @@ func (a *App) start() error {
 		Budgets:    a.adminBudgets(),
 		Cache:      a.adminCache(),
 		Logger:     a.logger.Named("admin"),
+		Changes:    a.changeNotifier(),
 	}))
 	warnAccessLogs(a.caddyCtx, a.logger)
 	if !a.auth.Required() {
@@ -329,6 +334,7 @@ func (a *App) Stop() error {
 		a.cancel = nil
 	}
 	var errs []error
+	a.stopFanout()
 	// The batch runner stops first (when this is its last holder), so
 	// that the usage it records reaches the audit queue flushed next.
 	if err := a.releaseBatches(); err != nil {

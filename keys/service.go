@@ -3,8 +3,6 @@ package keys
 import (
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/json"
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -85,30 +83,12 @@ func Open(b Backend, opts Options) (*Service, error) {
 		byHash:    map[[hashSize]byte]*entry{},
 		byID:      map[string]*entry{},
 	}
-	used := map[string]int64{}
-	err := b.Load(func(key, value []byte) error {
-		switch kind, id := splitEntry(key); kind {
-		case recordPrefix:
-			var r record
-			if err := json.Unmarshal(value, &r); err != nil || r.ID != id {
-				s.log.Error("skipping unreadable managed key record", zap.String("key_id", id))
-				return nil
-			}
-			h, ok := r.hashBytes()
-			if !ok {
-				s.log.Error("skipping managed key record with a malformed hash", zap.String("key_id", id))
-				return nil
-			}
-			s.insert(&entry{rec: r, hash: h})
-		case lastUsedPrefix:
-			if n, ok := decodeNanos(value); ok {
-				used[id] = n
-			}
-		}
-		return nil
-	})
+	entries, used, err := readAll(b, s.log.Error)
 	if err != nil {
-		return nil, fmt.Errorf("keys: loading managed keys: %w", err)
+		return nil, err
+	}
+	for _, e := range entries {
+		s.insert(e)
 	}
 	var orphans [][]byte
 	for id, n := range used {

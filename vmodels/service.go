@@ -52,6 +52,9 @@ type Service struct {
 	storedFo Failover
 	gen      uint64
 	snap     atomic.Pointer[table]
+	// warned are the warnings of the latest Reload, not repeated while
+	// they stay the same.
+	warned []string
 }
 
 // Check validates the configuration's rows and routes against the

@@ -18,6 +18,12 @@ type Options struct {
 	// or whose current period moves (including every budget at start);
 	// nil starts them from no spend.
 	Source SpendSource
+	// Spend shares the spend with the other gateway processes that use
+	// the same store (see Tracker.ShareSpend); nil keeps it in memory.
+	Spend SpendStore
+	// SpendTimeout bounds each call to Spend; 0 means
+	// DefaultSpendTimeout.
+	SpendTimeout time.Duration
 	// QuotaTemplates says the quota_templates entitlement is active, which
 	// per_child budgets require.
 	QuotaTemplates bool
@@ -69,6 +75,7 @@ func New(opts Options) (*Service, error) {
 	if s.log == nil {
 		s.log = zap.NewNop()
 	}
+	s.tr.ShareSpend(opts.Spend, opts.SpendTimeout, s.log)
 	s.entitled.Store(opts.QuotaTemplates)
 	if s.st != nil {
 		if err := s.load(); err != nil {

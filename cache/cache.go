@@ -56,7 +56,8 @@ type Cache struct {
 
 // Open returns a cache over opts.Storage, indexing the entries stored
 // there: expired ones are deleted, and the least recently stored go
-// while the total exceeds MaxBytes.
+// while the total exceeds MaxBytes. A shared storage that cannot be
+// scanned is not an error: the index starts empty.
 func Open(opts Options) (*Cache, error) {
 	if opts.Storage == nil {
 		return nil, errors.New("cache: Options.Storage is required")
@@ -79,7 +80,11 @@ func Open(opts Options) (*Cache, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		if !c.shared {
+			return nil, err
+		}
+		// The entries are found on lookup; the index fills as they are.
+		metas, expired = nil, nil
 	}
 	// Most recently stored first: with no record of use, the oldest
 	// entries are the least recently used.

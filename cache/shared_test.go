@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"errors"
 	"testing"
 	"time"
 )
@@ -43,5 +44,24 @@ func TestSharedStorageHitsAcrossCaches(t *testing.T) {
 	clk.Advance(time.Minute)
 	if lookup(t, open(true), keyN(1)) != nil {
 		t.Fatal("an expired entry was served")
+	}
+}
+
+// failScan is a storage whose Scan fails.
+type failScan struct{ *memStorage }
+
+func (failScan) Scan(func(Meta) error) error { return errors.New("unreachable") }
+
+func TestSharedStorageThatCannotBeScannedOpens(t *testing.T) {
+	st := failScan{newMemStorage()}
+	if _, err := Open(Options{Storage: st}); err == nil {
+		t.Fatal("a private storage that cannot be scanned opened")
+	}
+	c, err := Open(Options{Storage: st, Shared: true})
+	if err != nil {
+		t.Fatalf("a shared storage that cannot be scanned: %v", err)
+	}
+	if err := c.Put(Meta{Key: keyN(1)}, answerOf(1)); err != nil || lookup(t, c, keyN(1)) == nil {
+		t.Fatalf("put then lookup: %v", err)
 	}
 }

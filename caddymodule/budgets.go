@@ -99,6 +99,7 @@ func (a *App) openBudgets() error {
 		svc, err := budgets.New(budgets.Options{
 			Storage:        boltstore.NewBudgets(st),
 			Source:         audit.NewUsageQueries(boltstore.NewAudit(st), nil),
+			Spend:          a.spendStore(),
 			QuotaTemplates: quotaTemplates(eff),
 			Logger:         a.logger.Named("budgets"),
 		})

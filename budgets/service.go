@@ -76,6 +76,9 @@ func New(opts Options) (*Service, error) {
 		s.log = zap.NewNop()
 	}
 	s.tr.ShareSpend(opts.Spend, opts.SpendTimeout, s.log)
+	if sh := s.tr.sh; sh != nil {
+		sh.recovered = s.resync
+	}
 	s.entitled.Store(opts.QuotaTemplates)
 	if s.st != nil {
 		if err := s.load(); err != nil {
@@ -175,6 +178,15 @@ func (s *Service) Rebuild() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.tr.Rebuild(s.src, s.clock())
+}
+
+// resync runs Tracker.Resync when the shared spend store answers again.
+func (s *Service) resync() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.tr.Resync(s.src, s.clock()); err != nil {
+		s.log.Warn("budgets: spend could not be brought back in step with the shared store", zap.Error(err))
+	}
 }
 
 // SetConfigBudgets replaces the budgets seeded from configuration. They

@@ -50,6 +50,10 @@ type shared struct {
 	owed      atomic.Int32 // len(debts) + len(clears)
 	flushing  atomic.Bool
 
+	// recovered, when set, runs (in the background, before the owed
+	// charges are handed over) when the store answers after failing.
+	recovered func()
+
 	mu     sync.Mutex
 	debts  map[SpendCell]float64
 	clears map[SpendWindow]struct{}
@@ -115,11 +119,12 @@ func (sh *shared) fail(op string, err error) {
 // ok records a successful store call and, when charges or resets are
 // owed to the store, hands them over in the background.
 func (sh *shared) ok() {
-	if sh.down.CompareAndSwap(true, false) {
+	back := sh.down.CompareAndSwap(true, false)
+	if back {
 		sh.log.Info("budgets: the shared spend store answers again")
 	}
-	if sh.owed.Load() > 0 && sh.flushing.CompareAndSwap(false, true) {
-		go sh.flush()
+	if (back || sh.owed.Load() > 0) && sh.flushing.CompareAndSwap(false, true) {
+		go sh.flush(back)
 	}
 }
 
@@ -166,9 +171,13 @@ func (sh *shared) dropDebts(w SpendWindow) {
 }
 
 // flush hands the pending clears, then the debts, to the store; what
-// fails stays owed.
-func (sh *shared) flush() {
+// fails stays owed. back says the store answers after failing: the
+// recovered hook runs first.
+func (sh *shared) flush(back bool) {
 	defer sh.flushing.Store(false)
+	if back && sh.recovered != nil {
+		sh.recovered()
+	}
 	sh.mu.Lock()
 	clears, debts := sh.clears, sh.debts
 	sh.clears, sh.debts = map[SpendWindow]struct{}{}, map[SpendCell]float64{}
@@ -477,4 +486,49 @@ func (t *Tracker) clearShared(sh *shared, e *entry, w span) {
 	}
 	sh.dropDebts(sw)
 	sh.ok()
+}
+
+// Resync brings the store back in step after it failed: every budget
+// window the store no longer holds (the server restarted empty) is
+// seeded from source, and the charges this process owes for such a
+// window are dropped, since source already counts them. Windows the
+// store holds are left as they are. Without a SpendStore it does
+// nothing.
+func (t *Tracker) Resync(source SpendSource, now time.Time) error {
+	sh := t.sh
+	if sh == nil || source == nil {
+		return nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var errs []error
+	n := now.UnixNano()
+	for _, e := range t.snap.Load().list {
+		w := e.window(n, now)
+		sw := e.spendWindow(w)
+		ctx, cancel := sh.ctx()
+		_, held, err := sh.st.Window(ctx, sw)
+		cancel()
+		if err != nil {
+			return errors.Join(append(errs, err)...)
+		}
+		if held {
+			continue
+		}
+		since := max(w.start, e.reset)
+		got, err := source.SpendSince(e.b.UserPath, e.b.PerChild, time.Unix(0, since).UTC())
+		if err != nil {
+			errs = append(errs, fmt.Errorf("budget %s: reading spend: %w", e.b.Key(), err))
+			continue
+		}
+		sh.dropDebts(sw)
+		ctx, cancel = sh.ctx()
+		kept, err := sh.st.Seed(ctx, sw, segsOf(e.b.UserPath, e.b.PerChild, got))
+		cancel()
+		if err != nil {
+			return errors.Join(append(errs, err)...)
+		}
+		e.g.restoreSegs(w.start, kept)
+	}
+	return errors.Join(errs...)
 }

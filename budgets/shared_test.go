@@ -320,3 +320,33 @@ func TestServiceWithSpendStore(t *testing.T) {
 		t.Fatal("refused after the other service reset the budget")
 	}
 }
+
+func TestServiceResyncsAStoreThatRestartedEmpty(t *testing.T) {
+	now := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+	st := newMemSpend()
+	src := &fakeSource{}
+	s, err := New(Options{Spend: st, Source: src, Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Put(Key{"/team", Daily}, 1, false); err != nil {
+		t.Fatal(err)
+	}
+	s.Charge("/team", 0.5, now)
+	src.add("/team", 0.5, now)
+	st.down.Store(true)
+	s.Charge("/team", 0.3, now) // owed to the store
+	src.add("/team", 0.3, now)  // and in the usage records
+	// The server comes back without its data.
+	st.mu.Lock()
+	st.win = map[SpendWindow]map[string]float64{}
+	st.mu.Unlock()
+	st.down.Store(false)
+	s.tr.sh.downUntil.Store(0)
+	s.Check("/team", now) // answers: the tracker resyncs in the background
+	waitOwed(t, s.tr)
+	got, err := s.tr.Spent(Key{"/team", Daily}, "/team", now)
+	if err != nil || got < 0.7999 || got > 0.8001 {
+		t.Fatalf("store holds %v after the resync, want 0.80 (%v)", got, err)
+	}
+}

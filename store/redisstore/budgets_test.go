@@ -174,3 +174,32 @@ func BenchmarkBudgetCheckRedis(b *testing.B) {
 		b.Fatalf("%d checks fell back to memory", n)
 	}
 }
+
+// BenchmarkBudgetChargeRedis charges a completed request to a budget and
+// a template child in one round trip.
+func BenchmarkBudgetChargeRedis(b *testing.B) {
+	url, prefix := redistest.New(b)
+	c, err := Open(context.Background(), Options{URL: url, Prefix: prefix})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Destruct()
+	now := time.Now().UTC()
+	s, err := budgets.New(budgets.Options{Spend: NewBudgets(c), Now: func() time.Time { return now }, QuotaTemplates: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, k := range []budgets.Key{{UserPath: "/", Period: budgets.Daily}, {UserPath: "/customers", Period: budgets.Monthly}} {
+		if _, err := s.Put(k, 1e9, k.UserPath == "/customers"); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s.Charge("/customers/alice/app", 0.001, now)
+	}
+	if n := s.Tracker().SpendFallbacks(); n != 0 {
+		b.Fatalf("%d charges fell back to memory", n)
+	}
+}

@@ -124,3 +124,29 @@ func TestCacheWithRedisDownIsAMiss(t *testing.T) {
 		t.Fatalf("100 lookups with Redis down took %v; they should fail at once", d)
 	}
 }
+
+// BenchmarkCacheHitRedis is a hit on an entry another process stored: a
+// 1 KiB answer read from Redis in one round trip.
+func BenchmarkCacheHitRedis(b *testing.B) {
+	url, prefix := redistest.New(b)
+	c, err := Open(context.Background(), Options{URL: url, Prefix: prefix})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Destruct()
+	st := NewCache(c)
+	var k cache.Key
+	k[0] = 1
+	now := time.Now()
+	ans := cache.Answer{Chunks: [][]byte{make([]byte, 1024)}, Headers: []cache.Header{{Name: "Content-Type", Value: "application/json"}}}
+	if _, err := st.Put(cache.Entry{Meta: cache.Meta{Key: k, Created: now, Expires: now.Add(time.Hour)}, Answer: ans}); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, ok, err := st.Get(k); !ok || err != nil {
+			b.Fatal(ok, err)
+		}
+	}
+}

@@ -88,3 +88,27 @@ func (s satur) Available(provider, _ string) bool {
 	}
 	return true
 }
+
+// BenchmarkResolveSessionRedis resolves a virtual model for a session
+// whose pin holds: one GETEX.
+func BenchmarkResolveSessionRedis(b *testing.B) {
+	url, prefix := redistest.New(b)
+	c, err := Open(context.Background(), Options{URL: url, Prefix: prefix})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Destruct()
+	s, err := vmodels.New(vmodels.Options{
+		Managed:   vmodels.List{{Source: "m", Targets: []vmodels.Target{{Provider: "a", Model: "x"}, {Provider: "b", Model: "y"}}}},
+		Providers: map[string]string{"a": "openai", "b": "openai"},
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s.SharePins(NewPins(c))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		_, _, _ = s.Resolve("m", "/team", "session-1", nil)
+	}
+}

@@ -350,3 +350,45 @@ func TestServiceResyncsAStoreThatRestartedEmpty(t *testing.T) {
 		t.Fatalf("store holds %v after the resync, want 0.80 (%v)", got, err)
 	}
 }
+
+func TestSharedSpendConcurrent(t *testing.T) {
+	now := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+	st := newMemSpend()
+	a, b := sharedPair(t, st, now,
+		Budget{UserPath: "/", Period: Daily, Amount: 1e9},
+		Budget{UserPath: "/customers", Period: Hourly, Amount: 1e9, PerChild: true})
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tr := a
+			if i%2 == 1 {
+				tr = b
+			}
+			for j := range 200 {
+				p := "/customers/c" + string(rune('a'+j%5))
+				tr.Charge(p, 0.01, now)
+				tr.Check(p, now)
+				if j%50 == 0 {
+					if j%100 == 0 {
+						st.down.Store(i == 0)
+					}
+					tr.List(now)
+					tr.Sweep(now)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	st.down.Store(false)
+	for _, tr := range []*Tracker{a, b} {
+		tr.sh.downUntil.Store(0)
+		tr.Charge("/x", 0.01, now)
+		waitOwed(t, tr)
+	}
+	got, _ := a.Spent(Key{"/", Daily}, "/", now)
+	if got < 16.0199 || got > 16.0201 {
+		t.Fatalf("root spent %v after 1,600 charges of 0.01 and 2 more, want 16.02 (none lost while the store failed now and then)", got)
+	}
+}

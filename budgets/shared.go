@@ -44,7 +44,7 @@ type shared struct {
 	log     *zap.Logger
 	timeout time.Duration
 
-	downUntil atomic.Int64 // unix nanos before which the store is skipped
+	downUntil atomic.Int64 // unix nanos before which the store is skipped; 0 when it answers
 	down      atomic.Bool  // a failure was logged and no success since
 	fallbacks atomic.Int64 // calls served from memory because of the store
 	owed      atomic.Int32 // len(debts) + len(clears)
@@ -91,13 +91,20 @@ func (t *Tracker) SpendFallbacks() int64 {
 }
 
 // up reports whether the store may be called now; when not, the call
-// counts as a fallback.
+// counts as a fallback. Once the pause after a failure is over, one
+// caller probes the store while the others keep to memory for another
+// pause, so a store that is still down delays one request, not a burst.
 func (sh *shared) up() bool {
-	if time.Now().UnixNano() < sh.downUntil.Load() {
-		sh.fallbacks.Add(1)
-		return false
+	until := sh.downUntil.Load()
+	if until == 0 {
+		return true
 	}
-	return true
+	now := time.Now().UnixNano()
+	if now >= until && sh.downUntil.CompareAndSwap(until, now+int64(spendRetry)) {
+		return true
+	}
+	sh.fallbacks.Add(1)
+	return false
 }
 
 // ctx returns the context of one store call.
@@ -119,6 +126,9 @@ func (sh *shared) fail(op string, err error) {
 // ok records a successful store call and, when charges or resets are
 // owed to the store, hands them over in the background.
 func (sh *shared) ok() {
+	if sh.downUntil.Load() != 0 {
+		sh.downUntil.Store(0)
+	}
 	back := sh.down.CompareAndSwap(true, false)
 	if back {
 		sh.log.Info("budgets: the shared spend store answers again")

@@ -392,3 +392,25 @@ func TestSharedSpendConcurrent(t *testing.T) {
 		t.Fatalf("root spent %v after 1,600 charges of 0.01 and 2 more, want 16.02 (none lost while the store failed now and then)", got)
 	}
 }
+
+func TestSharedSpendProbesADownStoreOnce(t *testing.T) {
+	now := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+	st := newMemSpend()
+	a, _ := sharedPair(t, st, now, Budget{UserPath: "/team", Period: Daily, Amount: 1})
+	st.down.Store(true)
+	a.Check("/team", now)
+	a.sh.downUntil.Store(1) // the pause is over
+	n := st.calls.Load()
+	var wg sync.WaitGroup
+	for range 50 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a.Check("/team", now)
+		}()
+	}
+	wg.Wait()
+	if got := st.calls.Load() - n; got != 1 {
+		t.Fatalf("%d store calls from 50 requests after the pause, want 1 probe", got)
+	}
+}

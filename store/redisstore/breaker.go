@@ -19,7 +19,7 @@ var errSkipped = errors.New("redis: unreachable a moment ago; not retried yet")
 type breaker struct {
 	what      string
 	log       *zap.Logger
-	downUntil atomic.Int64 // unix nanos
+	downUntil atomic.Int64 // unix nanos; 0 while Redis answers
 	down      atomic.Bool
 }
 
@@ -33,18 +33,28 @@ func isReply(err error) bool {
 // breakerPause is how long calls are skipped after a failure.
 const breakerPause = time.Second
 
-// allow returns errSkipped while calls are being skipped.
+// allow returns errSkipped while calls are being skipped. Once the
+// pause is over one caller probes Redis while the others are skipped for
+// another pause, so a server still down delays one request, not a burst.
 func (b *breaker) allow() error {
-	if time.Now().UnixNano() < b.downUntil.Load() {
-		return errSkipped
+	until := b.downUntil.Load()
+	if until == 0 {
+		return nil
 	}
-	return nil
+	now := time.Now().UnixNano()
+	if now >= until && b.downUntil.CompareAndSwap(until, now+int64(breakerPause)) {
+		return nil
+	}
+	return errSkipped
 }
 
 // done records the outcome of a call and returns err. An error the
 // server answered (redis.Nil, a key of another type) shows it is up.
 func (b *breaker) done(err error) error {
 	if err == nil || errors.Is(err, redis.Nil) || isReply(err) {
+		if b.downUntil.Load() != 0 {
+			b.downUntil.Store(0)
+		}
 		if b.down.CompareAndSwap(true, false) {
 			b.log.Info("redis answers again", zap.String("store", b.what))
 		}

@@ -379,24 +379,47 @@ func (t *Tracker) refresh(list []*entry, now time.Time) {
 	if sh == nil || len(list) == 0 {
 		return
 	}
+	if !sh.up() {
+		return
+	}
 	n := now.UnixNano()
-	for _, e := range list {
-		if !sh.up() {
-			return
-		}
-		w := e.window(n, now)
-		ctx, cancel := sh.ctx()
-		got, held, err := sh.st.Window(ctx, e.spendWindow(w))
-		cancel()
-		if err != nil {
-			sh.fail("read", err)
-			return
-		}
-		sh.ok()
-		if held {
-			e.g.restoreSegs(w.start, got)
+	spans := make([]span, len(list))
+	ws := make([]SpendWindow, len(list))
+	for i, e := range list {
+		spans[i] = e.window(n, now)
+		ws[i] = e.spendWindow(spans[i])
+	}
+	ctx, cancel := sh.ctx()
+	got, err := sh.st.Windows(ctx, ws)
+	cancel()
+	if err == nil && len(got) != len(ws) {
+		err = errOr(nil, len(got), len(ws))
+	}
+	if err != nil {
+		sh.fail("read", err)
+		return
+	}
+	sh.ok()
+	for i, e := range list {
+		if got[i] != nil {
+			e.g.restoreSegs(spans[i].start, got[i])
 		}
 	}
+}
+
+// window reads one window from the store: held is false when the store
+// knows nothing of it.
+func (sh *shared) window(w SpendWindow) (spend map[string]float64, held bool, err error) {
+	ctx, cancel := sh.ctx()
+	defer cancel()
+	got, err := sh.st.Windows(ctx, []SpendWindow{w})
+	if err == nil && len(got) != 1 {
+		err = errOr(nil, len(got), 1)
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return got[0], got[0] != nil, nil
 }
 
 // restoreSegs sets the group's spend in the window starting at start
@@ -449,9 +472,7 @@ func (t *Tracker) rebuildShared(sh *shared, e *entry, w span, source SpendSource
 		return false, nil
 	}
 	sw := e.spendWindow(w)
-	ctx, cancel := sh.ctx()
-	got, held, err := sh.st.Window(ctx, sw)
-	cancel()
+	got, held, err := sh.window(sw)
 	if err != nil {
 		sh.fail("rebuild", err)
 		return false, nil
@@ -467,7 +488,7 @@ func (t *Tracker) rebuildShared(sh *shared, e *entry, w span, source SpendSource
 		return true, err
 	}
 	seed := segsOf(e.b.UserPath, e.b.PerChild, fromSource)
-	ctx, cancel = sh.ctx()
+	ctx, cancel := sh.ctx()
 	kept, err := sh.st.Seed(ctx, sw, seed)
 	cancel()
 	if err != nil {
@@ -516,9 +537,7 @@ func (t *Tracker) Resync(source SpendSource, now time.Time) error {
 	for _, e := range t.snap.Load().list {
 		w := e.window(n, now)
 		sw := e.spendWindow(w)
-		ctx, cancel := sh.ctx()
-		_, held, err := sh.st.Window(ctx, sw)
-		cancel()
+		_, held, err := sh.window(sw)
 		if err != nil {
 			return errors.Join(append(errs, err)...)
 		}
@@ -532,7 +551,7 @@ func (t *Tracker) Resync(source SpendSource, now time.Time) error {
 			continue
 		}
 		sh.dropDebts(sw)
-		ctx, cancel = sh.ctx()
+		ctx, cancel := sh.ctx()
 		kept, err := sh.st.Seed(ctx, sw, segsOf(e.b.UserPath, e.b.PerChild, got))
 		cancel()
 		if err != nil {

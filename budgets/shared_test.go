@@ -62,18 +62,24 @@ func (m *memSpend) Add(_ context.Context, cells []SpendCell, cost float64) ([]fl
 	return out, nil
 }
 
-func (m *memSpend) Window(_ context.Context, w SpendWindow) (map[string]float64, bool, error) {
+func (m *memSpend) Windows(_ context.Context, ws []SpendWindow) ([]map[string]float64, error) {
 	if err := m.enter(); err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	got, ok := m.win[w]
-	out := map[string]float64{}
-	for k, v := range got {
-		out[k] = v
+	out := make([]map[string]float64, len(ws))
+	for i, w := range ws {
+		got, ok := m.win[w]
+		if !ok {
+			continue
+		}
+		out[i] = map[string]float64{}
+		for k, v := range got {
+			out[i][k] = v
+		}
 	}
-	return out, ok, nil
+	return out, nil
 }
 
 func (m *memSpend) Seed(ctx context.Context, w SpendWindow, spend map[string]float64) (map[string]float64, error) {
@@ -89,8 +95,11 @@ func (m *memSpend) Seed(ctx context.Context, w SpendWindow, spend map[string]flo
 		m.win[w] = cp
 	}
 	m.mu.Unlock()
-	got, _, err := m.Window(ctx, w)
-	return got, err
+	got, err := m.Windows(ctx, []SpendWindow{w})
+	if err != nil {
+		return nil, err
+	}
+	return got[0], nil
 }
 
 func (m *memSpend) Clear(_ context.Context, w SpendWindow) error {
@@ -412,5 +421,24 @@ func TestSharedSpendProbesADownStoreOnce(t *testing.T) {
 	wg.Wait()
 	if got := st.calls.Load() - n; got != 1 {
 		t.Fatalf("%d store calls from 50 requests after the pause, want 1 probe", got)
+	}
+}
+
+func TestSharedListIsOneStoreCall(t *testing.T) {
+	now := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+	st := newMemSpend()
+	var list []Budget
+	for i := range 20 {
+		list = append(list, Budget{UserPath: "/t" + string(rune('a'+i)), Period: Daily, Amount: 1})
+	}
+	a, b := sharedPair(t, st, now, list...)
+	b.Charge("/tc/app", 0.25, now)
+	n := st.calls.Load()
+	es := a.List(now)
+	if got := st.calls.Load() - n; got != 1 {
+		t.Fatalf("%d store calls to list 20 budgets, want 1", got)
+	}
+	if len(es) != 20 || es[2].UserPath != "/tc" || es[2].Spent != 0.25 {
+		t.Fatalf("list %+v", es[2])
 	}
 }

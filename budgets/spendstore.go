@@ -42,9 +42,10 @@ type SpendStore interface {
 	Spend(ctx context.Context, cells []SpendCell) ([]float64, error)
 	// Add adds cost to each cell and returns the new totals, in order.
 	Add(ctx context.Context, cells []SpendCell, cost float64) ([]float64, error)
-	// Window returns the spend of every cell of w; held is false when the
-	// store knows nothing of w (never charged, seeded or cleared).
-	Window(ctx context.Context, w SpendWindow) (spend map[string]float64, held bool, err error)
+	// Windows returns the spend of every cell of each window, in order:
+	// a nil map for a window the store knows nothing of (never charged,
+	// seeded or cleared), else a map, empty when nothing was spent.
+	Windows(ctx context.Context, ws []SpendWindow) ([]map[string]float64, error)
 	// Seed stores spend as w's spend unless the store already holds w, in
 	// one atomic step, and returns what the store holds afterwards.
 	Seed(ctx context.Context, w SpendWindow, spend map[string]float64) (map[string]float64, error)

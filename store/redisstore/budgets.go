@@ -118,14 +118,29 @@ func (b *Budgets) Add(ctx context.Context, cells []budgets.SpendCell, cost float
 	return floats(res, len(cells))
 }
 
-// Window implements budgets.SpendStore.
-func (b *Budgets) Window(ctx context.Context, w budgets.SpendWindow) (map[string]float64, bool, error) {
-	res, err := b.c.R.HGetAll(ctx, b.key(w)).Result()
+// Windows implements budgets.SpendStore in one pipeline of HGETALLs.
+func (b *Budgets) Windows(ctx context.Context, ws []budgets.SpendWindow) ([]map[string]float64, error) {
+	cmds := make([]*redis.MapStringStringCmd, len(ws))
+	_, err := b.c.R.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, w := range ws {
+			cmds[i] = p.HGetAll(ctx, b.key(w))
+		}
+		return nil
+	})
 	if err != nil {
-		return nil, false, fmt.Errorf("redis: reading budget spend: %w", err)
+		return nil, fmt.Errorf("redis: reading budget spend: %w", err)
 	}
-	out, err := spendMap(res)
-	return out, len(res) > 0, err
+	out := make([]map[string]float64, len(ws))
+	for i, c := range cmds {
+		h := c.Val()
+		if len(h) == 0 {
+			continue
+		}
+		if out[i], err = spendMap(h); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // Seed implements budgets.SpendStore in one script call.

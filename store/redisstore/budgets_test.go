@@ -84,8 +84,8 @@ func TestBudgetSpendSeedOnce(t *testing.T) {
 	ctx := context.Background()
 	start := time.Now().UTC().Truncate(24 * time.Hour)
 	w := budgets.SpendWindow{Budget: budgets.Key{UserPath: "/c", Period: budgets.Daily}, PerChild: true, Start: start, End: start.Add(24 * time.Hour)}
-	if _, held, err := st.Window(ctx, w); err != nil || held {
-		t.Fatalf("fresh window held=%v err=%v", held, err)
+	if got, err := st.Windows(ctx, []budgets.SpendWindow{w}); err != nil || len(got) != 1 || got[0] != nil {
+		t.Fatalf("fresh window: %v, %v", got, err)
 	}
 	got, err := st.Seed(ctx, w, map[string]float64{"alice": 0.25, "bob": 1e-7})
 	if err != nil || got["alice"] != 0.25 || got["bob"] != 1e-7 || len(got) != 2 {
@@ -103,12 +103,12 @@ func TestBudgetSpendSeedOnce(t *testing.T) {
 	if err := st.Clear(ctx, w); err != nil {
 		t.Fatal(err)
 	}
-	got, held, err := st.Window(ctx, w)
-	if err != nil || !held || len(got) != 0 {
-		t.Fatalf("after clear: %v held=%v err=%v", got, held, err)
+	held, err := st.Windows(ctx, []budgets.SpendWindow{w})
+	if err != nil || len(held) != 1 || held[0] == nil || len(held[0]) != 0 {
+		t.Fatalf("after clear: %v, %v", held, err)
 	}
 	// Seeding a cleared window does not bring spend back.
-	if got, _ = st.Seed(ctx, w, map[string]float64{"alice": 3}); len(got) != 0 {
+	if got, _ := st.Seed(ctx, w, map[string]float64{"alice": 3}); len(got) != 0 {
 		t.Fatalf("seed after clear: %v", got)
 	}
 	vals, err := st.Spend(ctx, []budgets.SpendCell{{Window: w, Child: "alice"}, {Window: w, Child: ""}})

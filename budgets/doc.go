@@ -16,6 +16,14 @@
 // persisted usage), so a restart loses nothing. Overshoot is bounded by the
 // requests already in flight when a budget is reached.
 //
+// Several gateway processes share spend through a SpendStore
+// (Tracker.ShareSpend, Options.Spend): Charge adds to it, Check reads the
+// covering budgets' spend from it in one call, a reset clears it, and on
+// start the store's figures win over the usage records, which only seed
+// the windows the store does not hold. While the store is unreachable the
+// Tracker counts in memory, and hands what it owes over when the store
+// answers again.
+//
 // Periods roll over at the Settings anchors (UTC): daily at
 // daily_reset_hour, weekly on weekly_reset_weekday, monthly on
 // monthly_reset_day, clamped to the month's last day. Custom periods are

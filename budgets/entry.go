@@ -146,6 +146,7 @@ func (e *entry) callerView(userPath string, now time.Time) Entry {
 // path then period. A template shows no aggregate spend (see Children).
 func (t *Tracker) List(now time.Time) []Entry {
 	s := t.snap.Load()
+	t.refresh(s.list, now)
 	out := make([]Entry, len(s.list))
 	for i, e := range s.list {
 		out[i] = e.listView(now)
@@ -159,6 +160,7 @@ func (t *Tracker) Entry(k Key, now time.Time) (Entry, error) {
 	if e == nil {
 		return Entry{}, notFound(k)
 	}
+	t.refresh([]*entry{e}, now)
 	return e.listView(now), nil
 }
 
@@ -169,6 +171,7 @@ func (t *Tracker) Children(k Key, now time.Time) ([]Entry, error) {
 	if e == nil {
 		return nil, notFound(k)
 	}
+	t.refresh([]*entry{e}, now)
 	kids := e.childSpend(now)
 	if kids == nil {
 		return nil, nil
@@ -186,6 +189,15 @@ func (t *Tracker) Children(k Key, now time.Time) ([]Entry, error) {
 // caller's child. A template does not cover its own path.
 func (t *Tracker) For(userPath string, now time.Time) []Entry {
 	s := t.snap.Load()
+	if t.sh != nil {
+		var buf [8]match
+		ms := s.matches(buf[:0], userPath, now.UnixNano(), now)
+		list := make([]*entry, len(ms))
+		for i := range ms {
+			list[i] = ms[i].e
+		}
+		t.refresh(list, now)
+	}
 	out := []Entry{}
 	add := func(anc string) {
 		for _, e := range s.at(anc) {

@@ -18,9 +18,11 @@ func (t *Tracker) Rebuild(source SpendSource, now time.Time) error {
 }
 
 // RebuildKeys is Rebuild for the budgets of keys only (all when keys is
-// nil); unknown keys are skipped.
+// nil); unknown keys are skipped. With a SpendStore (ShareSpend) the
+// store's spend of a window wins: source is read only for the windows the
+// store does not hold, and what it gives seeds the store.
 func (t *Tracker) RebuildKeys(source SpendSource, now time.Time, keys []Key) error {
-	if source == nil {
+	if source == nil && t.sh == nil {
 		return nil
 	}
 	t.mu.Lock()
@@ -39,6 +41,18 @@ func (t *Tracker) RebuildKeys(source SpendSource, now time.Time, keys []Key) err
 	n := now.UnixNano()
 	for _, e := range list {
 		w := e.window(n, now)
+		if t.sh != nil {
+			handled, err := t.rebuildShared(t.sh, e, w, source)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("budget %s: reading spend: %w", e.b.Key(), err))
+			}
+			if handled {
+				continue
+			}
+		}
+		if source == nil {
+			continue
+		}
 		since := max(w.start, e.reset)
 		got, err := source.SpendSince(e.b.UserPath, e.b.PerChild, time.Unix(0, since).UTC())
 		if err != nil {

@@ -18,6 +18,12 @@ type Options struct {
 	// or whose current period moves (including every budget at start);
 	// nil starts them from no spend.
 	Source SpendSource
+	// Spend shares the spend with the other gateway processes that use
+	// the same store (see Tracker.ShareSpend); nil keeps it in memory.
+	Spend SpendStore
+	// SpendTimeout bounds each call to Spend; 0 means
+	// DefaultSpendTimeout.
+	SpendTimeout time.Duration
 	// QuotaTemplates says the quota_templates entitlement is active, which
 	// per_child budgets require.
 	QuotaTemplates bool
@@ -68,6 +74,10 @@ func New(opts Options) (*Service, error) {
 	}
 	if s.log == nil {
 		s.log = zap.NewNop()
+	}
+	s.tr.ShareSpend(opts.Spend, opts.SpendTimeout, s.log)
+	if sh := s.tr.sh; sh != nil {
+		sh.recovered = s.resync
 	}
 	s.entitled.Store(opts.QuotaTemplates)
 	if s.st != nil {
@@ -168,6 +178,15 @@ func (s *Service) Rebuild() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.tr.Rebuild(s.src, s.clock())
+}
+
+// resync runs Tracker.Resync when the shared spend store answers again.
+func (s *Service) resync() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.tr.Resync(s.src, s.clock()); err != nil {
+		s.log.Warn("budgets: spend could not be brought back in step with the shared store", zap.Error(err))
+	}
 }
 
 // SetConfigBudgets replaces the budgets seeded from configuration. They

@@ -20,6 +20,8 @@ type Tracker struct {
 
 	mu     sync.Mutex // serialises Set, Reset, Rebuild and Sweep
 	groups map[Key]*group
+
+	sh *shared // nil: spend in memory only (see ShareSpend)
 }
 
 // snapshot is an immutable view of the budgets and settings, indexed by
@@ -140,11 +142,18 @@ func (e *entry) cellFor(anc, path string, create bool) (c *cell, ok bool) {
 // caller's child) has spent at least its amount in the current period.
 // When refused, which is the exhausted budget whose period ends last and
 // retryAfter the time until that end; the caller must not modify *which.
-// Check charges nothing and allocates nothing.
+// Check charges nothing and, with the spend in memory, allocates nothing;
+// with a SpendStore (ShareSpend) it reads the store in one call and falls
+// back to memory when that fails.
 func (t *Tracker) Check(userPath string, now time.Time) (ok bool, retryAfter time.Duration, which *Budget) {
 	s := t.snap.Load()
 	if len(s.list) == 0 {
 		return true, 0, nil
+	}
+	if sh := t.sh; sh != nil && sh.up() {
+		if ok, wait, which, done := t.checkShared(sh, s, userPath, now); done {
+			return ok, wait, which
+		}
 	}
 	n := now.UnixNano()
 	var worst *entry
@@ -188,6 +197,10 @@ func (t *Tracker) Charge(userPath string, cost float64, at time.Time) {
 	}
 	s := t.snap.Load()
 	if len(s.list) == 0 {
+		return
+	}
+	if sh := t.sh; sh != nil {
+		t.chargeShared(sh, s, userPath, cost, at)
 		return
 	}
 	n := at.UnixNano()
@@ -303,7 +316,11 @@ func (t *Tracker) reset(at time.Time, all bool, k Key) error {
 	t.snap.Store(newSnapshot(s.settings, entries))
 	n := at.UnixNano()
 	for _, e := range hit {
-		e.g.zero(e.window(n, at).start)
+		w := e.window(n, at)
+		e.g.zero(w.start)
+		if t.sh != nil {
+			t.clearShared(t.sh, e, w)
+		}
 	}
 	return nil
 }
@@ -332,6 +349,7 @@ func (t *Tracker) Spent(k Key, userPath string, now time.Time) (float64, error) 
 	if e == nil {
 		return 0, notFound(k)
 	}
+	t.refresh([]*entry{e}, now)
 	return e.spent(userPath, now), nil
 }
 
@@ -353,6 +371,7 @@ func (t *Tracker) ChildSpend(k Key, now time.Time) (map[string]float64, error) {
 	if e == nil {
 		return nil, notFound(k)
 	}
+	t.refresh([]*entry{e}, now)
 	return e.childSpend(now), nil
 }
 

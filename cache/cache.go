@@ -29,12 +29,19 @@ type Options struct {
 	MaxBytes int64
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Shared says other processes store entries in Storage too: a lookup
+	// whose key this process has not indexed asks Storage (and indexes
+	// the entry it finds), and Purge and Stats go over what Storage
+	// holds rather than this process's index. The Storage must then
+	// expire entries at their Expires itself.
+	Shared bool
 }
 
 // Cache is the response cache. It is safe for concurrent use.
 type Cache struct {
-	st  Storage
-	now func() time.Time
+	st     Storage
+	now    func() time.Time
+	shared bool
 
 	mu       sync.Mutex
 	ttl      time.Duration
@@ -49,7 +56,8 @@ type Cache struct {
 
 // Open returns a cache over opts.Storage, indexing the entries stored
 // there: expired ones are deleted, and the least recently stored go
-// while the total exceeds MaxBytes.
+// while the total exceeds MaxBytes. A shared storage that cannot be
+// scanned is not an error: the index starts empty.
 func Open(opts Options) (*Cache, error) {
 	if opts.Storage == nil {
 		return nil, errors.New("cache: Options.Storage is required")
@@ -57,7 +65,7 @@ func Open(opts Options) (*Cache, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	c := &Cache{st: opts.Storage, now: opts.Now, lru: list.New(),
+	c := &Cache{st: opts.Storage, now: opts.Now, shared: opts.Shared, lru: list.New(),
 		index: make(map[Key]*list.Element), flights: make(map[Key]*Flight)}
 	c.setLimits(opts.TTL, opts.MaxBytes)
 	now := c.now()
@@ -72,7 +80,11 @@ func Open(opts Options) (*Cache, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		if !c.shared {
+			return nil, err
+		}
+		// The entries are found on lookup; the index fills as they are.
+		metas, expired = nil, nil
 	}
 	// Most recently stored first: with no record of use, the oldest
 	// entries are the least recently used.
@@ -115,6 +127,9 @@ func (c *Cache) get(key Key) (*Answer, error) {
 	el, ok := c.index[key]
 	if !ok {
 		c.mu.Unlock()
+		if c.shared {
+			return c.getShared(key)
+		}
 		return nil, nil
 	}
 	m := el.Value.(*Meta)
@@ -132,6 +147,25 @@ func (c *Cache) get(key Key) (*Answer, error) {
 		return nil, err
 	}
 	return &e.Answer, nil
+}
+
+// getShared looks up in the storage a key this process has not indexed
+// (another process stored it) and indexes the live entry it finds.
+func (c *Cache) getShared(key Key) (*Answer, error) {
+	e, found, err := c.st.Get(key)
+	if err != nil || !found || !c.now().Before(e.Expires) {
+		return nil, err
+	}
+	m := e.Meta
+	c.mu.Lock()
+	if el, ok := c.index[key]; ok {
+		c.removeLocked(el)
+	}
+	c.index[key] = c.lru.PushFront(&m)
+	c.bytes += m.Size
+	victims := c.evictLocked()
+	c.mu.Unlock()
+	return &e.Answer, c.deleteStored(victims)
 }
 
 // forget drops key from the index.

@@ -1,5 +1,7 @@
 package cache
 
+import "errors"
+
 // Stats describes the cache's content and its use since start.
 type Stats struct {
 	// Entries is the number of live entries.
@@ -19,12 +21,24 @@ type Stats struct {
 }
 
 // Stats returns the cache's statistics, forgetting expired entries
-// first.
+// first. With a shared storage, Entries and Bytes count what the storage
+// holds for every process, and Hits and Misses this process's lookups.
 func (c *Cache) Stats() (Stats, error) {
 	_, err := c.Purge(Filter{expiredOnly: true})
 	c.mu.Lock()
 	s := Stats{Entries: c.lru.Len(), Bytes: c.bytes, MaxBytes: c.maxBytes, TTLSeconds: int64(c.ttl.Seconds())}
 	c.mu.Unlock()
+	if c.shared && err == nil {
+		s.Entries, s.Bytes = 0, 0
+		now := c.now()
+		err = c.st.Scan(func(m Meta) error {
+			if now.Before(m.Expires) {
+				s.Entries++
+				s.Bytes += m.Size
+			}
+			return nil
+		})
+	}
 	s.Hits, s.Misses = c.hits.Load(), c.misses.Load()
 	if n := s.Hits + s.Misses; n > 0 {
 		s.HitRatio = float64(s.Hits) / float64(n)
@@ -58,7 +72,9 @@ func (f Filter) matches(c *Cache, m *Meta) bool {
 	return true
 }
 
-// Purge deletes the entries f selects and returns how many.
+// Purge deletes the entries f selects and returns how many. With a
+// shared storage it deletes those of every process (the expired ones
+// the storage drops itself).
 func (c *Cache) Purge(f Filter) (int, error) {
 	c.mu.Lock()
 	var keys []Key
@@ -71,5 +87,22 @@ func (c *Cache) Purge(f Filter) (int, error) {
 		el = next
 	}
 	c.mu.Unlock()
+	if c.shared && !f.expiredOnly {
+		seen := make(map[Key]bool, len(keys))
+		for _, k := range keys {
+			seen[k] = true
+		}
+		now := c.now()
+		err := c.st.Scan(func(m Meta) error {
+			if !seen[m.Key] && now.Before(m.Expires) && f.matches(c, &m) {
+				seen[m.Key] = true
+				keys = append(keys, m.Key)
+			}
+			return nil
+		})
+		if err != nil {
+			return 0, errors.Join(err, c.deleteStored(keys))
+		}
+	}
 	return len(keys), c.deleteStored(keys)
 }

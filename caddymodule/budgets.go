@@ -94,10 +94,11 @@ func (a *App) provisionBudgets() error {
 func (a *App) openBudgets() error {
 	eff := a.effective
 	st := a.store
-	val, _, err := budgetServices.LoadOrNew(a.storePath, func() (caddy.Destructor, error) {
+	val, _, err := budgetServices.LoadOrNew(a.budgetsKey(), func() (caddy.Destructor, error) {
 		svc, err := budgets.New(budgets.Options{
 			Storage:        a.budgetStorage(st),
 			Source:         audit.NewUsageQueries(usageSource(st, a.pg), nil),
+			Spend:          a.spendStore(),
 			QuotaTemplates: quotaTemplates(eff),
 			Logger:         a.logger.Named("budgets"),
 		})
@@ -137,7 +138,7 @@ func (a *App) releaseBudgets() error {
 		return nil
 	}
 	a.budgetsHeld = false
-	if _, err := budgetServices.Delete(a.storePath); err != nil {
+	if _, err := budgetServices.Delete(a.budgetsKey()); err != nil {
 		return fmt.Errorf("modelgate: closing budgets: %w", err)
 	}
 	return nil
@@ -186,4 +187,11 @@ func (a *App) adminBudgets() *budgets.Service {
 		return nil
 	}
 	return a.budgetSvc
+}
+
+// budgetsKey names the budgets service of this config in the
+// budgetServices pool: one per store, PostgreSQL database and Redis
+// server, so that switching either on, off or elsewhere builds a new one.
+func (a *App) budgetsKey() string {
+	return a.storePath + "\x00postgres=" + a.effective.Postgres + "\x00redis=" + a.effective.Redis
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelgate/modelgate/cache"
 	"github.com/modelgate/modelgate/store/boltstore"
+	"github.com/modelgate/modelgate/store/redisstore"
 )
 
 // caches shares one response cache per store path across config loads,
@@ -40,15 +41,20 @@ type ResponseCache struct {
 
 // openCache takes (or creates) the shared response cache of the store
 // when the cache is enabled, applying this config's TTL and size cap.
-// Caller holds the store.
+// With Redis the entries live there, shared by every gateway process on
+// that server (a hit stored by one is a hit at all). Caller holds the
+// store and the backends.
 func (a *App) openCache() error {
 	cc := a.effective.Cache
 	if !cc.On() {
 		return nil
 	}
-	st := a.store
-	val, _, err := caches.LoadOrNew(a.storePath, func() (caddy.Destructor, error) {
-		c, err := cache.Open(cache.Options{Storage: boltstore.NewCache(st), TTL: cc.TTL(), MaxBytes: cc.Limit(), Now: CacheClock})
+	opts := cache.Options{Storage: boltstore.NewCache(a.store), TTL: cc.TTL(), MaxBytes: cc.Limit(), Now: CacheClock}
+	if a.redis != nil {
+		opts.Storage, opts.Shared = redisstore.NewCache(a.redis), true
+	}
+	val, _, err := caches.LoadOrNew(a.cachePoolKey(), func() (caddy.Destructor, error) {
+		c, err := cache.Open(opts)
 		if err != nil {
 			return nil, err
 		}
@@ -66,13 +72,23 @@ func (a *App) openCache() error {
 	return nil
 }
 
+// cachePoolKey names the shared response cache of this config: the
+// store's, or with Redis the store's and the Redis server's, so a reload
+// that switches Redis on or off opens a cache over the other storage.
+func (a *App) cachePoolKey() string {
+	if a.effective.Redis == "" {
+		return a.storePath
+	}
+	return a.storePath + "\x00redis\x00" + a.effective.Redis
+}
+
 // releaseCache drops this instance's hold on the shared response cache.
 func (a *App) releaseCache() error {
 	if !a.cacheHeld {
 		return nil
 	}
 	a.cacheHeld = false
-	if _, err := caches.Delete(a.storePath); err != nil {
+	if _, err := caches.Delete(a.cachePoolKey()); err != nil {
 		return fmt.Errorf("modelgate: closing the response cache: %w", err)
 	}
 	return nil

@@ -37,6 +37,8 @@ func (a *App) loadVirtualModels() {
 	for _, w := range warnings {
 		a.logger.Warn(w)
 	}
+	// With Redis, a session sticks to its target at every process.
+	a.vmodels.SharePins(a.pinStore())
 }
 
 // withRouting adds the virtual-model service and the model inventory to

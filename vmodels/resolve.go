@@ -28,7 +28,8 @@ type Choice struct {
 // when requested is not a virtual model's source (the caller routes it as
 // a provider model). Otherwise the choice skips unavailable targets
 // (weighted round robin or cheapest first), keeps a detected session on
-// the target that served it while that target is available, follows
+// the target that served it while that target is available (in the
+// shared PinStore when one is set, see SharePins), follows
 // chains of aliases, and falls back to the first target when none is
 // available. av nil counts every target available. err is
 // ErrAccessDenied when the row is disabled or not for userPath.
@@ -46,9 +47,15 @@ func (s *Service) Resolve(requested, userPath, session string, av Availability) 
 	}
 	idx := -1
 	var key string
+	var ps PinStore
+	pinned, shared := -1, false
 	if a.affinity && session != "" {
 		key = a.source + "\x00" + userPath + "\x00" + session
-		if i, ok := s.pins.get(key, t.gen); ok && i < len(a.targets) && a.available(i, av, 0) {
+		if ps, pinned, shared = s.sharedPin(a, key); shared {
+			if pinned >= 0 && a.available(pinned, av, 0) {
+				idx = pinned
+			}
+		} else if i, ok := s.pins.get(key, t.gen); ok && i < len(a.targets) && a.available(i, av, 0) {
 			idx = i
 		}
 	}
@@ -57,6 +64,9 @@ func (s *Service) Resolve(requested, userPath, session string, av Availability) 
 	}
 	if key != "" {
 		s.pins.set(key, t.gen, idx)
+		if shared && idx != pinned {
+			_ = ps.SetPin(key, a.pinValue(idx), PinIdle)
+		}
 	}
 	return t.follow(a, idx, av, 0), true, nil
 }

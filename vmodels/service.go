@@ -44,8 +44,9 @@ type Options struct {
 // requests through them in memory and writes the admin API's changes
 // through its Storage.
 type Service struct {
-	opts Options
-	pins *pins
+	opts     Options
+	pins     *pins
+	pinStore atomic.Pointer[pinStoreRef] // shared pins (SharePins); nil: memory only
 
 	mu       sync.Mutex // serializes writers
 	stored   map[string]Row

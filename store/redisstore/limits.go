@@ -315,19 +315,6 @@ func (s *RateLimits) Reset(ctx context.Context, rules []limits.Key) error {
 	return nil
 }
 
-// globEscape escapes the glob characters of a SCAN pattern.
-func globEscape(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '*', '?', '[', ']', '\\':
-			b.WriteByte('\\')
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
-
 // Ping implements limits.Shared.
 func (s *RateLimits) Ping(ctx context.Context) error { return s.r.Ping(ctx).Err() }
 

@@ -1,0 +1,55 @@
+package budgets
+
+import (
+	"context"
+	"time"
+)
+
+// SpendWindow names the spend of one budget in one period window: the
+// budget's own spend, or the spend of every child of a template. A budget
+// that switches per_child gets another window.
+type SpendWindow struct {
+	// Budget is the budget's key.
+	Budget Key
+	// PerChild reports a template window, whose cells are its children.
+	PerChild bool
+	// Start is the first instant of the period.
+	Start time.Time
+	// End is the first instant after the period; a store keeps the window
+	// at least until then.
+	End time.Time
+}
+
+// SpendCell is one cell of a window: a child of a template, or the
+// budget's own spend.
+type SpendCell struct {
+	// Window is the window the cell belongs to.
+	Window SpendWindow
+	// Child is the child's last path segment ("alice" for
+	// "/customers/alice" under a template on "/customers"), or "" for the
+	// budget's own spend.
+	Child string
+}
+
+// SpendStore keeps the spend of budgets where several gateway processes
+// share it: with one, Charge adds to the store and Check reads from it,
+// so a budget is exhausted by the spend of every process. Every method is
+// one round trip to the store and must return by ctx's deadline. Spend
+// maps use the cell's Child as key ("" for the budget's own spend).
+type SpendStore interface {
+	// Spend returns the spend of each cell, in order; a cell with nothing
+	// stored is 0.
+	Spend(ctx context.Context, cells []SpendCell) ([]float64, error)
+	// Add adds cost to each cell and returns the new totals, in order.
+	Add(ctx context.Context, cells []SpendCell, cost float64) ([]float64, error)
+	// Windows returns the spend of every cell of each window, in order:
+	// a nil map for a window the store knows nothing of (never charged,
+	// seeded or cleared), else a map, empty when nothing was spent.
+	Windows(ctx context.Context, ws []SpendWindow) ([]map[string]float64, error)
+	// Seed stores spend as w's spend unless the store already holds w, in
+	// one atomic step, and returns what the store holds afterwards.
+	Seed(ctx context.Context, w SpendWindow, spend map[string]float64) (map[string]float64, error)
+	// Clear drops every cell of w and keeps w held with no spend: a
+	// reset.
+	Clear(ctx context.Context, w SpendWindow) error
+}

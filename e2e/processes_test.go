@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	caddyfmt "github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 )
 
 // gatewayProcess is one gateway running in its own OS process.
@@ -102,7 +102,7 @@ func startGatewayProcesses(t *testing.T, n int, modelgateBlock string, env ...st
 			exited:  make(chan struct{}),
 		}
 		cf := filepath.Join(dir, "Caddyfile")
-		text := caddyfile.Format([]byte(processCaddyfile(modelgateBlock, ports[0], ports[1], dir)))
+		text := caddyfmt.Format([]byte(processCaddyfile(modelgateBlock, ports[0], ports[1], dir)))
 		if err := os.WriteFile(cf, text, 0o600); err != nil {
 			t.Fatal(err)
 		}

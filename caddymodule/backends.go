@@ -32,8 +32,9 @@ func (a *App) openBackends() error {
 		a.pg = val.(*pgstore.DB)
 	}
 	if url := a.effective.Redis; url != "" {
-		val, _, err := redisClients.LoadOrNew(url, func() (caddy.Destructor, error) {
-			return redisstore.Open(context.Background(), redisstore.Options{URL: url, Logger: a.logger.Named("redis")})
+		prefix := a.effective.RedisPrefix
+		val, _, err := redisClients.LoadOrNew(redisPoolKey(url, prefix), func() (caddy.Destructor, error) {
+			return redisstore.Open(context.Background(), redisstore.Options{URL: url, Prefix: prefix, Logger: a.logger.Named("redis")})
 		})
 		if err != nil {
 			a.releaseBackends()
@@ -53,6 +54,10 @@ func (a *App) releaseBackends() {
 	}
 	if a.redis != nil {
 		a.redis = nil
-		_, _ = redisClients.Delete(a.effective.Redis)
+		_, _ = redisClients.Delete(redisPoolKey(a.effective.Redis, a.effective.RedisPrefix))
 	}
 }
+
+// redisPoolKey names the shared Redis client of one URL and key prefix:
+// a reload that changes only the prefix gets a client of its own.
+func redisPoolKey(url, prefix string) string { return prefix + "\x00" + url }

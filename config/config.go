@@ -29,6 +29,12 @@ type Config struct {
 	// so limits hold across gateway processes. Env MODELGATE_REDIS_URL.
 	Redis string `yaml:"redis,omitempty" json:"redis,omitempty"`
 
+	// RedisPrefix starts every Redis key and pub/sub channel name the
+	// gateway uses; default "modelgate:". Processes that are meant to act
+	// as one gateway must share it; gateways (or tests) sharing one Redis
+	// server apart give each a prefix of its own. Env MODELGATE_REDIS_PREFIX.
+	RedisPrefix string `yaml:"redis_prefix,omitempty" json:"redis_prefix,omitempty"`
+
 	// RedisFailClosed makes admission answer 503 while Redis is
 	// unreachable. By default (false) admission falls back to per-process
 	// counters, with a warning and a metric, until Redis returns.

@@ -41,6 +41,7 @@ var envSettings = []envSetting{
 	{"MODELGATE_DATA_PATH", func(c *Config, v string) error { c.Storage = v; return nil }},
 	{"MODELGATE_POSTGRES_DSN", func(c *Config, v string) error { c.Postgres = v; return nil }},
 	{"MODELGATE_REDIS_URL", func(c *Config, v string) error { c.Redis = v; return nil }},
+	{"MODELGATE_REDIS_PREFIX", func(c *Config, v string) error { c.RedisPrefix = v; return nil }},
 	{"MODELGATE_REDIS_FAIL_CLOSED", boolSetter(func(c *Config) **bool { return &c.RedisFailClosed })},
 	{"USER_PATH_HEADER", func(c *Config, v string) error { c.Server.UserPathHeader = v; return nil }},
 	{"MAX_REQUEST_BODY_BYTES", func(c *Config, v string) error {

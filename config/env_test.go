@@ -103,6 +103,10 @@ func TestFromEnvSettings(t *testing.T) {
 	env, err := FromEnv([]string{
 		"GATEWAY_MASTER_KEY=mk",
 		"MODELGATE_DATA_PATH=/var/db",
+		"MODELGATE_POSTGRES_DSN=postgres://gw@db/mg",
+		"MODELGATE_REDIS_URL=redis://cache:6379/0",
+		"MODELGATE_REDIS_PREFIX=team-a:",
+		"MODELGATE_REDIS_FAIL_CLOSED=true",
 		"USER_PATH_HEADER=X-Path",
 		"MAX_REQUEST_BODY_BYTES=1024",
 		"ADMIN_ENDPOINTS_ENABLED=No",
@@ -130,9 +134,13 @@ func TestFromEnvSettings(t *testing.T) {
 	}
 	f, tr := Ptr(false), Ptr(true)
 	want := Config{
-		MasterKey: "mk",
-		Storage:   "/var/db",
-		Server:    Server{UserPathHeader: "X-Path", MaxRequestBodyBytes: 1024},
+		MasterKey:       "mk",
+		Storage:         "/var/db",
+		Postgres:        "postgres://gw@db/mg",
+		Redis:           "redis://cache:6379/0",
+		RedisPrefix:     "team-a:",
+		RedisFailClosed: tr,
+		Server:          Server{UserPathHeader: "X-Path", MaxRequestBodyBytes: 1024},
 		Admin: Admin{EndpointsEnabled: f, UIEnabled: f, LiveLogsEnabled: tr, LegacyAlias: "off",
 			AllowUnauthenticated: tr},
 		Logging:      Logging{Enabled: f, LogBodies: f, LogHeaders: f, RetentionDays: Ptr(7)},

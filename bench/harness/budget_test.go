@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/modelgate/modelgate/bench/internal/stats"
@@ -33,6 +34,7 @@ func TestBudgetChecks(t *testing.T) {
 		cell("chat", targetModelgate, 10, 1024, 4500, 1.29, 0, 62*mib),
 		cell("chat", targetBudget, 10, 1024, 4365, 1.29, 0, 62*mib), // 0.97x modelgate: passes
 		cell("chat", targetAlias, 10, 1024, 4400, 1.29, 0, 62*mib),  // 0.978x: passes
+		cell("chat", targetPG, 10, 1024, 3600, 1.4, 0, 0),           // 0.8x: reported, not judged
 		// c=100: 0.89x and 0.31 ms over an allowance of 0.3 ms: both fail.
 		cell("chat", targetDirect, 100, 1024, 10000, 1.0, 0, 0),
 		cell("chat", targetCaddy, 100, 1024, 5000, 1.2, 0, 60*mib),
@@ -97,6 +99,14 @@ func TestBudgetChecks(t *testing.T) {
 		"modelgate-cache: usage records dropped":                         pass,
 		"modelgate-cache: audit entries stored for requests answered":    pass,
 		"modelgate-cache: usage records stored for requests answered":    pass,
+		"throughput PostgreSQL+Redis/bbolt, chat 1KiB c=10":              info,
+		"throughput PostgreSQL+Redis/bbolt, chat 1KiB c=100":             skip,
+		"throughput PostgreSQL+Redis/bbolt, chat-stream 1KiB c=10":       skip,
+		"throughput PostgreSQL+Redis/bbolt, chat-stream 1KiB c=100":      skip,
+		"modelgate-pg: audit entries dropped":                            skip,
+		"modelgate-pg: usage records dropped":                            skip,
+		"modelgate-pg: audit entries stored for requests answered":       skip,
+		"modelgate-pg: usage records stored for requests answered":       skip,
 	}
 	if len(got) != len(want) || len(checks) != len(want) {
 		t.Fatalf("got %d checks, want %d: %+v", len(checks), len(want), got)
@@ -127,8 +137,18 @@ func TestBudgetChecks(t *testing.T) {
 	if ck := got["modelgate-budget: audit entries stored for requests answered"]; ck.Value != 499 || ck.Limit != 500 {
 		t.Errorf("stored check = %+v", ck)
 	}
+	if ck := got["throughput PostgreSQL+Redis/bbolt, chat 1KiB c=10"]; ck.Value != 0.8 || ck.Op != "" || checkFigure(ck) != "0.800 x" {
+		t.Errorf("PostgreSQL+Redis ratio = %+v (%s)", ck, checkFigure(ck))
+	}
 	if budgetPassed(checks) {
 		t.Error("budget with failures passed")
+	}
+	// A run without the modelgate-pg target reports no ratio for it.
+	saved := append([]string(nil), gatewayTargets...)
+	defer func() { gatewayTargets = saved }()
+	gatewayTargets = slices.DeleteFunc(gatewayTargets, func(t string) bool { return t == targetPG })
+	if _, ok := byName(evaluateBudget(cells, records, []int{10, 100}, []int{1024}))["throughput PostgreSQL+Redis/bbolt, chat 1KiB c=10"]; ok {
+		t.Error("a ratio for a target that did not run")
 	}
 }
 

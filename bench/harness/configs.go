@@ -34,14 +34,15 @@ http://:%d {
 // pointing at mockupstream. name keeps each gateway's files (its store,
 // Caddy's storage) apart. adminAddr is Caddy's admin endpoint on loopback:
 // the harness reads the audit drop counters from its /metrics and, when
-// profiling, /debug/pprof/.
-func modelgateCaddyfile(dir, name string, port, upstreamPort int, adminAddr string) string {
+// profiling, /debug/pprof/. storage is the modelgate block's storage
+// lines (boltStorage or sharedStorage).
+func modelgateCaddyfile(dir, name string, port, upstreamPort int, adminAddr, storage string) string {
 	return fmt.Sprintf(`{
 	admin %s
 	persist_config off
 	storage file_system %s
 	modelgate {
-		storage %s
+		%s
 		master_key %s
 		provider up {
 			type openai
@@ -57,8 +58,27 @@ http://:%d {
 	bind 127.0.0.1
 	modelgate
 }
-`, adminAddr, filepath.Join(dir, "caddy-storage-"+name), filepath.Join(dir, name+".db"),
+`, adminAddr, filepath.Join(dir, "caddy-storage-"+name), storage,
 		masterKey, upstreamKey, upstreamPort, benchModel, port)
+}
+
+// boltStorage is the storage line of a gateway on its own bbolt file,
+// named after the target, in dir.
+func boltStorage(dir, name string) string {
+	return "storage " + filepath.Join(dir, name+".db")
+}
+
+// sharedStorage is the storage lines of a gateway on PostgreSQL and Redis.
+func sharedStorage(s *sharedBackends) string {
+	return "storage postgres " + s.DSN + "\n\t\tredis " + s.RedisURL
+}
+
+// sharedEnv is the environment of the modelgate-pg target: modelgateEnv,
+// the run's Redis key prefix, and the bbolt file the gateway still opens
+// for what stays local, in dir.
+func sharedEnv(dir string, s *sharedBackends) []string {
+	return append(append([]string(nil), modelgateEnv...),
+		"MODELGATE_REDIS_PREFIX="+s.Prefix, "MODELGATE_DATA_PATH="+filepath.Join(dir, targetPG+".db"))
 }
 
 // modelgateEnv turns on what the budget measures, each set explicitly so

@@ -75,6 +75,11 @@ type options struct {
 	settleBefore time.Duration
 	pin          bool
 	cpus         cpuPlan // set by run from pin
+	postgres     string  // maintenance DSN of the modelgate-pg target's server
+	redis        string  // the modelgate-pg target's Redis URL
+	// shared is the modelgate-pg target's database and Redis prefix, set
+	// by run; nil when the target does not run.
+	shared *sharedBackends
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -98,6 +103,8 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.keepTemp, "keep-temp", false, "keep the temporary directory (binaries, Caddyfiles, server logs)")
 	fs.BoolVar(&o.pin, "pin", true, "give the proxy under test its own CPUs (upper half) and the load generator and mockupstream the rest, with taskset")
 	fs.BoolVar(&o.strict, "strict", false, "exit with status 2 when a budget check fails")
+	fs.StringVar(&o.postgres, "postgres", defaultPostgresDSN, "PostgreSQL server (a postgres:// URL of a database to connect to) on which the modelgate-pg target gets a database of its own for the run; empty: no modelgate-pg target")
+	fs.StringVar(&o.redis, "redis", defaultRedisURL, "Redis server of the modelgate-pg target (its keys get a prefix of their own for the run); empty: no modelgate-pg target")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}

@@ -17,15 +17,20 @@ const (
 	// targetCache is modelgate with the response cache on. The load
 	// generator repeats one request, so all but the first are hits.
 	targetCache = "modelgate-cache"
+	// targetPG is modelgate's configuration on PostgreSQL and Redis
+	// (`storage postgres`, `redis`) instead of the bbolt file: keys, audit
+	// and usage in PostgreSQL, rate-limit windows and the budget check's
+	// spend in Redis, as when several processes run as one gateway.
+	targetPG = "modelgate-pg"
 )
 
 // gatewayTargets are the targets served by a modelgate process, each with
 // its own store, admin endpoint and records.
-var gatewayTargets = []string{targetModelgate, targetBudget, targetAlias, targetCache}
+var gatewayTargets = []string{targetModelgate, targetBudget, targetAlias, targetCache, targetPG}
 
 // isGateway reports whether target is served by modelgate.
 func isGateway(target string) bool {
-	return target == targetModelgate || target == targetBudget || target == targetAlias || target == targetCache
+	return target == targetModelgate || target == targetBudget || target == targetAlias || target == targetCache || target == targetPG
 }
 
 // workload is one kind of traffic.
@@ -68,7 +73,7 @@ var workloads = []workload{
 }
 
 var (
-	allTargets  = []string{targetDirect, targetCaddy, targetModelgate, targetBudget, targetAlias}
+	allTargets  = []string{targetDirect, targetCaddy, targetModelgate, targetBudget, targetAlias, targetPG}
 	gatewayOnly = []string{targetModelgate}
 )
 

@@ -73,26 +73,26 @@ func TestCombineRoundsMedian(t *testing.T) {
 func TestPlanJobsAlternatesAndSkipsUnserved(t *testing.T) {
 	o := options{rounds: 2, concurrency: []int{10}, sizes: []int{1024}, only: map[string]bool{"chat": true, "messages": true}}
 	cells, jobs := planJobs(o, false)
-	if len(cells) != 6 { // chat: 5 targets; messages: modelgate only
+	if len(cells) != 7 { // chat: 6 targets; messages: modelgate only
 		t.Fatalf("%d cells", len(cells))
 	}
-	if cells[5].Workload != "messages" || cells[5].Status != statusNotServed {
-		t.Errorf("messages cell: %+v", cells[5])
+	if cells[6].Workload != "messages" || cells[6].Status != statusNotServed {
+		t.Errorf("messages cell: %+v", cells[6])
 	}
 	var order []string
 	for _, j := range jobs {
 		order = append(order, j.cell.Target)
 	}
-	want := []string{targetDirect, targetCaddy, targetModelgate, targetBudget, targetAlias,
-		targetAlias, targetBudget, targetModelgate, targetCaddy, targetDirect}
+	want := []string{targetDirect, targetCaddy, targetModelgate, targetBudget, targetAlias, targetPG,
+		targetPG, targetAlias, targetBudget, targetModelgate, targetCaddy, targetDirect}
 	if !slices.Equal(order, want) {
 		t.Errorf("order %v, want %v", order, want)
 	}
-	if jobs[5].round != 1 || jobs[5].cell != jobs[4].cell {
-		t.Errorf("round 2 must reuse the cells: %+v", jobs[5])
+	if jobs[6].round != 1 || jobs[6].cell != jobs[5].cell {
+		t.Errorf("round 2 must reuse the cells: %+v", jobs[6])
 	}
 	_, jobs = planJobs(o, true)
-	if len(jobs) != 12 {
-		t.Errorf("served messages: %d jobs, want 12", len(jobs))
+	if len(jobs) != 14 {
+		t.Errorf("served messages: %d jobs, want 14", len(jobs))
 	}
 }

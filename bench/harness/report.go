@@ -148,6 +148,9 @@ func checkFigure(ck Check) string {
 	if ck.Result == skip {
 		return "no data"
 	}
+	if ck.Op == "" {
+		return fmt.Sprintf("%.3f %s", ck.Value, ck.Unit)
+	}
 	if ck.Unit == "records" {
 		return fmt.Sprintf("%.0f %s %.0f", ck.Value, ck.Op, ck.Limit)
 	}

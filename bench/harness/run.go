@@ -49,6 +49,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		logf("%s", pinNote)
 	}
 
+	if o.shared, err = prepareShared(ctx, o.postgres, o.redis, report.StartedAt.Format("20060102T150405Z")); err != nil {
+		dropTarget(targetPG)
+		note := targetPG + " not run: " + err.Error()
+		report.Notes = append(report.Notes, note)
+		logf("%s", note)
+	} else {
+		defer func() {
+			if err := o.shared.drop(); err != nil {
+				logf("%v", err)
+			}
+		}()
+	}
+
 	logf("building modelgate, mockupstream and loadgen into %s ...", tmp)
 	b, err := build(ctx, root, filepath.Join(tmp, "bin"))
 	if err != nil {

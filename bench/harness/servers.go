@@ -91,7 +91,7 @@ func startServers(ctx context.Context, ps *procs, b bins, tmp string, o options)
 			return nil, err
 		}
 		admin := fmt.Sprintf("127.0.0.1:%d", adminPort)
-		env := modelgateEnv
+		env, storage := modelgateEnv, boltStorage(tmp, t)
 		switch t {
 		case targetBudget:
 			env = budgetEnv
@@ -99,8 +99,10 @@ func startServers(ctx context.Context, ps *procs, b bins, tmp string, o options)
 			env = aliasEnv
 		case targetCache:
 			env = cacheEnv
+		case targetPG:
+			env, storage = sharedEnv(tmp, o.shared), sharedStorage(o.shared)
 		}
-		p, err := startCaddy(ps, b, o.cpus, tmp, t, modelgateCaddyfile(tmp, t, port, upPort, admin), childEnv(tmp, env...))
+		p, err := startCaddy(ps, b, o.cpus, tmp, t, modelgateCaddyfile(tmp, t, port, upPort, admin, storage), childEnv(tmp, env...))
 		if err != nil {
 			return nil, err
 		}

@@ -1,0 +1,212 @@
+//go:build linux
+
+package e2e
+
+// Gateways in separate OS processes: this test binary re-executed as the
+// modelgate command (see childGatewayEnv), each process with its own
+// Caddyfile, ports, bbolt file and log, so a test can run several that
+// share networked storage and kill one with SIGKILL.
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	caddyfmt "github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+)
+
+// gatewayProcess is one gateway running in its own OS process.
+type gatewayProcess struct {
+	// Name labels the process in messages ("p1").
+	Name string
+	// G is where it listens; its DataDir is the process's own directory.
+	G *gateway
+	// LogPath holds what the process wrote to stdout and stderr.
+	LogPath string
+
+	cmd    *exec.Cmd
+	exited chan struct{} // closed when the process has exited
+	err    error         // its exit status, once exited is closed
+}
+
+// processEnv is the whole environment of a gateway process: nothing of
+// the test's environment but PATH, so no provider key, switch or
+// rate-limit rule of the host reaches it; Caddy keeps its files inside dir.
+func processEnv(dir string, extra ...string) []string {
+	env := []string{
+		childGatewayEnv + "=1",
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + dir,
+		"TMPDIR=" + dir,
+		"XDG_CONFIG_HOME=" + filepath.Join(dir, "xdg-config"),
+		"XDG_DATA_HOME=" + filepath.Join(dir, "xdg-data"),
+		"MODELGATE_DATA_PATH=" + filepath.Join(dir, "modelgate.db"),
+	}
+	return append(env, extra...)
+}
+
+// processCaddyfile is a complete Caddyfile for a gateway process: the
+// global modelgate option with modelgateBlock as its body (which names the
+// storage), Caddy's admin endpoint on adminPort, and a site on port.
+func processCaddyfile(modelgateBlock string, port, adminPort int, dir string) string {
+	return fmt.Sprintf(`{
+	admin 127.0.0.1:%d
+	persist_config off
+	auto_https off
+	storage file_system %s
+	log {
+		level WARN
+	}
+	modelgate {
+%s
+	}
+}
+http://127.0.0.1:%d {
+	modelgate
+}
+`, adminPort, filepath.Join(dir, "caddy"), modelgateBlock, port)
+}
+
+// startGatewayProcesses starts n gateway processes at once on the same
+// modelgate block and environment additions, waits until every one is
+// healthy (up to 60 s: they may all migrate one database at start), and
+// stops them when the test ends (SIGINT, then SIGKILL after 10 s). A
+// process that dies with the test binary takes its children with it
+// (Pdeathsig).
+func startGatewayProcesses(t *testing.T, n int, modelgateBlock string, env ...string) []*gatewayProcess {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := make([]*gatewayProcess, n)
+	for i := range ps {
+		dir := t.TempDir()
+		ports := freePorts(t, 2)
+		p := &gatewayProcess{
+			Name: fmt.Sprintf("p%d", i+1),
+			G: &gateway{
+				URL:      fmt.Sprintf("http://127.0.0.1:%d", ports[0]),
+				AdminURL: fmt.Sprintf("http://127.0.0.1:%d", ports[1]),
+				DataDir:  dir,
+			},
+			LogPath: filepath.Join(dir, "gateway.log"),
+			exited:  make(chan struct{}),
+		}
+		cf := filepath.Join(dir, "Caddyfile")
+		text := caddyfmt.Format([]byte(processCaddyfile(modelgateBlock, ports[0], ports[1], dir)))
+		if err := os.WriteFile(cf, text, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		logFile, err := os.Create(p.LogPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.cmd = exec.Command(self, "run", "--config", cf, "--adapter", "caddyfile")
+		p.cmd.Env = processEnv(dir, env...)
+		p.cmd.Stdout, p.cmd.Stderr = logFile, logFile
+		p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+		if err := p.cmd.Start(); err != nil {
+			logFile.Close()
+			t.Fatalf("starting gateway process %s: %v", p.Name, err)
+		}
+		go func() {
+			p.err = p.cmd.Wait()
+			logFile.Close()
+			close(p.exited)
+		}()
+		t.Cleanup(p.stop)
+		ps[i] = p
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i, p := range ps {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = p.waitHealthy(60 * time.Second)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("gateway process %s: %v\n%s", ps[i].Name, err, ps[i].logTail(40))
+		}
+	}
+	return ps
+}
+
+// waitHealthy waits until GET /health answers 200, the process exits or
+// the timeout passes.
+func (p *gatewayProcess) waitHealthy(timeout time.Duration) error {
+	client := &http.Client{Timeout: time.Second}
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		select {
+		case <-p.exited:
+			return fmt.Errorf("exited before it was healthy: %v", p.err)
+		default:
+		}
+		if resp, err := client.Get(p.G.URL + "/health"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return fmt.Errorf("not healthy after %v", timeout)
+}
+
+// kill sends SIGKILL (kill -9) and waits until the process is gone.
+func (p *gatewayProcess) kill(t *testing.T) {
+	t.Helper()
+	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatalf("kill -9 %s: %v", p.Name, err)
+	}
+	select {
+	case <-p.exited:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%s still running 10 s after SIGKILL", p.Name)
+	}
+}
+
+// stop interrupts the process (Caddy then stops gracefully and the
+// gateway flushes what it queued) and kills it if it has not exited after
+// 10 s.
+func (p *gatewayProcess) stop() {
+	select {
+	case <-p.exited:
+		return
+	default:
+	}
+	_ = p.cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-p.exited:
+	case <-time.After(10 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-p.exited
+	}
+}
+
+// logTail is the last n lines the process logged, indented, for failure
+// messages.
+func (p *gatewayProcess) logTail(n int) string {
+	b, err := os.ReadFile(p.LogPath)
+	if err != nil {
+		return "  (no log: " + err.Error() + ")"
+	}
+	lines := strings.Split(strings.TrimRight(string(bytes.ToValidUTF8(b, nil)), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return "  " + p.Name + " log:\n    " + strings.Join(lines, "\n    ")
+}

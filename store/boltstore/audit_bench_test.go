@@ -153,18 +153,29 @@ func BenchmarkWriterOnly(b *testing.B) {
 }
 
 // BenchmarkEncodeEntry measures what AppendEntry costs its caller: encoding
-// an entry with 1 KiB bodies, its meta and its index keys.
+// an entry with 1 KiB bodies, its meta and its index terms.
 func BenchmarkEncodeEntry(b *testing.B) {
 	body := jsonBody(1024)
 	e, _ := benchEntry(time.Now(), 1, body)
+	a := &Audit{}
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		head, _, err := encodeEntry(e)
-		if err != nil || len(head) == 0 {
+		w, err := a.newEntryWrite(e)
+		if err != nil || len(w.head) == 0 {
 			b.Fatal(err)
 		}
-		m, _ := decodeMeta(encodeMeta(e))
-		_ = m.indexKeys(e.ID)
+	}
+}
+
+// BenchmarkEncodeUsage measures what AppendUsage costs its caller.
+func BenchmarkEncodeUsage(b *testing.B) {
+	_, u := benchEntry(time.Now(), 1, nil)
+	a := &Audit{}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, err := a.newUsageWrite(u); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 

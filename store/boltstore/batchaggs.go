@@ -17,6 +17,12 @@ import (
 // every record. Under load a batch holds hundreds of records that share
 // a handful of rows. It is used only by the store's writer goroutine.
 type batchAggs struct {
+	// entries are the batch's entries, written when it ends.
+	entries []*entryWrite
+	// postings groups the batch's entries by index term and slot.
+	postings map[string]*posting
+	// scratch builds posting keys.
+	scratch    []byte
 	auditHours map[string]*audit.AuditHour
 	usageHours map[string]*audit.UsageAggregate
 	usageDays  map[string]*audit.UsageAggregate
@@ -49,19 +55,24 @@ func aggsFor(s *store.Store) *batchAggs {
 
 // BeginBatch drops the sums of an earlier attempt.
 func (a *batchAggs) BeginBatch() {
+	clear(a.entries)
+	a.entries = a.entries[:0]
+	a.postings = map[string]*posting{}
 	a.auditHours = map[string]*audit.AuditHour{}
 	a.usageHours = map[string]*audit.UsageAggregate{}
 	a.usageDays = map[string]*audit.UsageAggregate{}
 	a.sessions = map[string][]*audit.UsageRecord{}
 }
 
-// addEntry adds an entry's hour row.
-func (a *batchAggs) addEntry(key []byte, h audit.AuditHour) {
-	if sum, ok := a.auditHours[string(key)]; ok {
-		sum.Add(h)
+// addEntry adds an entry to the batch and its hour row to the sums.
+func (a *batchAggs) addEntry(w *entryWrite) {
+	a.entries = append(a.entries, w)
+	if sum, ok := a.auditHours[string(w.hourKey)]; ok {
+		sum.Add(w.hour)
 		return
 	}
-	a.auditHours[string(key)] = &h
+	h := w.hour
+	a.auditHours[string(w.hourKey)] = &h
 }
 
 // addUsage adds a record to its hour and day rows and its session.
@@ -86,6 +97,9 @@ func (a *batchAggs) addUsage(w *usageWrite) {
 // decoded is left as it is and counted in corruptRows; only a transaction
 // error fails the batch.
 func (a *batchAggs) EndBatch(tx *bbolt.Tx) error {
+	if err := a.flushEntries(tx); err != nil {
+		return err
+	}
 	if err := a.flushAuditHours(tx); err != nil {
 		return err
 	}

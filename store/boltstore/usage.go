@@ -1,8 +1,6 @@
 package boltstore
 
 import (
-	"encoding/json"
-	"fmt"
 	"time"
 
 	"go.etcd.io/bbolt"
@@ -39,9 +37,9 @@ func (a *Audit) newUsageWrite(r *audit.UsageRecord) (*usageWrite, error) {
 	if r.ID.IsZero() {
 		return nil, errNoID
 	}
-	rec, err := json.Marshal(r)
+	rec, err := encodeUsage(r)
 	if err != nil {
-		return nil, fmt.Errorf("boltstore: encode usage record: %w", err)
+		return nil, err
 	}
 	w := &usageWrite{id: r.ID, rec: rec, r: r, aggs: a.aggs}
 	h := audit.UsageAggregateOf(audit.Hourly, r)
@@ -88,9 +86,9 @@ func (a *Audit) UsageRecords(from, to time.Time, fn func(*audit.UsageRecord) boo
 			if !to.IsZero() && string(k) >= string(hi[:]) {
 				break
 			}
-			r := new(audit.UsageRecord)
-			if err := json.Unmarshal(v, r); err != nil {
-				return fmt.Errorf("boltstore: decode usage record: %w", err)
+			r, err := decodeUsage(k, v)
+			if err != nil {
+				return err
 			}
 			if !fn(r) {
 				break

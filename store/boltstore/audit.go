@@ -96,7 +96,8 @@ type entryWrite struct {
 	// head is the binary head; its bodies reference is set when the
 	// batch ends.
 	head []byte
-	// terms are the index terms of the entry (idxPrefix each).
+	// terms are the index terms of the entry with its slot (see
+	// entryMeta.terms).
 	terms [][]byte
 	// The bodies as recorded (not copies: the audit stage hands the
 	// entry over and never changes it), written into a body chunk.
@@ -120,7 +121,7 @@ func (a *Audit) AppendEntry(e *audit.Entry) bool {
 		a.rejected.Add(1)
 		return false
 	}
-	return a.s.Enqueue(store.Write{Apply: w.apply})
+	return a.s.Enqueue(store.Write{Apply: w.apply, Size: w.bodySize + len(w.head)})
 }
 
 // errNoID rejects records without an id.
@@ -141,9 +142,9 @@ func (a *Audit) newEntryWrite(e *audit.Entry) (*entryWrite, error) {
 	}
 	w := &entryWrite{id: e.ID, head: head, hour: audit.AuditHourOf(e), aggs: a.aggs}
 	m, _, _ := readMeta(head[headMetaAt:]) // just encoded
-	w.terms = m.terms()
+	w.terms = m.terms(e.ID[:])
 	for _, t := range w.terms {
-		if len(t)+16 > bbolt.MaxKeySize {
+		if len(t)-slotLen+16 > bbolt.MaxKeySize {
 			return nil, errKeyTooLarge
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelgate/modelgate/audit"
 )
@@ -110,41 +111,63 @@ func decodeMeta(b []byte) (m entryMeta, err error) {
 // searchText is the lower-case text EntryQuery.Search looks in, one field
 // per line.
 func searchText(e *audit.Entry) string {
-	var sb strings.Builder
-	add := func(s string) {
-		if s != "" {
-			sb.WriteString(strings.ToLower(s))
-			sb.WriteByte('\n')
-		}
-	}
-	add(e.ID.String())
-	add(e.RequestID)
-	add(e.SessionID)
-	add(e.Method)
-	add(e.Path)
-	add(e.UserPath)
-	add(e.RequestedModel)
-	add(e.ResolvedModel)
-	add(e.ProviderName)
-	add(e.Provider)
-	add(e.ErrorType)
-	add(e.AuthKeyID)
-	add(e.PrincipalID)
-	add(e.ClientIP)
-	if d := e.Data; d != nil {
-		add(d.ErrorCode)
-		add(d.ErrorMessage)
-		add(d.UserAgent)
-	}
-	return sb.String()
+	var buf [512]byte
+	return string(appendSearch(buf[:0], e))
 }
 
-// terms returns the index terms of an entry (idxPrefix each) from its
-// meta.
-func (m *entryMeta) terms() [][]byte {
-	keys := make([][]byte, 0, 8)
+// appendSearch appends e's search text to b.
+func appendSearch(b []byte, e *audit.Entry) []byte {
+	b, _ = e.ID.AppendText(b)
+	for i := len(b) - audit.IDLen; i < len(b); i++ {
+		if c := b[i]; 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	b = append(b, '\n')
+	for _, s := range [...]string{e.RequestID, e.SessionID, e.Method, e.Path, e.UserPath,
+		e.RequestedModel, e.ResolvedModel, e.ProviderName, e.Provider, e.ErrorType, e.AuthKeyID,
+		e.PrincipalID, e.ClientIP} {
+		b = appendLower(b, s)
+	}
+	if d := e.Data; d != nil {
+		b = appendLower(b, d.ErrorCode)
+		b = appendLower(b, d.ErrorMessage)
+		b = appendLower(b, d.UserAgent)
+	}
+	return b
+}
+
+// appendLower appends s in lower case (as strings.ToLower) and a newline,
+// nothing when s is empty.
+func appendLower(b []byte, s string) []byte {
+	if s == "" {
+		return b
+	}
+	start := len(b)
+	b = append(b, s...)
+	for i := start; i < len(b); i++ {
+		c := b[i]
+		if c >= utf8.RuneSelf {
+			b = append(b[:start], strings.ToLower(s)...)
+			break
+		}
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return append(b, '\n')
+}
+
+// terms returns the index terms of entry id from its meta, each the
+// term's idxPrefix followed by the id's slot (see postings), in one
+// allocation.
+func (m *entryMeta) terms(id []byte) [][]byte {
+	var fs [7]byte
+	var vs [7][]byte
+	n := 0
 	add := func(field byte, v []byte) {
-		keys = append(keys, idxPrefix(field, string(v)))
+		fs[n], vs[n] = field, v
+		n++
 	}
 	if len(m.session) > 0 {
 		add(idxSession, m.session)
@@ -162,7 +185,22 @@ func (m *entryMeta) terms() [][]byte {
 	if len(m.providerType) > 0 && !bytes.Equal(m.providerType, m.providerName) {
 		add(idxProvider, m.providerType)
 	}
-	add(idxStatusClass, []byte{byte('0' + m.status/100%10)})
+	class := [1]byte{byte('0' + m.status/100%10)}
+	add(idxStatusClass, class[:])
+	size := 0
+	for _, v := range vs[:n] {
+		size += 1 + binary.MaxVarintLen64 + len(v) + slotLen
+	}
+	buf := make([]byte, 0, size)
+	keys := make([][]byte, n)
+	for i := range n {
+		start := len(buf)
+		buf = append(buf, fs[i])
+		buf = binary.AppendUvarint(buf, uint64(len(vs[i])))
+		buf = append(buf, vs[i]...)
+		buf = append(buf, id[:slotLen]...)
+		keys[i] = buf[start:len(buf):len(buf)]
+	}
 	return keys
 }
 

@@ -49,7 +49,7 @@ func deleteOldestEntries(tx *bbolt.Tx, metas metaReader, hi audit.ID, max int) (
 		if err != nil {
 			return 0, err
 		}
-		vs = append(vs, victim{id: bytes.Clone(k), terms: m.terms()})
+		vs = append(vs, victim{id: bytes.Clone(k), terms: m.terms(k)})
 	}
 	if len(vs) == 0 {
 		return 0, nil
@@ -68,14 +68,13 @@ func deleteOldestEntries(tx *bbolt.Tx, metas metaReader, hi audit.ID, max int) (
 	if idx := tx.Bucket(bucketIndex); idx != nil {
 		done := map[string]bool{}
 		for _, v := range vs {
-			slot := v.id[:slotLen]
 			for _, t := range v.terms {
-				k := string(t) + string(slot)
-				if done[k] {
+				if done[string(t)] {
 					continue
 				}
-				done[k] = true
-				if err := deleteFromPostings(idx, t, slot, last); err != nil {
+				done[string(t)] = true
+				pl := len(t) - slotLen
+				if err := deleteFromPostings(idx, t[:pl], t[pl:], last); err != nil {
 					return 0, err
 				}
 			}

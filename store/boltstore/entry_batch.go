@@ -1,6 +1,8 @@
 package boltstore
 
 import (
+	"slices"
+
 	"go.etcd.io/bbolt"
 
 	"github.com/modelgate/modelgate/audit"
@@ -109,29 +111,49 @@ func bodiesRefPending(w *entryWrite) (off, n int) {
 }
 
 // writePostings groups the batch's entries by index term and slot and
-// stores one posting per group.
+// stores one posting per group, without allocating per entry: a first
+// pass finds each term's posting and counts its entries, a second places
+// the ids of each posting side by side.
 func (a *batchAggs) writePostings(tx *bbolt.Tx) error {
 	idx, err := bucket(tx, bucketIndex)
 	if err != nil {
 		return err
 	}
+	a.termPost = a.termPost[:0]
 	for _, w := range a.entries {
 		for _, t := range w.terms {
-			a.scratch = append(append(a.scratch[:0], t...), w.id[:slotLen]...)
-			p, ok := a.postings[string(a.scratch)]
+			i, ok := a.postIdx[aliasString(t)]
 			if !ok {
-				p = &posting{term: t}
-				a.postings[string(a.scratch)] = p
+				i = int32(len(a.posts))
+				a.posts = append(a.posts, posting{key: t})
+				a.postIdx[aliasString(t)] = i
 			}
-			p.ids = append(p.ids, w.id)
+			a.posts[i].n++
+			a.termPost = append(a.termPost, i)
+		}
+	}
+	off := 0
+	for i := range a.posts {
+		p := &a.posts[i]
+		p.off, off, p.n = off, off+p.n, 0
+	}
+	a.postIDs = slices.Grow(a.postIDs[:0], off)[:off]
+	j := 0
+	for _, w := range a.entries {
+		for range w.terms {
+			p := &a.posts[a.termPost[j]]
+			a.postIDs[p.off+p.n] = w.id
+			p.n++
+			j++
 		}
 	}
 	seq, err := idx.NextSequence()
 	if err != nil {
 		return err
 	}
-	for _, p := range a.postings {
-		if err := putPosting(idx, p, seq); err != nil {
+	for i := range a.posts {
+		p := &a.posts[i]
+		if err := putPosting(idx, &a.slab, p.key, a.postIDs[p.off:p.off+p.n], seq); err != nil {
 			return err
 		}
 	}

@@ -43,7 +43,8 @@ func isBinaryHead(v []byte) bool { return len(v) > headMetaAt && v[0] == headVer
 // encodeHead returns the binary head of e with an empty bodies reference,
 // and the length of its meta (which starts at headMetaAt).
 func encodeHead(e *audit.Entry) (head []byte, err error) {
-	search := searchText(e)
+	var buf [512]byte
+	search := appendSearch(buf[:0], e)
 	w := fieldWriter{b: make([]byte, headMetaAt, 384+len(search)+headerBytes(e.Data))}
 	w.b[0] = headVersion
 	w.b = appendMeta(w.b, e, search)
@@ -84,14 +85,16 @@ func bodiesRef(head []byte) (chunk []byte, off, n int) {
 	return ref[:16], int(binary.BigEndian.Uint32(ref[16:20])), int(binary.BigEndian.Uint32(ref[20:24]))
 }
 
-// appendMeta appends the meta of e (see entryMeta) without a version.
-func appendMeta(b []byte, e *audit.Entry, search string) []byte {
+// appendMeta appends the meta of e (see entryMeta) without a version;
+// search is e's search text.
+func appendMeta(b []byte, e *audit.Entry, search []byte) []byte {
 	b = binary.AppendUvarint(b, uint64(max(0, e.StatusCode)))
 	for _, s := range [...]string{e.UserPath, e.SessionID, e.RequestedModel, e.ResolvedModel,
-		e.ProviderName, e.Provider, search} {
+		e.ProviderName, e.Provider} {
 		b = appendLP(b, s)
 	}
-	return b
+	b = binary.AppendUvarint(b, uint64(len(search)))
+	return append(b, search...)
 }
 
 // readMeta reads a meta written by appendMeta; its fields alias b.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -242,4 +243,19 @@ func TestOldFormatRecordsStillRead(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestAppendLowerMatchesToLower: the search text is strings.ToLower of
+// each field, ASCII or not.
+func TestAppendLowerMatchesToLower(t *testing.T) {
+	for _, s := range []string{"", "abc", "ABC/Def-1", "Grüße ÀÉ", "İstanbul", "\xff\xfeX", "ß"} {
+		got := string(appendLower([]byte("x"), s))
+		want := "x"
+		if s != "" {
+			want += strings.ToLower(s) + "\n"
+		}
+		if got != want {
+			t.Errorf("appendLower(%q) = %q, want %q", s, got, want)
+		}
+	}
 }

@@ -52,14 +52,14 @@ func legacyEncodeEntry(e *audit.Entry) (head, bodies []byte, err error) {
 
 // legacyEncodeMeta returns the bucketMeta value of e.
 func legacyEncodeMeta(e *audit.Entry) []byte {
-	return appendMeta([]byte{metaVersion}, e, searchText(e))
+	return appendMeta([]byte{metaVersion}, e, []byte(searchText(e)))
 }
 
 // legacyIndexKeys returns the one-per-entry index keys of an entry.
 func legacyIndexKeys(m *entryMeta, id audit.ID) [][]byte {
 	var keys [][]byte
-	for _, t := range m.terms() {
-		keys = append(keys, append(bytes.Clone(t), id[:]...))
+	for _, t := range m.terms(id[:]) {
+		keys = append(keys, append(bytes.Clone(t[:len(t)-slotLen]), id[:]...))
 	}
 	return keys
 }

@@ -135,24 +135,26 @@ func step(c *bbolt.Cursor, desc bool) ([]byte, []byte) {
 	return c.Next()
 }
 
-// posting collects one batch's entries of one term and slot.
+// posting is one batch's entries of one term and slot: key is the term
+// and the slot (an entry's terms element), and the ids are
+// batchAggs.postIDs[off:off+n].
 type posting struct {
-	term []byte
-	ids  []audit.ID
+	key    []byte
+	off, n int
 }
 
-// putPosting stores p's ids as the posting of batch seq.
-func putPosting(idx *bbolt.Bucket, p *posting, seq uint64) error {
-	ids := p.ids
+// putPosting stores ids, the entries of one batch with the term and slot
+// termSlot, as the posting of batch seq; the key and value come from sl.
+func putPosting(idx *bbolt.Bucket, sl *slab, termSlot []byte, ids []audit.ID, seq uint64) error {
 	if !slices.IsSortedFunc(ids, compareIDs) {
 		slices.SortFunc(ids, compareIDs)
 		ids = slices.Compact(ids)
 	}
-	key := make([]byte, 0, len(p.term)+16)
-	key = append(append(key, p.term...), ids[0][:slotLen]...)
+	key := sl.take(len(termSlot) + 16 - slotLen)
+	key = append(key, termSlot...)
 	key = binary.BigEndian.AppendUint64(key, seq)
 	key = append(key, postingMark[:]...)
-	val := make([]byte, 0, 16*len(ids))
+	val := sl.take(16 * len(ids))
 	for i := range ids {
 		val = append(val, ids[i][:]...)
 	}

@@ -2,6 +2,7 @@ package boltstore
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -153,7 +154,11 @@ func (a *Audit) newEntryWrite(e *audit.Entry) (*entryWrite, error) {
 		w.attempts, w.revisions = d.Attempts, d.RequestRevisions
 		w.bodySize = bodiesSize(d)
 	}
-	w.hourKey = auditHourKey(&w.hour)
+	// The hour key lives in the head's spare room, past what is stored.
+	hk := binary.BigEndian.AppendUint64(head[len(head):], uint64(w.hour.Hour.Unix()))
+	hk = appendLP(hk, w.hour.Provider)
+	w.hourKey = hk[:len(hk):len(hk)]
+	w.head = head[:len(head):len(head)]
 	return w, nil
 }
 

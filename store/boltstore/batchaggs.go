@@ -1,6 +1,7 @@
 package boltstore
 
 import (
+	"bytes"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -30,7 +31,11 @@ type batchAggs struct {
 	postIDs  []audit.ID
 	// slab holds keys and values the batch hands to bbolt, which keeps
 	// them until the commit; it is reused by the next batch.
-	slab       slab
+	slab slab
+	// chunkBufs are chunk buffers kept for reuse; the first chunksUsed
+	// hold chunks of the current batch.
+	chunkBufs  [][]byte
+	chunksUsed int
 	auditHours map[string]*audit.AuditHour
 	usageHours map[string]*audit.UsageAggregate
 	usageDays  map[string]*audit.UsageAggregate
@@ -80,6 +85,7 @@ func (a *batchAggs) BeginBatch() {
 	clear(a.posts)
 	a.posts = a.posts[:0]
 	a.slab.reset()
+	a.chunksUsed = 0
 	a.auditHours = map[string]*audit.AuditHour{}
 	a.usageHours = map[string]*audit.UsageAggregate{}
 	a.usageDays = map[string]*audit.UsageAggregate{}
@@ -218,11 +224,14 @@ func (a *batchAggs) flushSessions(tx *bbolt.Tx) error {
 	if err != nil {
 		return err
 	}
+	sc, rc := sessions.Cursor(), recent.Cursor()
 	for i := range a.sess {
 		key := a.sess[i].key
 		var s audit.SessionTotals
 		var oldRecent []byte
-		if old := sessions.Get(key); old != nil {
+		// Cursors reuse their search path; Get and Delete would each
+		// allocate a new one.
+		if k, old := sc.Seek(key); old != nil && bytes.Equal(k, key) {
 			if err := decodeSessionSums(old, &s); err != nil {
 				a.corruptRows.Add(1)
 				continue
@@ -240,8 +249,10 @@ func (a *batchAggs) flushSessions(tx *bbolt.Tx) error {
 			continue
 		}
 		if oldRecent != nil {
-			if err := recent.Delete(oldRecent); err != nil {
-				return err
+			if k, _ := rc.Seek(oldRecent); bytes.Equal(k, oldRecent) {
+				if err := rc.Delete(); err != nil {
+					return err
+				}
 			}
 		}
 		if err := recent.Put(newRecent, empty); err != nil {

@@ -83,7 +83,7 @@ func (a *batchAggs) writeChunks(tx *bbolt.Tx) error {
 					break
 				}
 			}
-			chunk = make([]byte, 0, size)
+			chunk = a.takeChunk(size)
 		}
 		off := len(chunk)
 		chunk = appendBodies(chunk, w)
@@ -101,6 +101,36 @@ func (a *batchAggs) writeChunks(tx *bbolt.Tx) error {
 		}
 	}
 	return put()
+}
+
+// Chunk buffers of up to maxPooledChunk bytes are kept for later batches,
+// at most maxPooledChunks of them: allocating them anew costs zeroing and
+// page faults every batch.
+const (
+	maxPooledChunks = 32
+	maxPooledChunk  = 2 * chunkTarget
+)
+
+// takeChunk returns an empty chunk buffer with room for size bytes.
+func (a *batchAggs) takeChunk(size int) []byte {
+	if size > maxPooledChunk {
+		return make([]byte, 0, size)
+	}
+	if a.chunksUsed < len(a.chunkBufs) {
+		a.chunksUsed++
+		if b := a.chunkBufs[a.chunksUsed-1]; cap(b) >= size {
+			return b[:0]
+		}
+		b := make([]byte, 0, maxPooledChunk)
+		a.chunkBufs[a.chunksUsed-1] = b
+		return b
+	}
+	b := make([]byte, 0, maxPooledChunk)
+	if len(a.chunkBufs) < maxPooledChunks {
+		a.chunkBufs = append(a.chunkBufs, b)
+		a.chunksUsed++
+	}
+	return b
 }
 
 // bodiesRefPending reads the offset and length setBodiesRef left in w's

@@ -172,9 +172,18 @@ func usageFields(f fields, r *audit.UsageRecord) {
 
 // encodeUsage returns the stored form of r.
 func encodeUsage(r *audit.UsageRecord) ([]byte, error) {
-	w := fieldWriter{b: make([]byte, 1, 96+len(r.UserPath)+len(r.SessionID)+len(r.ProviderName)+
-		len(r.ProviderType)+len(r.Model)+len(r.Endpoint)+len(r.CacheType))}
-	w.b[0] = usageVersion
+	return appendUsage(make([]byte, 0, usageSize(r)), r)
+}
+
+// usageSize is about the size of r's stored form.
+func usageSize(r *audit.UsageRecord) int {
+	return 120 + len(r.UserPath) + len(r.SessionID) + len(r.ProviderName) +
+		len(r.ProviderType) + len(r.Model) + len(r.Endpoint) + len(r.CacheType)
+}
+
+// appendUsage appends the stored form of r to b.
+func appendUsage(b []byte, r *audit.UsageRecord) ([]byte, error) {
+	w := fieldWriter{b: append(b, usageVersion)}
 	usageFields(&w, r)
 	if w.err != nil {
 		return nil, w.err

@@ -18,6 +18,15 @@ func usageAggKey(a *audit.UsageAggregate) []byte {
 	return appendLP(b, a.Model)
 }
 
+// appendUsageAggKey appends the key of r's row of the period that starts
+// at start (see usageAggKey).
+func appendUsageAggKey(b []byte, start time.Time, r *audit.UsageRecord) []byte {
+	b = binary.BigEndian.AppendUint64(b, uint64(start.Unix()))
+	b = appendLP(b, r.UserPath)
+	b = appendLP(b, r.ProviderName)
+	return appendLP(b, r.Model)
+}
+
 // aggVersion starts every encoded UsageAggregate and SessionTotals.
 const aggVersion = 1
 

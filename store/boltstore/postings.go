@@ -148,8 +148,8 @@ type posting struct {
 func putPosting(idx *bbolt.Bucket, sl *slab, termSlot []byte, ids []audit.ID, seq uint64) error {
 	if !slices.IsSortedFunc(ids, compareIDs) {
 		slices.SortFunc(ids, compareIDs)
-		ids = slices.Compact(ids)
 	}
+	ids = slices.Compact(ids) // an entry queued twice in one batch
 	key := sl.take(len(termSlot) + 16 - slotLen)
 	key = append(key, termSlot...)
 	key = binary.BigEndian.AppendUint64(key, seq)

@@ -28,7 +28,7 @@ var (
 	// bucketMeta: entry id → entryMeta of an entry with a JSON head.
 	bucketMeta = []byte("audit_meta")
 	// bucketBodyChunks: the id of the newest entry in the chunk → the
-	// bodies records of a batch's entries, packed (see bodyChunk).
+	// bodies records of a batch's entries, packed (see chunkTarget).
 	bucketBodyChunks = []byte("audit_body_chunks")
 	// bucketIndex: index term and id → postings (see postingIDs).
 	bucketIndex = []byte("audit_index")

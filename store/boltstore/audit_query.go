@@ -207,12 +207,13 @@ func newestFirst(c *bbolt.Cursor, prefix, lo, hi []byte, fn func(id []byte) bool
 // ListEntries returns the entries matching q, newest first, without
 // bodies, and how many match in all.
 //
-// With an indexed filter the scan walks that filter's index, newest
+// With an indexed filter the scan walks that filter's postings, newest
 // first, checking any other filter on each candidate's compact meta; a
-// search walks the metas. The first page therefore costs the page, but
-// Total counts every match: without filters it is summed from the hourly
-// aggregates when the bounds fall on whole hours, and with one indexed
-// filter alone it counts index keys, without reading entries.
+// search walks the heads' metas. The first page therefore costs the page,
+// but Total counts every match: without filters it is summed from the
+// hourly aggregates when the bounds fall on whole hours, and with one
+// indexed filter alone it counts the ids of its postings, without reading
+// entries.
 func (a *Audit) ListEntries(q audit.EntryQuery) (audit.EntryPage, error) {
 	var page audit.EntryPage
 	err := a.s.View(func(tx *bbolt.Tx) error {

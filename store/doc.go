@@ -6,7 +6,8 @@
 // to) is copied into a bounded queue and committed later by the writer
 // goroutine, which groups queued writes into one bbolt transaction per
 // batch. The writer commits what is queued every [Options.FlushInterval],
-// and immediately once [Options.MaxBatch] writes are waiting. [Store.Flush] waits until everything
+// and immediately once [Options.MaxBatch] writes, or writes holding
+// [Options.MaxBatchBytes] bytes ([Write.Size]), are waiting. [Store.Flush] waits until everything
 // enqueued before it is committed; [Store.Close] stops accepting writes,
 // commits everything already queued and closes the file.
 //

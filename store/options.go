@@ -15,6 +15,8 @@ const (
 	DefaultQueueSize = 65536
 	// DefaultMaxBatch is the default Options.MaxBatch.
 	DefaultMaxBatch = 4096
+	// DefaultMaxBatchBytes is the default Options.MaxBatchBytes.
+	DefaultMaxBatchBytes = 8 << 20
 	// DefaultOpenTimeout is the default Options.OpenTimeout.
 	DefaultOpenTimeout = 5 * time.Second
 	// DefaultInitialMmapSize is the default Options.InitialMmapSize, except
@@ -41,6 +43,12 @@ type Options struct {
 	// MaxBatch above QueueSize/2 batches are smaller than MaxBatch).
 	// Default 4096.
 	MaxBatch int
+	// MaxBatchBytes bounds the memory that queued writes hold (the sum of
+	// their Write.Size): once the writes waiting reach it the writer is
+	// woken, and a batch is committed as soon as its writes reach it,
+	// without waiting for FlushInterval, so large records (bodies) do not
+	// pile up in memory between two ticks. Default 8 MiB.
+	MaxBatchBytes int64
 	// OpenTimeout is how long Open waits for bbolt's exclusive file lock
 	// before failing with an error saying the file is locked by another
 	// process. Default 5s.
@@ -71,6 +79,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxBatch <= 0 {
 		o.MaxBatch = DefaultMaxBatch
+	}
+	if o.MaxBatchBytes <= 0 {
+		o.MaxBatchBytes = DefaultMaxBatchBytes
 	}
 	if o.OpenTimeout <= 0 {
 		o.OpenTimeout = DefaultOpenTimeout

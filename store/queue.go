@@ -36,6 +36,10 @@ type Write struct {
 	// everything from tx and the values it captured, and must not change
 	// them.
 	Apply func(tx *bbolt.Tx) error
+	// Size is how many bytes of memory the write holds until it is
+	// committed (its value, or what Apply will write), for the queue's
+	// byte budget (Options.MaxBatchBytes); 0 when negligible.
+	Size int
 }
 
 // Enqueue queues w for the writer and reports whether it was accepted. It
@@ -53,7 +57,7 @@ func (s *Store) Enqueue(w Write) bool {
 	select {
 	case s.ch <- op{w: w}:
 		s.state.Add(-1)
-		if len(s.ch) >= s.kickAt {
+		if len(s.ch) >= s.kickAt || (w.Size > 0 && s.queuedBytes.Add(int64(w.Size)) >= s.opts.MaxBatchBytes) {
 			s.wake()
 		}
 		return true

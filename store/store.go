@@ -43,7 +43,11 @@ type Store struct {
 	// MaxBatch, but at most half the queue so a small queue does not fill
 	// up before the writer runs.
 	kickAt int
-	done   chan struct{} // closed when the writer goroutine has exited
+	// queuedBytes sums Write.Size over the writes in the queue and in
+	// the writer's pending batch; Enqueue wakes the writer once it
+	// reaches MaxBatchBytes.
+	queuedBytes atomic.Int64
+	done        chan struct{} // closed when the writer goroutine has exited
 
 	ctr      counters
 	lastWarn atomic.Int64 // unix nanos of the last "dropping writes" warning

@@ -770,3 +770,28 @@ func TestInitialMmapSizeDefaults(t *testing.T) {
 		t.Fatal("writes lost while the map grew")
 	}
 }
+
+// TestMaxBatchBytesCommitsEarly: writes that hold many bytes are committed
+// once they reach MaxBatchBytes, without waiting for the interval, and the
+// byte count goes back to zero once they are.
+func TestMaxBatchBytesCommitsEarly(t *testing.T) {
+	s := openT(t, Options{FlushInterval: time.Hour, MaxBatchBytes: 1000})
+	for i := 0; i < 2; i++ {
+		s.Enqueue(Write{Bucket: "b", Key: key(i), Value: val(i), Size: 400})
+	}
+	time.Sleep(50 * time.Millisecond)
+	if st := s.Stats(); st.Batches != 0 {
+		t.Fatalf("committed below the byte budget: %+v", st)
+	}
+	s.Enqueue(Write{Bucket: "b", Key: key(2), Value: val(2), Size: 400})
+	deadline := time.Now().Add(3 * time.Second)
+	for s.Stats().Committed != 3 {
+		if time.Now().After(deadline) {
+			t.Fatalf("writes over the byte budget not committed: %+v", s.Stats())
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if n := s.queuedBytes.Load(); n != 0 {
+		t.Fatalf("queued bytes after commit = %d", n)
+	}
+}

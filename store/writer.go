@@ -12,12 +12,14 @@ import (
 
 // writer is the state owned by the single writer goroutine.
 type writer struct {
-	s        *Store
-	batch    []Write
-	buckets  map[string]*bbolt.Bucket // per-transaction cache
-	interval time.Duration
-	maxBatch int
-	reported uint64 // Stats.Dropped at the last drop warning
+	s     *Store
+	batch []Write
+	// batchBytes sums Write.Size over batch.
+	batchBytes int64
+	buckets    map[string]*bbolt.Bucket // per-transaction cache
+	interval   time.Duration
+	maxBatch   int
+	reported   uint64 // Stats.Dropped at the last drop warning
 	// lastRetryLog is when a failed commit was last logged.
 	lastRetryLog time.Time
 	// lastRelease is when releaseMapped last ran.
@@ -88,7 +90,8 @@ func (w *writer) drain() bool {
 				continue
 			}
 			w.batch = append(w.batch, o.w)
-			if len(w.batch) >= w.maxBatch {
+			w.batchBytes += int64(o.w.Size)
+			if len(w.batch) >= w.maxBatch || w.batchBytes >= w.s.opts.MaxBatchBytes {
 				w.commit()
 			}
 		default:
@@ -196,10 +199,15 @@ func (w *writer) tryCommit() (bad uint64, firstBad error, err error) {
 	return bad, firstBad, err
 }
 
-// reset empties the pending batch, dropping references to callers' slices.
+// reset empties the pending batch, dropping references to callers' slices,
+// and takes its bytes off the queue's budget.
 func (w *writer) reset() {
 	clear(w.batch)
 	w.batch = w.batch[:0]
+	if w.batchBytes != 0 {
+		w.s.queuedBytes.Add(-w.batchBytes)
+		w.batchBytes = 0
+	}
 }
 
 // permanent reports whether a transaction error can never go away by

@@ -2,6 +2,8 @@ package boltstore
 
 import (
 	"context"
+	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync/atomic"
@@ -14,22 +16,25 @@ import (
 
 // Buckets of the audit and usage domains.
 var (
-	// bucketEntries: entry id → the entry without bodies (JSON).
+	// bucketEntries: entry id → the entry's head: the entry without
+	// bodies (see headVersion).
 	bucketEntries = []byte("audit_entries")
-	// bucketBodies: entry id → the entry's bodies (JSON), when it has any.
+	// bucketBodies: entry id → the bodies but the request body of an
+	// entry with a JSON head, when it has any.
 	bucketBodies = []byte("audit_bodies")
-	// bucketRequestBodies: entry id → the request body as recorded, when
-	// there is one. It is stored apart from the other bodies so that the
-	// largest of them (a conversation) is handed to bbolt as it is,
-	// without being copied into a combined record first.
+	// bucketRequestBodies: entry id → the request body as recorded, of
+	// an entry with a JSON head, when there is one.
 	bucketRequestBodies = []byte("audit_request_bodies")
-	// bucketMeta: entry id → entryMeta.
+	// bucketMeta: entry id → entryMeta of an entry with a JSON head.
 	bucketMeta = []byte("audit_meta")
-	// bucketIndex: secondary index keys (see idxKey) → empty.
+	// bucketBodyChunks: the id of the newest entry in the chunk → the
+	// bodies records of a batch's entries, packed (see chunkTarget).
+	bucketBodyChunks = []byte("audit_body_chunks")
+	// bucketIndex: index term and id → postings (see postingIDs).
 	bucketIndex = []byte("audit_index")
 	// bucketAuditHours: hour, provider → AuditHour sums.
 	bucketAuditHours = []byte("audit_hours")
-	// bucketUsage: record id → usage record (JSON).
+	// bucketUsage: record id → usage record (see usageVersion).
 	bucketUsage = []byte("usage_records")
 	// bucketUsageHours and bucketUsageDays: period, user path, provider,
 	// model → UsageAggregate sums.
@@ -83,22 +88,32 @@ func bucket(tx *bbolt.Tx, name []byte) (*bbolt.Bucket, error) {
 	return b, nil
 }
 
-// entryWrite is one encoded entry waiting for the writer.
+// entryWrite is one encoded entry waiting for the writer. Its apply only
+// hands it to the batch (batchAggs), which writes the batch's entries
+// together when the batch ends: their bodies packed into body chunks,
+// their heads, and one posting per index term and slot.
 type entryWrite struct {
-	id           [16]byte
-	head, bodies []byte
-	// reqBody is the request body as recorded (not a copy: the audit stage
-	// hands the entry over and never changes it).
-	reqBody []byte
-	meta    []byte
-	index   [][]byte
-	hourKey []byte
-	hour    audit.AuditHour
-	// aggs receives the hour row.
+	id audit.ID
+	// head is the binary head; its bodies reference is set when the
+	// batch ends.
+	head []byte
+	// terms are the index terms of the entry with its slot (see
+	// entryMeta.terms).
+	terms [][]byte
+	// The bodies as recorded (not copies: the audit stage hands the
+	// entry over and never changes it), written into a body chunk.
+	reqBody, respBody json.RawMessage
+	attempts          []audit.Attempt
+	revisions         []audit.Revision
+	// bodySize is the size of the entry's bodies record; 0: no bodies.
+	bodySize int
+	hourKey  []byte
+	hour     audit.AuditHour
+	// aggs receives the entry.
 	aggs *batchAggs
 }
 
-// AppendEntry encodes e and queues it with its index keys and its
+// AppendEntry encodes e and queues it with its index postings and its
 // AuditHour row. It reports false, without blocking, when the queue is
 // full, e has no id or e cannot be encoded.
 func (a *Audit) AppendEntry(e *audit.Entry) bool {
@@ -107,63 +122,53 @@ func (a *Audit) AppendEntry(e *audit.Entry) bool {
 		a.rejected.Add(1)
 		return false
 	}
-	return a.s.Enqueue(store.Write{Apply: w.apply})
+	return a.s.Enqueue(store.Write{Apply: w.apply, Size: w.bodySize + len(w.head)})
 }
 
 // errNoID rejects records without an id.
 var errNoID = errors.New("boltstore: record without id")
+
+// errKeyTooLarge rejects entries with an indexed value too long for a
+// bbolt key.
+var errKeyTooLarge = errors.New("boltstore: indexed value too long")
 
 // newEntryWrite encodes e for the writer.
 func (a *Audit) newEntryWrite(e *audit.Entry) (*entryWrite, error) {
 	if e.ID.IsZero() {
 		return nil, errNoID
 	}
-	head, bodies, err := encodeEntry(e)
+	head, err := encodeHead(e)
 	if err != nil {
 		return nil, err
 	}
-	w := &entryWrite{id: e.ID, head: head, bodies: bodies, meta: encodeMeta(e), hour: audit.AuditHourOf(e), aggs: a.aggs}
-	if e.Data != nil {
-		w.reqBody = e.Data.RequestBody
+	w := &entryWrite{id: e.ID, head: head, hour: audit.AuditHourOf(e), aggs: a.aggs}
+	m, _, _ := readMeta(head[headMetaAt:]) // just encoded
+	w.terms = m.terms(e.ID[:])
+	for _, t := range w.terms {
+		if len(t)-slotLen+16 > bbolt.MaxKeySize {
+			return nil, errKeyTooLarge
+		}
 	}
-	m, _ := decodeMeta(w.meta) // just encoded
-	w.index = m.indexKeys(e.ID)
-	w.hourKey = auditHourKey(&w.hour)
+	if d := e.Data; d != nil {
+		w.reqBody, w.respBody = d.RequestBody, d.ResponseBody
+		w.attempts, w.revisions = d.Attempts, d.RequestRevisions
+		w.bodySize = bodiesSize(d)
+	}
+	// The hour key lives in the head's spare room, past what is stored.
+	hk := binary.BigEndian.AppendUint64(head[len(head):], uint64(w.hour.Hour.Unix()))
+	hk = appendLP(hk, w.hour.Provider)
+	w.hourKey = hk[:len(hk):len(hk)]
+	w.head = head[:len(head):len(head)]
 	return w, nil
 }
 
 // empty is the value of index keys.
 var empty = []byte{}
 
-// apply writes the entry, its meta and index keys, and adds its hour row
-// to the batch's sums (written when the batch ends).
-func (w *entryWrite) apply(tx *bbolt.Tx) error {
-	if err := put(tx, bucketEntries, w.id[:], w.head); err != nil {
-		return err
-	}
-	if w.bodies != nil {
-		if err := put(tx, bucketBodies, w.id[:], w.bodies); err != nil {
-			return err
-		}
-	}
-	if len(w.reqBody) > 0 {
-		if err := put(tx, bucketRequestBodies, w.id[:], w.reqBody); err != nil {
-			return err
-		}
-	}
-	if err := put(tx, bucketMeta, w.id[:], w.meta); err != nil {
-		return err
-	}
-	idx, err := bucket(tx, bucketIndex)
-	if err != nil {
-		return err
-	}
-	for _, k := range w.index {
-		if err := idx.Put(k, empty); err != nil {
-			return err
-		}
-	}
-	w.aggs.addEntry(w.hourKey, w.hour)
+// apply adds the entry and its hour row to the batch (written when the
+// batch ends).
+func (w *entryWrite) apply(*bbolt.Tx) error {
+	w.aggs.addEntry(w)
 	return nil
 }
 

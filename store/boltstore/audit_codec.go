@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelgate/modelgate/audit"
 )
@@ -84,14 +85,10 @@ func idxPrefix(field byte, val string) []byte {
 	return appendLP(b, val)
 }
 
-// idxKey returns the index key of one field value of entry id.
-func idxKey(field byte, val string, id audit.ID) []byte {
-	return append(idxPrefix(field, val), id[:]...)
-}
-
 // entryMeta is the compact part of an entry that lists filter on and
-// retention needs to find the entry's index keys: stored apart from the
-// entry so that neither decodes JSON.
+// retention needs to find the entry's index terms: at the front of a
+// binary head, or in bucketMeta for a JSON head, so that neither decodes
+// the whole entry.
 type entryMeta struct {
 	status                             int
 	userPath, session                  []byte
@@ -99,79 +96,78 @@ type entryMeta struct {
 	providerName, providerType, search []byte
 }
 
-// metaVersion starts every encoded entryMeta.
+// metaVersion starts every entryMeta in bucketMeta.
 const metaVersion = 1
 
-// encodeMeta returns the entryMeta of e.
-func encodeMeta(e *audit.Entry) []byte {
-	search := searchText(e)
-	b := make([]byte, 0, 16+len(e.UserPath)+len(e.SessionID)+len(e.RequestedModel)+
-		len(e.ResolvedModel)+len(e.ProviderName)+len(e.Provider)+len(search))
-	b = append(b, metaVersion)
-	b = binary.AppendUvarint(b, uint64(max(0, e.StatusCode)))
-	for _, s := range [...]string{e.UserPath, e.SessionID, e.RequestedModel, e.ResolvedModel,
-		e.ProviderName, e.Provider, search} {
-		b = appendLP(b, s)
-	}
-	return b
-}
-
-// decodeMeta decodes an entryMeta; its fields alias b.
+// decodeMeta decodes an entryMeta of bucketMeta; its fields alias b.
 func decodeMeta(b []byte) (m entryMeta, err error) {
 	if len(b) == 0 || b[0] != metaVersion {
 		return m, errCorrupt
 	}
-	st, b, ok := readUvarint(b[1:])
-	if !ok {
-		return m, errCorrupt
-	}
-	m.status = int(st)
-	for _, dst := range [...]*[]byte{&m.userPath, &m.session, &m.reqModel, &m.resModel,
-		&m.providerName, &m.providerType, &m.search} {
-		if *dst, b, ok = readLP(b); !ok {
-			return m, errCorrupt
-		}
-	}
-	return m, nil
+	m, _, err = readMeta(b[1:])
+	return m, err
 }
 
 // searchText is the lower-case text EntryQuery.Search looks in, one field
 // per line.
 func searchText(e *audit.Entry) string {
-	var sb strings.Builder
-	add := func(s string) {
-		if s != "" {
-			sb.WriteString(strings.ToLower(s))
-			sb.WriteByte('\n')
-		}
-	}
-	add(e.ID.String())
-	add(e.RequestID)
-	add(e.SessionID)
-	add(e.Method)
-	add(e.Path)
-	add(e.UserPath)
-	add(e.RequestedModel)
-	add(e.ResolvedModel)
-	add(e.ProviderName)
-	add(e.Provider)
-	add(e.ErrorType)
-	add(e.AuthKeyID)
-	add(e.PrincipalID)
-	add(e.ClientIP)
-	if d := e.Data; d != nil {
-		add(d.ErrorCode)
-		add(d.ErrorMessage)
-		add(d.UserAgent)
-	}
-	return sb.String()
+	var buf [512]byte
+	return string(appendSearch(buf[:0], e))
 }
 
-// indexKeys returns the secondary index keys of an entry from its meta.
-func (m *entryMeta) indexKeys(id audit.ID) [][]byte {
-	keys := make([][]byte, 0, 8)
+// appendSearch appends e's search text to b.
+func appendSearch(b []byte, e *audit.Entry) []byte {
+	b, _ = e.ID.AppendText(b)
+	for i := len(b) - audit.IDLen; i < len(b); i++ {
+		if c := b[i]; 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	b = append(b, '\n')
+	for _, s := range [...]string{e.RequestID, e.SessionID, e.Method, e.Path, e.UserPath,
+		e.RequestedModel, e.ResolvedModel, e.ProviderName, e.Provider, e.ErrorType, e.AuthKeyID,
+		e.PrincipalID, e.ClientIP} {
+		b = appendLower(b, s)
+	}
+	if d := e.Data; d != nil {
+		b = appendLower(b, d.ErrorCode)
+		b = appendLower(b, d.ErrorMessage)
+		b = appendLower(b, d.UserAgent)
+	}
+	return b
+}
+
+// appendLower appends s in lower case (as strings.ToLower) and a newline,
+// nothing when s is empty.
+func appendLower(b []byte, s string) []byte {
+	if s == "" {
+		return b
+	}
+	start := len(b)
+	b = append(b, s...)
+	for i := start; i < len(b); i++ {
+		c := b[i]
+		if c >= utf8.RuneSelf {
+			b = append(b[:start], strings.ToLower(s)...)
+			break
+		}
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return append(b, '\n')
+}
+
+// terms returns the index terms of entry id from its meta, each the
+// term's idxPrefix followed by the id's slot (see postings), in one
+// allocation.
+func (m *entryMeta) terms(id []byte) [][]byte {
+	var fs [7]byte
+	var vs [7][]byte
+	n := 0
 	add := func(field byte, v []byte) {
-		keys = append(keys, idxKey(field, string(v), id))
+		fs[n], vs[n] = field, v
+		n++
 	}
 	if len(m.session) > 0 {
 		add(idxSession, m.session)
@@ -189,42 +185,47 @@ func (m *entryMeta) indexKeys(id audit.ID) [][]byte {
 	if len(m.providerType) > 0 && !bytes.Equal(m.providerType, m.providerName) {
 		add(idxProvider, m.providerType)
 	}
-	add(idxStatusClass, []byte{byte('0' + m.status/100%10)})
+	class := [1]byte{byte('0' + m.status/100%10)}
+	add(idxStatusClass, class[:])
+	size := 0
+	for _, v := range vs[:n] {
+		size += 1 + binary.MaxVarintLen64 + len(v) + slotLen
+	}
+	buf := make([]byte, 0, size)
+	keys := make([][]byte, n)
+	for i := range n {
+		start := len(buf)
+		buf = append(buf, fs[i])
+		buf = binary.AppendUvarint(buf, uint64(len(vs[i])))
+		buf = append(buf, vs[i]...)
+		buf = append(buf, id[:slotLen]...)
+		keys[i] = buf[start:len(buf):len(buf)]
+	}
 	return keys
 }
 
-// Bodies are stored apart from the rest of the entry, so that lists never
-// read them. The request body is stored on its own (bucketRequestBodies);
-// the others in a binary record: bodiesVersion, the response body (in
-// version 1 records, the request body first), then the attempts' and the
+// Bodies are stored apart from the head, so that lists never read them.
+// A bodies record is bodiesVersion1 (or bodiesVersion), then the request
+// body (version 1 only), the response body, then the attempts' and the
 // revisions' bodies, each list a count followed by its elements, every
 // body length-prefixed (empty: none). Raw JSON is copied as it is, never
-// re-encoded.
+// re-encoded. Entries with a binary head keep a version 1 record in a
+// body chunk; those with a JSON head keep a version 2 record in
+// bucketBodies and the request body alone in bucketRequestBodies.
 const (
 	bodiesVersion1 = 1
 	bodiesVersion  = 2
 )
 
-// encodeEntry returns the stored head (the entry without bodies) and the
-// stored record of its bodies but the request body (nil when there are
-// none) of e. Bodies are stored as recorded; one that is not valid JSON
-// reads back as a JSON string of its text, so a stored entry always reads
-// back as JSON.
-func encodeEntry(e *audit.Entry) (head, bodies []byte, err error) {
-	h := *e
-	h.Data = e.Data.WithoutBodies()
-	if head, err = json.Marshal(&h); err != nil {
-		return nil, nil, fmt.Errorf("boltstore: encode audit entry: %w", err)
-	}
-	d := e.Data
-	if d == nil {
-		return head, nil, nil
-	}
-	size, some := 16, false
+// bodiesSize returns the size of d's version 1 bodies record, 0 when d
+// has no body.
+func bodiesSize(d *audit.Data) int {
+	size, some := 1+2*binary.MaxVarintLen32, false
 	count := func(m json.RawMessage) {
 		size += len(m) + binary.MaxVarintLen32
 		some = some || len(m) > 0
 	}
+	count(d.RequestBody)
 	count(d.ResponseBody)
 	for _, a := range d.Attempts {
 		count(a.ResponseBody)
@@ -233,20 +234,25 @@ func encodeEntry(e *audit.Entry) (head, bodies []byte, err error) {
 		count(r.Body)
 	}
 	if !some {
-		return head, nil, nil
+		return 0
 	}
-	b := make([]byte, 0, size)
-	b = append(b, bodiesVersion)
-	b = appendBody(b, d.ResponseBody)
-	b = binary.AppendUvarint(b, uint64(len(d.Attempts)))
-	for _, a := range d.Attempts {
+	return size
+}
+
+// appendBodies appends w's version 1 bodies record.
+func appendBodies(b []byte, w *entryWrite) []byte {
+	b = append(b, bodiesVersion1)
+	b = appendBody(b, w.reqBody)
+	b = appendBody(b, w.respBody)
+	b = binary.AppendUvarint(b, uint64(len(w.attempts)))
+	for _, a := range w.attempts {
 		b = appendBody(b, a.ResponseBody)
 	}
-	b = binary.AppendUvarint(b, uint64(len(d.RequestRevisions)))
-	for _, r := range d.RequestRevisions {
+	b = binary.AppendUvarint(b, uint64(len(w.revisions)))
+	for _, r := range w.revisions {
 		b = appendBody(b, r.Body)
 	}
-	return head, b, nil
+	return b
 }
 
 // appendBody appends one length-prefixed body as it was recorded: it is

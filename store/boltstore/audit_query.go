@@ -24,8 +24,11 @@ func (a *Audit) Entry(id audit.ID) (*audit.Entry, error) {
 			return audit.ErrNotFound
 		}
 		var err error
-		if e, err = decodeHead(v); err != nil {
+		if e, err = decodeStoredHead(id[:], v); err != nil {
 			return err
+		}
+		if isBinaryHead(v) {
+			return restoreChunkBodies(tx, e, v)
 		}
 		if rb := tx.Bucket(bucketRequestBodies); rb != nil {
 			if v := rb.Get(id[:]); v != nil {
@@ -40,6 +43,51 @@ func (a *Audit) Entry(id audit.ID) (*audit.Entry, error) {
 		return nil
 	})
 	return e, err
+}
+
+// restoreChunkBodies puts the bodies a binary head points to back into e.
+func restoreChunkBodies(tx *bbolt.Tx, e *audit.Entry, head []byte) error {
+	key, off, n := bodiesRef(head)
+	if n == 0 {
+		return nil
+	}
+	var chunk []byte
+	if b := tx.Bucket(bucketBodyChunks); b != nil {
+		chunk = b.Get(key)
+	}
+	if off+n > len(chunk) {
+		return errCorrupt
+	}
+	return restoreBodies(e, chunk[off:off+n])
+}
+
+// metaReader finds the meta of an entry in either head format.
+type metaReader struct {
+	entries, metas *bbolt.Bucket
+}
+
+// newMetaReader returns a metaReader for tx, or false when there are no
+// entries.
+func newMetaReader(tx *bbolt.Tx) (metaReader, bool) {
+	r := metaReader{entries: tx.Bucket(bucketEntries), metas: tx.Bucket(bucketMeta)}
+	return r, r.entries != nil
+}
+
+// meta returns the meta of entry id; its fields alias the store.
+func (r metaReader) meta(id []byte) (entryMeta, error) {
+	return r.metaOf(id, r.entries.Get(id))
+}
+
+// metaOf returns the meta of entry id whose head is v.
+func (r metaReader) metaOf(id, v []byte) (entryMeta, error) {
+	if isBinaryHead(v) {
+		m, _, err := readMeta(v[headMetaAt:])
+		return m, err
+	}
+	if r.metas == nil {
+		return entryMeta{}, errCorrupt
+	}
+	return decodeMeta(r.metas.Get(id))
 }
 
 // cond is one indexed filter of a list query.
@@ -159,17 +207,18 @@ func newestFirst(c *bbolt.Cursor, prefix, lo, hi []byte, fn func(id []byte) bool
 // ListEntries returns the entries matching q, newest first, without
 // bodies, and how many match in all.
 //
-// With an indexed filter the scan walks that filter's index, newest
+// With an indexed filter the scan walks that filter's postings, newest
 // first, checking any other filter on each candidate's compact meta; a
-// search walks the metas. The first page therefore costs the page, but
-// Total counts every match: without filters it is summed from the hourly
-// aggregates when the bounds fall on whole hours, and with one indexed
-// filter alone it counts index keys, without reading entries.
+// search walks the heads' metas. The first page therefore costs the page,
+// but Total counts every match: without filters it is summed from the
+// hourly aggregates when the bounds fall on whole hours, and with one
+// indexed filter alone it counts the ids of its postings, without reading
+// entries.
 func (a *Audit) ListEntries(q audit.EntryQuery) (audit.EntryPage, error) {
 	var page audit.EntryPage
 	err := a.s.View(func(tx *bbolt.Tx) error {
-		metas := tx.Bucket(bucketMeta)
-		if metas == nil {
+		metas, ok := newMetaReader(tx)
+		if !ok {
 			return nil
 		}
 		lo, hi := idBounds(q.From, q.To)
@@ -186,7 +235,7 @@ func (a *Audit) ListEntries(q audit.EntryQuery) (audit.EntryPage, error) {
 		}
 		var bad error
 		check := func(id []byte, cs []cond) bool {
-			m, err := decodeMeta(metas.Get(id))
+			m, err := metas.meta(id)
 			if err != nil {
 				bad = err
 				return false
@@ -204,7 +253,7 @@ func (a *Audit) ListEntries(q audit.EntryQuery) (audit.EntryPage, error) {
 		switch {
 		case len(cs) == 0 && search == "":
 			fromAggs := hourAligned(q.From) && hourAligned(q.To)
-			newestFirst(metas.Cursor(), nil, lo, hi, func(id []byte) bool {
+			newestFirst(metas.entries.Cursor(), nil, lo, hi, func(id []byte) bool {
 				take(id)
 				return !fromAggs || total < q.Offset+q.Limit
 			})
@@ -221,7 +270,7 @@ func (a *Audit) ListEntries(q audit.EntryQuery) (audit.EntryPage, error) {
 				return nil
 			}
 			rest := cs[1:]
-			newestFirst(idx.Cursor(), idxPrefix(cs[0].field, cs[0].val), lo, hi, func(id []byte) bool {
+			walkPostings(idx.Cursor(), idxPrefix(cs[0].field, cs[0].val), lo, hi, true, func(id []byte) bool {
 				if len(rest) == 0 && search == "" {
 					take(id)
 					return true
@@ -229,20 +278,19 @@ func (a *Audit) ListEntries(q audit.EntryQuery) (audit.EntryPage, error) {
 				return check(id, rest)
 			})
 		default:
-			newestFirst(metas.Cursor(), nil, lo, hi, func(id []byte) bool { return check(id, nil) })
+			newestFirst(metas.entries.Cursor(), nil, lo, hi, func(id []byte) bool { return check(id, nil) })
 		}
 		if bad != nil {
 			return bad
 		}
 		page.Total = total
-		entries := tx.Bucket(bucketEntries)
 		page.Entries = make([]*audit.Entry, 0, len(ids))
 		for _, id := range ids {
-			v := entries.Get(id)
+			v := metas.entries.Get(id)
 			if v == nil {
 				continue
 			}
-			e, err := decodeHead(v)
+			e, err := decodeStoredHead(id, v)
 			if err != nil {
 				return err
 			}
@@ -321,26 +369,24 @@ func (a *Audit) AuditHours(from, to time.Time) ([]audit.AuditHour, error) {
 func (a *Audit) SessionEntryIDs(userPath, sessionID string) ([]audit.ID, error) {
 	var out []audit.ID
 	err := a.s.View(func(tx *bbolt.Tx) error {
-		idx, metas := tx.Bucket(bucketIndex), tx.Bucket(bucketMeta)
-		if idx == nil || metas == nil {
+		idx := tx.Bucket(bucketIndex)
+		metas, ok := newMetaReader(tx)
+		if idx == nil || !ok {
 			return nil
 		}
-		prefix := idxPrefix(idxSession, sessionID)
-		c := idx.Cursor()
-		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
-			id := k[len(prefix):]
-			if len(id) != 16 {
-				continue
-			}
-			m, err := decodeMeta(metas.Get(id))
+		var bad error
+		walkPostings(idx.Cursor(), idxPrefix(idxSession, sessionID), nil, nil, false, func(id []byte) bool {
+			m, err := metas.meta(id)
 			if err != nil {
-				return err
+				bad = err
+				return false
 			}
 			if string(m.userPath) == userPath {
 				out = append(out, audit.ID(id))
 			}
-		}
-		return nil
+			return true
+		})
+		return bad
 	})
 	return out, err
 }

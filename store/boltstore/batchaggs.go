@@ -1,8 +1,10 @@
 package boltstore
 
 import (
+	"bytes"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"go.etcd.io/bbolt"
 
@@ -17,11 +19,32 @@ import (
 // every record. Under load a batch holds hundreds of records that share
 // a handful of rows. It is used only by the store's writer goroutine.
 type batchAggs struct {
+	// entries are the batch's entries, written when it ends.
+	entries []*entryWrite
+	// The batch's postings (see writePostings): postIdx maps a term and
+	// slot (aliasing the entry's terms) to its place in posts; termPost
+	// lists the posting of each term of each entry in order; postIDs
+	// holds the ids of every posting, each posting's contiguous.
+	postIdx  map[string]int32
+	posts    []posting
+	termPost []int32
+	postIDs  []audit.ID
+	// slab holds keys and values the batch hands to bbolt, which keeps
+	// them until the commit; it is reused by the next batch.
+	slab slab
+	// chunkBufs are chunk buffers kept for reuse; the first chunksUsed
+	// hold chunks of the current batch.
+	chunkBufs  [][]byte
+	chunksUsed int
 	auditHours map[string]*audit.AuditHour
 	usageHours map[string]*audit.UsageAggregate
 	usageDays  map[string]*audit.UsageAggregate
-	// sessions holds each session's records of the batch, in order.
-	sessions map[string][]*audit.UsageRecord
+	// sessIdx maps a session key (aliasing the record's) to its place in
+	// sess; each session's records are a list through usage and next.
+	sessIdx map[string]int32
+	sess    []sessionBatch
+	usage   []*audit.UsageRecord
+	next    []int32
 	// corruptRows counts rows that could not be updated (a corrupt stored
 	// row); the records themselves are stored.
 	corruptRows atomic.Uint64
@@ -47,21 +70,41 @@ func aggsFor(s *store.Store) *batchAggs {
 	return a
 }
 
+// sessionBatch is one session's records in a batch: the session key and
+// the first and last of its records in batchAggs.usage.
+type sessionBatch struct {
+	key         []byte
+	first, last int32
+}
+
 // BeginBatch drops the sums of an earlier attempt.
 func (a *batchAggs) BeginBatch() {
+	clear(a.entries)
+	a.entries = a.entries[:0]
+	a.postIdx = map[string]int32{}
+	clear(a.posts)
+	a.posts = a.posts[:0]
+	a.slab.reset()
+	a.chunksUsed = 0
 	a.auditHours = map[string]*audit.AuditHour{}
 	a.usageHours = map[string]*audit.UsageAggregate{}
 	a.usageDays = map[string]*audit.UsageAggregate{}
-	a.sessions = map[string][]*audit.UsageRecord{}
+	a.sessIdx = map[string]int32{}
+	clear(a.sess)
+	a.sess = a.sess[:0]
+	clear(a.usage)
+	a.usage, a.next = a.usage[:0], a.next[:0]
 }
 
-// addEntry adds an entry's hour row.
-func (a *batchAggs) addEntry(key []byte, h audit.AuditHour) {
-	if sum, ok := a.auditHours[string(key)]; ok {
-		sum.Add(h)
+// addEntry adds an entry to the batch and its hour row to the sums.
+func (a *batchAggs) addEntry(w *entryWrite) {
+	a.entries = append(a.entries, w)
+	if sum, ok := a.auditHours[string(w.hourKey)]; ok {
+		sum.Add(w.hour)
 		return
 	}
-	a.auditHours[string(key)] = &h
+	h := w.hour
+	a.auditHours[string(w.hourKey)] = &h
 }
 
 // addUsage adds a record to its hour and day rows and its session.
@@ -78,14 +121,30 @@ func (a *batchAggs) addUsage(w *usageWrite) {
 		sum.AddRecord(w.r)
 	}
 	if w.sessKey != nil {
-		a.sessions[string(w.sessKey)] = append(a.sessions[string(w.sessKey)], w.r)
+		u := int32(len(a.usage))
+		a.usage, a.next = append(a.usage, w.r), append(a.next, -1)
+		k := aliasString(w.sessKey)
+		if i, ok := a.sessIdx[k]; ok {
+			a.next[a.sess[i].last] = u
+			a.sess[i].last = u
+		} else {
+			a.sessIdx[k] = int32(len(a.sess))
+			a.sess = append(a.sess, sessionBatch{key: w.sessKey, first: u, last: u})
+		}
 	}
 }
+
+// aliasString returns b as a string without copying it: b must never
+// change while the string is in use.
+func aliasString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // EndBatch writes every row the batch touched. A row that cannot be
 // decoded is left as it is and counted in corruptRows; only a transaction
 // error fails the batch.
 func (a *batchAggs) EndBatch(tx *bbolt.Tx) error {
+	if err := a.flushEntries(tx); err != nil {
+		return err
+	}
 	if err := a.flushAuditHours(tx); err != nil {
 		return err
 	}
@@ -154,7 +213,7 @@ func (a *batchAggs) flushUsage(tx *bbolt.Tx, name []byte, rows map[string]*audit
 // flushSessions adds each session's records to its totals and moves the
 // session to its new place in latest-activity order.
 func (a *batchAggs) flushSessions(tx *bbolt.Tx) error {
-	if len(a.sessions) == 0 {
+	if len(a.sess) == 0 {
 		return nil
 	}
 	sessions, err := bucket(tx, bucketSessions)
@@ -165,30 +224,35 @@ func (a *batchAggs) flushSessions(tx *bbolt.Tx) error {
 	if err != nil {
 		return err
 	}
-	for k, recs := range a.sessions {
-		key := []byte(k)
+	sc, rc := sessions.Cursor(), recent.Cursor()
+	for i := range a.sess {
+		key := a.sess[i].key
 		var s audit.SessionTotals
 		var oldRecent []byte
-		if old := sessions.Get(key); old != nil {
-			if s, err = decodeSession(key, old); err != nil {
+		// Cursors reuse their search path; Get and Delete would each
+		// allocate a new one.
+		if k, old := sc.Seek(key); old != nil && bytes.Equal(k, key) {
+			if err := decodeSessionSums(old, &s); err != nil {
 				a.corruptRows.Add(1)
 				continue
 			}
-			oldRecent = recentKey(s.LastSeen, key)
+			oldRecent = a.slab.recentKey(s.LastSeen, key)
 		}
-		for _, r := range recs {
-			s.AddRecord(r)
+		for u := a.sess[i].first; u >= 0; u = a.next[u] {
+			s.AddRecord(a.usage[u])
 		}
-		if err := sessions.Put(key, encodeSession(&s)); err != nil {
+		if err := sessions.Put(key, a.slab.encodeSession(&s)); err != nil {
 			return err
 		}
-		newRecent := recentKey(s.LastSeen, key)
+		newRecent := a.slab.recentKey(s.LastSeen, key)
 		if string(newRecent) == string(oldRecent) {
 			continue
 		}
 		if oldRecent != nil {
-			if err := recent.Delete(oldRecent); err != nil {
-				return err
+			if k, _ := rc.Seek(oldRecent); bytes.Equal(k, oldRecent) {
+				if err := rc.Delete(); err != nil {
+					return err
+				}
 			}
 		}
 		if err := recent.Put(newRecent, empty); err != nil {

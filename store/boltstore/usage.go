@@ -1,8 +1,7 @@
 package boltstore
 
 import (
-	"encoding/json"
-	"fmt"
+	"encoding/binary"
 	"time"
 
 	"go.etcd.io/bbolt"
@@ -39,16 +38,23 @@ func (a *Audit) newUsageWrite(r *audit.UsageRecord) (*usageWrite, error) {
 	if r.ID.IsZero() {
 		return nil, errNoID
 	}
-	rec, err := json.Marshal(r)
+	// The record and its row keys share one buffer.
+	keys := 2*(8+3*binary.MaxVarintLen64+len(r.UserPath)+len(r.ProviderName)+len(r.Model)) +
+		2*binary.MaxVarintLen64 + len(r.UserPath) + len(r.SessionID)
+	rec, err := appendUsage(make([]byte, 0, usageSize(r)+keys), r)
 	if err != nil {
-		return nil, fmt.Errorf("boltstore: encode usage record: %w", err)
+		return nil, err
 	}
-	w := &usageWrite{id: r.ID, rec: rec, r: r, aggs: a.aggs}
-	h := audit.UsageAggregateOf(audit.Hourly, r)
-	d := audit.UsageAggregateOf(audit.Daily, r)
-	w.hourKey, w.dayKey = usageAggKey(&h), usageAggKey(&d)
+	w := &usageWrite{id: r.ID, rec: rec[:len(rec):len(rec)], r: r, aggs: a.aggs}
+	rest := rec[len(rec):]
+	carve := func(b []byte) []byte {
+		rest = b[len(b):]
+		return b[:len(b):len(b)]
+	}
+	w.hourKey = carve(appendUsageAggKey(rest, audit.Hourly.Truncate(r.ID.Time()), r))
+	w.dayKey = carve(appendUsageAggKey(rest, audit.Daily.Truncate(r.ID.Time()), r))
 	if r.SessionID != "" {
-		w.sessKey = sessionKey(r.UserPath, r.SessionID)
+		w.sessKey = carve(appendLP(appendLP(rest, r.UserPath), r.SessionID))
 	}
 	return w, nil
 }
@@ -88,9 +94,9 @@ func (a *Audit) UsageRecords(from, to time.Time, fn func(*audit.UsageRecord) boo
 			if !to.IsZero() && string(k) >= string(hi[:]) {
 				break
 			}
-			r := new(audit.UsageRecord)
-			if err := json.Unmarshal(v, r); err != nil {
-				return fmt.Errorf("boltstore: decode usage record: %w", err)
+			r, err := decodeUsage(k, v)
+			if err != nil {
+				return err
 			}
 			if !fn(r) {
 				break

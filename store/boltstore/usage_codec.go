@@ -18,6 +18,15 @@ func usageAggKey(a *audit.UsageAggregate) []byte {
 	return appendLP(b, a.Model)
 }
 
+// appendUsageAggKey appends the key of r's row of the period that starts
+// at start (see usageAggKey).
+func appendUsageAggKey(b []byte, start time.Time, r *audit.UsageRecord) []byte {
+	b = binary.BigEndian.AppendUint64(b, uint64(start.Unix()))
+	b = appendLP(b, r.UserPath)
+	b = appendLP(b, r.ProviderName)
+	return appendLP(b, r.Model)
+}
+
 // aggVersion starts every encoded UsageAggregate and SessionTotals.
 const aggVersion = 1
 
@@ -114,7 +123,11 @@ func sessionKey(userPath, session string) []byte {
 // recentKey is the key of a session in latest-activity order: last
 // activity (Unix nanoseconds), then the session key.
 func recentKey(lastSeen time.Time, sessKey []byte) []byte {
-	b := make([]byte, 0, 8+len(sessKey))
+	return appendRecentKey(make([]byte, 0, 8+len(sessKey)), lastSeen, sessKey)
+}
+
+// appendRecentKey appends the recentKey of a session to b.
+func appendRecentKey(b []byte, lastSeen time.Time, sessKey []byte) []byte {
 	b = binary.BigEndian.AppendUint64(b, uint64(lastSeen.UnixNano()))
 	return append(b, sessKey...)
 }
@@ -134,7 +147,11 @@ func parseSessionKey(k []byte) (userPath, session string, ok bool) {
 
 // encodeSession encodes a session's totals (not its key).
 func encodeSession(s *audit.SessionTotals) []byte {
-	b := make([]byte, 0, 96)
+	return appendSession(make([]byte, 0, 96), s)
+}
+
+// appendSession appends the encoded totals of s to b.
+func appendSession(b []byte, s *audit.SessionTotals) []byte {
 	b = append(b, aggVersion)
 	b = binary.AppendVarint(b, s.FirstSeen.UnixNano())
 	b = binary.AppendVarint(b, s.LastSeen.UnixNano())
@@ -156,34 +173,40 @@ func decodeSession(k, b []byte) (audit.SessionTotals, error) {
 	if s.UserPath, s.SessionID, ok = parseSessionKey(k); !ok {
 		return s, errCorrupt
 	}
+	return s, decodeSessionSums(b, &s)
+}
+
+// decodeSessionSums decodes a session's totals but its key into s.
+func decodeSessionSums(b []byte, s *audit.SessionTotals) error {
 	if len(b) == 0 || b[0] != aggVersion {
-		return s, errCorrupt
+		return errCorrupt
 	}
 	b = b[1:]
 	var first, last int64
+	var ok bool
 	for _, dst := range [...]*int64{&first, &last, &s.Requests, &s.CacheHits} {
 		if *dst, b, ok = readVarint(b); !ok {
-			return s, errCorrupt
+			return errCorrupt
 		}
 	}
 	s.FirstSeen, s.LastSeen = time.Unix(0, first).UTC(), time.Unix(0, last).UTC()
 	if b, ok = readTokens(b, &s.Usage); !ok {
-		return s, errCorrupt
+		return errCorrupt
 	}
 	if s.Cost, b, ok = readFloat(b); !ok {
-		return s, errCorrupt
+		return errCorrupt
 	}
 	n, b, ok := readUvarint(b)
 	if !ok || n > audit.MaxSessionModels {
-		return s, errCorrupt
+		return errCorrupt
 	}
 	s.Models = make([]string, 0, n)
 	for range n {
 		m, rest, ok := readLP(b)
 		if !ok {
-			return s, errCorrupt
+			return errCorrupt
 		}
 		s.Models, b = append(s.Models, string(m)), rest
 	}
-	return s, nil
+	return nil
 }

@@ -1,0 +1,191 @@
+package boltstore
+
+import (
+	"slices"
+
+	"go.etcd.io/bbolt"
+
+	"github.com/modelgate/modelgate/audit"
+)
+
+// Body chunks. The writer packs the bodies records of a batch's entries
+// (see appendBodies) into chunks of about chunkTarget bytes, each stored
+// in bucketBodyChunks under the largest id among its entries; a binary
+// head points to its record by chunk key, offset and length. One large
+// value per chunk, rather than one or two per entry, is one contiguous
+// run of pages that bbolt writes with a single call. Retention deletes
+// the oldest entries first, so once every entry up to a chunk's key is
+// gone, the chunk is unreferenced and goes too.
+const chunkTarget = 64 << 10
+
+// flushEntries writes the batch's entries: bodies chunks, heads and
+// postings.
+func (a *batchAggs) flushEntries(tx *bbolt.Tx) error {
+	if len(a.entries) == 0 {
+		return nil
+	}
+	heads, err := bucket(tx, bucketEntries)
+	if err != nil {
+		return err
+	}
+	heads.FillPercent = appendFill
+	if err := a.writeChunks(tx); err != nil {
+		return err
+	}
+	for _, w := range a.entries {
+		if err := heads.Put(w.id[:], w.head); err != nil {
+			return err
+		}
+	}
+	return a.writePostings(tx)
+}
+
+// writeChunks packs the bodies of the batch into chunks and points each
+// head to its record.
+func (a *batchAggs) writeChunks(tx *bbolt.Tx) error {
+	var (
+		chunks  *bbolt.Bucket
+		chunk   []byte
+		members []*entryWrite
+		newest  audit.ID
+	)
+	put := func() error {
+		if len(members) == 0 {
+			return nil
+		}
+		if chunks == nil {
+			var err error
+			if chunks, err = bucket(tx, bucketBodyChunks); err != nil {
+				return err
+			}
+			chunks.FillPercent = appendFill
+		}
+		for _, w := range members {
+			off, n := bodiesRefPending(w)
+			setBodiesRef(w.head, &newest, off, n)
+		}
+		if err := chunks.Put(newest[:], chunk); err != nil {
+			return err
+		}
+		chunk, members, newest = nil, members[:0], audit.ID{}
+		return nil
+	}
+	var none audit.ID
+	for i, w := range a.entries {
+		if w.bodySize == 0 {
+			setBodiesRef(w.head, &none, 0, 0)
+			continue
+		}
+		if chunk == nil {
+			size := 0
+			for _, o := range a.entries[i:] {
+				if size += o.bodySize; size >= chunkTarget {
+					break
+				}
+			}
+			chunk = a.takeChunk(size)
+		}
+		off := len(chunk)
+		chunk = appendBodies(chunk, w)
+		// The offset and length wait in the head until the chunk's key is
+		// known.
+		setBodiesRef(w.head, &none, off, len(chunk)-off)
+		members = append(members, w)
+		if compareIDs(w.id, newest) > 0 {
+			newest = w.id
+		}
+		if len(chunk) >= chunkTarget {
+			if err := put(); err != nil {
+				return err
+			}
+		}
+	}
+	return put()
+}
+
+// Chunk buffers of up to maxPooledChunk bytes are kept for later batches,
+// at most maxPooledChunks of them: allocating them anew costs zeroing and
+// page faults every batch.
+const (
+	maxPooledChunks = 32
+	maxPooledChunk  = 2 * chunkTarget
+)
+
+// takeChunk returns an empty chunk buffer with room for size bytes.
+func (a *batchAggs) takeChunk(size int) []byte {
+	if size > maxPooledChunk {
+		return make([]byte, 0, size)
+	}
+	if a.chunksUsed < len(a.chunkBufs) {
+		a.chunksUsed++
+		if b := a.chunkBufs[a.chunksUsed-1]; cap(b) >= size {
+			return b[:0]
+		}
+		b := make([]byte, 0, maxPooledChunk)
+		a.chunkBufs[a.chunksUsed-1] = b
+		return b
+	}
+	b := make([]byte, 0, maxPooledChunk)
+	if len(a.chunkBufs) < maxPooledChunks {
+		a.chunkBufs = append(a.chunkBufs, b)
+		a.chunksUsed++
+	}
+	return b
+}
+
+// bodiesRefPending reads the offset and length setBodiesRef left in w's
+// head.
+func bodiesRefPending(w *entryWrite) (off, n int) {
+	_, off, n = bodiesRef(w.head)
+	return off, n
+}
+
+// writePostings groups the batch's entries by index term and slot and
+// stores one posting per group, without allocating per entry: a first
+// pass finds each term's posting and counts its entries, a second places
+// the ids of each posting side by side.
+func (a *batchAggs) writePostings(tx *bbolt.Tx) error {
+	idx, err := bucket(tx, bucketIndex)
+	if err != nil {
+		return err
+	}
+	a.termPost = a.termPost[:0]
+	for _, w := range a.entries {
+		for _, t := range w.terms {
+			i, ok := a.postIdx[aliasString(t)]
+			if !ok {
+				i = int32(len(a.posts))
+				a.posts = append(a.posts, posting{key: t})
+				a.postIdx[aliasString(t)] = i
+			}
+			a.posts[i].n++
+			a.termPost = append(a.termPost, i)
+		}
+	}
+	off := 0
+	for i := range a.posts {
+		p := &a.posts[i]
+		p.off, off, p.n = off, off+p.n, 0
+	}
+	a.postIDs = slices.Grow(a.postIDs[:0], off)[:off]
+	j := 0
+	for _, w := range a.entries {
+		for range w.terms {
+			p := &a.posts[a.termPost[j]]
+			a.postIDs[p.off+p.n] = w.id
+			p.n++
+			j++
+		}
+	}
+	seq, err := idx.NextSequence()
+	if err != nil {
+		return err
+	}
+	for i := range a.posts {
+		p := &a.posts[i]
+		if err := putPosting(idx, &a.slab, p.key, a.postIDs[p.off:p.off+p.n], seq); err != nil {
+			return err
+		}
+	}
+	return nil
+}

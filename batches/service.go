@@ -183,6 +183,14 @@ func (s *Service) launch(b *Batch) {
 			s.mu.Unlock()
 			cancel(nil)
 		}()
+		release, ok := s.claim(b.ID)
+		if !ok {
+			return
+		}
+		defer release()
+		if !s.refresh(rn) {
+			return
+		}
 		s.execute(ctx, rn)
 	}()
 }

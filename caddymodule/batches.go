@@ -45,8 +45,11 @@ func (b *batchesRef) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // this config's pipeline and resumes unfinished batches.
 func (a *App) openBatches() error {
 	st := a.store
-	v, _, err := batchServices.LoadOrNew(a.storePath, func() (caddy.Destructor, error) {
-		return batches.New(batches.Options{Storage: a.batchStorage(st), Logger: a.logger.Named("batches")}), nil
+	v, _, err := batchServices.LoadOrNew(a.batchesKey(), func() (caddy.Destructor, error) {
+		svc := batches.New(batches.Options{Storage: a.batchStorage(st), Logger: a.logger.Named("batches")})
+		// With a shared storage, take over the batches of processes that died.
+		svc.KeepResuming(batches.DefaultResumeEvery)
+		return svc, nil
 	})
 	if err != nil {
 		return err
@@ -75,7 +78,7 @@ func (a *App) releaseBatches() error {
 		return nil
 	}
 	a.batchesHeld = false
-	_, err := batchServices.Delete(a.storePath)
+	_, err := batchServices.Delete(a.batchesKey())
 	return err
 }
 
@@ -207,3 +210,7 @@ func (p providerBatches) Cancel(ctx context.Context, provider, id string) error 
 	}
 	return api.CancelBatch(ctx, id)
 }
+
+// batchesKey names the batches service of this config in the
+// batchServices pool: one per store and PostgreSQL database.
+func (a *App) batchesKey() string { return a.storePath + "\x00postgres=" + a.effective.Postgres }

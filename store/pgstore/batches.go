@@ -1,8 +1,11 @@
 package pgstore
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -186,4 +189,35 @@ func (b Batches) forEach(query string, args []any, fn func(v []byte) error) erro
 		}
 	}
 	return classify(rows.Err())
+}
+
+// batchClaimClass is the first key of the advisory locks that claim
+// batches; the second is a hash of the batch id.
+const batchClaimClass = 0x6d67_6261 // "mgba"
+
+// Claim implements batches.Claimer with a session advisory lock held on a
+// connection of its own: it is released by release, or by PostgreSQL when
+// the claiming process dies and its connection closes.
+func (b Batches) Claim(ctx context.Context, id string) (release func(), ok bool, err error) {
+	conn, err := b.db.Pool.Acquire(ctx)
+	if err != nil {
+		return nil, false, fmt.Errorf("postgres: claiming a batch: %w", classify(err))
+	}
+	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1, hashtext($2))`, int32(batchClaimClass), id).Scan(&ok); err != nil {
+		conn.Release()
+		return nil, false, fmt.Errorf("postgres: claiming a batch: %w", classify(err))
+	}
+	if !ok {
+		conn.Release()
+		return nil, false, nil
+	}
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if _, err := conn.Exec(ctx, `SELECT pg_advisory_unlock($1, hashtext($2))`, int32(batchClaimClass), id); err != nil {
+			// The lock must not outlive the run: drop the connection.
+			_ = conn.Conn().Close(ctx)
+		}
+		conn.Release()
+	}, true, nil
 }

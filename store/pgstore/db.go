@@ -4,11 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"go.uber.org/zap"
 )
+
+// DefaultMaxConns is the pool size when the connection string does not set
+// pool_max_conns.
+const DefaultMaxConns = 16
 
 // DB is a PostgreSQL connection pool whose schema [Open] has migrated.
 type DB struct {
@@ -27,6 +32,12 @@ func Open(ctx context.Context, dsn string, logger *zap.Logger) (*DB, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: the connection string is not valid: %w", redactErr(err))
+	}
+	if !strings.Contains(dsn, "pool_max_conns") {
+		// The default (the number of CPUs, at least 4) is too few for a
+		// gateway: the audit writer, background writes and every running
+		// batch's claim each hold a connection.
+		cfg.MaxConns = max(cfg.MaxConns, DefaultMaxConns)
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {

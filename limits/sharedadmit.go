@@ -31,8 +31,12 @@ import (
 )
 
 // DefaultSharedTimeout bounds a call to the Shared backend on the request
-// path when Options.SharedTimeout is 0.
-const DefaultSharedTimeout = 100 * time.Millisecond
+// path when Options.SharedTimeout is 0. It is generous on purpose: a call
+// that times out is decided with the local counters, which lets a few
+// more requests through across processes than the cap, so only a backend
+// that is really stuck should reach it; a loaded host can delay a healthy
+// answer by tens of milliseconds.
+const DefaultSharedTimeout = time.Second
 
 // timeoutsBeforeDown is how many backend calls in a row must time out
 // before the backend is considered down.

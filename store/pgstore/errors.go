@@ -37,7 +37,8 @@ func classify(err error) error {
 // unreachable reports whether err is a connection failure rather than an
 // answer of the server: a failed connect, a broken or timed-out
 // connection, a closed pool, or a server error of the connection
-// exception class (08) or the shutdown codes (57P01-57P03).
+// exception class (08) or the shutdown codes (57P01-57P03), or a statement
+// refused because its connection was already closed.
 func unreachable(err error) bool {
 	var (
 		connErr *pgconn.ConnectError
@@ -53,5 +54,8 @@ func unreachable(err error) bool {
 		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
 		return true
 	}
-	return false
+	// A statement on a connection the server or network already closed
+	// fails before anything is sent ("conn closed"): pgconn marks it safe
+	// to retry.
+	return pgconn.SafeToRetry(err) || strings.Contains(err.Error(), "conn closed")
 }

@@ -112,3 +112,22 @@ func TestOpenConcurrently(t *testing.T) {
 		t.Fatalf("%d migrations recorded (%v), want %d", n, err, len(migrations))
 	}
 }
+
+// TestClosedConnectionIsUnavailable: a statement on a connection that was
+// already closed under it counts as the server being unreachable.
+func TestClosedConnectionIsUnavailable(t *testing.T) {
+	db, _ := newTestDB(t)
+	conn, err := db.Pool.Acquire(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	_ = conn.Conn().Close(context.Background())
+	_, err = conn.Exec(context.Background(), "SELECT 1")
+	if err == nil {
+		t.Fatal("a statement on a closed connection succeeded")
+	}
+	if !errors.Is(classify(err), store.ErrUnavailable) {
+		t.Fatalf("%v is not classified as unavailable", err)
+	}
+}

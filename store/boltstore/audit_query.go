@@ -55,6 +55,10 @@ func restoreChunkBodies(tx *bbolt.Tx, e *audit.Entry, head []byte) error {
 	if b := tx.Bucket(bucketBodyChunks); b != nil {
 		chunk = b.Get(key)
 	}
+	chunk, err := openChunk(chunk)
+	if err != nil {
+		return err
+	}
 	if off+n > len(chunk) {
 		return errCorrupt
 	}

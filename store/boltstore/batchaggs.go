@@ -32,13 +32,14 @@ type batchAggs struct {
 	// slab holds keys and values the batch hands to bbolt, which keeps
 	// them until the commit; it is reused by the next batch.
 	slab slab
-	// chunkBufs are chunk buffers kept for reuse; the first chunksUsed
-	// hold chunks of the current batch.
-	chunkBufs  [][]byte
-	chunksUsed int
-	auditHours map[string]*audit.AuditHour
-	usageHours map[string]*audit.UsageAggregate
-	usageDays  map[string]*audit.UsageAggregate
+	// packBuf is the buffer body chunks are packed in, and sealBuf the
+	// one they are compressed in, both reused chunk after chunk;
+	// chunkArena holds the chunks as stored until the commit.
+	packBuf, sealBuf []byte
+	chunkArena       arena
+	auditHours       map[string]*audit.AuditHour
+	usageHours       map[string]*audit.UsageAggregate
+	usageDays        map[string]*audit.UsageAggregate
 	// sessIdx maps a session key (aliasing the record's) to its place in
 	// sess; each session's records are a list through usage and next.
 	sessIdx map[string]int32
@@ -85,7 +86,7 @@ func (a *batchAggs) BeginBatch() {
 	clear(a.posts)
 	a.posts = a.posts[:0]
 	a.slab.reset()
-	a.chunksUsed = 0
+	a.chunkArena.reset()
 	a.auditHours = map[string]*audit.AuditHour{}
 	a.usageHours = map[string]*audit.UsageAggregate{}
 	a.usageDays = map[string]*audit.UsageAggregate{}

@@ -40,15 +40,15 @@ func (a *batchAggs) flushEntries(tx *bbolt.Tx) error {
 	return a.writePostings(tx)
 }
 
-// writeChunks packs the bodies of the batch into chunks and points each
-// head to its record.
+// writeChunks packs the bodies of the batch into chunks, stores each
+// sealed (see sealChunk) and points each head to its record.
 func (a *batchAggs) writeChunks(tx *bbolt.Tx) error {
 	var (
 		chunks  *bbolt.Bucket
-		chunk   []byte
 		members []*entryWrite
 		newest  audit.ID
 	)
+	chunk := a.packBuf[:0]
 	put := func() error {
 		if len(members) == 0 {
 			return nil
@@ -64,26 +64,19 @@ func (a *batchAggs) writeChunks(tx *bbolt.Tx) error {
 			off, n := bodiesRefPending(w)
 			setBodiesRef(w.head, &newest, off, n)
 		}
-		if err := chunks.Put(newest[:], chunk); err != nil {
+		var v []byte
+		v, a.sealBuf = sealChunk(&a.chunkArena, a.sealBuf, chunk)
+		if err := chunks.Put(newest[:], v); err != nil {
 			return err
 		}
-		chunk, members, newest = nil, members[:0], audit.ID{}
+		chunk, members, newest = chunk[:0], members[:0], audit.ID{}
 		return nil
 	}
 	var none audit.ID
-	for i, w := range a.entries {
+	for _, w := range a.entries {
 		if w.bodySize == 0 {
 			setBodiesRef(w.head, &none, 0, 0)
 			continue
-		}
-		if chunk == nil {
-			size := 0
-			for _, o := range a.entries[i:] {
-				if size += o.bodySize; size >= chunkTarget {
-					break
-				}
-			}
-			chunk = a.takeChunk(size)
 		}
 		off := len(chunk)
 		chunk = appendBodies(chunk, w)
@@ -100,38 +93,17 @@ func (a *batchAggs) writeChunks(tx *bbolt.Tx) error {
 			}
 		}
 	}
-	return put()
+	err := put()
+	if cap(chunk) <= maxPackBuf {
+		a.packBuf = chunk[:0]
+	}
+	return err
 }
 
-// Chunk buffers of up to maxPooledChunk bytes are kept for later batches,
-// at most maxPooledChunks of them: allocating them anew costs zeroing and
-// page faults every batch.
-const (
-	maxPooledChunks = 32
-	maxPooledChunk  = 2 * chunkTarget
-)
-
-// takeChunk returns an empty chunk buffer with room for size bytes.
-func (a *batchAggs) takeChunk(size int) []byte {
-	if size > maxPooledChunk {
-		return make([]byte, 0, size)
-	}
-	if a.chunksUsed < len(a.chunkBufs) {
-		a.chunksUsed++
-		if b := a.chunkBufs[a.chunksUsed-1]; cap(b) >= size {
-			return b[:0]
-		}
-		b := make([]byte, 0, maxPooledChunk)
-		a.chunkBufs[a.chunksUsed-1] = b
-		return b
-	}
-	b := make([]byte, 0, maxPooledChunk)
-	if len(a.chunkBufs) < maxPooledChunks {
-		a.chunkBufs = append(a.chunkBufs, b)
-		a.chunksUsed++
-	}
-	return b
-}
+// maxPackBuf is the largest packing buffer kept for later batches: a
+// chunk holds bodies up to chunkTarget and then the one that crosses it,
+// so a larger buffer is kept only after an outsized body.
+const maxPackBuf = 4 * chunkTarget
 
 // bodiesRefPending reads the offset and length setBodiesRef left in w's
 // head.

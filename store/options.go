@@ -16,7 +16,7 @@ const (
 	// DefaultMaxBatch is the default Options.MaxBatch.
 	DefaultMaxBatch = 4096
 	// DefaultMaxBatchBytes is the default Options.MaxBatchBytes.
-	DefaultMaxBatchBytes = 8 << 20
+	DefaultMaxBatchBytes = 2 << 20
 	// DefaultOpenTimeout is the default Options.OpenTimeout.
 	DefaultOpenTimeout = 5 * time.Second
 	// DefaultInitialMmapSize is the default Options.InitialMmapSize, except
@@ -47,7 +47,7 @@ type Options struct {
 	// their Write.Size): once the writes waiting reach it the writer is
 	// woken, and a batch is committed as soon as its writes reach it,
 	// without waiting for FlushInterval, so large records (bodies) do not
-	// pile up in memory between two ticks. Default 8 MiB.
+	// pile up in memory between two ticks. Default 2 MiB.
 	MaxBatchBytes int64
 	// OpenTimeout is how long Open waits for bbolt's exclusive file lock
 	// before failing with an error saying the file is locked by another

@@ -120,63 +120,48 @@ type chatChoice struct {
 }
 
 // chatFromStream adds chat.completion.chunk events up to a
-// chat.completion; nil when the stream holds no chunk.
+// chat.completion; nil when the stream holds no chunk. Each event, each
+// choice and each delta is walked once, member by member, rather than
+// looked up field by field: it runs once per streamed request. Where a
+// member repeats, the first counts.
 func chatFromStream(sse []byte) map[string]any {
 	var out map[string]any
 	choices := map[int64]*chatChoice{}
 	eachEvent(sse, func(data []byte) {
-		ev := gjson.ParseBytes(data)
-		if ev.Get("object").Str != "chat.completion.chunk" && !ev.Get("choices").Exists() {
+		var object, id, created, model, fp, usage, list gjson.Result
+		gjson.ParseBytes(data).ForEach(func(k, v gjson.Result) bool {
+			switch k.Str {
+			case "object":
+				first(&object, v)
+			case "id":
+				first(&id, v)
+			case "created":
+				first(&created, v)
+			case "model":
+				first(&model, v)
+			case "system_fingerprint":
+				first(&fp, v)
+			case "usage":
+				first(&usage, v)
+			case "choices":
+				first(&list, v)
+			}
+			return true
+		})
+		if object.Str != "chat.completion.chunk" && !list.Exists() {
 			return
 		}
 		if out == nil {
-			out = map[string]any{"id": ev.Get("id").Str, "object": "chat.completion",
-				"created": ev.Get("created").Int(), "model": ev.Get("model").Str}
+			out = map[string]any{"id": id.Str, "object": "chat.completion", "created": created.Int(), "model": model.Str}
 		}
-		if fp := ev.Get("system_fingerprint"); fp.Type == gjson.String {
+		if fp.Type == gjson.String {
 			out["system_fingerprint"] = fp.Str
 		}
-		if u := ev.Get("usage"); u.IsObject() {
-			out["usage"] = json.RawMessage(u.Raw)
+		if usage.IsObject() {
+			out["usage"] = json.RawMessage(usage.Raw)
 		}
-		ev.Get("choices").ForEach(func(_, c gjson.Result) bool {
-			i := c.Get("index").Int()
-			ch := choices[i]
-			if ch == nil {
-				ch = &chatChoice{index: i, role: "assistant"}
-				choices[i] = ch
-			}
-			d := c.Get("delta")
-			if r := d.Get("role"); r.Str != "" {
-				ch.role = r.Str
-			}
-			ch.content.WriteString(d.Get("content").Str)
-			ch.refusal.WriteString(d.Get("refusal").Str)
-			d.Get("tool_calls").ForEach(func(_, tc gjson.Result) bool {
-				if ch.toolCalls == nil {
-					ch.toolCalls = map[int64]*chatToolCall{}
-				}
-				ti := tc.Get("index").Int()
-				call := ch.toolCalls[ti]
-				if call == nil {
-					call = &chatToolCall{Type: "function"}
-					ch.toolCalls[ti] = call
-				}
-				if id := tc.Get("id").Str; id != "" {
-					call.ID = id
-				}
-				if t := tc.Get("type").Str; t != "" {
-					call.Type = t
-				}
-				if n := tc.Get("function.name").Str; n != "" {
-					call.Function.Name += n
-				}
-				call.Function.Arguments += tc.Get("function.arguments").Str
-				return true
-			})
-			if fr := c.Get("finish_reason"); fr.Type == gjson.String {
-				ch.finishReason = fr.Str
-			}
+		list.ForEach(func(_, c gjson.Result) bool {
+			addChatChoiceDelta(choices, c)
 			return true
 		})
 	})
@@ -214,6 +199,86 @@ func chatFromStream(sse []byte) map[string]any {
 	}
 	out["choices"] = list
 	return out
+}
+
+// first keeps v in r unless r already holds a value: gjson's lookups
+// answer a repeated member's first occurrence.
+func first(r *gjson.Result, v gjson.Result) {
+	if !r.Exists() {
+		*r = v
+	}
+}
+
+// addChatChoiceDelta adds one choice of a chat chunk (its index, delta
+// and finish reason) to the choices being assembled.
+func addChatChoiceDelta(choices map[int64]*chatChoice, c gjson.Result) {
+	var index, delta, fr gjson.Result
+	c.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "index":
+			first(&index, v)
+		case "delta":
+			first(&delta, v)
+		case "finish_reason":
+			first(&fr, v)
+		}
+		return true
+	})
+	i := index.Int()
+	ch := choices[i]
+	if ch == nil {
+		ch = &chatChoice{index: i, role: "assistant"}
+		choices[i] = ch
+	}
+	var role, content, refusal, calls gjson.Result
+	delta.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "role":
+			first(&role, v)
+		case "content":
+			first(&content, v)
+		case "refusal":
+			first(&refusal, v)
+		case "tool_calls":
+			first(&calls, v)
+		}
+		return true
+	})
+	if role.Str != "" {
+		ch.role = role.Str
+	}
+	ch.content.WriteString(content.Str)
+	ch.refusal.WriteString(refusal.Str)
+	calls.ForEach(func(_, tc gjson.Result) bool {
+		addChatToolCallDelta(ch, tc)
+		return true
+	})
+	if fr.Type == gjson.String {
+		ch.finishReason = fr.Str
+	}
+}
+
+// addChatToolCallDelta adds one tool call fragment to choice ch.
+func addChatToolCallDelta(ch *chatChoice, tc gjson.Result) {
+	if ch.toolCalls == nil {
+		ch.toolCalls = map[int64]*chatToolCall{}
+	}
+	ti := tc.Get("index").Int()
+	call := ch.toolCalls[ti]
+	if call == nil {
+		call = &chatToolCall{Type: "function"}
+		ch.toolCalls[ti] = call
+	}
+	if id := tc.Get("id").Str; id != "" {
+		call.ID = id
+	}
+	if t := tc.Get("type").Str; t != "" {
+		call.Type = t
+	}
+	if n := tc.Get("function.name").Str; n != "" {
+		call.Function.Name += n
+	}
+	call.Function.Arguments += tc.Get("function.arguments").Str
 }
 
 // messageFromStream adds Anthropic stream events up to the message;

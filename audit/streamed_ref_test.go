@@ -1,0 +1,182 @@
+package audit
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"testing"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/modelgate/modelgate/internal/fixtures"
+)
+
+// chatFromStreamReference is the straightforward form of chatFromStream, one
+// gjson lookup per field, kept to check it against. It adds chat.completion.chunk events up to a
+// chat.completion; nil when the stream holds no chunk.
+func chatFromStreamReference(sse []byte) map[string]any {
+	var out map[string]any
+	choices := map[int64]*chatChoice{}
+	eachEvent(sse, func(data []byte) {
+		ev := gjson.ParseBytes(data)
+		if ev.Get("object").Str != "chat.completion.chunk" && !ev.Get("choices").Exists() {
+			return
+		}
+		if out == nil {
+			out = map[string]any{"id": ev.Get("id").Str, "object": "chat.completion",
+				"created": ev.Get("created").Int(), "model": ev.Get("model").Str}
+		}
+		if fp := ev.Get("system_fingerprint"); fp.Type == gjson.String {
+			out["system_fingerprint"] = fp.Str
+		}
+		if u := ev.Get("usage"); u.IsObject() {
+			out["usage"] = json.RawMessage(u.Raw)
+		}
+		ev.Get("choices").ForEach(func(_, c gjson.Result) bool {
+			i := c.Get("index").Int()
+			ch := choices[i]
+			if ch == nil {
+				ch = &chatChoice{index: i, role: "assistant"}
+				choices[i] = ch
+			}
+			d := c.Get("delta")
+			if r := d.Get("role"); r.Str != "" {
+				ch.role = r.Str
+			}
+			ch.content.WriteString(d.Get("content").Str)
+			ch.refusal.WriteString(d.Get("refusal").Str)
+			d.Get("tool_calls").ForEach(func(_, tc gjson.Result) bool {
+				if ch.toolCalls == nil {
+					ch.toolCalls = map[int64]*chatToolCall{}
+				}
+				ti := tc.Get("index").Int()
+				call := ch.toolCalls[ti]
+				if call == nil {
+					call = &chatToolCall{Type: "function"}
+					ch.toolCalls[ti] = call
+				}
+				if id := tc.Get("id").Str; id != "" {
+					call.ID = id
+				}
+				if t := tc.Get("type").Str; t != "" {
+					call.Type = t
+				}
+				if n := tc.Get("function.name").Str; n != "" {
+					call.Function.Name += n
+				}
+				call.Function.Arguments += tc.Get("function.arguments").Str
+				return true
+			})
+			if fr := c.Get("finish_reason"); fr.Type == gjson.String {
+				ch.finishReason = fr.Str
+			}
+			return true
+		})
+	})
+	if out == nil {
+		return nil
+	}
+	idx := make([]int64, 0, len(choices))
+	for i := range choices {
+		idx = append(idx, i)
+	}
+	sort.Slice(idx, func(a, b int) bool { return idx[a] < idx[b] })
+	list := make([]any, 0, len(idx))
+	for _, i := range idx {
+		ch := choices[i]
+		msg := map[string]any{"role": ch.role, "content": nil}
+		if ch.content.Len() > 0 {
+			msg["content"] = ch.content.String()
+		}
+		if ch.refusal.Len() > 0 {
+			msg["refusal"] = ch.refusal.String()
+		}
+		if len(ch.toolCalls) > 0 {
+			ti := make([]int64, 0, len(ch.toolCalls))
+			for k := range ch.toolCalls {
+				ti = append(ti, k)
+			}
+			sort.Slice(ti, func(a, b int) bool { return ti[a] < ti[b] })
+			calls := make([]*chatToolCall, len(ti))
+			for j, k := range ti {
+				calls[j] = ch.toolCalls[k]
+			}
+			msg["tool_calls"] = calls
+		}
+		list = append(list, map[string]any{"index": ch.index, "message": msg, "finish_reason": ch.finishReason})
+	}
+	out["choices"] = list
+	return out
+}
+
+// chatStreamCases are chat streams for comparing chatFromStream with its
+// reference: the recorded provider streams and shapes they do not show.
+func chatStreamCases(t testing.TB) [][]byte {
+	cases := [][]byte{
+		[]byte("data: {\"id\":\"a\",\"object\":\"chat.completion.chunk\",\"id\":\"b\",\"choices\":[{\"index\":1,\"delta\":{\"content\":\"x\",\"content\":\"y\",\"refusal\":\"no\"},\"finish_reason\":\"stop\"},{\"index\":0,\"delta\":{\"role\":\"user\"}}],\"system_fingerprint\":\"fp\"}\n\n"),
+		[]byte("data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":2,\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}},{\"index\":0,\"id\":\"c\",\"type\":\"custom\"}]}}]}\n\ndata: [1,2]\n\ndata: \"s\"\n\ndata: {\"object\":\"other\"}\n\n"),
+		[]byte("data: {\"object\":\"chat.completion.chunk\",\"created\":\"soon\",\"usage\":[1],\"choices\":{}}\n\n"),
+		[]byte("data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"delta\":null,\"finish_reason\":7}],\"usage\":{\"total_tokens\":1}}\n\ndata: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"tail\"}}],\"usage\":{\"total_tokens\":2}}\n"),
+		[]byte("data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"delta\":{\"content\":\"\\u00e9\\n\"}}],\"\\u006fbject\":\"x\"}\n\n"),
+	}
+	for _, fam := range fixtures.Families() {
+		for _, name := range fixtures.Glob(fam, "chat*stream*") {
+			cases = append(cases, fixtures.Must(t, fam, name))
+		}
+	}
+	return cases
+}
+
+func TestChatFromStreamMatchesReference(t *testing.T) {
+	cases := chatStreamCases(t)
+	if len(cases) < 8 {
+		t.Fatalf("only %d chat streams", len(cases))
+	}
+	for i, sse := range cases {
+		got, _ := json.Marshal(chatFromStream(sse))
+		want, _ := json.Marshal(chatFromStreamReference(sse))
+		if string(got) != string(want) {
+			t.Errorf("case %d:\n got %s\nwant %s", i, got, want)
+		}
+	}
+}
+
+// FuzzChatFromStream checks chatFromStream against its reference.
+func FuzzChatFromStream(f *testing.F) {
+	for _, sse := range chatStreamCases(f) {
+		f.Add(sse)
+	}
+	f.Fuzz(func(t *testing.T, sse []byte) {
+		got, _ := json.Marshal(chatFromStream(sse))
+		// gjson's lookups find members in malformed text too, a walk
+		// stops at the damage: the two agree on events that are JSON.
+		valid := true
+		eachEvent(sse, func(data []byte) { valid = valid && gjson.ValidBytes(data) })
+		if !valid {
+			return
+		}
+		want, _ := json.Marshal(chatFromStreamReference(sse))
+		if string(got) != string(want) {
+			t.Fatalf("got %s\nwant %s", got, want)
+		}
+	})
+}
+
+func BenchmarkChatFromStream(b *testing.B) {
+	var sse []byte
+	for i := range 35 {
+		sse = fmt.Appendf(sse, "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1700000000,\"model\":\"mock-chat\",\"system_fingerprint\":\"fp_1\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"word%d \"},\"logprobs\":null,\"finish_reason\":null}]}\n\n", i)
+	}
+	sse = append(sse, "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1700000000,\"model\":\"mock-chat\",\"choices\":[],\"usage\":{\"prompt_tokens\":10,\"completion_tokens\":35,\"total_tokens\":45}}\n\ndata: [DONE]\n\n"...)
+	for _, impl := range []struct {
+		name string
+		fn   func([]byte) map[string]any
+	}{{"walk", chatFromStream}, {"reference", chatFromStreamReference}} {
+		b.Run(impl.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				impl.fn(sse)
+			}
+		})
+	}
+}

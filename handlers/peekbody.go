@@ -13,18 +13,27 @@ const trustedLength = 1 << 20
 // original body to later readers (what was read, then the rest), and the
 // first read error other than the end of the body. The buffer is sized by
 // the declared length when that is at most max and trustedLength, so a
-// body of the declared length is read without growing it.
+// body of the declared length is read without growing it and without a
+// byte to spare (a large buffer one byte over a page size costs a page).
 func peekBody(body io.ReadCloser, max int64, declared int64) ([]byte, io.ReadCloser, error) {
 	size := int64(4096)
 	if declared > 0 && declared <= min(max, trustedLength) {
 		size = declared
 	}
-	buf := make([]byte, 0, size+1)
+	buf := make([]byte, 0, size)
 	lr := io.LimitReader(body, max+1)
 	var err error
 	for {
 		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
+			// Full: a body of the declared length ends here, which a
+			// one-byte read tells without growing the buffer by half.
+			var probe [1]byte
+			var n int
+			if n, err = lr.Read(probe[:]); n == 0 && err != nil {
+				break
+			}
+			buf = append(buf, probe[:n]...)
+			continue
 		}
 		var n int
 		n, err = lr.Read(buf[len(buf):cap(buf)])

@@ -105,6 +105,21 @@ func TestAPIStreamUsageChunk(t *testing.T) {
 			}
 		})
 	}
+	// The audit records each body as the client sent it: the member the
+	// gateway added for the upstream is not in it.
+	entries, _ := auditRecords(t)
+	recorded := map[string]bool{}
+	for _, es := range entries {
+		for _, e := range es {
+			recorded[string(e.Data.RequestBody)] = true
+		}
+	}
+	for _, c := range raw {
+		sent := `{"model":"u-model","stream":true,"messages":[{"role":"user","content":"hi"}]` + c.streamOptions + `}`
+		if !recorded[sent] {
+			t.Errorf("no entry recorded the body %s; recorded %v", sent, recorded)
+		}
+	}
 
 	client := openaiClient(g, "unused")
 	for _, c := range []struct {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 )
 
@@ -17,6 +18,31 @@ func postJSON(ctx context.Context, client *http.Client, url string, body []byte,
 	if err != nil {
 		return nil, err
 	}
+	req.Header.Set("Content-Type", "application/json")
+	setHeaders(req.Header)
+	return client.Do(req)
+}
+
+// postJSONWithMember is postJSON with member added to the object body
+// (see MemberSplit): the request body is sent as three parts, the body
+// up to its closing brace, the member, and the rest, so body is neither
+// copied nor changed.
+func postJSONWithMember(ctx context.Context, client *http.Client, url string, body []byte, member string, setHeaders func(http.Header)) (*http.Response, error) {
+	end, sep := MemberSplit(body)
+	if end < 0 {
+		return postJSON(ctx, client, url, body, setHeaders)
+	}
+	mid := []byte(sep + member)
+	parts := func() io.ReadCloser {
+		b := net.Buffers{body[:end], mid, body[end:]}
+		return io.NopCloser(&b)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Body, req.ContentLength = parts(), int64(len(body)+len(mid))
+	req.GetBody = func() (io.ReadCloser, error) { return parts(), nil }
 	req.Header.Set("Content-Type", "application/json")
 	setHeaders(req.Header)
 	return client.Do(req)

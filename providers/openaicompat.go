@@ -82,6 +82,11 @@ func (p *OpenAICompat) Do(ctx context.Context, ep Endpoint, model string, body [
 	return postJSON(ctx, p.client, p.endpointURL(ep, model), body, p.setHeaders)
 }
 
+// DoWithMember implements MemberSender.
+func (p *OpenAICompat) DoWithMember(ctx context.Context, ep Endpoint, model string, body []byte, member string) (*http.Response, error) {
+	return postJSONWithMember(ctx, p.client, p.endpointURL(ep, model), body, member, p.setHeaders)
+}
+
 // ListModels implements Provider. The type's model-id prefix is dropped so
 // that ids match what its endpoints accept.
 func (p *OpenAICompat) ListModels(ctx context.Context) ([]Model, error) {

@@ -20,9 +20,12 @@ import (
 
 // call is one model request on its way upstream.
 type call struct {
-	in        ingress
-	ep        providers.Endpoint // upstream endpoint
-	body      []byte             // upstream body
+	in   ingress
+	ep   providers.Endpoint // upstream endpoint
+	body []byte             // upstream body
+	// member is added to body as it is sent (providers.MemberSender),
+	// when adding it would have copied a body shared with the audit.
+	member    string
 	provider  providers.Provider
 	model     string // upstream model id
 	stream    bool
@@ -142,7 +145,7 @@ func (s *Service) try(w http.ResponseWriter, r *http.Request, c *call, last bool
 	defer cancel(nil)
 	c.limits = s.Upstreams.limitsFor(c.provider.Name())
 	started := time.Now()
-	resp, err := c.provider.Do(ctx, c.ep, c.model, c.body)
+	resp, err := c.send(ctx)
 	if err != nil {
 		c.recordAttempt(started, 0, err.Error())
 		if r.Context().Err() != nil {
@@ -281,7 +284,8 @@ func (s *Service) newCall(req *request, body []byte, t routed) (*call, error) {
 		if !sameBytes(c.body, passthrough) { // translated: read the new body
 			opts = gjson.GetBytes(c.body, "stream_options")
 		}
-		if c.body, err = requestUsageChunk(c.body, opts); err != nil {
+		_, splice := p.(providers.MemberSender)
+		if c.body, c.member, err = requestUsageChunk(c.body, opts, splice); err != nil {
 			return nil, apierr.InvalidRequest("could not set stream_options: " + err.Error())
 		}
 	}
@@ -307,18 +311,27 @@ func (s *Service) resolve(ctx context.Context, requested string) (providers.Prov
 	return s.Registry.Resolve(ctx, requested)
 }
 
+// usageMember is the member that asks a chat stream for its usage chunk.
+const usageMember = `"stream_options":{"include_usage":true}`
+
 // requestUsageChunk makes a chat body ask for the final usage chunk.
-// Without stream_options it appends the member to the object as it is,
-// sparing sjson's parse and copy of a large body; body must not be used
-// afterwards, since the member may be written into its spare capacity.
-func requestUsageChunk(body []byte, opts gjson.Result) ([]byte, error) {
+// Without stream_options it adds the member to the object as it is,
+// sparing sjson's parse and copy of a large body: in place when the body
+// has room for it (body must not be used afterwards), else, when splice
+// is set (the provider is a providers.MemberSender), by returning the
+// body unchanged and the member to send with it, else in a copy.
+func requestUsageChunk(body []byte, opts gjson.Result, splice bool) ([]byte, string, error) {
 	switch {
 	case opts.Get("include_usage").Bool():
-		return body, nil
+		return body, "", nil
 	case !opts.Exists():
-		return appendMember(body, `"stream_options":{"include_usage":true}`), nil
+		if splice && cap(body)-len(body) < len(usageMember)+1 {
+			return body, usageMember, nil
+		}
+		return appendMember(body, usageMember), "", nil
 	default:
-		return sjson.SetBytes(body, "stream_options.include_usage", true)
+		b, err := sjson.SetBytes(body, "stream_options.include_usage", true)
+		return b, "", err
 	}
 }
 
@@ -327,19 +340,23 @@ func requestUsageChunk(body []byte, opts gjson.Result) ([]byte, error) {
 // inserts in place when obj has spare capacity (readBody leaves some), so
 // a large streamed body is not copied; obj must not be used afterwards.
 func appendMember(obj []byte, member string) []byte {
-	end := bytes.LastIndexByte(obj, '}')
-	sep := 0
-	if bytes.IndexByte(obj[:end], ':') >= 0 { // not an empty object
-		sep = 1
-	}
-	add := sep + len(member)
+	end, sep := providers.MemberSplit(obj)
+	add := len(sep) + len(member)
 	out := slices.Grow(obj, add)[:len(obj)+add]
 	copy(out[end+add:], obj[end:]) // the closing brace and what follows it
-	if sep == 1 {
-		out[end] = ','
-	}
-	copy(out[end+sep:], member)
+	copy(out[end:], sep)
+	copy(out[end+len(sep):], member)
 	return out
+}
+
+// send calls the provider with the call's body (and member).
+func (c *call) send(ctx context.Context) (*http.Response, error) {
+	if c.member != "" {
+		if ms, ok := c.provider.(providers.MemberSender); ok {
+			return ms.DoWithMember(ctx, c.ep, c.model, c.body, c.member)
+		}
+	}
+	return c.provider.Do(ctx, c.ep, c.model, c.body)
 }
 
 // sameBytes reports whether a and b are the same slice (not equal

@@ -1,0 +1,68 @@
+package providers
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"testing"
+)
+
+func TestMemberSplit(t *testing.T) {
+	cases := []struct {
+		in      string
+		end     int
+		sep     string
+		spliced string
+	}{
+		{`{"a":1}`, 6, ",", `{"a":1,"x":2}`},
+		{"{\"a\":{\"b\":1}}\n", 12, ",", "{\"a\":{\"b\":1},\"x\":2}\n"},
+		{`{}`, 1, "", `{"x":2}`},
+		{`{ }`, 2, "", `{ "x":2}`},
+	}
+	for _, c := range cases {
+		end, sep := MemberSplit([]byte(c.in))
+		if end != c.end || sep != c.sep {
+			t.Errorf("%s: %d %q, want %d %q", c.in, end, sep, c.end, c.sep)
+		}
+		if got := c.in[:end] + sep + `"x":2` + c.in[end:]; got != c.spliced {
+			t.Errorf("%s: spliced %s", c.in, got)
+		}
+	}
+}
+
+func TestDoWithMemberSendsTheBodyInParts(t *testing.T) {
+	var got []string
+	var lengths []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/chat/completions" {
+			// Sent on: the client replays the body for the redirect.
+			http.Redirect(w, r, "/moved/chat/completions", http.StatusTemporaryRedirect)
+			return
+		}
+		b, _ := io.ReadAll(r.Body)
+		got, lengths = append(got, string(b)), append(lengths, strconv.FormatInt(r.ContentLength, 10))
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{}`)
+	}))
+	defer srv.Close()
+	p := mustNew(t, Options{Name: "x", Type: "openai", BaseURL: srv.URL + "/v1", APIKey: "k", Client: srv.Client()})
+	ms, ok := p.(MemberSender)
+	if !ok {
+		t.Fatal("openai provider is not a MemberSender")
+	}
+	body := []byte(`{"model":"m","stream":true}`)
+	resp, err := ms.DoWithMember(context.Background(), EndpointChat, "m", body, `"stream_options":{"include_usage":true}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	want := `{"model":"m","stream":true,"stream_options":{"include_usage":true}}`
+	if len(got) != 1 || got[0] != want || lengths[0] != strconv.Itoa(len(want)) {
+		t.Fatalf("upstream got %q with lengths %v, want %s", got, lengths, want)
+	}
+	if string(body) != `{"model":"m","stream":true}` {
+		t.Fatalf("body changed: %s", body)
+	}
+}

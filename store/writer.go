@@ -178,6 +178,7 @@ func (w *writer) tryCommit() (bad uint64, firstBad error, err error) {
 			h.BeginBatch()
 		}
 		for i := range w.batch {
+			Yield(i)
 			if err := w.apply(tx, &w.batch[i]); err != nil {
 				if bad == 0 {
 					firstBad = err

@@ -227,6 +227,7 @@ func (a *batchAggs) flushSessions(tx *bbolt.Tx) error {
 	}
 	sc, rc := sessions.Cursor(), recent.Cursor()
 	for i := range a.sess {
+		store.Yield(i)
 		key := a.sess[i].key
 		var s audit.SessionTotals
 		var oldRecent []byte

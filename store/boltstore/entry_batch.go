@@ -6,6 +6,7 @@ import (
 	"go.etcd.io/bbolt"
 
 	"github.com/modelgate/modelgate/audit"
+	"github.com/modelgate/modelgate/store"
 )
 
 // Body chunks. The writer packs the bodies records of a batch's entries
@@ -32,7 +33,8 @@ func (a *batchAggs) flushEntries(tx *bbolt.Tx) error {
 	if err := a.writeChunks(tx); err != nil {
 		return err
 	}
-	for _, w := range a.entries {
+	for i, w := range a.entries {
+		store.Yield(i)
 		if err := heads.Put(w.id[:], w.head); err != nil {
 			return err
 		}
@@ -73,7 +75,8 @@ func (a *batchAggs) writeChunks(tx *bbolt.Tx) error {
 		return nil
 	}
 	var none audit.ID
-	for _, w := range a.entries {
+	for i, w := range a.entries {
+		store.Yield(i)
 		if w.bodySize == 0 {
 			setBodiesRef(w.head, &none, 0, 0)
 			continue

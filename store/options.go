@@ -35,7 +35,8 @@ type Options struct {
 	// keeps up). Default 100ms.
 	FlushInterval time.Duration
 	// QueueSize is the capacity of the write queue; Enqueue drops writes
-	// when it is full. Default 65536.
+	// when it is full. The queue's memory follows the writes waiting, not
+	// this capacity. Default 65536.
 	QueueSize int
 	// MaxBatch is the maximum number of writes per transaction. A full batch
 	// is committed at once, without waiting for FlushInterval: the writer is

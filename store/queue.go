@@ -47,26 +47,27 @@ type Write struct {
 // false, counts the write in Stats.Dropped and logs a warning at most once
 // per second.
 func (s *Store) Enqueue(w Write) bool {
-	if s.state.Add(1)&closedBit != 0 {
-		s.state.Add(-1)
+	s.qmu.Lock()
+	if s.closing {
+		s.qmu.Unlock()
 		s.dropped(true)
 		return false
 	}
-	// Count before the send so Committed can never overtake Enqueued.
-	s.ctr.enqueued.Add(1)
-	select {
-	case s.ch <- op{w: w}:
-		s.state.Add(-1)
-		if len(s.ch) >= s.kickAt || (w.Size > 0 && s.queuedBytes.Add(int64(w.Size)) >= s.opts.MaxBatchBytes) {
-			s.wake()
-		}
-		return true
-	default:
-		s.ctr.enqueued.Add(^uint64(0))
-		s.state.Add(-1)
+	if s.queued.Load() >= int64(s.opts.QueueSize) {
+		s.qmu.Unlock()
 		s.dropped(false)
 		return false
 	}
+	s.queued.Add(1)
+	// Counted before the writer can see it, so Committed can never
+	// overtake Enqueued.
+	s.ctr.enqueued.Add(1)
+	kick := s.q.push(op{w: w}) >= s.kickAt || (w.Size > 0 && s.queuedBytes.Add(int64(w.Size)) >= s.opts.MaxBatchBytes)
+	s.qmu.Unlock()
+	if kick {
+		s.wake()
+	}
+	return true
 }
 
 // wake kicks the writer without blocking; a pending kick is enough.
@@ -98,21 +99,22 @@ func (s *Store) warnDropped(reason string, total uint64) bool {
 	s.log.Warn("dropping writes",
 		zap.String("reason", reason),
 		zap.Uint64("dropped_total", total),
-		zap.Int("queue_size", cap(s.ch)))
+		zap.Int("queue_size", s.opts.QueueSize))
 	return true
 }
 
 // Flush waits until every write accepted by Enqueue before the call has been
-// committed (or has failed), or ctx is done. It sends a marker through the
-// write queue, so ordering with concurrent Enqueue calls is preserved; unlike
-// Enqueue it waits for room in the queue. It returns an error if the batch
+// committed (or has failed), or ctx is done. It puts a marker in the write
+// queue, so ordering with concurrent Enqueue calls is preserved; a marker is
+// never refused for a full queue. It returns an error if the batch
 // the marker closed failed to commit or had writes rejected (failures of
 // earlier batches show only in Stats.Failed), ctx.Err() if ctx ended first,
 // and nil once the store has finished closing (Close commits everything
 // queued).
 func (s *Store) Flush(ctx context.Context) error {
-	if s.state.Add(1)&closedBit != 0 {
-		s.state.Add(-1)
+	s.qmu.Lock()
+	if s.closing {
+		s.qmu.Unlock()
 		select {
 		case <-s.done:
 			return nil
@@ -121,14 +123,9 @@ func (s *Store) Flush(ctx context.Context) error {
 		}
 	}
 	res := make(chan error, 1)
-	select {
-	case s.ch <- op{flush: res}:
-		s.state.Add(-1)
-		s.wake()
-	case <-ctx.Done():
-		s.state.Add(-1)
-		return ctx.Err()
-	}
+	s.q.push(op{flush: res})
+	s.qmu.Unlock()
+	s.wake()
 	select {
 	case err := <-res:
 		return err

@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
@@ -19,11 +17,6 @@ import (
 // started.
 var ErrClosed = errors.New("store: closed")
 
-// closedBit marks the store closed inside Store.state; the bits below it
-// count Enqueue/Flush calls currently between their closed check and their
-// channel send.
-const closedBit = int64(1) << 62
-
 // Store is an open bbolt file plus its batched writer. It is safe for
 // concurrent use.
 type Store struct {
@@ -32,13 +25,20 @@ type Store struct {
 	log  *zap.Logger
 	opts Options
 
-	// state is closedBit | number of senders in flight. Close sets the bit,
-	// waits for the in-flight count to reach zero and only then closes ch,
-	// so no send ever hits a closed channel and Enqueue never waits on a
-	// lock.
-	state atomic.Int64
-	ch    chan op
-	kick  chan struct{} // capacity 1; wakes the writer before its next tick
+	// qmu guards q and closing.
+	qmu sync.Mutex
+	// q holds the writes and Flush markers not yet taken by the writer,
+	// in order.
+	q opList
+	// closing is set under qmu when Close starts: nothing is queued
+	// after it, so a writer that finds q empty and closing is done.
+	closing bool
+	// closedFlag mirrors closing for readers that take no lock.
+	closedFlag atomic.Bool
+	// queued counts the writes in q or taken by the writer but not yet
+	// moved into its batch: the queue's length as QueueSize bounds it.
+	queued atomic.Int64
+	kick   chan struct{} // capacity 1; wakes the writer before its next tick
 	// kickAt is the queue length at which Enqueue wakes the writer:
 	// MaxBatch, but at most half the queue so a small queue does not fill
 	// up before the writer runs.
@@ -113,7 +113,6 @@ func open(opts Options, h hooks) (*Store, error) {
 		db:     db,
 		log:    opts.Logger.With(zap.String("store", opts.Path)),
 		opts:   opts,
-		ch:     make(chan op, opts.QueueSize),
 		kick:   make(chan struct{}, 1),
 		kickAt: max(1, min(opts.MaxBatch, opts.QueueSize/2)),
 		done:   make(chan struct{}),
@@ -132,7 +131,7 @@ func (s *Store) Path() string { return s.path }
 func (s *Store) DB() *bbolt.DB { return s.db }
 
 // closed reports whether Close has started.
-func (s *Store) closed() bool { return s.state.Load()&closedBit != 0 }
+func (s *Store) closed() bool { return s.closedFlag.Load() }
 
 // View runs fn in a read-only transaction. Writes still in the queue are not
 // visible; call Flush first if fn must see them.
@@ -173,18 +172,10 @@ func (s *Store) EnsureBuckets(names ...string) error {
 // safe to call concurrently; every call returns the result of the first.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
-		s.state.Or(closedBit)
-		// Wait for senders that passed the closed check before we set it.
-		// Enqueue holds its slot for a few nanoseconds; a Flush may hold it
-		// until the writer makes room in the queue, which it always does.
-		for i := 0; s.state.Load() != closedBit; i++ {
-			if i < 100 {
-				runtime.Gosched()
-			} else {
-				time.Sleep(100 * time.Microsecond)
-			}
-		}
-		close(s.ch)
+		s.qmu.Lock()
+		s.closing = true
+		s.closedFlag.Store(true)
+		s.qmu.Unlock()
 		s.wake()
 		<-s.done
 		if err := s.db.Close(); err != nil {

@@ -43,9 +43,8 @@ func newWriter(s *Store) *writer {
 // and once the queue is empty, so it never sleeps holding uncommitted
 // writes. It returns after committing everything once the queue is closed.
 //
-// Sleeping instead of blocking on the queue matters for Enqueue: a send to a
-// channel with a parked receiver hands the value over and wakes that
-// goroutine, which costs several times more than a buffered send.
+// Sleeping instead of waiting on each write keeps Enqueue cheap: it only
+// appends under a lock and wakes the writer once enough is waiting.
 func (w *writer) run() {
 	defer close(w.s.done)
 	tick := time.NewTicker(w.interval)
@@ -76,27 +75,44 @@ func (w *writer) reportDrops() {
 }
 
 // drain moves queued writes into batches until the queue is empty,
-// committing each full batch and answering Flush markers. It returns false
-// once the queue is closed and empty.
+// committing each full batch and answering Flush markers. It takes the
+// whole queue at once, so the lock is held for a swap, not for the work,
+// and hands each block back for reuse as soon as it is done with it. It returns false once the
+// store is closing and the queue is empty.
 func (w *writer) drain() bool {
+	s := w.s
 	for {
-		select {
-		case o, ok := <-w.s.ch:
-			if !ok {
-				return false
-			}
-			if o.flush != nil {
-				o.flush <- w.commit()
-				continue
-			}
-			w.batch = append(w.batch, o.w)
-			w.batchBytes += int64(o.w.Size)
-			if len(w.batch) >= w.maxBatch || w.batchBytes >= w.s.opts.MaxBatchBytes {
-				w.commit()
-			}
-		default:
-			return true
+		s.qmu.Lock()
+		head, closing := s.q.take(), s.closing
+		s.qmu.Unlock()
+		if head == nil {
+			return !closing
 		}
+		for b := head; b != nil; {
+			for i := range b.ops[:b.n] {
+				w.take(&b.ops[i])
+			}
+			next := b.next
+			s.qmu.Lock()
+			s.q.recycle(b)
+			s.qmu.Unlock()
+			b = next
+		}
+	}
+}
+
+// take moves one queued op into the batch, committing a full batch, or
+// answers a Flush marker with the commit of what came before it.
+func (w *writer) take(o *op) {
+	if o.flush != nil {
+		o.flush <- w.commit()
+		return
+	}
+	w.s.queued.Add(-1)
+	w.batch = append(w.batch, o.w)
+	w.batchBytes += int64(o.w.Size)
+	if len(w.batch) >= w.maxBatch || w.batchBytes >= w.s.opts.MaxBatchBytes {
+		w.commit()
 	}
 }
 

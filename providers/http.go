@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 )
 
 // maxListingBytes bounds a model listing answer.
@@ -23,26 +24,23 @@ func postJSON(ctx context.Context, client *http.Client, url string, body []byte,
 	return client.Do(req)
 }
 
-// postJSONWithMember is postJSON with member added to the object body
-// (see MemberSplit): the request body is sent as three parts, the body
-// up to its closing brace, the member, and the rest, so body is neither
-// copied nor changed.
-func postJSONWithMember(ctx context.Context, client *http.Client, url string, body []byte, member string, setHeaders func(http.Header)) (*http.Response, error) {
-	end, sep := MemberSplit(body)
-	if end < 0 {
-		return postJSON(ctx, client, url, body, setHeaders)
+// postJSONParts is postJSON with the body given as consecutive parts,
+// sent as they are: neither joined nor changed.
+func postJSONParts(ctx context.Context, client *http.Client, url string, parts [][]byte, setHeaders func(http.Header)) (*http.Response, error) {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
 	}
-	mid := []byte(sep + member)
-	parts := func() io.ReadCloser {
-		b := net.Buffers{body[:end], mid, body[end:]}
+	body := func() io.ReadCloser {
+		b := net.Buffers(slices.Clone(parts)) // reading consumes the slice
 		return io.NopCloser(&b)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, nil)
 	if err != nil {
 		return nil, err
 	}
-	req.Body, req.ContentLength = parts(), int64(len(body)+len(mid))
-	req.GetBody = func() (io.ReadCloser, error) { return parts(), nil }
+	req.Body, req.ContentLength = body(), int64(n)
+	req.GetBody = func() (io.ReadCloser, error) { return body(), nil }
 	req.Header.Set("Content-Type", "application/json")
 	setHeaders(req.Header)
 	return client.Do(req)

@@ -82,9 +82,9 @@ func (p *OpenAICompat) Do(ctx context.Context, ep Endpoint, model string, body [
 	return postJSON(ctx, p.client, p.endpointURL(ep, model), body, p.setHeaders)
 }
 
-// DoWithMember implements MemberSender.
-func (p *OpenAICompat) DoWithMember(ctx context.Context, ep Endpoint, model string, body []byte, member string) (*http.Response, error) {
-	return postJSONWithMember(ctx, p.client, p.endpointURL(ep, model), body, member, p.setHeaders)
+// DoParts implements PartsSender.
+func (p *OpenAICompat) DoParts(ctx context.Context, ep Endpoint, model string, parts [][]byte) (*http.Response, error) {
+	return postJSONParts(ctx, p.client, p.endpointURL(ep, model), parts, p.setHeaders)
 }
 
 // ListModels implements Provider. The type's model-id prefix is dropped so

@@ -22,10 +22,12 @@ import (
 type call struct {
 	in   ingress
 	ep   providers.Endpoint // upstream endpoint
-	body []byte             // upstream body
-	// member is added to body as it is sent (providers.MemberSender),
-	// when adding it would have copied a body shared with the audit.
-	member    string
+	body []byte             // upstream body, unless parts is set
+	// parts, when set, are the upstream body in consecutive pieces, sent
+	// without joining them (providers.PartsSender): a member added to a
+	// body shared with the audit, or a translated body whose long strings
+	// stay in the client's body.
+	parts     [][]byte
 	provider  providers.Provider
 	model     string // upstream model id
 	stream    bool
@@ -279,14 +281,20 @@ func (s *Service) newCall(req *request, body []byte, t routed) (*call, error) {
 	if err := s.plan(c); err != nil {
 		return nil, err
 	}
-	// Chat-shaped streams upstream: ask for the usage chunk.
-	if c.stream && c.ep == providers.EndpointChat && p.StreamUsageOption() {
+	// Chat-shaped streams upstream: ask for the usage chunk. A body
+	// translated into parts asks for it already (translate.ChatTarget).
+	if c.stream && c.ep == providers.EndpointChat && p.StreamUsageOption() && c.parts == nil {
 		if !sameBytes(c.body, passthrough) { // translated: read the new body
 			opts = gjson.GetBytes(c.body, "stream_options")
 		}
-		_, splice := p.(providers.MemberSender)
-		if c.body, c.member, err = requestUsageChunk(c.body, opts, splice); err != nil {
+		_, splice := p.(providers.PartsSender)
+		var member string
+		if c.body, member, err = requestUsageChunk(c.body, opts, splice); err != nil {
 			return nil, apierr.InvalidRequest("could not set stream_options: " + err.Error())
+		}
+		if member != "" {
+			end, sep := providers.MemberSplit(c.body)
+			c.parts = [][]byte{c.body[:end], []byte(sep + member), c.body[end:]}
 		}
 	}
 	c.info = req.info
@@ -318,7 +326,7 @@ const usageMember = `"stream_options":{"include_usage":true}`
 // Without stream_options it adds the member to the object as it is,
 // sparing sjson's parse and copy of a large body: in place when the body
 // has room for it (body must not be used afterwards), else, when splice
-// is set (the provider is a providers.MemberSender), by returning the
+// is set (the provider is a providers.PartsSender), by returning the
 // body unchanged and the member to send with it, else in a copy.
 func requestUsageChunk(body []byte, opts gjson.Result, splice bool) ([]byte, string, error) {
 	switch {
@@ -349,12 +357,14 @@ func appendMember(obj []byte, member string) []byte {
 	return out
 }
 
-// send calls the provider with the call's body (and member).
+// send calls the provider with the call's body (or parts; joined for a
+// provider that cannot send them as they are).
 func (c *call) send(ctx context.Context) (*http.Response, error) {
-	if c.member != "" {
-		if ms, ok := c.provider.(providers.MemberSender); ok {
-			return ms.DoWithMember(ctx, c.ep, c.model, c.body, c.member)
+	if c.parts != nil {
+		if ps, ok := c.provider.(providers.PartsSender); ok {
+			return ps.DoParts(ctx, c.ep, c.model, c.parts)
 		}
+		return c.provider.Do(ctx, c.ep, c.model, bytes.Join(c.parts, nil))
 	}
 	return c.provider.Do(ctx, c.ep, c.model, c.body)
 }

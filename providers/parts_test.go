@@ -32,7 +32,7 @@ func TestMemberSplit(t *testing.T) {
 	}
 }
 
-func TestDoWithMemberSendsTheBodyInParts(t *testing.T) {
+func TestDoPartsSendsTheBodyInParts(t *testing.T) {
 	var got []string
 	var lengths []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -48,12 +48,12 @@ func TestDoWithMemberSendsTheBodyInParts(t *testing.T) {
 	}))
 	defer srv.Close()
 	p := mustNew(t, Options{Name: "x", Type: "openai", BaseURL: srv.URL + "/v1", APIKey: "k", Client: srv.Client()})
-	ms, ok := p.(MemberSender)
+	ps, ok := p.(PartsSender)
 	if !ok {
-		t.Fatal("openai provider is not a MemberSender")
+		t.Fatal("openai provider is not a PartsSender")
 	}
 	body := []byte(`{"model":"m","stream":true}`)
-	resp, err := ms.DoWithMember(context.Background(), EndpointChat, "m", body, `"stream_options":{"include_usage":true}`)
+	resp, err := ps.DoParts(context.Background(), EndpointChat, "m", [][]byte{body[:len(body)-1], []byte(`,"stream_options":{"include_usage":true}`), body[len(body)-1:]})
 	if err != nil {
 		t.Fatal(err)
 	}

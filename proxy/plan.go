@@ -58,7 +58,10 @@ func (s *Service) plan(c *call) error {
 	case c.in == ingressMessages && p.Shape() == providers.ShapeChat:
 		orig := c.body
 		c.ep = providers.EndpointChat
-		c.body, err = anthropic.MessagesToChatRequest(orig, chatTarget(p))
+		// The client's body stays as it is (the audit records it), so
+		// the translation may leave its long strings there.
+		c.body = nil
+		c.parts, err = anthropic.MessagesToChatRequestParts(orig, chatTarget(p))
 		c.tr = &translation{
 			response: func(up []byte) ([]byte, tokens.Usage, error) {
 				return anthropic.ChatToMessagesResponse(up, c.model)

@@ -2,6 +2,7 @@ package translate
 
 import (
 	"strconv"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 )
@@ -13,11 +14,31 @@ import (
 // literal). Values taken from gjson are copied as their raw JSON text
 // where possible, so most content is never decoded and re-encoded.
 type Writer struct {
-	// Buf is the JSON written so far.
+	// Buf is the JSON written so far (without the borrowed strings when
+	// Borrow is set).
 	Buf []byte
+	// Borrow, when above 0, makes RawStr keep a string whose JSON text
+	// has at least this many bytes as a reference into the parsed
+	// document instead of copying it into Buf (BorrowMin is a good
+	// value): the output is then Parts, and Buf alone is not the JSON.
+	// The document must stay unchanged while the parts are in use.
+	Borrow int
+	// borrowed are the strings kept by reference, in order, each with
+	// the length of Buf where it goes.
+	borrowed []borrowedStr
 	// comma says the next value in the open container needs a leading
 	// comma.
 	comma bool
+}
+
+// BorrowMin is the length from which a Writer should borrow strings
+// (Writer.Borrow): below it a copy costs less than a part.
+const BorrowMin = 512
+
+// borrowedStr is a string kept by reference, written at offset at of Buf.
+type borrowedStr struct {
+	at  int
+	raw string
 }
 
 // Sep writes the comma the next value needs, if any. A caller that writes
@@ -32,6 +53,7 @@ func (w *Writer) Sep() {
 // Reset empties the writer, keeping Buf's storage.
 func (w *Writer) Reset() {
 	w.Buf = w.Buf[:0]
+	w.borrowed = w.borrowed[:0]
 	w.comma = false
 }
 
@@ -110,7 +132,32 @@ func (w *Writer) RawStr(r gjson.Result) {
 		w.Str(r.String())
 		return
 	}
+	if w.Borrow > 0 && len(r.Raw) >= w.Borrow {
+		w.Sep()
+		w.borrowed = append(w.borrowed, borrowedStr{at: len(w.Buf), raw: r.Raw})
+		return
+	}
 	w.Raw(r.Raw)
+}
+
+// Parts returns the JSON written as consecutive pieces: the runs of Buf
+// between the borrowed strings, and those strings, which point into the
+// parsed document and must not be modified. Without borrowed strings it
+// is Buf alone.
+func (w *Writer) Parts() [][]byte {
+	parts := make([][]byte, 0, 2*len(w.borrowed)+1)
+	prev := 0
+	for _, b := range w.borrowed {
+		if b.at > prev {
+			parts = append(parts, w.Buf[prev:b.at])
+		}
+		parts = append(parts, unsafe.Slice(unsafe.StringData(b.raw), len(b.raw)))
+		prev = b.at
+	}
+	if prev < len(w.Buf) || len(parts) == 0 {
+		parts = append(parts, w.Buf[prev:])
+	}
+	return parts
 }
 
 // Int writes n.
@@ -169,16 +216,18 @@ func (w *Writer) Fields(frag []byte) {
 
 // Mark is a position of a Writer to roll back to.
 type Mark struct {
-	n     int
-	comma bool
+	n        int
+	borrowed int
+	comma    bool
 }
 
 // Mark records the writer's position.
-func (w *Writer) Mark() Mark { return Mark{n: len(w.Buf), comma: w.comma} }
+func (w *Writer) Mark() Mark { return Mark{n: len(w.Buf), borrowed: len(w.borrowed), comma: w.comma} }
 
 // Rollback returns the writer to m, dropping everything written since.
 func (w *Writer) Rollback(m Mark) {
 	w.Buf = w.Buf[:m.n]
+	w.borrowed = w.borrowed[:m.borrowed]
 	w.comma = m.comma
 }
 

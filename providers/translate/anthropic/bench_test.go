@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/modelgate/modelgate/internal/fixtures"
@@ -45,6 +46,30 @@ func BenchmarkMessagesToChatRequest(b *testing.B) {
 		if _, err := MessagesToChatRequest(msgs, translate.ChatTarget{}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkMessagesToChatRequest64KiB translates a request with a 64 KiB
+// prompt, copying it (copy) or leaving it in the client's body (parts), as
+// the gateway does.
+func BenchmarkMessagesToChatRequest64KiB(b *testing.B) {
+	msgs := []byte(`{"model":"m","max_tokens":32,"messages":[{"role":"user","content":"` + strings.Repeat("lorem ipsum ", 65536/12) + `"}]}`)
+	for _, bc := range []struct {
+		name string
+		run  func() error
+	}{
+		{"copy", func() error { _, err := MessagesToChatRequest(msgs, translate.ChatTarget{}); return err }},
+		{"parts", func() error { _, err := MessagesToChatRequestParts(msgs, translate.ChatTarget{}); return err }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(msgs)))
+			for b.Loop() {
+				if err := bc.run(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

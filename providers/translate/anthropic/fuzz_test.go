@@ -62,6 +62,7 @@ func FuzzRequests(f *testing.F) {
 		for _, target := range fuzzTargets {
 			out, err := MessagesToChatRequest(b, target)
 			mustBeJSON(t, "MessagesToChatRequest", out, err, true)
+			samePartsAsBody(t, b, target, out, err)
 		}
 		out, err := ChatToMessagesRequest(b, 4096)
 		mustBeJSON(t, "ChatToMessagesRequest", out, err, true)

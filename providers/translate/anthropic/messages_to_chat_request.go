@@ -30,6 +30,34 @@ type messagesRequest struct {
 // and takes no prior reasoning); everything else is mapped or rejected with
 // an *Error naming the field (see UNSUPPORTED.md).
 func MessagesToChatRequest(messages []byte, target translate.ChatTarget) (chat []byte, err error) {
+	w, err := messagesToChat(messages, target, 0)
+	if err != nil {
+		return nil, err
+	}
+	return w.Buf, nil
+}
+
+// MessagesToChatRequestParts is MessagesToChatRequest with the long
+// strings (translate.BorrowMin) left where they are in messages: the
+// request is returned as consecutive parts, some of which point into
+// messages, which must stay unchanged while they are in use. A large
+// prompt is then not held twice while the upstream call is made.
+func MessagesToChatRequestParts(messages []byte, target translate.ChatTarget) ([][]byte, error) {
+	w, err := messagesToChat(messages, target, borrowMin)
+	if err != nil {
+		return nil, err
+	}
+	return w.Parts(), nil
+}
+
+// borrowMin is the length from which MessagesToChatRequestParts leaves a
+// string in the client's body; tests lower it.
+var borrowMin = translate.BorrowMin
+
+// messagesToChat writes the translated request, keeping strings of borrow
+// bytes or more by reference when borrow is above 0
+// (translate.Writer.Borrow).
+func messagesToChat(messages []byte, target translate.ChatTarget, borrow int) (*translate.Writer, error) {
 	root, err := translate.ParseRequest(messages)
 	if err != nil {
 		return nil, err
@@ -50,19 +78,23 @@ func MessagesToChatRequest(messages []byte, target translate.ChatTarget) (chat [
 		return nil, err
 	}
 
-	w := translate.Writer{Buf: make([]byte, 0, len(messages)+256)}
+	size := len(messages) + 256
+	if borrow > 0 {
+		size = min(size, 2048)
+	}
+	w := &translate.Writer{Buf: make([]byte, 0, size), Borrow: borrow}
 	w.Obj()
 	w.Key("model")
 	w.RawStr(r.model)
 	w.Key("messages")
 	w.Arr()
-	if err := writeChatSystem(&w, r.system); err != nil {
+	if err := writeChatSystem(w, r.system); err != nil {
 		return nil, err
 	}
 	i := -1
 	r.messages.ForEach(func(_, m gjson.Result) bool {
 		i++
-		err = writeChatMessage(&w, m, translate.Param("messages").At(i))
+		err = writeChatMessage(w, m, translate.Param("messages").At(i))
 		return err == nil
 	})
 	if err != nil {
@@ -105,21 +137,21 @@ func MessagesToChatRequest(messages []byte, target translate.ChatTarget) (chat [
 		}
 		if r.stream.Type == gjson.True {
 			// Anthropic clients always get usage; ask for it.
-			target.WriteStream(&w)
+			target.WriteStream(w)
 		} else {
 			w.KeyRaw("stream", r.stream.Raw)
 		}
 	}
-	if err := r.writeUser(&w); err != nil {
+	if err := r.writeUser(w); err != nil {
 		return nil, err
 	}
-	if err := r.writeChatTools(&w); err != nil {
+	if err := r.writeChatTools(w); err != nil {
 		return nil, err
 	}
 	if effort != "" {
 		w.KeyStr("reasoning_effort", effort)
 	}
-	if err := r.writeResponseFormat(&w); err != nil {
+	if err := r.writeResponseFormat(w); err != nil {
 		return nil, err
 	}
 	if translate.IsSet(r.serviceTier) {
@@ -133,7 +165,7 @@ func MessagesToChatRequest(messages []byte, target translate.ChatTarget) (chat [
 		}
 	}
 	w.EndObj()
-	return w.Buf, nil
+	return w, nil
 }
 
 // collect sorts the request's fields, rejecting those the chat API cannot

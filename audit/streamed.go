@@ -168,6 +168,13 @@ func chatFromStream(sse []byte) map[string]any {
 	if out == nil {
 		return nil
 	}
+	out["choices"] = chatChoiceList(choices)
+	return out
+}
+
+// chatChoiceList returns the choices a chat stream added up to, in index
+// order, as the choices of a chat completion.
+func chatChoiceList(choices map[int64]*chatChoice) []any {
 	idx := make([]int64, 0, len(choices))
 	for i := range choices {
 		idx = append(idx, i)
@@ -197,8 +204,7 @@ func chatFromStream(sse []byte) map[string]any {
 		}
 		list = append(list, map[string]any{"index": ch.index, "message": msg, "finish_reason": ch.finishReason})
 	}
-	out["choices"] = list
-	return out
+	return list
 }
 
 // first keeps v in r unless r already holds a value: gjson's lookups

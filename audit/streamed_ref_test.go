@@ -3,7 +3,6 @@ package audit
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
 	"testing"
 
 	"github.com/tidwall/gjson"
@@ -46,25 +45,7 @@ func chatFromStreamReference(sse []byte) map[string]any {
 			ch.content.WriteString(d.Get("content").Str)
 			ch.refusal.WriteString(d.Get("refusal").Str)
 			d.Get("tool_calls").ForEach(func(_, tc gjson.Result) bool {
-				if ch.toolCalls == nil {
-					ch.toolCalls = map[int64]*chatToolCall{}
-				}
-				ti := tc.Get("index").Int()
-				call := ch.toolCalls[ti]
-				if call == nil {
-					call = &chatToolCall{Type: "function"}
-					ch.toolCalls[ti] = call
-				}
-				if id := tc.Get("id").Str; id != "" {
-					call.ID = id
-				}
-				if t := tc.Get("type").Str; t != "" {
-					call.Type = t
-				}
-				if n := tc.Get("function.name").Str; n != "" {
-					call.Function.Name += n
-				}
-				call.Function.Arguments += tc.Get("function.arguments").Str
+				addChatToolCallDelta(ch, tc)
 				return true
 			})
 			if fr := c.Get("finish_reason"); fr.Type == gjson.String {
@@ -76,36 +57,7 @@ func chatFromStreamReference(sse []byte) map[string]any {
 	if out == nil {
 		return nil
 	}
-	idx := make([]int64, 0, len(choices))
-	for i := range choices {
-		idx = append(idx, i)
-	}
-	sort.Slice(idx, func(a, b int) bool { return idx[a] < idx[b] })
-	list := make([]any, 0, len(idx))
-	for _, i := range idx {
-		ch := choices[i]
-		msg := map[string]any{"role": ch.role, "content": nil}
-		if ch.content.Len() > 0 {
-			msg["content"] = ch.content.String()
-		}
-		if ch.refusal.Len() > 0 {
-			msg["refusal"] = ch.refusal.String()
-		}
-		if len(ch.toolCalls) > 0 {
-			ti := make([]int64, 0, len(ch.toolCalls))
-			for k := range ch.toolCalls {
-				ti = append(ti, k)
-			}
-			sort.Slice(ti, func(a, b int) bool { return ti[a] < ti[b] })
-			calls := make([]*chatToolCall, len(ti))
-			for j, k := range ti {
-				calls[j] = ch.toolCalls[k]
-			}
-			msg["tool_calls"] = calls
-		}
-		list = append(list, map[string]any{"index": ch.index, "message": msg, "finish_reason": ch.finishReason})
-	}
-	out["choices"] = list
+	out["choices"] = chatChoiceList(choices)
 	return out
 }
 

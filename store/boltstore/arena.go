@@ -1,5 +1,12 @@
 package boltstore
 
+import (
+	"encoding/binary"
+	"time"
+
+	"github.com/modelgate/modelgate/audit"
+)
+
 // arenaBlock is the size of an arena's blocks, and arenaKeep how many of
 // them an arena keeps from one batch to the next (4 MiB).
 const (
@@ -7,10 +14,10 @@ const (
 	arenaKeep  = 16
 )
 
-// arena hands out byte slices for large values a batch passes to bbolt
-// (body chunks), carved from blocks that are kept from batch to batch:
-// allocating such values anew costs zeroing, page faults and garbage on
-// every batch. bbolt keeps the values until the transaction ends, so an
+// arena hands out byte slices for the keys and values a batch passes to
+// bbolt (body chunks among them), carved from blocks that are kept from
+// batch to batch: allocating them one by one, or large ones anew, costs
+// zeroing, page faults and garbage on every batch. bbolt keeps the values until the transaction ends, so an
 // arena is reset only when the next batch begins. A value larger than
 // half a block gets a slice of its own.
 type arena struct {
@@ -54,4 +61,18 @@ func (a *arena) take(n int) []byte {
 	start := len(a.extra)
 	a.extra = a.extra[:start+n]
 	return a.extra[start : start : start+n]
+}
+
+// recentKey is recentKey carved from the arena.
+func (a *arena) recentKey(lastSeen time.Time, sessKey []byte) []byte {
+	return appendRecentKey(a.take(8+len(sessKey)), lastSeen, sessKey)
+}
+
+// encodeSession is encodeSession carved from the arena.
+func (a *arena) encodeSession(t *audit.SessionTotals) []byte {
+	n := 1 + 12*10 + 8 + 2
+	for _, m := range t.Models {
+		n += len(m) + 2
+	}
+	return appendSession(a.take(n+binary.MaxVarintLen64), t)
 }

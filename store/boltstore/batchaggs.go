@@ -29,14 +29,13 @@ type batchAggs struct {
 	posts    []posting
 	termPost []int32
 	postIDs  []audit.ID
-	// slab holds keys and values the batch hands to bbolt, which keeps
-	// them until the commit; it is reused by the next batch.
-	slab slab
+	// arena holds the keys and values the batch hands to bbolt (body
+	// chunks as stored among them), which keeps them until the commit;
+	// it is reused by the next batch.
+	arena arena
 	// packBuf is the buffer body chunks are packed in, and sealBuf the
-	// one they are compressed in, both reused chunk after chunk;
-	// chunkArena holds the chunks as stored until the commit.
+	// one they are compressed in, both reused chunk after chunk.
 	packBuf, sealBuf []byte
-	chunkArena       arena
 	auditHours       map[string]*audit.AuditHour
 	usageHours       map[string]*audit.UsageAggregate
 	usageDays        map[string]*audit.UsageAggregate
@@ -85,8 +84,7 @@ func (a *batchAggs) BeginBatch() {
 	a.postIdx = map[string]int32{}
 	clear(a.posts)
 	a.posts = a.posts[:0]
-	a.slab.reset()
-	a.chunkArena.reset()
+	a.arena.reset()
 	a.auditHours = map[string]*audit.AuditHour{}
 	a.usageHours = map[string]*audit.UsageAggregate{}
 	a.usageDays = map[string]*audit.UsageAggregate{}
@@ -238,15 +236,15 @@ func (a *batchAggs) flushSessions(tx *bbolt.Tx) error {
 				a.corruptRows.Add(1)
 				continue
 			}
-			oldRecent = a.slab.recentKey(s.LastSeen, key)
+			oldRecent = a.arena.recentKey(s.LastSeen, key)
 		}
 		for u := a.sess[i].first; u >= 0; u = a.next[u] {
 			s.AddRecord(a.usage[u])
 		}
-		if err := sessions.Put(key, a.slab.encodeSession(&s)); err != nil {
+		if err := sessions.Put(key, a.arena.encodeSession(&s)); err != nil {
 			return err
 		}
-		newRecent := a.slab.recentKey(s.LastSeen, key)
+		newRecent := a.arena.recentKey(s.LastSeen, key)
 		if string(newRecent) == string(oldRecent) {
 			continue
 		}

@@ -67,7 +67,7 @@ func (a *batchAggs) writeChunks(tx *bbolt.Tx) error {
 			setBodiesRef(w.head, &newest, off, n)
 		}
 		var v []byte
-		v, a.sealBuf = sealChunk(&a.chunkArena, a.sealBuf, chunk)
+		v, a.sealBuf = sealChunk(&a.arena, a.sealBuf, chunk)
 		if err := chunks.Put(newest[:], v); err != nil {
 			return err
 		}
@@ -158,7 +158,7 @@ func (a *batchAggs) writePostings(tx *bbolt.Tx) error {
 	}
 	for i := range a.posts {
 		p := &a.posts[i]
-		if err := putPosting(idx, &a.slab, p.key, a.postIDs[p.off:p.off+p.n], seq); err != nil {
+		if err := putPosting(idx, &a.arena, p.key, a.postIDs[p.off:p.off+p.n], seq); err != nil {
 			return err
 		}
 	}

@@ -145,16 +145,16 @@ type posting struct {
 
 // putPosting stores ids, the entries of one batch with the term and slot
 // termSlot, as the posting of batch seq; the key and value come from sl.
-func putPosting(idx *bbolt.Bucket, sl *slab, termSlot []byte, ids []audit.ID, seq uint64) error {
+func putPosting(idx *bbolt.Bucket, ar *arena, termSlot []byte, ids []audit.ID, seq uint64) error {
 	if !slices.IsSortedFunc(ids, compareIDs) {
 		slices.SortFunc(ids, compareIDs)
 	}
 	ids = slices.Compact(ids) // an entry queued twice in one batch
-	key := sl.take(len(termSlot) + 16 - slotLen)
+	key := ar.take(len(termSlot) + 16 - slotLen)
 	key = append(key, termSlot...)
 	key = binary.BigEndian.AppendUint64(key, seq)
 	key = append(key, postingMark[:]...)
-	val := sl.take(16 * len(ids))
+	val := ar.take(16 * len(ids))
 	for i := range ids {
 		val = append(val, ids[i][:]...)
 	}

@@ -48,7 +48,7 @@ type Write struct {
 // per second.
 func (s *Store) Enqueue(w Write) bool {
 	s.qmu.Lock()
-	if s.closing {
+	if s.closing.Load() {
 		s.qmu.Unlock()
 		s.dropped(true)
 		return false
@@ -113,7 +113,7 @@ func (s *Store) warnDropped(reason string, total uint64) bool {
 // queued).
 func (s *Store) Flush(ctx context.Context) error {
 	s.qmu.Lock()
-	if s.closing {
+	if s.closing.Load() {
 		s.qmu.Unlock()
 		select {
 		case <-s.done:

@@ -25,16 +25,14 @@ type Store struct {
 	log  *zap.Logger
 	opts Options
 
-	// qmu guards q and closing.
+	// qmu guards q, and orders setting closing with queueing.
 	qmu sync.Mutex
 	// q holds the writes and Flush markers not yet taken by the writer,
 	// in order.
 	q opList
-	// closing is set under qmu when Close starts: nothing is queued
+	// closing is set, under qmu, when Close starts: nothing is queued
 	// after it, so a writer that finds q empty and closing is done.
-	closing bool
-	// closedFlag mirrors closing for readers that take no lock.
-	closedFlag atomic.Bool
+	closing atomic.Bool
 	// queued counts the writes in q or taken by the writer but not yet
 	// moved into its batch: the queue's length as QueueSize bounds it.
 	queued atomic.Int64
@@ -131,7 +129,7 @@ func (s *Store) Path() string { return s.path }
 func (s *Store) DB() *bbolt.DB { return s.db }
 
 // closed reports whether Close has started.
-func (s *Store) closed() bool { return s.closedFlag.Load() }
+func (s *Store) closed() bool { return s.closing.Load() }
 
 // View runs fn in a read-only transaction. Writes still in the queue are not
 // visible; call Flush first if fn must see them.
@@ -173,8 +171,7 @@ func (s *Store) EnsureBuckets(names ...string) error {
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		s.qmu.Lock()
-		s.closing = true
-		s.closedFlag.Store(true)
+		s.closing.Store(true)
 		s.qmu.Unlock()
 		s.wake()
 		<-s.done

@@ -77,13 +77,13 @@ func (w *writer) reportDrops() {
 // drain moves queued writes into batches until the queue is empty,
 // committing each full batch and answering Flush markers. It takes the
 // whole queue at once, so the lock is held for a swap, not for the work,
-// and hands each block back for reuse as soon as it is done with it. It returns false once the
-// store is closing and the queue is empty.
+// and hands each block back for reuse as soon as it is done with it. It
+// returns false once the store is closing and the queue is empty.
 func (w *writer) drain() bool {
 	s := w.s
 	for {
 		s.qmu.Lock()
-		head, closing := s.q.take(), s.closing
+		head, closing := s.q.take(), s.closing.Load()
 		s.qmu.Unlock()
 		if head == nil {
 			return !closing

@@ -288,13 +288,8 @@ func (s *Service) newCall(req *request, body []byte, t routed) (*call, error) {
 			opts = gjson.GetBytes(c.body, "stream_options")
 		}
 		_, splice := p.(providers.PartsSender)
-		var member string
-		if c.body, member, err = requestUsageChunk(c.body, opts, splice); err != nil {
+		if c.body, c.parts, err = requestUsageChunk(c.body, opts, splice); err != nil {
 			return nil, apierr.InvalidRequest("could not set stream_options: " + err.Error())
-		}
-		if member != "" {
-			end, sep := providers.MemberSplit(c.body)
-			c.parts = [][]byte{c.body[:end], []byte(sep + member), c.body[end:]}
 		}
 	}
 	c.info = req.info
@@ -326,20 +321,22 @@ const usageMember = `"stream_options":{"include_usage":true}`
 // Without stream_options it adds the member to the object as it is,
 // sparing sjson's parse and copy of a large body: in place when the body
 // has room for it (body must not be used afterwards), else, when splice
-// is set (the provider is a providers.PartsSender), by returning the
-// body unchanged and the member to send with it, else in a copy.
-func requestUsageChunk(body []byte, opts gjson.Result, splice bool) ([]byte, string, error) {
+// is set (the provider is a providers.PartsSender), by returning the body
+// unchanged with the parts to send instead (the body up to its closing
+// brace, the member, the rest), else in a copy.
+func requestUsageChunk(body []byte, opts gjson.Result, splice bool) ([]byte, [][]byte, error) {
 	switch {
 	case opts.Get("include_usage").Bool():
-		return body, "", nil
+		return body, nil, nil
 	case !opts.Exists():
 		if splice && cap(body)-len(body) < len(usageMember)+1 {
-			return body, usageMember, nil
+			end, sep := providers.MemberSplit(body)
+			return body, [][]byte{body[:end], []byte(sep + usageMember), body[end:]}, nil
 		}
-		return appendMember(body, usageMember), "", nil
+		return appendMember(body, usageMember), nil, nil
 	default:
 		b, err := sjson.SetBytes(body, "stream_options.include_usage", true)
-		return b, "", err
+		return b, nil, err
 	}
 }
 

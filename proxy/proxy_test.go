@@ -289,29 +289,28 @@ func TestRequestUsageChunk(t *testing.T) {
 		{`{"stream_options":{}}`, `{"stream_options":{"include_usage":true}}`},
 	}
 	for _, c := range cases {
-		got, member, err := requestUsageChunk([]byte(c.in), gjson.Get(c.in, "stream_options"), false)
-		if err != nil || string(got) != c.want || member != "" {
-			t.Errorf("%s: got %s + %q (%v), want %s", c.in, got, member, err, c.want)
+		got, parts, err := requestUsageChunk([]byte(c.in), gjson.Get(c.in, "stream_options"), false)
+		if err != nil || string(got) != c.want || parts != nil {
+			t.Errorf("%s: got %s + %q (%v), want %s", c.in, got, parts, err, c.want)
 		}
 		// With spare capacity (as readBody leaves it) the member is
 		// written in place, with the same result, splice or not.
 		for _, splice := range []bool{false, true} {
 			roomy := append(make([]byte, 0, len(c.in)+memberHeadroom), c.in...)
-			got, member, err = requestUsageChunk(roomy, gjson.Get(c.in, "stream_options"), splice)
-			if err != nil || string(got) != c.want || member != "" {
-				t.Errorf("%s in place: got %s + %q (%v), want %s", c.in, got, member, err, c.want)
+			got, parts, err = requestUsageChunk(roomy, gjson.Get(c.in, "stream_options"), splice)
+			if err != nil || string(got) != c.want || parts != nil {
+				t.Errorf("%s in place: got %s + %q (%v), want %s", c.in, got, parts, err, c.want)
 			}
 		}
 		// A body without room (shared with the audit) is left as it is
 		// when the provider can send the member beside it.
 		tight := []byte(c.in)
-		got, member, err = requestUsageChunk(tight[:len(tight):len(tight)], gjson.Get(c.in, "stream_options"), true)
+		got, parts, err = requestUsageChunk(tight[:len(tight):len(tight)], gjson.Get(c.in, "stream_options"), true)
 		if err != nil || string(tight) != c.in {
 			t.Fatalf("%s spliced: %v, body now %s", c.in, err, tight)
 		}
-		if member != "" {
-			end, sep := providers.MemberSplit(got)
-			got = []byte(string(got[:end]) + sep + member + string(got[end:]))
+		if parts != nil {
+			got = bytes.Join(parts, nil)
 		}
 		if string(got) != c.want {
 			t.Errorf("%s spliced: got %s, want %s", c.in, got, c.want)

@@ -187,10 +187,13 @@ func (a *auditRequest) finish(aw *auditWriter, r *http.Request, serveErr error) 
 		}
 	}
 	errType, errCode, errMsg := info.ErrorType, info.ErrorCode, info.ErrorMessage
-	// The server cancels a request's context while the handler runs only
-	// when the client went away: recorded as status 499,
-	// client_disconnected, whatever was sent before.
-	if errors.Is(r.Context().Err(), context.Canceled) {
+	// The server cancels a request's context only when the client went
+	// away. Before the whole answer was sent (none written, a write that
+	// failed, or a stream still open) that is recorded as status 499,
+	// client_disconnected, whatever was sent before; a client that leaves
+	// once it has the whole answer (an agent closing the connection on
+	// the stream's last event) got its answer.
+	if errors.Is(r.Context().Err(), context.Canceled) && (aw.status == 0 || aw.failed || info.AnswerOpen) {
 		e.StatusCode, errCode = StatusClientClosed, CodeClientDisconnected
 		errMsg = "the client disconnected before the answer was complete"
 		if errType == "" {

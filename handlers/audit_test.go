@@ -140,21 +140,49 @@ func TestAuditStageBoundsAndOutcomes(t *testing.T) {
 		t.Fatalf("entry %+v data %+v usage %d", e, e.Data, len(m.usage))
 	}
 
-	ctx, cancel := context.WithCancel(context.Background())
-	r = httptest.NewRequest("POST", "/v1/chat/completions", strings.NewReader(`{"model":"m"}`)).WithContext(ctx)
-	_ = auditRoute(au, chatRoute(t), httptest.NewRecorder(), r, func(w http.ResponseWriter, r *http.Request) error {
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = io.WriteString(w, "data: {\"object\":\"chat.completion.chunk\",\"choices\":[]}\n\n")
-		cancel()
-		return nil
-	})
-	e = m.entries[1]
+	// stream writes a stream's first event and leaves with the client
+	// gone: with the stream still open (closed reports whether the last
+	// part was sent before the client left).
+	stream := func(closed bool) *audit.Entry {
+		ctx, cancel := context.WithCancel(context.Background())
+		r := httptest.NewRequest("POST", "/v1/chat/completions", strings.NewReader(`{"model":"m"}`)).WithContext(ctx)
+		_ = auditRoute(au, chatRoute(t), httptest.NewRecorder(), r, func(w http.ResponseWriter, r *http.Request) error {
+			info := reqinfo.From(r.Context())
+			info.AnswerOpen = true
+			w.Header().Set("Content-Type", "text/event-stream")
+			_, _ = io.WriteString(w, "data: {\"object\":\"chat.completion.chunk\",\"choices\":[]}\n\n")
+			if closed {
+				_, _ = io.WriteString(w, "data: [DONE]\n\n")
+				info.AnswerOpen = false
+			}
+			cancel()
+			return nil
+		})
+		return m.entries[len(m.entries)-1]
+	}
+	e = stream(false)
 	if e.StatusCode != StatusClientClosed || e.Data.ErrorCode != CodeClientDisconnected {
 		t.Fatalf("disconnect: %d %q", e.StatusCode, e.Data.ErrorCode)
 	}
 	var body map[string]any
 	if json.Unmarshal(e.Data.ResponseBody, &body) != nil || body["object"] != "chat.completion" {
 		t.Errorf("partial stream recorded as %s", e.Data.ResponseBody)
+	}
+	// A client that closes the connection once it has the stream's last
+	// event (as Codex does) got the whole answer.
+	if e = stream(true); e.StatusCode != http.StatusOK || e.Data.ErrorCode != "" || e.ErrorType != "" {
+		t.Fatalf("left after the last event: %d %q %q", e.StatusCode, e.ErrorType, e.Data.ErrorCode)
+	}
+
+	// Nothing written when the client left: 499.
+	ctx, cancel := context.WithCancel(context.Background())
+	r = httptest.NewRequest("POST", "/v1/chat/completions", strings.NewReader(`{"model":"m"}`)).WithContext(ctx)
+	_ = auditRoute(au, chatRoute(t), httptest.NewRecorder(), r, func(w http.ResponseWriter, r *http.Request) error {
+		cancel()
+		return nil
+	})
+	if e = m.entries[len(m.entries)-1]; e.StatusCode != StatusClientClosed {
+		t.Fatalf("left before any answer: %d", e.StatusCode)
 	}
 }
 

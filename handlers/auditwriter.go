@@ -13,6 +13,7 @@ import (
 type auditWriter struct {
 	http.ResponseWriter
 	status  int
+	failed  bool // a write to the client failed
 	capture bool
 	over    bool
 	max     int
@@ -39,7 +40,11 @@ func (w *auditWriter) Write(p []byte) (int, error) {
 			w.buf = append(w.buf, p...)
 		}
 	}
-	return w.ResponseWriter.Write(p)
+	n, err := w.ResponseWriter.Write(p)
+	if err != nil {
+		w.failed = true
+	}
+	return n, err
 }
 
 // Flush sends buffered data to the client.

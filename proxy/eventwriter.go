@@ -1,6 +1,10 @@
 package proxy
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/modelgate/modelgate/reqinfo"
+)
 
 // eventWriter sends a server-sent-event stream to the client. It flushes
 // whenever the upstream has no further whole event buffered, so events
@@ -9,19 +13,22 @@ type eventWriter struct {
 	w         http.ResponseWriter
 	rc        http.ResponseController // a value, so the writer can live on the stack
 	events    *eventReader
+	info      *reqinfo.Info
 	unflushed bool
 }
 
 // startEventStream sends the status and the streaming headers at once (the
 // client learns the stream has begun before the first event) and returns
-// the writer for the events read from events.
-func startEventStream(w http.ResponseWriter, status int, events *eventReader) eventWriter {
+// the writer for the events read from events. The request's answer stays
+// open (info.AnswerOpen) until end sends the last part.
+func startEventStream(w http.ResponseWriter, status int, events *eventReader, info *reqinfo.Info) eventWriter {
+	info.AnswerOpen = true
 	h := w.Header()
 	h.Del("Content-Length")
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(status)
-	ew := eventWriter{w: w, rc: *http.NewResponseController(w), events: events}
+	ew := eventWriter{w: w, rc: *http.NewResponseController(w), events: events, info: info}
 	_ = ew.rc.Flush()
 	return ew
 }
@@ -40,5 +47,16 @@ func (ew *eventWriter) write(b []byte, last bool) bool {
 		ew.unflushed = false
 		return ew.rc.Flush() == nil
 	}
+	return true
+}
+
+// end sends b, the stream's last part, and flushes; once the client has
+// it the answer is whole, and a client that leaves afterwards is no
+// disconnect. It reports false if the client is gone.
+func (ew *eventWriter) end(b []byte) bool {
+	if !ew.write(b, true) {
+		return false
+	}
+	ew.info.AnswerOpen = false
 	return true
 }

@@ -283,6 +283,7 @@ func isJSON(ct string) bool {
 // copyFlushing relays an answer that is not read whole (streams, audio,
 // files) as it arrives, flushing after every read.
 func (s *Service) copyFlushing(w http.ResponseWriter, r *http.Request, body io.Reader, c *call) {
+	c.info.AnswerOpen = true
 	rc := http.NewResponseController(w)
 	buf := make([]byte, 32<<10)
 	for {
@@ -294,7 +295,9 @@ func (s *Service) copyFlushing(w http.ResponseWriter, r *http.Request, body io.R
 			_ = rc.Flush()
 		}
 		if err != nil {
-			if !errors.Is(err, io.EOF) && r.Context().Err() == nil {
+			if errors.Is(err, io.EOF) {
+				c.info.AnswerOpen = false
+			} else if r.Context().Err() == nil {
 				c.failure = readError(c.provider.Name(), err).Error()
 				s.logger().Warn("passthrough answer broke off", zap.String("provider", c.provider.Name()), zap.Error(err))
 			}

@@ -25,7 +25,7 @@ import (
 func (s *Service) relayStream(w http.ResponseWriter, r *http.Request, resp *http.Response, c *call) {
 	events := newEventReader(resp.Body)
 	defer events.release()
-	out := startEventStream(w, resp.StatusCode, events)
+	out := startEventStream(w, resp.StatusCode, events, c.info)
 	for {
 		ev, err := events.next()
 		// A last event that lacks only its blank line (as some upstreams
@@ -37,7 +37,11 @@ func (s *Service) relayStream(w http.ResponseWriter, r *http.Request, resp *http
 		if !c.inspectEvent(ev) {
 			ev = nil
 		}
-		if !out.write(ev, err != nil) || err != nil {
+		if err != nil {
+			out.end(ev)
+			return
+		}
+		if !out.write(ev, false) {
 			return
 		}
 	}
@@ -60,7 +64,7 @@ func endsLine(b []byte) bool { return len(b) > 0 && b[len(b)-1] == '\n' }
 //     without logging it; the caller's deferred releases run on the way.
 func (s *Service) endStream(r *http.Request, out *eventWriter, c *call, partial []byte, err error) {
 	if err == io.EOF && len(partial) == 0 {
-		out.write(nil, true)
+		out.end(nil)
 		return
 	}
 	if r.Context().Err() != nil {
@@ -74,7 +78,7 @@ func (s *Service) endStream(r *http.Request, out *eventWriter, c *call, partial 
 	s.logger().Warn("upstream stream failed", zap.String("provider", c.provider.Name()),
 		zap.String("code", c.failure), zap.Int("partial_event_bytes", len(partial)), zap.Error(err))
 	if errors.Is(err, errUpstreamTimeout) || errors.Is(err, errEventTooLarge) {
-		out.write(streamErrorEvent(c.in, e), true)
+		out.end(streamErrorEvent(c.in, e))
 		return
 	}
 	out.write(nil, true) // the whole events relayed so far

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -87,8 +88,9 @@ func TestRelayStreamFlushesEventsTogetherButNeverHoldsOneBack(t *testing.T) {
 	resp := &http.Response{StatusCode: 200, Header: http.Header{}, Body: pr}
 	rec := &flushRecorder{h: http.Header{}, flushed: make(chan struct{}, 16)}
 	done := make(chan struct{})
+	info := reqinfo.New()
 	go func() {
-		new(Service).relayStream(rec, httptest.NewRequest("POST", "/v1/chat/completions", nil), resp, &call{})
+		new(Service).relayStream(rec, httptest.NewRequest("POST", "/v1/chat/completions", nil), resp, &call{info: info})
 		close(done)
 	}()
 	if got := rec.waitFlush(t); got != "" {
@@ -121,6 +123,38 @@ func TestRelayStreamFlushesEventsTogetherButNeverHoldsOneBack(t *testing.T) {
 	}
 	pw.Close()
 	<-done
+	// The stream ended and its last part was sent: the answer is whole.
+	if info.AnswerOpen {
+		t.Error("the answer is still open after the stream ended")
+	}
+}
+
+// TestRelayStreamLeftOpenWhenTheClientLeaves: a stream that stops because
+// the client went away (the upstream read is cancelled with it) leaves the
+// answer open, so the audit records the disconnect.
+func TestRelayStreamLeftOpenWhenTheClientLeaves(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	resp := &http.Response{StatusCode: 200, Header: http.Header{}, Body: pr}
+	rec := &flushRecorder{h: http.Header{}, flushed: make(chan struct{}, 16)}
+	info := reqinfo.New()
+	done := make(chan struct{})
+	go func() {
+		r := httptest.NewRequest("POST", "/v1/chat/completions", nil).WithContext(ctx)
+		new(Service).relayStream(rec, r, resp, &call{info: info})
+		close(done)
+	}()
+	rec.waitFlush(t)
+	if _, err := io.WriteString(pw, "data: a\n\n"); err != nil {
+		t.Fatal(err)
+	}
+	rec.waitFlush(t)
+	cancel()
+	pw.CloseWithError(context.Canceled)
+	<-done
+	if !info.AnswerOpen {
+		t.Error("a stream the client left is recorded as whole")
+	}
 }
 
 // BenchmarkRelayStreamLoopback relays a 50-event stream whose events are

@@ -66,7 +66,7 @@ func relayTranslatedStream(w http.ResponseWriter, resp *http.Response, c *call) 
 	w.Header().Set("Content-Type", "text/event-stream")
 	events := newEventReader(resp.Body)
 	defer events.release()
-	out := startEventStream(w, resp.StatusCode, events)
+	out := startEventStream(w, resp.StatusCode, events, c.info)
 
 	conv := c.tr.stream()
 	defer func() {
@@ -119,7 +119,7 @@ func endTranslatedStream(out *eventWriter, conv translate.Stream, c *call, tail 
 		code, msg := streamFailure(err)
 		c.failure = code
 		c.tr.logger().Warn("upstream stream broke off", zap.String("provider", c.provider.Name()), zap.Error(err))
-		out.write(conv.Abort(code, msg), true)
+		out.end(conv.Abort(code, msg))
 		return
 	}
 	if ev, ok := translate.ParseEvent(tail); ok {
@@ -128,14 +128,14 @@ func endTranslatedStream(out *eventWriter, conv translate.Stream, c *call, tail 
 			c.tr.logger().Warn("upstream stream was cut off in the middle of an event", zap.String("provider", c.provider.Name()),
 				zap.Int("bytes", len(tail)))
 			c.failure = "stream_truncated"
-			out.write(conv.Abort("stream_truncated", "the upstream stream was cut off in the middle of an event"), true)
+			out.end(conv.Abort("stream_truncated", "the upstream stream was cut off in the middle of an event"))
 			return
 		}
 		if !out.write(b, false) {
 			return
 		}
 	}
-	out.write(conv.Finish(), true)
+	out.end(conv.Finish())
 }
 
 // streamFailure is the code and message a client gets for an upstream

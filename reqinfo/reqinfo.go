@@ -85,6 +85,12 @@ type Info struct {
 	// unless the resolved model has no price (unpriced models are never
 	// spend, so a spent budget does not refuse them).
 	BudgetExceeded error
+	// AnswerOpen reports that the answer is being written in parts (a
+	// stream, or a body relayed as it arrives) and is not yet whole: a
+	// client that goes away meanwhile did not get it. A handler that
+	// answers in parts sets it before the first part and clears it once
+	// the last part was sent.
+	AnswerOpen bool
 	// ErrorCode is the code of the gateway error the request was answered
 	// with, or its type when it has no code; empty while none was written.
 	ErrorCode string

@@ -17,21 +17,71 @@ func ChatUsage(u gjson.Result) (usage tokens.Usage, ok bool) {
 	if !u.IsObject() {
 		return tokens.Usage{}, false
 	}
-	out := tokens.Usage{
-		InputTokens:           u.Get("prompt_tokens").Int(),
-		OutputTokens:          u.Get("completion_tokens").Int(),
-		TotalTokens:           u.Get("total_tokens").Int(),
-		CachedInputTokens:     u.Get("prompt_tokens_details.cached_tokens").Int(),
-		CacheWriteInputTokens: u.Get("prompt_tokens_details.cache_write_tokens").Int(),
-		ReasoningTokens:       u.Get("completion_tokens_details.reasoning_tokens").Int(),
-	}
+	// One walk over the object (and its two detail objects) instead of a
+	// lookup per field. Of repeated keys the first counts, as a lookup
+	// takes it; a field inside a detail object is taken from the first
+	// such object that has it.
+	var out tokens.Usage
+	var seen chatUsageFields
+	var hitTokens int64
+	u.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "prompt_tokens":
+			seen.set(&out.InputTokens, chatPrompt, v)
+		case "completion_tokens":
+			seen.set(&out.OutputTokens, chatCompletion, v)
+		case "total_tokens":
+			seen.set(&out.TotalTokens, chatTotal, v)
+		case "prompt_cache_hit_tokens":
+			seen.set(&hitTokens, chatCacheHit, v)
+		case "prompt_tokens_details":
+			v.ForEach(func(k, v gjson.Result) bool {
+				switch k.Str {
+				case "cached_tokens":
+					seen.set(&out.CachedInputTokens, chatCached, v)
+				case "cache_write_tokens":
+					seen.set(&out.CacheWriteInputTokens, chatCacheWrite, v)
+				}
+				return true
+			})
+		case "completion_tokens_details":
+			v.ForEach(func(k, v gjson.Result) bool {
+				if k.Str == "reasoning_tokens" {
+					seen.set(&out.ReasoningTokens, chatReasoning, v)
+				}
+				return true
+			})
+		}
+		return true
+	})
 	if out.CachedInputTokens == 0 {
-		out.CachedInputTokens = u.Get("prompt_cache_hit_tokens").Int()
+		out.CachedInputTokens = hitTokens
 	}
 	if out.TotalTokens == 0 {
 		out.TotalTokens = out.InputTokens + out.OutputTokens
 	}
 	return out, true
+}
+
+// chatUsageFields marks the fields of a usage object ChatUsage has read.
+type chatUsageFields uint16
+
+const (
+	chatPrompt chatUsageFields = 1 << iota
+	chatCompletion
+	chatTotal
+	chatCacheHit
+	chatCached
+	chatCacheWrite
+	chatReasoning
+)
+
+// set stores v's integer in dst unless field f was read before.
+func (s *chatUsageFields) set(dst *int64, f chatUsageFields, v gjson.Result) {
+	if *s&f == 0 {
+		*s |= f
+		*dst = v.Int()
+	}
 }
 
 // WriteChatUsage writes u as an OpenAI usage object: prompt_tokens counts

@@ -83,3 +83,73 @@ func TestChatTarget(t *testing.T) {
 		t.Fatal(got)
 	}
 }
+
+// chatUsageByLookup is ChatUsage as a lookup per field: the reference the
+// single walk must agree with.
+func chatUsageByLookup(u gjson.Result) (tokens.Usage, bool) {
+	if !u.IsObject() {
+		return tokens.Usage{}, false
+	}
+	out := tokens.Usage{
+		InputTokens:           u.Get("prompt_tokens").Int(),
+		OutputTokens:          u.Get("completion_tokens").Int(),
+		TotalTokens:           u.Get("total_tokens").Int(),
+		CachedInputTokens:     u.Get("prompt_tokens_details.cached_tokens").Int(),
+		CacheWriteInputTokens: u.Get("prompt_tokens_details.cache_write_tokens").Int(),
+		ReasoningTokens:       u.Get("completion_tokens_details.reasoning_tokens").Int(),
+	}
+	if out.CachedInputTokens == 0 {
+		out.CachedInputTokens = u.Get("prompt_cache_hit_tokens").Int()
+	}
+	if out.TotalTokens == 0 {
+		out.TotalTokens = out.InputTokens + out.OutputTokens
+	}
+	return out, true
+}
+
+var chatUsageSeeds = []string{
+	`{"prompt_tokens":100,"completion_tokens":20,"total_tokens":120,"prompt_tokens_details":{"cached_tokens":30,"cache_write_tokens":10},"completion_tokens_details":{"reasoning_tokens":5}}`,
+	`{"prompt_tokens":7,"completion_tokens":3,"prompt_cache_hit_tokens":4,"prompt_cache_miss_tokens":3}`,
+	`{"prompt_tokens":7,"prompt_tokens":9,"prompt_tokens_details":{"cached_tokens":1},"prompt_tokens_details":{"cached_tokens":2}}`,
+	`{"prompt_tokens_details":null,"completion_tokens_details":[1,2],"total_tokens":"12","completion_tokens":1.5e3}`,
+	`{"prompt_tokens_details":{"cached_tokens":0},"prompt_cache_hit_tokens":6,"prompt_cache_hit_tokens":8}`,
+	`{"pro\u006dpt_tokens":5,"completion_tokens":-2}`,
+	`{"completion_tokens_details":{},"completion_tokens_details":{"reasoning_tokens":1},"prompt_tokens_details":7,"prompt_tokens_details":{"cached_tokens":2}}`,
+	`{}`, `null`, `[]`, `3`, `{"prompt_tokens":`,
+}
+
+// FuzzChatUsage: the single walk reads every valid JSON value as a lookup
+// per field does (on invalid JSON the two may stop at different places;
+// either way nothing panics).
+func FuzzChatUsage(f *testing.F) {
+	for _, s := range chatUsageSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		u := gjson.Parse(s)
+		if !gjson.Valid(s) {
+			ChatUsage(u)
+			return
+		}
+		got, ok := ChatUsage(u)
+		want, wok := chatUsageByLookup(u)
+		if got != want || ok != wok {
+			t.Fatalf("%s: walk %+v %v, lookups %+v %v", s, got, ok, want, wok)
+		}
+	})
+}
+
+// BenchmarkChatUsage reads the usage object of a chat answer.
+func BenchmarkChatUsage(b *testing.B) {
+	u := gjson.Parse(chatUsageSeeds[0])
+	b.Run("walk", func(b *testing.B) {
+		for b.Loop() {
+			ChatUsage(u)
+		}
+	})
+	b.Run("lookups", func(b *testing.B) {
+		for b.Loop() {
+			chatUsageByLookup(u)
+		}
+	})
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"slices"
 )
 
@@ -21,7 +22,44 @@ func postJSON(ctx context.Context, client *http.Client, url string, body []byte,
 	}
 	req.Header.Set("Content-Type", "application/json")
 	setHeaders(req.Header)
-	return client.Do(req)
+	return roundTrip(client, req)
+}
+
+// roundTrip makes one model call through the client's transport alone,
+// which spares http.Client's per-call bookkeeping for redirects (a copy of
+// the request headers). A provider that does redirect (an API root moved
+// to another path) is then asked again through http.Client, which follows
+// the redirect with the body replayed. Errors are wrapped as http.Client
+// wraps them (*url.Error, "Post \"url\": ...").
+func roundTrip(client *http.Client, req *http.Request) (*http.Response, error) {
+	rt := client.Transport
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	resp, err := rt.RoundTrip(req)
+	if err != nil {
+		return nil, &url.Error{Op: "Post", URL: req.URL.Redacted(), Err: err}
+	}
+	if !isRedirect(resp) || req.GetBody == nil {
+		return resp, nil
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
+	resp.Body.Close()
+	again := req.Clone(req.Context())
+	if again.Body, err = req.GetBody(); err != nil {
+		return nil, &url.Error{Op: "Post", URL: req.URL.Redacted(), Err: err}
+	}
+	return client.Do(again)
+}
+
+// isRedirect reports whether resp redirects the request elsewhere.
+func isRedirect(resp *http.Response) bool {
+	switch resp.StatusCode {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther,
+		http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		return resp.Header.Get("Location") != ""
+	}
+	return false
 }
 
 // postJSONParts is postJSON with the body given as consecutive parts,
@@ -43,7 +81,7 @@ func postJSONParts(ctx context.Context, client *http.Client, url string, parts [
 	req.GetBody = func() (io.ReadCloser, error) { return body(), nil }
 	req.Header.Set("Content-Type", "application/json")
 	setHeaders(req.Header)
-	return client.Do(req)
+	return roundTrip(client, req)
 }
 
 // getListing fetches a model listing page and returns the body of a 200

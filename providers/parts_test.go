@@ -2,10 +2,13 @@ package providers
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -64,5 +67,66 @@ func TestDoPartsSendsTheBodyInParts(t *testing.T) {
 	}
 	if string(body) != `{"model":"m","stream":true}` {
 		t.Fatalf("body changed: %s", body)
+	}
+}
+
+// TestDoSendsOnceAndFollowsARedirect: a model call reaches the upstream
+// once; a redirected one is sent again, body and all, to where it points;
+// a transport error reads as http.Client's.
+func TestDoSendsOnceAndFollowsARedirect(t *testing.T) {
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got = append(got, r.URL.Path+" "+string(b)+" "+r.Header.Get("Authorization"))
+		if r.URL.Path == "/old/chat/completions" {
+			http.Redirect(w, r, "/v1/chat/completions", http.StatusPermanentRedirect)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{}`)
+	}))
+	defer srv.Close()
+	body := []byte(`{"model":"m"}`)
+	for _, base := range []string{"/v1", "/old"} {
+		got = nil
+		p := mustNew(t, Options{Name: "x", Type: "openai", BaseURL: srv.URL + base, APIKey: "k", Client: srv.Client()})
+		resp, err := p.Do(context.Background(), EndpointChat, "m", body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		last := "/v1/chat/completions " + string(body) + " Bearer k"
+		if resp.StatusCode != 200 || got[len(got)-1] != last || (base == "/v1") != (len(got) == 1) {
+			t.Fatalf("%s: status %d, upstream got %q", base, resp.StatusCode, got)
+		}
+	}
+	srv.Close()
+	p := mustNew(t, Options{Name: "x", Type: "openai", BaseURL: srv.URL + "/v1", APIKey: "k", Client: srv.Client()})
+	_, err := p.Do(context.Background(), EndpointChat, "m", body)
+	var ue *url.Error
+	if !errors.As(err, &ue) || !strings.HasPrefix(err.Error(), `Post "`+srv.URL+`/v1/chat/completions": `) {
+		t.Fatalf("transport error %v", err)
+	}
+}
+
+// BenchmarkDo is one model call on a kept-alive loopback connection: what
+// the adapter and the HTTP client cost per call.
+func BenchmarkDo(b *testing.B) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{}`)
+	}))
+	defer srv.Close()
+	p := mustNew(b, Options{Name: "x", Type: "openai", BaseURL: srv.URL + "/v1", APIKey: "k", Client: srv.Client()})
+	body := []byte(`{"model":"m","messages":[{"role":"user","content":"hi"}]}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		resp, err := p.Do(context.Background(), EndpointChat, "m", body)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
 	}
 }

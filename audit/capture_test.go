@@ -92,3 +92,32 @@ func TestAPIKeyHash(t *testing.T) {
 		t.Fatal("empty credential must hash to empty")
 	}
 }
+
+// TestLowerName: the table of common names is in lower case, and names
+// outside it are lowered too.
+func TestLowerName(t *testing.T) {
+	for name, l := range commonLower {
+		if l != strings.ToLower(name) || http.CanonicalHeaderKey(name) != name {
+			t.Errorf("%q -> %q", name, l)
+		}
+	}
+	if lowerName("X-Other-Header") != "x-other-header" || lowerName("content-type") != "content-type" {
+		t.Error("names outside the table")
+	}
+}
+
+// BenchmarkRedactorHeaders records the headers of a chat request sent by
+// an OpenAI SDK.
+func BenchmarkRedactorHeaders(b *testing.B) {
+	h := http.Header{}
+	for _, kv := range [][2]string{{"Accept", "application/json"}, {"Authorization", "Bearer k"}, {"Content-Type", "application/json"},
+		{"Content-Length", "1024"}, {"User-Agent", "OpenAI/Python 1.99.0"}, {"X-Stainless-Lang", "python"},
+		{"X-Stainless-Os", "Linux"}, {"X-Stainless-Retry-Count", "0"}, {"Accept-Encoding", "gzip, deflate"}} {
+		h.Set(kv[0], kv[1])
+	}
+	r := NewRedactor([]string{"sk-proj-abcdefghijklmnop"})
+	b.ReportAllocs()
+	for b.Loop() {
+		r.Headers(h)
+	}
+}

@@ -56,7 +56,7 @@ func (r *Redactor) Headers(h http.Header) map[string]string {
 	}
 	out := make(map[string]string, len(h))
 	for name, vals := range h {
-		lname := strings.ToLower(name)
+		lname := lowerName(name)
 		v := strings.Join(vals, ", ")
 		if secretHeaders[lname] || r.containsSecret(v) {
 			v = Redacted
@@ -77,4 +77,36 @@ func (r *Redactor) containsSecret(v string) bool {
 		}
 	}
 	return false
+}
+
+// commonLower maps the canonical form of headers that most requests and
+// answers carry to their lower-case name, so recording them allocates no
+// new name.
+var commonLower = func() map[string]string {
+	names := []string{
+		"Accept", "Accept-Encoding", "Accept-Language", "Anthropic-Beta", "Anthropic-Version",
+		"Authorization", "Cache-Control", "Connection", "Content-Length", "Content-Type",
+		"Cookie", "Date", "Openai-Organization", "Openai-Processing-Ms", "Openai-Project",
+		"Openai-Version", "Origin", "Referer", "Request-Id", "Server", "Set-Cookie",
+		"Transfer-Encoding", "User-Agent", "Via", "X-Accel-Buffering", "X-Api-Key",
+		"X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto", "X-Modelgate-Provider",
+		"X-Modelgate-Session-Id", "X-Modelgate-User-Path", "X-Ratelimit-Limit-Requests",
+		"X-Ratelimit-Limit-Tokens", "X-Ratelimit-Remaining-Requests", "X-Ratelimit-Remaining-Tokens",
+		"X-Ratelimit-Reset-Requests", "X-Ratelimit-Reset-Tokens", "X-Request-Id", "X-Stainless-Arch",
+		"X-Stainless-Lang", "X-Stainless-Os", "X-Stainless-Package-Version", "X-Stainless-Retry-Count",
+		"X-Stainless-Runtime", "X-Stainless-Runtime-Version", "X-Stainless-Timeout",
+	}
+	m := make(map[string]string, len(names))
+	for _, n := range names {
+		m[n] = strings.ToLower(n)
+	}
+	return m
+}()
+
+// lowerName is name in lower case.
+func lowerName(name string) string {
+	if l, ok := commonLower[name]; ok {
+		return l
+	}
+	return strings.ToLower(name)
 }

@@ -31,6 +31,8 @@
 //
 // The Service adds the admin operations (list, put, delete, reset,
 // settings) over a Storage for manual budgets, settings and reset marks.
+// Every Storage keeps a manual budget and a reset mark in the one stored
+// form of EncodeBudget and EncodeReset.
 // Budgets seeded by configuration (YAML budgets.user_paths and
 // SET_BUDGET_* variables, see ConfigEntry and FromEnv) are read-only to
 // the admin API and never stored.

@@ -34,25 +34,6 @@ var _ budgets.Storage = (*Budgets)(nil)
 // NewBudgets returns the budgets storage over s.
 func NewBudgets(s *store.Store) *Budgets { return &Budgets{s: s} }
 
-// budgetRecord is the stored form of a manual budget.
-type budgetRecord struct {
-	UserPath      string    `json:"user_path"`
-	Period        string    `json:"period"`
-	PeriodSeconds int64     `json:"period_seconds"`
-	Amount        float64   `json:"amount"`
-	PerChild      bool      `json:"per_child"`
-	CreatedAt     time.Time `json:"created_at"`
-	UpdatedAt     time.Time `json:"updated_at"`
-}
-
-// resetRecord is the stored form of a reset mark.
-type resetRecord struct {
-	UserPath      string    `json:"user_path"`
-	Period        string    `json:"period"`
-	PeriodSeconds int64     `json:"period_seconds"`
-	At            time.Time `json:"at"`
-}
-
 // budgetEntryName is the entry name of key k under prefix: the period as
 // written in admin routes ("daily", "600") and the user path, so that a
 // named period and a custom one of the same length stay apart.
@@ -60,32 +41,15 @@ func budgetEntryName(prefix string, k budgets.Key) []byte {
 	return []byte(prefix + k.Period.PathValue() + k.UserPath)
 }
 
-// recordPeriod reads the period of a stored record: its period field
-// ("daily", "600"), or a custom period of period_seconds when the field is
-// empty.
-func recordPeriod(name string, seconds int64) (budgets.Period, error) {
-	if name == "" {
-		return budgets.PeriodOfSeconds(seconds)
-	}
-	return budgets.ParsePeriod(name)
-}
-
 // Budgets implements budgets.Storage.
 func (b *Budgets) Budgets() ([]budgets.Budget, error) {
 	var out []budgets.Budget
 	err := b.forEach(budgetPrefix, func(name string, v []byte) error {
-		var r budgetRecord
-		if err := json.Unmarshal(v, &r); err != nil {
-			return fmt.Errorf("budgets store: entry %q: %w", name, err)
-		}
-		p, err := recordPeriod(r.Period, r.PeriodSeconds)
+		bg, err := budgets.DecodeBudget(v)
 		if err != nil {
 			return fmt.Errorf("budgets store: entry %q: %w", name, err)
 		}
-		out = append(out, budgets.Budget{
-			UserPath: r.UserPath, Period: p, Amount: r.Amount, PerChild: r.PerChild,
-			Source: budgets.SourceManual, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
-		})
+		out = append(out, bg)
 		return nil
 	})
 	return out, err
@@ -93,10 +57,7 @@ func (b *Budgets) Budgets() ([]budgets.Budget, error) {
 
 // PutBudget implements budgets.Storage.
 func (b *Budgets) PutBudget(bg budgets.Budget) error {
-	v, err := json.Marshal(budgetRecord{
-		UserPath: bg.UserPath, Period: bg.Period.PathValue(), PeriodSeconds: bg.Period.Seconds(), Amount: bg.Amount, PerChild: bg.PerChild,
-		CreatedAt: bg.CreatedAt.UTC(), UpdatedAt: bg.UpdatedAt.UTC(),
-	})
+	v, err := budgets.EncodeBudget(bg)
 	if err != nil {
 		return err
 	}
@@ -146,15 +107,11 @@ func (b *Budgets) PutSettings(s budgets.Settings) error {
 func (b *Budgets) Resets() (map[budgets.Key]time.Time, error) {
 	out := map[budgets.Key]time.Time{}
 	err := b.forEach(resetPrefix, func(name string, v []byte) error {
-		var r resetRecord
-		if err := json.Unmarshal(v, &r); err != nil {
-			return fmt.Errorf("budgets store: entry %q: %w", name, err)
-		}
-		p, err := recordPeriod(r.Period, r.PeriodSeconds)
+		k, at, err := budgets.DecodeReset(v)
 		if err != nil {
 			return fmt.Errorf("budgets store: entry %q: %w", name, err)
 		}
-		out[budgets.Key{UserPath: r.UserPath, Period: p}] = r.At
+		out[k] = at
 		return nil
 	})
 	return out, err
@@ -164,7 +121,7 @@ func (b *Budgets) Resets() (map[budgets.Key]time.Time, error) {
 func (b *Budgets) PutResets(resets map[budgets.Key]time.Time) error {
 	return b.update(func(bk *bbolt.Bucket) error {
 		for k, at := range resets {
-			v, err := json.Marshal(resetRecord{UserPath: k.UserPath, Period: k.Period.PathValue(), PeriodSeconds: k.Period.Seconds(), At: at.UTC()})
+			v, err := budgets.EncodeReset(k, at)
 			if err != nil {
 				return err
 			}

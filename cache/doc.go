@@ -12,6 +12,7 @@
 //
 // Entries persist through a Storage (store/boltstore implements it on the
 // embedded bbolt file); the index used for eviction and statistics is kept
-// in memory and rebuilt from the storage on Open. The package does not
-// import Caddy.
+// in memory and rebuilt from the storage on Open. Every store writes an
+// entry in the one binary form of AppendMeta and AppendAnswer, after the
+// Format byte. The package does not import Caddy.
 package cache

@@ -45,7 +45,7 @@ func isBinaryHead(v []byte) bool { return len(v) > headMetaAt && v[0] == headVer
 func encodeHead(e *audit.Entry) (head []byte, err error) {
 	var buf [512]byte
 	search := appendSearch(buf[:0], e)
-	w := fieldWriter{b: make([]byte, headMetaAt, 384+len(search)+headerBytes(e.Data))}
+	w := fieldWriter{b: make([]byte, headMetaAt, headSizeHint(e, search))}
 	w.b[0] = headVersion
 	w.b = appendMeta(w.b, e, search)
 	entryFields(&w, e)
@@ -53,6 +53,23 @@ func encodeHead(e *audit.Entry) (head []byte, err error) {
 		return nil, w.err
 	}
 	return w.b, nil
+}
+
+// headSizeHint is the buffer to encode e's head in, with room to spare: the
+// fixed fields, the meta (whose search text is search), and the fields
+// whose length varies from one request to the next, so that encoding does
+// not have to grow the buffer.
+func headSizeHint(e *audit.Entry, search []byte) int {
+	n := 512 + len(search) + len(e.RequestID) + len(e.SessionID) + len(e.Path) + len(e.ClientIP) + len(e.UserPath) +
+		len(e.RequestedModel) + len(e.ResolvedModel) + len(e.ProviderName)
+	if d := e.Data; d != nil {
+		n += headerBytes(d) + len(d.UserAgent) + len(d.ErrorMessage) + len(d.Labels)*32
+		for i := range d.Attempts {
+			a := &d.Attempts[i]
+			n += 64 + len(a.Model) + len(a.ProviderName) + len(a.ErrorMessage) + len(a.ResponseBody)
+		}
+	}
+	return n
 }
 
 // headerBytes estimates the encoded size of d's headers.

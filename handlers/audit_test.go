@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -219,6 +220,42 @@ func BenchmarkAuditStage(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkAuditStageStream is the audit stage around a streamed chat
+// answer of 40 events written one at a time, as the proxy relays them:
+// capturing the stream and adding it up to its final object.
+func BenchmarkAuditStageStream(b *testing.B) {
+	body := `{"model":"openai/gpt-4o-mini","stream":true,"messages":[{"role":"user","content":"` + strings.Repeat("a ", 450) + `"}]}`
+	var events [][]byte
+	for i := 0; i < 40; i++ {
+		events = append(events, []byte(`data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"gpt-4o-mini","choices":[{"index":0,"delta":{"content":"word`+
+			strconv.Itoa(i)+` "},"logprobs":null,"finish_reason":null}]}`+"\n\n"))
+	}
+	events = append(events, []byte(`data: {"id":"c1","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":450,"completion_tokens":40,"total_tokens":490}}`+"\n\n"),
+		[]byte("data: [DONE]\n\n"))
+	rt := chatRoute(b)
+	m := &memAudit{}
+	au := testAuditing(m, 1<<20)
+	serve := func(w http.ResponseWriter, r *http.Request) error {
+		readBodyAsProxy(r)
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, ev := range events {
+			_, _ = w.Write(ev)
+		}
+		return nil
+	}
+	hdr := http.Header{"Content-Type": {"application/json"}, "User-Agent": {"bench"}}
+	b.ReportAllocs()
+	for b.Loop() {
+		r := httptest.NewRequest("POST", "/v1/chat/completions", strings.NewReader(body))
+		r.Header = hdr
+		r = r.WithContext(reqinfo.With(r.Context(), reqinfo.New()))
+		_ = auditRoute(au, rt, httptest.NewRecorder(), r, serve)
+		if len(m.entries) > 1024 {
+			m.entries, m.usage = m.entries[:0], m.usage[:0]
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"net"
 	"net/http"
+	"strings"
 )
 
 // auditWriter passes a response through while noting its status and
@@ -34,6 +35,12 @@ func (w *auditWriter) Write(p []byte) (int, error) {
 		w.status = http.StatusOK
 	}
 	if w.capture && !w.over {
+		if w.buf == nil && len(p) < streamCaptureStart && isEventStream(w.Header()) {
+			// A stream arrives an event at a time: room for a typical one
+			// at once instead of a buffer regrown and copied with each
+			// doubling.
+			w.buf = make([]byte, 0, min(w.max, streamCaptureStart))
+		}
 		if len(w.buf)+len(p) > w.max {
 			w.over, w.buf = true, nil
 		} else {
@@ -45,6 +52,16 @@ func (w *auditWriter) Write(p []byte) (int, error) {
 		w.failed = true
 	}
 	return n, err
+}
+
+// streamCaptureStart is the capture buffer a streamed answer starts with:
+// a chat answer of a few hundred tokens streams about this much.
+const streamCaptureStart = 16 << 10
+
+// isEventStream reports whether h declares a server-sent-event stream.
+func isEventStream(h http.Header) bool {
+	ct := h["Content-Type"]
+	return len(ct) > 0 && strings.HasPrefix(ct[0], "text/event-stream")
 }
 
 // Flush sends buffered data to the client.

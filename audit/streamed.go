@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"sort"
 	"strings"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 )
@@ -67,14 +68,18 @@ func StreamedBody(kind StreamKind, sse []byte) json.RawMessage {
 }
 
 // eachEvent calls fn with the data of every event of an SSE stream, its
-// data lines joined by newlines, skipping [DONE].
+// data lines joined by newlines, skipping [DONE]. The data of an event of
+// one data line (as every provider sends them) is a slice of sse; several
+// lines are joined into a buffer of the event's own. Either way fn may
+// keep it while sse lives: eachEvent never writes to it again.
 func eachEvent(sse []byte, fn func(data []byte)) {
 	var data []byte
+	joined := false
 	emit := func() {
 		if len(data) > 0 && string(data) != "[DONE]" {
 			fn(data)
 		}
-		data = data[:0]
+		data, joined = nil, false
 	}
 	for len(sse) > 0 {
 		line := sse
@@ -88,15 +93,29 @@ func eachEvent(sse []byte, fn func(data []byte)) {
 			emit()
 			continue
 		}
-		if v, ok := bytes.CutPrefix(line, []byte("data:")); ok {
-			v = bytes.TrimPrefix(v, []byte(" "))
-			if len(data) > 0 {
-				data = append(data, '\n')
-			}
-			data = append(data, v...)
+		v, ok := bytes.CutPrefix(line, []byte("data:"))
+		if !ok {
+			continue
+		}
+		v = bytes.TrimPrefix(v, []byte(" "))
+		switch {
+		case len(data) == 0:
+			data = v
+		case !joined:
+			data = append(append(append(make([]byte, 0, 2*(len(data)+len(v))), data...), '\n'), v...)
+			joined = true
+		default:
+			data = append(append(data, '\n'), v...)
 		}
 	}
 	emit()
+}
+
+// parseData parses an event's data as eachEvent hands it over, without
+// copying it: the strings of the result share its bytes, which nothing
+// changes while the stream is being added up.
+func parseData(data []byte) gjson.Result {
+	return gjson.Parse(unsafe.String(unsafe.SliceData(data), len(data)))
 }
 
 // chatToolCall is a tool call being assembled from chat stream deltas.
@@ -129,7 +148,7 @@ func chatFromStream(sse []byte) map[string]any {
 	choices := map[int64]*chatChoice{}
 	eachEvent(sse, func(data []byte) {
 		var object, id, created, model, fp, usage, list gjson.Result
-		gjson.ParseBytes(data).ForEach(func(k, v gjson.Result) bool {
+		parseData(data).ForEach(func(k, v gjson.Result) bool {
 			switch k.Str {
 			case "object":
 				first(&object, v)
@@ -300,7 +319,7 @@ func messageFromStream(sse []byte) map[string]any {
 	blocks := map[int64]*block{}
 	var usage map[string]any
 	eachEvent(sse, func(data []byte) {
-		ev := gjson.ParseBytes(data)
+		ev := parseData(data)
 		switch ev.Get("type").Str {
 		case "message_start":
 			_ = json.Unmarshal([]byte(ev.Get("message").Raw), &msg)
@@ -389,7 +408,7 @@ func messageFromStream(sse []byte) map[string]any {
 func responseFromStream(sse []byte) json.RawMessage {
 	var out json.RawMessage
 	eachEvent(sse, func(data []byte) {
-		ev := gjson.ParseBytes(data)
+		ev := parseData(data)
 		switch ev.Get("type").Str {
 		case "response.completed", "response.incomplete", "response.failed":
 			if r := ev.Get("response"); r.IsObject() {

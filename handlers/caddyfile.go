@@ -51,7 +51,7 @@ func parseBare(name string) httpcaddyfile.UnmarshalHandlerFunc {
 }
 
 // parseModelgate expands the `modelgate` site directive to the whole chain,
-// as one subroute:
+// as one route:
 //
 //	modelgate [<matcher>]
 func parseModelgate(h httpcaddyfile.Helper) ([]httpcaddyfile.ConfigValue, error) {
@@ -68,6 +68,11 @@ func parseModelgate(h httpcaddyfile.Helper) ([]httpcaddyfile.ConfigValue, error)
 	for i, name := range chain {
 		handlers[i] = caddyconfig.JSONModuleObject(struct{}{}, "handler", name, nil)
 	}
-	sub := &caddyhttp.Subroute{Routes: caddyhttp.RouteList{{HandlersRaw: handlers}}}
-	return h.NewRoute(matcherSet, sub), nil
+	// One route holding the seven handlers, not a subroute around them:
+	// a subroute compiles its route list again on every request.
+	var matcherSets []caddy.ModuleMap
+	if matcherSet != nil {
+		matcherSets = append(matcherSets, matcherSet)
+	}
+	return []httpcaddyfile.ConfigValue{{Class: "route", Value: caddyhttp.Route{MatcherSetsRaw: matcherSets, HandlersRaw: handlers}}}, nil
 }

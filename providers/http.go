@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 )
 
 // maxListingBytes bounds a model listing answer.
@@ -27,18 +28,25 @@ func postJSON(ctx context.Context, client *http.Client, url string, body []byte,
 
 // roundTrip makes one model call through the client's transport alone,
 // which spares http.Client's per-call bookkeeping for redirects (a copy of
-// the request headers). A provider that does redirect (an API root moved
-// to another path) is then asked again through http.Client, which follows
-// the redirect with the body replayed. Errors are wrapped as http.Client
-// wraps them (*url.Error, "Post \"url\": ...").
+// the request headers). It does what http.Client would do for such a
+// call: a base URL's user info becomes Basic authentication when the
+// adapter set no Authorization; a provider that redirects (an API root
+// moved) is asked again through http.Client, which sends the request once
+// more and follows the redirect with the body replayed and credentials
+// kept from other hosts; errors are wrapped as http.Client wraps them
+// (*url.Error, "Post \"url\": ...", the URL's password masked).
 func roundTrip(client *http.Client, req *http.Request) (*http.Response, error) {
 	rt := client.Transport
 	if rt == nil {
 		rt = http.DefaultTransport
 	}
+	if u := req.URL.User; u != nil && req.Header.Get("Authorization") == "" {
+		password, _ := u.Password()
+		req.SetBasicAuth(u.Username(), password)
+	}
 	resp, err := rt.RoundTrip(req)
 	if err != nil {
-		return nil, &url.Error{Op: "Post", URL: req.URL.Redacted(), Err: err}
+		return nil, &url.Error{Op: "Post", URL: maskedURL(req.URL), Err: err}
 	}
 	if !isRedirect(resp) || req.GetBody == nil {
 		return resp, nil
@@ -47,9 +55,18 @@ func roundTrip(client *http.Client, req *http.Request) (*http.Response, error) {
 	resp.Body.Close()
 	again := req.Clone(req.Context())
 	if again.Body, err = req.GetBody(); err != nil {
-		return nil, &url.Error{Op: "Post", URL: req.URL.Redacted(), Err: err}
+		return nil, &url.Error{Op: "Post", URL: maskedURL(req.URL), Err: err}
 	}
 	return client.Do(again)
+}
+
+// maskedURL is u as http.Client names it in errors: its password, if
+// any, replaced by "***".
+func maskedURL(u *url.URL) string {
+	if _, has := u.User.Password(); has {
+		return strings.Replace(u.String(), u.User.String()+"@", u.User.Username()+":***@", 1)
+	}
+	return u.String()
 }
 
 // isRedirect reports whether resp redirects the request elsewhere.

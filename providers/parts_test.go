@@ -130,3 +130,37 @@ func BenchmarkDo(b *testing.B) {
 		resp.Body.Close()
 	}
 }
+
+// TestDoAsHTTPClient: a base URL's user info becomes Basic authentication
+// unless the adapter set Authorization, and an error names the URL with
+// its password masked, as http.Client does.
+func TestDoAsHTTPClient(t *testing.T) {
+	var auth string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		auth = r.Header.Get("Authorization")
+		_, _ = io.WriteString(w, `{}`)
+	}))
+	base := strings.Replace(srv.URL, "http://", "http://user:pa55@", 1) + "/v1"
+	p := mustNew(t, Options{Name: "x", Type: "ollama", BaseURL: base, Client: srv.Client()})
+	resp, err := p.Do(context.Background(), EndpointChat, "m", []byte(`{"model":"m"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if auth != "Basic dXNlcjpwYTU1" {
+		t.Fatalf("Authorization %q", auth)
+	}
+	p = mustNew(t, Options{Name: "x", Type: "openai", BaseURL: base, APIKey: "k", Client: srv.Client()})
+	if resp, err = p.Do(context.Background(), EndpointChat, "m", []byte(`{"model":"m"}`)); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if auth != "Bearer k" {
+		t.Fatalf("Authorization %q with a key", auth)
+	}
+	srv.Close()
+	_, err = p.Do(context.Background(), EndpointChat, "m", []byte(`{"model":"m"}`))
+	if err == nil || strings.Contains(err.Error(), "pa55") || !strings.Contains(err.Error(), "user:***@") {
+		t.Fatalf("error %v", err)
+	}
+}

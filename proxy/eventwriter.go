@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"net/http"
 
 	"github.com/modelgate/modelgate/reqinfo"
@@ -48,6 +49,54 @@ func (ew *eventWriter) write(b []byte, last bool) bool {
 		return ew.rc.Flush() == nil
 	}
 	return true
+}
+
+// send sends b as the next part of the stream for a client of ingress
+// in: when b holds the stream's closing event (see closesStream) it is
+// flushed at once and the answer is whole from then on, so a client that
+// closes the connection on that event (as agents do) got its answer. It
+// reports false if the client is gone.
+func (ew *eventWriter) send(in ingress, b []byte) bool {
+	if closesStream(in, b) {
+		return ew.end(b)
+	}
+	return ew.write(b, false)
+}
+
+// closesStream reports whether b, events sent to a client of ingress in,
+// holds the event that closes that shape's stream: data [DONE] for Chat
+// Completions, message_stop for Messages, response.completed,
+// response.incomplete or response.failed for Responses. Only a line
+// starting with the marker counts (a JSON string cannot hold a raw line
+// break, so no text in an event's data can look like one).
+func closesStream(in ingress, b []byte) bool {
+	switch in {
+	case ingressChat:
+		return bytes.Contains(b, []byte("[DONE]")) && (startsLine(b, "data: [DONE]") || startsLine(b, "data:[DONE]"))
+	case ingressMessages:
+		return startsLine(b, "event: message_stop")
+	case ingressResponses:
+		return startsLine(b, "event: response.completed") || startsLine(b, "event: response.incomplete") ||
+			startsLine(b, "event: response.failed")
+	}
+	return false
+}
+
+// startsLine reports whether a line of b starts with marker.
+func startsLine(b []byte, marker string) bool {
+	for {
+		if bytes.HasPrefix(b, []byte(marker)) {
+			return true
+		}
+		i := bytes.Index(b, []byte(marker))
+		if i <= 0 {
+			return false
+		}
+		if b[i-1] == '\n' {
+			return true
+		}
+		b = b[i+1:]
+	}
 }
 
 // end sends b, the stream's last part, and flushes; once the client has

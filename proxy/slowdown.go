@@ -54,8 +54,11 @@ func (p *pacedWriter) Write(b []byte) (int, error) {
 }
 
 // Flush flushes the underlying writer.
-func (p *pacedWriter) Flush() {
-	_ = http.NewResponseController(p.ResponseWriter).Flush()
+func (p *pacedWriter) Flush() { _ = p.FlushError() }
+
+// FlushError flushes the underlying writer and reports a failure.
+func (p *pacedWriter) FlushError() error {
+	return http.NewResponseController(p.ResponseWriter).Flush()
 }
 
 // Unwrap returns the underlying writer (for http.ResponseController).

@@ -41,7 +41,7 @@ func (s *Service) relayStream(w http.ResponseWriter, r *http.Request, resp *http
 			out.end(ev)
 			return
 		}
-		if !out.write(ev, false) {
+		if !out.send(c.in, ev) {
 			return
 		}
 	}

@@ -181,3 +181,64 @@ func BenchmarkRelayStreamLoopback(b *testing.B) {
 		}
 	}
 }
+
+func TestClosesStream(t *testing.T) {
+	cases := []struct {
+		in   ingress
+		b    string
+		want bool
+	}{
+		{ingressChat, "data: [DONE]\n\n", true},
+		{ingressChat, "data:[DONE]\n\n", true},
+		{ingressChat, "data: {\"choices\":[]}\n\ndata: [DONE]\n\n", true},
+		{ingressChat, "data: {\"choices\":[{\"delta\":{\"content\":\"data: [DONE]\"}}]}\n\n", false},
+		{ingressChat, "data: {\"choices\":[]}\n\n", false},
+		{ingressMessages, "event: message_delta\ndata: {}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n", true},
+		{ingressMessages, "event: content_block_delta\ndata: {\"delta\":{\"text\":\"event: message_stop\"}}\n\n", false},
+		{ingressResponses, "event: response.completed\ndata: {}\n\n", true},
+		{ingressResponses, "event: response.incomplete\ndata: {}\n\n", true},
+		{ingressResponses, "event: response.failed\ndata: {}\n\n", true},
+		{ingressResponses, "event: response.output_text.delta\ndata: {\"delta\":\"event: response.completed\"}\n\n", false},
+		{ingressResponses, "data: [DONE]\n\n", false},
+	}
+	for _, c := range cases {
+		if got := closesStream(c.in, []byte(c.b)); got != c.want {
+			t.Errorf("%s %q: %v", c.in.name, c.b, got)
+		}
+	}
+}
+
+// TestRelayStreamWholeAtItsClosingEvent: once the closing event is out,
+// the answer is whole even if the client then leaves before the upstream
+// ends its body (the read is cancelled with the client).
+func TestRelayStreamWholeAtItsClosingEvent(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	resp := &http.Response{StatusCode: 200, Header: http.Header{}, Body: pr}
+	rec := &flushRecorder{h: http.Header{}, flushed: make(chan struct{}, 16)}
+	info := reqinfo.New()
+	done := make(chan struct{})
+	go func() {
+		r := httptest.NewRequest("POST", "/v1/chat/completions", nil).WithContext(ctx)
+		new(Service).relayStream(rec, r, resp, &call{info: info, in: ingressChat})
+		close(done)
+	}()
+	rec.waitFlush(t)
+	if _, err := io.WriteString(pw, "data: {\"choices\":[]}\n\n"); err != nil {
+		t.Fatal(err)
+	}
+	rec.waitFlush(t)
+	if !info.AnswerOpen {
+		t.Fatal("open stream not marked open")
+	}
+	if _, err := io.WriteString(pw, "data: [DONE]\n\n"); err != nil {
+		t.Fatal(err)
+	}
+	rec.waitFlush(t)
+	cancel()
+	pw.CloseWithError(context.Canceled)
+	<-done
+	if info.AnswerOpen {
+		t.Error("a stream whose closing event was sent is recorded as open")
+	}
+}

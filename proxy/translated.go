@@ -97,7 +97,7 @@ func relayTranslatedStream(w http.ResponseWriter, resp *http.Response, c *call) 
 				}
 			}
 		}
-		if !out.write(b, false) {
+		if !out.send(c.in, b) {
 			return
 		}
 	}
@@ -131,7 +131,7 @@ func endTranslatedStream(out *eventWriter, conv translate.Stream, c *call, tail 
 			out.end(conv.Abort("stream_truncated", "the upstream stream was cut off in the middle of an event"))
 			return
 		}
-		if !out.write(b, false) {
+		if !out.send(c.in, b) {
 			return
 		}
 	}

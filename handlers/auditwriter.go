@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"bufio"
+	"context"
 	"net"
 	"net/http"
 	"strings"
@@ -13,8 +14,11 @@ import (
 // writer's flushing and hijacking through Flush, Hijack and Unwrap.
 type auditWriter struct {
 	http.ResponseWriter
+	// ctx is the request's: a write or flush after it ended (the client
+	// went away) reaches no one, and counts as failed.
+	ctx     context.Context
 	status  int
-	failed  bool // a write to the client failed
+	failed  bool // a write or flush to the client failed, or came too late
 	capture bool
 	over    bool
 	max     int
@@ -26,7 +30,15 @@ func (w *auditWriter) WriteHeader(code int) {
 	if w.status == 0 && code >= 200 {
 		w.status = code
 	}
+	w.late()
 	w.ResponseWriter.WriteHeader(code)
+}
+
+// late marks the answer failed when the client has already gone.
+func (w *auditWriter) late() {
+	if w.ctx != nil && w.ctx.Err() != nil {
+		w.failed = true
+	}
 }
 
 // Write copies p into the captured body while it fits, then passes it on.
@@ -47,6 +59,7 @@ func (w *auditWriter) Write(p []byte) (int, error) {
 			w.buf = append(w.buf, p...)
 		}
 	}
+	w.late()
 	n, err := w.ResponseWriter.Write(p)
 	if err != nil {
 		w.failed = true
@@ -65,12 +78,17 @@ func isEventStream(h http.Header) bool {
 }
 
 // Flush sends buffered data to the client.
-func (w *auditWriter) Flush() {
-	if f, ok := w.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-		return
+func (w *auditWriter) Flush() { _ = w.FlushError() }
+
+// FlushError sends buffered data to the client and reports a failure,
+// which marks the answer failed (http.ResponseController calls it).
+func (w *auditWriter) FlushError() error {
+	w.late()
+	err := http.NewResponseController(w.ResponseWriter).Flush()
+	if err != nil {
+		w.failed = true
 	}
-	_ = http.NewResponseController(w.ResponseWriter).Flush()
+	return err
 }
 
 // Hijack hands over the connection (realtime sessions); the status is

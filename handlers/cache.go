@@ -193,6 +193,9 @@ func serveHit(w http.ResponseWriter, info *reqinfo.Info, t proxy.Target, ans *ca
 		}
 		return
 	}
+	// A replayed stream is open until its last chunk is out: a client
+	// that leaves before did not get the answer.
+	info.AnswerOpen = true
 	rc := http.NewResponseController(w)
 	_ = rc.Flush()
 	for _, c := range ans.Chunks {
@@ -203,6 +206,7 @@ func serveHit(w http.ResponseWriter, info *reqinfo.Info, t proxy.Target, ans *ca
 			return
 		}
 	}
+	info.AnswerOpen = false
 }
 
 // hitValue is the header value of a hit, shared so a hit allocates none.

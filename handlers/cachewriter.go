@@ -58,13 +58,17 @@ func (w *cacheWriter) cut() {
 }
 
 // Flush ends the current chunk and sends buffered data to the client.
-func (w *cacheWriter) Flush() {
+func (w *cacheWriter) Flush() { _ = w.FlushError() }
+
+// FlushError ends the current chunk, sends buffered data to the client and
+// reports a failure, which marks the answer failed.
+func (w *cacheWriter) FlushError() error {
 	w.cut()
-	if f, ok := w.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-		return
+	err := http.NewResponseController(w.ResponseWriter).Flush()
+	if err != nil {
+		w.failed = true
 	}
-	_ = http.NewResponseController(w.ResponseWriter).Flush()
+	return err
 }
 
 // Hijack hands over the connection; such an answer is never stored.

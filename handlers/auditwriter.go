@@ -3,6 +3,7 @@ package handlers
 import (
 	"bufio"
 	"context"
+	"errors"
 	"net"
 	"net/http"
 	"strings"
@@ -85,6 +86,9 @@ func (w *auditWriter) Flush() { _ = w.FlushError() }
 func (w *auditWriter) FlushError() error {
 	w.late()
 	err := http.NewResponseController(w.ResponseWriter).Flush()
+	if errors.Is(err, http.ErrNotSupported) {
+		return nil // a writer that cannot flush sends it all at the end
+	}
 	if err != nil {
 		w.failed = true
 	}

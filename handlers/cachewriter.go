@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"bufio"
+	"errors"
 	"net"
 	"net/http"
 )
@@ -65,6 +66,9 @@ func (w *cacheWriter) Flush() { _ = w.FlushError() }
 func (w *cacheWriter) FlushError() error {
 	w.cut()
 	err := http.NewResponseController(w.ResponseWriter).Flush()
+	if errors.Is(err, http.ErrNotSupported) {
+		return nil // a writer that cannot flush sends it all at the end
+	}
 	if err != nil {
 		w.failed = true
 	}

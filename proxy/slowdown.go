@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"time"
 )
@@ -56,9 +57,13 @@ func (p *pacedWriter) Write(b []byte) (int, error) {
 // Flush flushes the underlying writer.
 func (p *pacedWriter) Flush() { _ = p.FlushError() }
 
-// FlushError flushes the underlying writer and reports a failure.
+// FlushError flushes the underlying writer and reports a failure; a
+// writer that cannot flush is no failure (its data goes out at the end).
 func (p *pacedWriter) FlushError() error {
-	return http.NewResponseController(p.ResponseWriter).Flush()
+	if err := http.NewResponseController(p.ResponseWriter).Flush(); !errors.Is(err, http.ErrNotSupported) {
+		return err
+	}
+	return nil
 }
 
 // Unwrap returns the underlying writer (for http.ResponseController).

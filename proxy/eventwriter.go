@@ -66,38 +66,41 @@ func (ew *eventWriter) send(in ingress, b []byte) bool {
 // closesStream reports whether b, events sent to a client of ingress in,
 // holds the event that closes that shape's stream: data [DONE] for Chat
 // Completions, message_stop for Messages, response.completed,
-// response.incomplete or response.failed for Responses. Only a line
-// starting with the marker counts (a JSON string cannot hold a raw line
-// break, so no text in an event's data can look like one).
+// response.incomplete or response.failed for Responses. Only an event
+// whose first line is the marker counts; the check looks at the start of
+// each event, never into its data.
 func closesStream(in ingress, b []byte) bool {
+	var markers []string
 	switch in {
 	case ingressChat:
-		return bytes.Contains(b, []byte("[DONE]")) && (startsLine(b, "data: [DONE]") || startsLine(b, "data:[DONE]"))
+		markers = chatClosing
 	case ingressMessages:
-		return startsLine(b, "event: message_stop")
+		markers = messagesClosing
 	case ingressResponses:
-		return startsLine(b, "event: response.completed") || startsLine(b, "event: response.incomplete") ||
-			startsLine(b, "event: response.failed")
+		markers = responsesClosing
+	default:
+		return false
 	}
-	return false
-}
-
-// startsLine reports whether a line of b starts with marker.
-func startsLine(b []byte, marker string) bool {
 	for {
-		if bytes.HasPrefix(b, []byte(marker)) {
-			return true
+		for _, m := range markers {
+			if bytes.HasPrefix(b, []byte(m)) {
+				return true
+			}
 		}
-		i := bytes.Index(b, []byte(marker))
-		if i <= 0 {
+		i := bytes.Index(b, []byte("\n\n"))
+		if i < 0 {
 			return false
 		}
-		if b[i-1] == '\n' {
-			return true
-		}
-		b = b[i+1:]
+		b = b[i+2:]
 	}
 }
+
+// The first lines of the events that close a stream, per client shape.
+var (
+	chatClosing      = []string{"data: [DONE]", "data:[DONE]"}
+	messagesClosing  = []string{"event: message_stop"}
+	responsesClosing = []string{"event: response.completed", "event: response.incomplete", "event: response.failed"}
+)
 
 // end sends b, the stream's last part, and flushes; once the client has
 // it the answer is whole, and a client that leaves afterwards is no

@@ -85,14 +85,20 @@ func (w *auditWriter) Flush() { _ = w.FlushError() }
 // which marks the answer failed (http.ResponseController calls it).
 func (w *auditWriter) FlushError() error {
 	w.late()
-	err := http.NewResponseController(w.ResponseWriter).Flush()
-	if errors.Is(err, http.ErrNotSupported) {
-		return nil // a writer that cannot flush sends it all at the end
-	}
+	err := flushThrough(w.ResponseWriter)
 	if err != nil {
 		w.failed = true
 	}
 	return err
+}
+
+// flushThrough flushes rw and reports a failure; a writer that cannot
+// flush is none (it sends everything at the end).
+func flushThrough(rw http.ResponseWriter) error {
+	if err := http.NewResponseController(rw).Flush(); !errors.Is(err, http.ErrNotSupported) {
+		return err
+	}
+	return nil
 }
 
 // Hijack hands over the connection (realtime sessions); the status is

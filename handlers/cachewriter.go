@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"bufio"
-	"errors"
 	"net"
 	"net/http"
 )
@@ -65,10 +64,7 @@ func (w *cacheWriter) Flush() { _ = w.FlushError() }
 // reports a failure, which marks the answer failed.
 func (w *cacheWriter) FlushError() error {
 	w.cut()
-	err := http.NewResponseController(w.ResponseWriter).Flush()
-	if errors.Is(err, http.ErrNotSupported) {
-		return nil // a writer that cannot flush sends it all at the end
-	}
+	err := flushThrough(w.ResponseWriter)
 	if err != nil {
 		w.failed = true
 	}

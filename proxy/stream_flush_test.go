@@ -129,10 +129,12 @@ func TestRelayStreamFlushesEventsTogetherButNeverHoldsOneBack(t *testing.T) {
 	}
 }
 
-// TestRelayStreamLeftOpenWhenTheClientLeaves: a stream that stops because
-// the client went away (the upstream read is cancelled with it) leaves the
-// answer open, so the audit records the disconnect.
-func TestRelayStreamLeftOpenWhenTheClientLeaves(t *testing.T) {
+// relayUntilTheClientLeaves relays to a client of ingress in a stream
+// whose upstream sends events, then the client leaves before the upstream
+// ends its body (the read is cancelled with the client); it returns
+// whether the answer was left open.
+func relayUntilTheClientLeaves(t *testing.T, in ingress, events ...string) (open bool) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	resp := &http.Response{StatusCode: 200, Header: http.Header{}, Body: pr}
@@ -141,19 +143,32 @@ func TestRelayStreamLeftOpenWhenTheClientLeaves(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		r := httptest.NewRequest("POST", "/v1/chat/completions", nil).WithContext(ctx)
-		new(Service).relayStream(rec, r, resp, &call{info: info})
+		new(Service).relayStream(rec, r, resp, &call{info: info, in: in})
 		close(done)
 	}()
 	rec.waitFlush(t)
-	if _, err := io.WriteString(pw, "data: a\n\n"); err != nil {
-		t.Fatal(err)
+	for _, ev := range events {
+		if _, err := io.WriteString(pw, ev); err != nil {
+			t.Fatal(err)
+		}
+		rec.waitFlush(t)
 	}
-	rec.waitFlush(t)
 	cancel()
 	pw.CloseWithError(context.Canceled)
 	<-done
-	if !info.AnswerOpen {
+	return info.AnswerOpen
+}
+
+// TestRelayStreamLeftOpenWhenTheClientLeaves: a stream that stops because
+// the client went away leaves the answer open, so the audit records the
+// disconnect; once its closing event is out, the answer is whole even if
+// the client then leaves before the upstream ends its body.
+func TestRelayStreamLeftOpenWhenTheClientLeaves(t *testing.T) {
+	if !relayUntilTheClientLeaves(t, ingressChat, "data: {\"choices\":[]}\n\n") {
 		t.Error("a stream the client left is recorded as whole")
+	}
+	if relayUntilTheClientLeaves(t, ingressChat, "data: {\"choices\":[]}\n\n", "data: [DONE]\n\n") {
+		t.Error("a stream whose closing event was sent is recorded as open")
 	}
 }
 
@@ -205,40 +220,5 @@ func TestClosesStream(t *testing.T) {
 		if got := closesStream(c.in, []byte(c.b)); got != c.want {
 			t.Errorf("%s %q: %v", c.in.name, c.b, got)
 		}
-	}
-}
-
-// TestRelayStreamWholeAtItsClosingEvent: once the closing event is out,
-// the answer is whole even if the client then leaves before the upstream
-// ends its body (the read is cancelled with the client).
-func TestRelayStreamWholeAtItsClosingEvent(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	pr, pw := io.Pipe()
-	resp := &http.Response{StatusCode: 200, Header: http.Header{}, Body: pr}
-	rec := &flushRecorder{h: http.Header{}, flushed: make(chan struct{}, 16)}
-	info := reqinfo.New()
-	done := make(chan struct{})
-	go func() {
-		r := httptest.NewRequest("POST", "/v1/chat/completions", nil).WithContext(ctx)
-		new(Service).relayStream(rec, r, resp, &call{info: info, in: ingressChat})
-		close(done)
-	}()
-	rec.waitFlush(t)
-	if _, err := io.WriteString(pw, "data: {\"choices\":[]}\n\n"); err != nil {
-		t.Fatal(err)
-	}
-	rec.waitFlush(t)
-	if !info.AnswerOpen {
-		t.Fatal("open stream not marked open")
-	}
-	if _, err := io.WriteString(pw, "data: [DONE]\n\n"); err != nil {
-		t.Fatal(err)
-	}
-	rec.waitFlush(t)
-	cancel()
-	pw.CloseWithError(context.Canceled)
-	<-done
-	if info.AnswerOpen {
-		t.Error("a stream whose closing event was sent is recorded as open")
 	}
 }

@@ -197,29 +197,34 @@ func BenchmarkAuditStage(b *testing.B) {
 			body := `{"model":"openai/gpt-4o-mini","messages":[{"role":"system","content":"be brief"},{"role":"user","content":"` +
 				strings.Repeat("a ", (size-120)/2) + `"}]}`
 			answer := []byte(`{"id":"c1","object":"chat.completion","choices":[{"message":{"content":"` + strings.Repeat("b", 950) + `"}}]}`)
-			rt := chatRoute(b)
-			m := &memAudit{}
-			au := testAuditing(m, 1<<20)
-			serve := func(w http.ResponseWriter, r *http.Request) error {
+			b.SetBytes(int64(len(body)))
+			benchAuditStage(b, body, func(w http.ResponseWriter, r *http.Request) error {
 				readBodyAsProxy(r)
 				w.Header().Set("Content-Type", "application/json")
 				_, _ = w.Write(answer)
 				return nil
-			}
-			hdr := http.Header{"Content-Type": {"application/json"}, "User-Agent": {"bench"}}
-			b.SetBytes(int64(len(body)))
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				r := httptest.NewRequest("POST", "/v1/chat/completions", strings.NewReader(body))
-				r.Header = hdr
-				r = r.WithContext(reqinfo.With(r.Context(), reqinfo.New()))
-				_ = auditRoute(au, rt, httptest.NewRecorder(), r, serve)
-				if len(m.entries) > 1024 {
-					m.entries, m.usage = m.entries[:0], m.usage[:0]
-				}
-			}
+			})
 		})
+	}
+}
+
+// benchAuditStage runs chat requests with body through the audit stage
+// (bodies and headers recorded) around serve.
+func benchAuditStage(b *testing.B, body string, serve func(http.ResponseWriter, *http.Request) error) {
+	rt := chatRoute(b)
+	m := &memAudit{}
+	au := testAuditing(m, 1<<20)
+	hdr := http.Header{"Content-Type": {"application/json"}, "User-Agent": {"bench"}}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		r := httptest.NewRequest("POST", "/v1/chat/completions", strings.NewReader(body))
+		r.Header = hdr
+		r = r.WithContext(reqinfo.With(r.Context(), reqinfo.New()))
+		_ = auditRoute(au, rt, httptest.NewRecorder(), r, serve)
+		if len(m.entries) > 1024 {
+			m.entries, m.usage = m.entries[:0], m.usage[:0]
+		}
 	}
 }
 
@@ -235,28 +240,14 @@ func BenchmarkAuditStageStream(b *testing.B) {
 	}
 	events = append(events, []byte(`data: {"id":"c1","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":450,"completion_tokens":40,"total_tokens":490}}`+"\n\n"),
 		[]byte("data: [DONE]\n\n"))
-	rt := chatRoute(b)
-	m := &memAudit{}
-	au := testAuditing(m, 1<<20)
-	serve := func(w http.ResponseWriter, r *http.Request) error {
+	benchAuditStage(b, body, func(w http.ResponseWriter, r *http.Request) error {
 		readBodyAsProxy(r)
 		w.Header().Set("Content-Type", "text/event-stream")
 		for _, ev := range events {
 			_, _ = w.Write(ev)
 		}
 		return nil
-	}
-	hdr := http.Header{"Content-Type": {"application/json"}, "User-Agent": {"bench"}}
-	b.ReportAllocs()
-	for b.Loop() {
-		r := httptest.NewRequest("POST", "/v1/chat/completions", strings.NewReader(body))
-		r.Header = hdr
-		r = r.WithContext(reqinfo.With(r.Context(), reqinfo.New()))
-		_ = auditRoute(au, rt, httptest.NewRecorder(), r, serve)
-		if len(m.entries) > 1024 {
-			m.entries, m.usage = m.entries[:0], m.usage[:0]
-		}
-	}
+	})
 }
 
 // BenchmarkAuditStageBaseline is the same request without the stage: the

@@ -3,10 +3,10 @@ package handlers
 import (
 	"bufio"
 	"context"
-	"errors"
 	"net"
 	"net/http"
-	"strings"
+
+	"github.com/modelgate/modelgate/proxy"
 )
 
 // auditWriter passes a response through while noting its status and
@@ -37,7 +37,7 @@ func (w *auditWriter) WriteHeader(code int) {
 
 // late marks the answer failed when the client has already gone.
 func (w *auditWriter) late() {
-	if w.ctx != nil && w.ctx.Err() != nil {
+	if w.ctx.Err() != nil {
 		w.failed = true
 	}
 }
@@ -48,7 +48,7 @@ func (w *auditWriter) Write(p []byte) (int, error) {
 		w.status = http.StatusOK
 	}
 	if w.capture && !w.over {
-		if w.buf == nil && len(p) < streamCaptureStart && isEventStream(w.Header()) {
+		if w.buf == nil && len(p) < streamCaptureStart && proxy.IsEventStream(w.Header()) {
 			// A stream arrives an event at a time: room for a typical one
 			// at once instead of a buffer regrown and copied with each
 			// doubling.
@@ -72,12 +72,6 @@ func (w *auditWriter) Write(p []byte) (int, error) {
 // a chat answer of a few hundred tokens streams about this much.
 const streamCaptureStart = 16 << 10
 
-// isEventStream reports whether h declares a server-sent-event stream.
-func isEventStream(h http.Header) bool {
-	ct := h["Content-Type"]
-	return len(ct) > 0 && strings.HasPrefix(ct[0], "text/event-stream")
-}
-
 // Flush sends buffered data to the client.
 func (w *auditWriter) Flush() { _ = w.FlushError() }
 
@@ -85,20 +79,11 @@ func (w *auditWriter) Flush() { _ = w.FlushError() }
 // which marks the answer failed (http.ResponseController calls it).
 func (w *auditWriter) FlushError() error {
 	w.late()
-	err := flushThrough(w.ResponseWriter)
+	err := proxy.Flush(w.ResponseWriter)
 	if err != nil {
 		w.failed = true
 	}
 	return err
-}
-
-// flushThrough flushes rw and reports a failure; a writer that cannot
-// flush is none (it sends everything at the end).
-func flushThrough(rw http.ResponseWriter) error {
-	if err := http.NewResponseController(rw).Flush(); !errors.Is(err, http.ErrNotSupported) {
-		return err
-	}
-	return nil
 }
 
 // Hijack hands over the connection (realtime sessions); the status is

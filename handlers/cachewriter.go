@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"net"
 	"net/http"
+
+	"github.com/modelgate/modelgate/proxy"
 )
 
 // cacheWriter passes a response through while keeping a copy of its body
@@ -64,7 +66,7 @@ func (w *cacheWriter) Flush() { _ = w.FlushError() }
 // reports a failure, which marks the answer failed.
 func (w *cacheWriter) FlushError() error {
 	w.cut()
-	err := flushThrough(w.ResponseWriter)
+	err := proxy.Flush(w.ResponseWriter)
 	if err != nil {
 		w.failed = true
 	}

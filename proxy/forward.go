@@ -160,7 +160,7 @@ func (s *Service) try(w http.ResponseWriter, r *http.Request, c *call, last bool
 		apierr.WriteFor(w, r, transportError(c.provider.Name(), err))
 		return nil
 	}
-	streamed := c.stream && isEventStream(resp.Header)
+	streamed := c.stream && IsEventStream(resp.Header)
 	c.upstream.watch(ctx, cancel, resp.Body, c.limits, streamed, started)
 	resp.Body = &c.upstream
 	defer resp.Body.Close()
@@ -429,9 +429,9 @@ func copyResponseHeaders(dst, src http.Header) {
 	}
 }
 
-// isEventStream reports whether the response is a server-sent-event
-// stream. Media types compare case-insensitively.
-func isEventStream(h http.Header) bool {
+// IsEventStream reports whether h, a response's headers, declares a
+// server-sent-event stream. Media types compare case-insensitively.
+func IsEventStream(h http.Header) bool {
 	const sse = "text/event-stream"
 	ct := h.Get("Content-Type")
 	return len(ct) >= len(sse) && strings.EqualFold(ct[:len(sse)], sse)

@@ -97,7 +97,7 @@ func (s *Service) passthrough(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	whole := isJSON(resp.Header.Get("Content-Type"))
-	c.stream = isEventStream(resp.Header)
+	c.stream = IsEventStream(resp.Header)
 	c.info.Stream = c.stream
 	c.upstream.watch(ctx, cancel, resp.Body, c.limits, !whole, started)
 	resp.Body = &c.upstream

@@ -57,10 +57,15 @@ func (p *pacedWriter) Write(b []byte) (int, error) {
 // Flush flushes the underlying writer.
 func (p *pacedWriter) Flush() { _ = p.FlushError() }
 
-// FlushError flushes the underlying writer and reports a failure; a
-// writer that cannot flush is no failure (its data goes out at the end).
-func (p *pacedWriter) FlushError() error {
-	if err := http.NewResponseController(p.ResponseWriter).Flush(); !errors.Is(err, http.ErrNotSupported) {
+// FlushError flushes the underlying writer and reports a failure (see
+// Flush).
+func (p *pacedWriter) FlushError() error { return Flush(p.ResponseWriter) }
+
+// Flush flushes w through http.ResponseController and reports a failure,
+// for a writer that wraps w and passes flushes on: a writer that cannot
+// flush is no failure (it sends everything at the end).
+func Flush(w http.ResponseWriter) error {
+	if err := http.NewResponseController(w).Flush(); !errors.Is(err, http.ErrNotSupported) {
 		return err
 	}
 	return nil

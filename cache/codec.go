@@ -30,7 +30,7 @@ func CutFormat(b []byte) ([]byte, error) {
 // Provider and Model, each as its uvarint length and bytes. Key and Size
 // are not encoded: the store knows them.
 func AppendMeta(b []byte, m *Meta) []byte {
-	b = slices.Grow(b, 32+len(m.UserPath)+len(m.Provider)+len(m.Model))
+	b = slices.Grow(b, MetaSize(m))
 	b = binary.AppendVarint(b, m.Created.UnixNano())
 	b = binary.AppendVarint(b, m.Expires.UnixNano())
 	for _, s := range [...]string{m.UserPath, m.Provider, m.Model} {
@@ -46,14 +46,7 @@ func AppendMeta(b []byte, m *Meta) []byte {
 // strings) and the chunks (uvarint count, then each as its uvarint length
 // and bytes).
 func AppendAnswer(b []byte, a *Answer) []byte {
-	n := 64 + len(a.ProviderType)
-	for _, h := range a.Headers {
-		n += 4 + len(h.Name) + len(h.Value)
-	}
-	for _, c := range a.Chunks {
-		n += 4 + len(c)
-	}
-	b = slices.Grow(b, n)
+	b = slices.Grow(b, AnswerSize(a))
 	var flags byte
 	if a.Stream {
 		flags |= 1
@@ -78,6 +71,25 @@ func AppendAnswer(b []byte, a *Answer) []byte {
 		b = append(b, c...)
 	}
 	return b
+}
+
+// MetaSize is the most bytes AppendMeta adds for m (every varint at its
+// longest), so a store can size one buffer for a whole entry.
+func MetaSize(m *Meta) int {
+	return 5*binary.MaxVarintLen64 + len(m.UserPath) + len(m.Provider) + len(m.Model)
+}
+
+// AnswerSize is the most bytes AppendAnswer adds for a (every varint at
+// its longest).
+func AnswerSize(a *Answer) int {
+	n := 1 + 9*binary.MaxVarintLen64 + len(a.ProviderType)
+	for _, h := range a.Headers {
+		n += 2*binary.MaxVarintLen64 + len(h.Name) + len(h.Value)
+	}
+	for _, c := range a.Chunks {
+		n += binary.MaxVarintLen64 + len(c)
+	}
+	return n
 }
 
 // appendString appends s with its uvarint length.

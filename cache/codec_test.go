@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"errors"
+	"math"
 	"reflect"
 	"testing"
 	"time"
@@ -137,5 +138,22 @@ func TestCodecRejectsDamage(t *testing.T) {
 		if _, err := CutFormat(v); !errors.Is(err, ErrMalformed) {
 			t.Fatalf("format %x: %v", v, err)
 		}
+	}
+}
+
+// TestSizesBoundTheEncoding: MetaSize and AnswerSize are never less than
+// what AppendMeta and AppendAnswer add, even with every varint at its
+// longest.
+func TestSizesBoundTheEncoding(t *testing.T) {
+	m := &Meta{Created: time.Unix(0, math.MinInt64), Expires: time.Unix(0, math.MaxInt64), UserPath: "/team/a", Provider: "p", Model: "m"}
+	if n := len(AppendMeta(nil, m)); n > MetaSize(m) {
+		t.Errorf("meta: %d bytes, size %d", n, MetaSize(m))
+	}
+	big := int64(math.MinInt64)
+	a := &Answer{Stream: true, HasUsage: true, ProviderType: "openai",
+		Usage:   tokens.Usage{InputTokens: big, OutputTokens: big, TotalTokens: big, CachedInputTokens: big, CacheWriteInputTokens: big, ReasoningTokens: big},
+		Headers: []Header{{Name: "Content-Type", Value: "text/event-stream"}}, Chunks: [][]byte{make([]byte, 300), nil}}
+	if n := len(AppendAnswer(nil, a)); n > AnswerSize(a) {
+		t.Errorf("answer: %d bytes, size %d", n, AnswerSize(a))
 	}
 }

@@ -10,7 +10,9 @@ import (
 // the metadata (cache.AppendMeta), then the answer (cache.AppendAnswer),
 // so Scan reads the metadata without decoding the answer.
 func encodeCacheEntry(e *cache.Entry) []byte {
-	return cache.AppendAnswer(cache.AppendMeta([]byte{cache.Format}, &e.Meta), &e.Answer)
+	b := make([]byte, 1, 1+cache.MetaSize(&e.Meta)+cache.AnswerSize(&e.Answer))
+	b[0] = cache.Format
+	return cache.AppendAnswer(cache.AppendMeta(b, &e.Meta), &e.Answer)
 }
 
 // decodeCacheMeta reads the metadata of the entry stored under key with

@@ -133,6 +133,10 @@ type App struct {
 	// fanout joins the other gateway processes over Redis (see
 	// startFanout); nil without Redis.
 	fanout *fanout
+
+	// gcRelease gives up this instance's garbage-collector headroom
+	// (see package gcpace); nil when it holds none.
+	gcRelease func()
 }
 
 // CaddyModule returns the Caddy module information.
@@ -318,6 +322,7 @@ func (a *App) start() error {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	a.cancel = cancel
+	a.holdGCHeadroom()
 	a.registry.Start(ctx)
 	a.logger.Info("modelgate started",
 		zap.String("storage", a.storePath),
@@ -332,6 +337,10 @@ func (a *App) Stop() error {
 	if a.cancel != nil {
 		a.cancel()
 		a.cancel = nil
+	}
+	if a.gcRelease != nil {
+		a.gcRelease()
+		a.gcRelease = nil
 	}
 	var errs []error
 	a.stopFanout()

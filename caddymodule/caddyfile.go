@@ -45,6 +45,7 @@ func parseGlobalOption(d *caddyfile.Dispenser, existing any) (any, error) {
 //		user_path_header <header>
 //		max_request_body <size>
 //		read_body_timeout <duration>
+//		gc_headroom      <size> | off
 //		entitlements     <name...>
 //		admin {
 //			endpoints_enabled     <bool>
@@ -97,6 +98,18 @@ func (a *App) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 					return d.Errf("max_request_body: %q is not a size: give a positive byte count such as 10MB, 512KiB or 1048576", v)
 				}
 				a.Server.MaxRequestBodyBytes = int64(n)
+			}
+		case "gc_headroom":
+			var v string
+			if v, err = oneArg(d); err == nil {
+				var n uint64
+				if v != "off" {
+					if n, err = humanize.ParseBytes(v); err != nil || n > 1<<40 {
+						return d.Errf("gc_headroom: %q is not a size: give a byte count such as 24MiB, or off", v)
+					}
+				}
+				h := int64(n)
+				a.Server.GCHeadroomBytes = &h
 			}
 		case "read_body_timeout":
 			var dur time.Duration

@@ -31,6 +31,7 @@ func TestCaddyfileGlobalOption(t *testing.T) {
 		config_file ./config.yaml
 		user_path_header X-Team
 		max_request_body 2MiB
+		gc_headroom 32MiB
 		entitlements quota_templates other
 		entitlements third
 		admin {
@@ -59,6 +60,7 @@ func TestCaddyfileGlobalOption(t *testing.T) {
 	}
 	if app.Storage != "./data/mg.db" || app.MasterKey != "mg-master" || app.ConfigFile != "./config.yaml" ||
 		app.Server.UserPathHeader != "X-Team" || app.Server.MaxRequestBodyBytes != 2<<20 ||
+		app.Server.GCHeadroomBytes == nil || *app.Server.GCHeadroomBytes != 32<<20 ||
 		strings.Join(app.Entitlements, ",") != "quota_templates,other,third" {
 		t.Errorf("settings: %+v", app.Config)
 	}
@@ -108,6 +110,7 @@ func TestCaddyfileErrors(t *testing.T) {
 		"bad size":                  {"modelgate {\n max_request_body lots\n}", `max_request_body: "lots" is not a size`},
 		"zero size":                 {"modelgate {\n max_request_body 0\n}", `max_request_body: "0" is not a size`},
 		"size without argument":     {"modelgate {\n max_request_body\n}", "wrong argument count"},
+		"bad gc headroom":           {"modelgate {\n gc_headroom lots\n}", `gc_headroom: "lots" is not a size`},
 		"admin argument":            {"modelgate {\n admin x {\n }\n}", "wrong argument count"},
 		"unknown admin option":      {"modelgate {\n admin {\n nope true\n }\n}", `unrecognized admin option "nope"`},
 		"bad boolean":               {"modelgate {\n admin {\n ui_enabled maybe\n }\n}", `ui_enabled: "maybe" is not a boolean`},
@@ -146,5 +149,17 @@ func TestCaddyfileNetworkedStorage(t *testing.T) {
 	}
 	if app.Redis != "redis://cache:6379/0" || app.RedisFailClosed == nil || !*app.RedisFailClosed {
 		t.Errorf("redis: %q fail_closed %v", app.Redis, app.RedisFailClosed)
+	}
+}
+
+// gc_headroom off is an explicit zero: the collector's pacing is left
+// alone, which no headroom at all (the default) would not do.
+func TestCaddyfileGCHeadroomOff(t *testing.T) {
+	app, err := parse(t, "modelgate {\n gc_headroom off\n}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := app.Server.GCHeadroomBytes; h == nil || *h != 0 {
+		t.Fatalf("gc_headroom off: %v", h)
 	}
 }

@@ -41,6 +41,15 @@ func (s Server) ModelsRefresh() time.Duration {
 	return seconds(s.ModelsRefreshSeconds, DefaultModelsRefreshSeconds)
 }
 
+// GCHeadroom is the heap growth allowed between garbage collections, in
+// bytes; 0 leaves the collector's pacing alone.
+func (s Server) GCHeadroom() int64 {
+	if s.GCHeadroomBytes == nil {
+		return DefaultGCHeadroomBytes
+	}
+	return *s.GCHeadroomBytes
+}
+
 // ModelsTimeout bounds one provider's model listing request.
 func (s Server) ModelsTimeout() time.Duration {
 	return seconds(s.ModelsTimeoutSeconds, DefaultModelsTimeoutSeconds)

@@ -109,6 +109,15 @@ type Server struct {
 	// ModelsTimeoutSeconds bounds one provider's model listing request.
 	// Default 10.
 	ModelsTimeoutSeconds int `yaml:"models_timeout_seconds,omitempty" json:"models_timeout_seconds,omitempty"`
+
+	// GCHeadroomBytes is how far the Go heap may grow beyond what the last
+	// garbage collection found live before the next collection starts:
+	// more headroom, fewer collections (each costs about the same), for
+	// at most this much more memory. It only ever raises the collector's
+	// default headroom (GOGC=100: as much as is live). Default 24 MiB; 0
+	// leaves the collector's pacing alone, as does an explicit GOGC
+	// environment variable. Env GC_HEADROOM_BYTES.
+	GCHeadroomBytes *int64 `yaml:"gc_headroom_bytes,omitempty" json:"gc_headroom_bytes,omitempty"`
 }
 
 // Admin holds the admin API and dashboard switches.

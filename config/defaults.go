@@ -12,6 +12,8 @@ const (
 	DefaultMaxRequestBodyBytes int64 = 32 << 20
 	// DefaultModelsRefreshSeconds is the default model listing refresh period.
 	DefaultModelsRefreshSeconds = 300
+	// DefaultGCHeadroomBytes is the default of server.gc_headroom_bytes.
+	DefaultGCHeadroomBytes int64 = 24 << 20
 	// DefaultModelsTimeoutSeconds is the default model listing timeout.
 	DefaultModelsTimeoutSeconds = 10
 
@@ -96,6 +98,7 @@ func Defaults() Config {
 			MaxRequestBodyBytes:  DefaultMaxRequestBodyBytes,
 			ModelsRefreshSeconds: DefaultModelsRefreshSeconds,
 			ModelsTimeoutSeconds: DefaultModelsTimeoutSeconds,
+			GCHeadroomBytes:      Ptr(DefaultGCHeadroomBytes),
 		},
 		Admin: Admin{
 			EndpointsEnabled:     Ptr(DefaultAdminEndpointsEnabled),

@@ -51,6 +51,9 @@ func validate(c Config) error {
 	}
 	nonNegative("server.models_refresh_seconds", int64(c.Server.ModelsRefreshSeconds))
 	nonNegative("server.models_timeout_seconds", int64(c.Server.ModelsTimeoutSeconds))
+	if c.Server.GCHeadroomBytes != nil {
+		nonNegative("server.gc_headroom_bytes", *c.Server.GCHeadroomBytes)
+	}
 
 	if !validLegacyAlias(c.Admin.LegacyAlias) {
 		bad("admin.legacy_alias", "%q is not one of auto, on, off", c.Admin.LegacyAlias)

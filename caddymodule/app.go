@@ -134,8 +134,8 @@ type App struct {
 	// startFanout); nil without Redis.
 	fanout *fanout
 
-	// gcRelease gives up this instance's garbage-collector headroom
-	// (see package gcpace); nil when it holds none.
+	// gcRelease gives up this instance's minimum heap for the garbage
+	// collector (see package gcpace); nil when it holds none.
 	gcRelease func()
 }
 
@@ -322,7 +322,7 @@ func (a *App) start() error {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	a.cancel = cancel
-	a.holdGCHeadroom()
+	a.holdGCMinHeap()
 	a.registry.Start(ctx)
 	a.logger.Info("modelgate started",
 		zap.String("storage", a.storePath),

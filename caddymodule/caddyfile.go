@@ -45,7 +45,7 @@ func parseGlobalOption(d *caddyfile.Dispenser, existing any) (any, error) {
 //		user_path_header <header>
 //		max_request_body <size>
 //		read_body_timeout <duration>
-//		gc_headroom      <size> | off
+//		gc_min_heap      <size> | off
 //		entitlements     <name...>
 //		admin {
 //			endpoints_enabled     <bool>
@@ -99,17 +99,17 @@ func (a *App) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				}
 				a.Server.MaxRequestBodyBytes = int64(n)
 			}
-		case "gc_headroom":
+		case "gc_min_heap":
 			var v string
 			if v, err = oneArg(d); err == nil {
 				var n uint64
 				if v != "off" {
 					if n, err = humanize.ParseBytes(v); err != nil || n > 1<<40 {
-						return d.Errf("gc_headroom: %q is not a size: give a byte count such as 24MiB, or off", v)
+						return d.Errf("gc_min_heap: %q is not a size: give a byte count such as 32MiB, or off", v)
 					}
 				}
 				h := int64(n)
-				a.Server.GCHeadroomBytes = &h
+				a.Server.GCMinHeapBytes = &h
 			}
 		case "read_body_timeout":
 			var dur time.Duration

@@ -31,7 +31,7 @@ func TestCaddyfileGlobalOption(t *testing.T) {
 		config_file ./config.yaml
 		user_path_header X-Team
 		max_request_body 2MiB
-		gc_headroom 32MiB
+		gc_min_heap 32MiB
 		entitlements quota_templates other
 		entitlements third
 		admin {
@@ -60,7 +60,7 @@ func TestCaddyfileGlobalOption(t *testing.T) {
 	}
 	if app.Storage != "./data/mg.db" || app.MasterKey != "mg-master" || app.ConfigFile != "./config.yaml" ||
 		app.Server.UserPathHeader != "X-Team" || app.Server.MaxRequestBodyBytes != 2<<20 ||
-		app.Server.GCHeadroomBytes == nil || *app.Server.GCHeadroomBytes != 32<<20 ||
+		app.Server.GCMinHeapBytes == nil || *app.Server.GCMinHeapBytes != 32<<20 ||
 		strings.Join(app.Entitlements, ",") != "quota_templates,other,third" {
 		t.Errorf("settings: %+v", app.Config)
 	}
@@ -110,7 +110,7 @@ func TestCaddyfileErrors(t *testing.T) {
 		"bad size":                  {"modelgate {\n max_request_body lots\n}", `max_request_body: "lots" is not a size`},
 		"zero size":                 {"modelgate {\n max_request_body 0\n}", `max_request_body: "0" is not a size`},
 		"size without argument":     {"modelgate {\n max_request_body\n}", "wrong argument count"},
-		"bad gc headroom":           {"modelgate {\n gc_headroom lots\n}", `gc_headroom: "lots" is not a size`},
+		"bad gc minimum heap":       {"modelgate {\n gc_min_heap lots\n}", `gc_min_heap: "lots" is not a size`},
 		"admin argument":            {"modelgate {\n admin x {\n }\n}", "wrong argument count"},
 		"unknown admin option":      {"modelgate {\n admin {\n nope true\n }\n}", `unrecognized admin option "nope"`},
 		"bad boolean":               {"modelgate {\n admin {\n ui_enabled maybe\n }\n}", `ui_enabled: "maybe" is not a boolean`},
@@ -152,14 +152,14 @@ func TestCaddyfileNetworkedStorage(t *testing.T) {
 	}
 }
 
-// gc_headroom off is an explicit zero: the collector's pacing is left
-// alone, which no headroom at all (the default) would not do.
-func TestCaddyfileGCHeadroomOff(t *testing.T) {
-	app, err := parse(t, "modelgate {\n gc_headroom off\n}")
+// gc_min_heap off is an explicit zero: the collector's pacing is left
+// alone, which leaving the option out (the default minimum) would not do.
+func TestCaddyfileGCMinHeapOff(t *testing.T) {
+	app, err := parse(t, "modelgate {\n gc_min_heap off\n}")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h := app.Server.GCHeadroomBytes; h == nil || *h != 0 {
-		t.Fatalf("gc_headroom off: %v", h)
+	if h := app.Server.GCMinHeapBytes; h == nil || *h != 0 {
+		t.Fatalf("gc_min_heap off: %v", h)
 	}
 }

@@ -41,13 +41,13 @@ func (s Server) ModelsRefresh() time.Duration {
 	return seconds(s.ModelsRefreshSeconds, DefaultModelsRefreshSeconds)
 }
 
-// GCHeadroom is the heap growth allowed between garbage collections, in
-// bytes; 0 leaves the collector's pacing alone.
-func (s Server) GCHeadroom() int64 {
-	if s.GCHeadroomBytes == nil {
-		return DefaultGCHeadroomBytes
+// GCMinHeap is the heap size, in bytes, below which no garbage collection
+// starts; 0 leaves the collector's pacing alone.
+func (s Server) GCMinHeap() int64 {
+	if s.GCMinHeapBytes == nil {
+		return DefaultGCMinHeapBytes
 	}
-	return *s.GCHeadroomBytes
+	return *s.GCMinHeapBytes
 }
 
 // ModelsTimeout bounds one provider's model listing request.

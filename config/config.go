@@ -110,14 +110,15 @@ type Server struct {
 	// Default 10.
 	ModelsTimeoutSeconds int `yaml:"models_timeout_seconds,omitempty" json:"models_timeout_seconds,omitempty"`
 
-	// GCHeadroomBytes is how far the Go heap may grow beyond what the last
-	// garbage collection found live before the next collection starts:
-	// more headroom, fewer collections (each costs about the same), for
-	// at most this much more memory. It only ever raises the collector's
-	// default headroom (GOGC=100: as much as is live). Default 24 MiB; 0
-	// leaves the collector's pacing alone, as does an explicit GOGC
-	// environment variable. Env GC_HEADROOM_BYTES.
-	GCHeadroomBytes *int64 `yaml:"gc_headroom_bytes,omitempty" json:"gc_headroom_bytes,omitempty"`
+	// GCMinHeapBytes is the heap size below which no garbage collection
+	// starts; above it the collector keeps Go's pacing (a collection
+	// whenever the heap has doubled since the last). A gateway keeps few
+	// MiB live but allocates fast, so without it collections come every
+	// few dozen milliseconds. It costs no memory once the live heap is
+	// half of it or more. Default 32 MiB; 0 leaves the collector's pacing
+	// alone, as does an explicit GOGC environment variable. Env
+	// GC_MIN_HEAP_BYTES.
+	GCMinHeapBytes *int64 `yaml:"gc_min_heap_bytes,omitempty" json:"gc_min_heap_bytes,omitempty"`
 }
 
 // Admin holds the admin API and dashboard switches.

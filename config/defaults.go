@@ -12,8 +12,8 @@ const (
 	DefaultMaxRequestBodyBytes int64 = 32 << 20
 	// DefaultModelsRefreshSeconds is the default model listing refresh period.
 	DefaultModelsRefreshSeconds = 300
-	// DefaultGCHeadroomBytes is the default of server.gc_headroom_bytes.
-	DefaultGCHeadroomBytes int64 = 24 << 20
+	// DefaultGCMinHeapBytes is the default of server.gc_min_heap_bytes.
+	DefaultGCMinHeapBytes int64 = 32 << 20
 	// DefaultModelsTimeoutSeconds is the default model listing timeout.
 	DefaultModelsTimeoutSeconds = 10
 
@@ -98,7 +98,7 @@ func Defaults() Config {
 			MaxRequestBodyBytes:  DefaultMaxRequestBodyBytes,
 			ModelsRefreshSeconds: DefaultModelsRefreshSeconds,
 			ModelsTimeoutSeconds: DefaultModelsTimeoutSeconds,
-			GCHeadroomBytes:      Ptr(DefaultGCHeadroomBytes),
+			GCMinHeapBytes:       Ptr(DefaultGCMinHeapBytes),
 		},
 		Admin: Admin{
 			EndpointsEnabled:     Ptr(DefaultAdminEndpointsEnabled),

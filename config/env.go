@@ -52,12 +52,12 @@ var envSettings = []envSetting{
 		c.Server.MaxRequestBodyBytes = n
 		return nil
 	}},
-	{"GC_HEADROOM_BYTES", func(c *Config, v string) error {
+	{"GC_MIN_HEAP_BYTES", func(c *Config, v string) error {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 0 {
 			return fmt.Errorf("%q is not a non-negative integer", v)
 		}
-		c.Server.GCHeadroomBytes = &n
+		c.Server.GCMinHeapBytes = &n
 		return nil
 	}},
 	{"ADMIN_ENDPOINTS_ENABLED", boolSetter(func(c *Config) **bool { return &c.Admin.EndpointsEnabled })},

@@ -51,8 +51,8 @@ func validate(c Config) error {
 	}
 	nonNegative("server.models_refresh_seconds", int64(c.Server.ModelsRefreshSeconds))
 	nonNegative("server.models_timeout_seconds", int64(c.Server.ModelsTimeoutSeconds))
-	if c.Server.GCHeadroomBytes != nil {
-		nonNegative("server.gc_headroom_bytes", *c.Server.GCHeadroomBytes)
+	if c.Server.GCMinHeapBytes != nil {
+		nonNegative("server.gc_min_heap_bytes", *c.Server.GCMinHeapBytes)
 	}
 
 	if !validLegacyAlias(c.Admin.LegacyAlias) {

@@ -77,7 +77,7 @@ func TestParseYAMLAllTopLevelKeys(t *testing.T) {
 	doc := `
 storage: /tmp/db
 master_key: mk
-server: {user_path_header: X-U, max_request_body_bytes: 10, models_refresh_seconds: 5, models_timeout_seconds: 2, gc_headroom_bytes: 0}
+server: {user_path_header: X-U, max_request_body_bytes: 10, models_refresh_seconds: 5, models_timeout_seconds: 2, gc_min_heap_bytes: 0}
 admin: {endpoints_enabled: false, ui_enabled: false, live_logs_enabled: true, legacy_alias: "on", allow_unauthenticated: true}
 logging: {enabled: false, log_bodies: false, log_headers: false, retention_days: 0, max_body_bytes: 7}
 usage: {enabled: false}
@@ -94,7 +94,7 @@ entitlements: [quota_templates]
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Storage != "/tmp/db" || c.MasterKey != "mk" || c.Server.MaxRequestBodyBytes != 10 || c.Server.GCHeadroom() != 0 ||
+	if c.Storage != "/tmp/db" || c.MasterKey != "mk" || c.Server.MaxRequestBodyBytes != 10 || c.Server.GCMinHeap() != 0 ||
 		c.Admin.LegacyAlias != "on" || *c.Logging.RetentionDays != 0 || *c.RateLimits.FlushInterval != 0 ||
 		len(c.Failover["gpt-4o"]) != 1 || len(c.VirtualModels) != 1 || c.Entitlements[0] != "quota_templates" ||
 		c.VirtualModels[0].Targets[0].Weight != 2 || *c.VirtualModels[0].Slowdown != 0.5 || c.VirtualModels[0].UserPaths[0] != "/team" ||

@@ -1,16 +1,18 @@
-// Package gcpace gives the Go garbage collector a memory headroom: it lets
-// the heap grow by at least a given number of bytes beyond what the last
-// collection found live before the next collection starts.
+// Package gcpace gives the Go garbage collector a minimum heap: no
+// collection starts before the heap has reached a given size, and above it
+// the collector keeps its usual pacing.
 //
 // A proxy keeps little memory live (a few MiB) but allocates quickly (every
 // request's headers, bodies and records). The collector's default pacing
 // (GOGC=100) starts a collection each time the heap has doubled, so a small
 // live heap means a collection every few dozen milliseconds, and a fifth
 // of the CPU spent on them. Each collection costs about the same whatever
-// the headroom, so raising the headroom from a few MiB to a few tens of
-// MiB makes collections proportionally rarer, for a bounded amount of
-// memory: the heap goal is never more than the headroom above the live
-// heap, or the default goal when that is larger.
+// the heap's size, so letting a small heap grow to a few tens of MiB makes
+// collections proportionally rarer. The cost is bounded: the heap goal is
+// the minimum heap or the default goal (twice the live heap), whichever is
+// larger, so a process whose live heap is already half the minimum or more
+// (under heavy load, with large bodies in flight) uses no more memory than
+// it would without it.
 //
 // The pacing is adjusted after every collection from the live heap it
 // found, through debug.SetGCPercent; the percentage never drops below the
@@ -27,8 +29,8 @@ import (
 	"sync"
 )
 
-// MaxPercent caps the GOGC percentage the pacer sets, for a heap so small
-// that the headroom would be many times its size.
+// MaxPercent caps the GOGC percentage the pacer sets, for a live heap so
+// small that the minimum heap is many times its size.
 const MaxPercent = 2000
 
 // liveMetric is the runtime metric of the heap the last collection marked
@@ -39,7 +41,8 @@ const liveMetric = "/gc/heap/live:bytes"
 // every holder shares it.
 var state struct {
 	mu sync.Mutex
-	// holders maps each Hold to its headroom; the largest one is in force.
+	// holders maps each Hold to its minimum heap; the largest one is in
+	// force.
 	holders map[*int64]int64
 	// base is the percentage in force when the first holder arrived,
 	// restored when the last one leaves.
@@ -53,15 +56,16 @@ var state struct {
 	sample []metrics.Sample
 }
 
-// Hold asks for headroom bytes of heap growth between collections and
-// returns the function that gives the request up. The largest headroom
-// held is in force; when the last holder releases, the percentage in force
-// before the first Hold is restored. A headroom of zero or less, an
-// explicit GOGC environment variable, or a collector that is off
-// (GOGC=off) make Hold a no-op; so does the runtime lacking the live heap
-// metric. Release is safe to call more than once.
-func Hold(headroom int64) (release func(), active bool) {
-	if headroom <= 0 || os.Getenv("GOGC") != "" || !hasLiveMetric() {
+// Hold asks that no collection start before the heap reaches minHeap
+// bytes, and returns the function that gives the request up and whether
+// the pacer is active. The largest minimum held is in force; when the last
+// holder releases, the percentage in force before the first Hold is
+// restored. A minimum of zero or less, an explicit GOGC environment
+// variable, or a collector that is off (GOGC=off) make Hold a no-op; so
+// does the runtime lacking the live heap metric. Release is safe to call
+// more than once.
+func Hold(minHeap int64) (release func(), active bool) {
+	if minHeap <= 0 || os.Getenv("GOGC") != "" || !hasLiveMetric() {
 		return func() {}, false
 	}
 	state.mu.Lock()
@@ -79,7 +83,7 @@ func Hold(headroom int64) (release func(), active bool) {
 		arm(state.gen)
 	}
 	token := new(int64)
-	state.holders[token] = headroom
+	state.holders[token] = minHeap
 	adjustLocked()
 	var once sync.Once
 	return func() { once.Do(func() { drop(token) }) }, true
@@ -147,20 +151,20 @@ func afterGC(gen uint64) {
 }
 
 // adjustLocked sets the percentage that puts the next collection's goal
-// the largest held headroom above the live heap, never below the base
-// percentage nor above MaxPercent. Changes under a twentieth are skipped:
-// setting the percentage recomputes the collector's pacing.
+// at the largest minimum heap held, never below the base percentage nor
+// above MaxPercent. Changes under a twentieth are skipped: setting the
+// percentage recomputes the collector's pacing.
 func adjustLocked() {
-	var headroom int64
+	var minHeap int64
 	for _, h := range state.holders {
-		headroom = max(headroom, h)
+		minHeap = max(minHeap, h)
 	}
 	metrics.Read(state.sample)
 	var live uint64
 	if state.sample[0].Value.Kind() == metrics.KindUint64 {
 		live = state.sample[0].Value.Uint64()
 	}
-	p := percentFor(live, headroom, state.base)
+	p := percentFor(live, minHeap, state.base)
 	if p == state.percent || (state.percent > 0 && math.Abs(float64(p-state.percent)) < float64(state.percent)/20) {
 		return
 	}
@@ -172,14 +176,17 @@ func adjustLocked() {
 // which it scales by GOGC/100 like the goal itself.
 const heapMinimum = 4 << 20
 
-// percentFor is the GOGC percentage whose goal is headroom bytes above a
-// live heap of live bytes, bounded by base below and MaxPercent above. A
-// live heap under the runtime's heap minimum (none measured yet, say) counts
-// as that minimum, which the runtime scales by the percentage too: the goal
-// then stays within the headroom.
-func percentFor(live uint64, headroom int64, base int) int {
+// percentFor is the GOGC percentage whose goal is a heap of minHeap bytes
+// over a live heap of live bytes, bounded by base below and MaxPercent
+// above. A live heap under the runtime's heap minimum (none measured yet,
+// say) counts as that minimum, which the runtime scales by the percentage
+// too: the goal then stays under minHeap.
+func percentFor(live uint64, minHeap int64, base int) int {
 	live = max(live, heapMinimum)
-	p := math.Ceil(float64(headroom) * 100 / float64(live))
+	if minHeap <= int64(live) {
+		return base
+	}
+	p := math.Ceil(float64(uint64(minHeap)-live) * 100 / float64(live))
 	if p >= MaxPercent {
 		return max(base, MaxPercent)
 	}

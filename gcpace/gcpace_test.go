@@ -9,22 +9,23 @@ import (
 
 func TestPercentFor(t *testing.T) {
 	for _, c := range []struct {
-		live     uint64
-		headroom int64
-		base     int
-		want     int
+		live    uint64
+		minHeap int64
+		base    int
+		want    int
 	}{
-		{live: 8 << 20, headroom: 24 << 20, base: 100, want: 300},
-		{live: 12 << 20, headroom: 24 << 20, base: 100, want: 200},
-		{live: 48 << 20, headroom: 24 << 20, base: 100, want: 100},   // default headroom already larger
-		{live: 48 << 20, headroom: 24 << 20, base: 150, want: 150},   // never below the base
-		{live: 0, headroom: 24 << 20, base: 100, want: 600},          // nothing measured: the 4 MiB minimum
-		{live: 1 << 20, headroom: 24 << 20, base: 100, want: 600},    // under the minimum: counts as it
-		{live: 4 << 20, headroom: 1 << 30, base: 100, want: 2000},    // capped
-		{live: 10 << 20, headroom: 10<<20 + 1, base: 100, want: 101}, // rounded up
+		{live: 8 << 20, minHeap: 32 << 20, base: 100, want: 300},
+		{live: 12 << 20, minHeap: 32 << 20, base: 100, want: 167}, // rounded up
+		{live: 16 << 20, minHeap: 32 << 20, base: 100, want: 100}, // twice the live heap: the default goal
+		{live: 48 << 20, minHeap: 32 << 20, base: 100, want: 100}, // the default goal is larger
+		{live: 8 << 20, minHeap: 32 << 20, base: 400, want: 400},  // never below the base
+		{live: 0, minHeap: 32 << 20, base: 100, want: 700},        // nothing measured: the 4 MiB minimum
+		{live: 1 << 20, minHeap: 32 << 20, base: 100, want: 700},  // under the minimum: counts as it
+		{live: 4 << 20, minHeap: 1 << 30, base: 100, want: 2000},  // capped
+		{live: 40 << 20, minHeap: 32 << 20, base: 50, want: 50},   // a lower base stays when the minimum is reached
 	} {
-		if got := percentFor(c.live, c.headroom, c.base); got != c.want {
-			t.Errorf("percentFor(%d, %d, %d) = %d, want %d", c.live, c.headroom, c.base, got, c.want)
+		if got := percentFor(c.live, c.minHeap, c.base); got != c.want {
+			t.Errorf("percentFor(%d, %d, %d) = %d, want %d", c.live, c.minHeap, c.base, got, c.want)
 		}
 	}
 }
@@ -46,7 +47,7 @@ func TestHoldRaisesThePercentAndReleaseRestoresIt(t *testing.T) {
 		t.Fatal("Hold is not active")
 	}
 	// A live heap of at most a few tens of MiB needs far more than twice
-	// itself to leave 256 MiB of headroom.
+	// itself to reach a 256 MiB heap.
 	if p := gcPercent(); p <= 400 {
 		t.Fatalf("percent after Hold = %d, want > 400", p)
 	}
@@ -80,8 +81,8 @@ func TestPacerFollowsTheLiveHeap(t *testing.T) {
 	defer release()
 	small, _ := Percent()
 
-	// Keep 128 MiB live: after the next collections the headroom is half
-	// the live heap, under the base's, so the base percentage returns.
+	// Keep 128 MiB live: after the next collections the default goal is
+	// above the 64 MiB minimum, so the base percentage returns.
 	keep := make([][]byte, 128)
 	for i := range keep {
 		keep[i] = make([]byte, 1<<20)
@@ -117,7 +118,7 @@ func TestHoldLeavesAnExplicitGOGCAlone(t *testing.T) {
 	}
 }
 
-func TestHoldWithoutHeadroomOrWithTheCollectorOff(t *testing.T) {
+func TestHoldWithoutMinimumOrWithTheCollectorOff(t *testing.T) {
 	t.Setenv("GOGC", "")
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	if _, active := Hold(0); active {

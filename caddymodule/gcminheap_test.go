@@ -11,16 +11,16 @@ import (
 	"github.com/modelgate/modelgate/gcpace"
 )
 
-// A started app holds the configured collector headroom until it stops;
-// gc_headroom 0 holds none.
-func TestAppHoldsGCHeadroomWhileRunning(t *testing.T) {
+// A started app holds the configured minimum heap until it stops;
+// gc_min_heap 0 holds none.
+func TestAppHoldsGCMinHeapWhileRunning(t *testing.T) {
 	t.Setenv("GOGC", "")
-	t.Setenv("GC_HEADROOM_BYTES", "")
+	t.Setenv("GC_MIN_HEAP_BYTES", "")
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	for _, c := range []struct {
-		name     string
-		headroom *int64
-		want     bool
+		name    string
+		minHeap *int64
+		want    bool
 	}{
 		{"default", nil, true},
 		{"off", new(int64), false},
@@ -30,7 +30,7 @@ func TestAppHoldsGCHeadroomWhileRunning(t *testing.T) {
 			defer cancel()
 			a := &App{}
 			a.Storage = filepath.Join(t.TempDir(), "mg.db")
-			a.Server.GCHeadroomBytes = c.headroom
+			a.Server.GCMinHeapBytes = c.minHeap
 			if err := a.Provision(ctx); err != nil {
 				t.Fatal(err)
 			}

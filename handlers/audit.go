@@ -371,6 +371,7 @@ func (a *auditRequest) bodies(d *audit.Data, aw *auditWriter) {
 	ct := aw.Header().Get("Content-Type")
 	if strings.HasPrefix(ct, "text/event-stream") {
 		d.ResponseBody = audit.StreamedBody(streamKind(a.shape), aw.buf)
+		aw.releaseCapture(d.ResponseBody)
 		return
 	}
 	d.ResponseBody, _ = ownBody(ct, aw.buf, a.au.MaxBodyBytes)

@@ -1,8 +1,6 @@
 package caddymodule
 
 import (
-	"os"
-
 	"go.uber.org/zap"
 
 	"github.com/modelgate/modelgate/gcpace"
@@ -17,7 +15,7 @@ func (a *App) holdGCMinHeap() {
 	switch {
 	case active:
 		a.logger.Debug("garbage collector minimum heap", zap.Int64("bytes", minHeap))
-	case minHeap > 0 && os.Getenv("GOGC") != "":
+	case minHeap > 0 && gcpace.GOGCSet():
 		a.logger.Info("GOGC is set: the garbage collector keeps its pacing; gc_min_heap is not applied")
 	}
 }

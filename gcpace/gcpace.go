@@ -65,7 +65,7 @@ var state struct {
 // does the runtime lacking the live heap metric. Release is safe to call
 // more than once.
 func Hold(minHeap int64) (release func(), active bool) {
-	if minHeap <= 0 || os.Getenv("GOGC") != "" || !hasLiveMetric() {
+	if minHeap <= 0 || GOGCSet() || !hasLiveMetric() {
 		return func() {}, false
 	}
 	state.mu.Lock()
@@ -113,6 +113,10 @@ func Percent() (int, bool) {
 	defer state.mu.Unlock()
 	return state.percent, len(state.holders) > 0
 }
+
+// GOGCSet reports whether the operator set the GOGC environment variable,
+// which Hold then leaves in charge of the collector's pacing.
+func GOGCSet() bool { return os.Getenv("GOGC") != "" }
 
 // hasLiveMetric reports whether this runtime publishes the live heap.
 func hasLiveMetric() bool {

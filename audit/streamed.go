@@ -8,6 +8,8 @@ import (
 	"unsafe"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/modelgate/modelgate/reqbody"
 )
 
 // StreamKind is the event format of a streamed answer.
@@ -140,55 +142,103 @@ type chatChoice struct {
 
 // chatFromStream adds chat.completion.chunk events up to a
 // chat.completion; nil when the stream holds no chunk. Each event, each
-// choice and each delta is walked once, member by member, rather than
-// looked up field by field: it runs once per streamed request. Where a
-// member repeats, the first counts.
+// choice and each delta is walked once, member by member, skipping nested
+// values it does not read, rather than looked up field by field: it runs
+// once per streamed request. Where a member repeats, the first counts.
 func chatFromStream(sse []byte) map[string]any {
 	var out map[string]any
 	choices := map[int64]*chatChoice{}
 	eachEvent(sse, func(data []byte) {
-		var object, id, created, model, fp, usage, list gjson.Result
-		parseData(data).ForEach(func(k, v gjson.Result) bool {
-			switch k.Str {
+		var object, id, created, model, fp, usage, list []byte
+		reqbody.Members(data, func(k, v []byte) bool {
+			switch memberName(k) {
 			case "object":
-				first(&object, v)
+				firstRaw(&object, v)
 			case "id":
-				first(&id, v)
+				firstRaw(&id, v)
 			case "created":
-				first(&created, v)
+				firstRaw(&created, v)
 			case "model":
-				first(&model, v)
+				firstRaw(&model, v)
 			case "system_fingerprint":
-				first(&fp, v)
+				firstRaw(&fp, v)
 			case "usage":
-				first(&usage, v)
+				firstRaw(&usage, v)
 			case "choices":
-				first(&list, v)
+				firstRaw(&list, v)
 			}
 			return true
 		})
-		if object.Str != "chat.completion.chunk" && !list.Exists() {
+		if rawStr(object) != "chat.completion.chunk" && list == nil {
 			return
 		}
 		if out == nil {
-			out = map[string]any{"id": id.Str, "object": "chat.completion", "created": created.Int(), "model": model.Str}
+			out = map[string]any{"id": rawStr(id), "object": "chat.completion", "created": rawValue(created).Int(), "model": rawStr(model)}
 		}
-		if fp.Type == gjson.String {
-			out["system_fingerprint"] = fp.Str
+		if reqbody.IsString(fp) {
+			out["system_fingerprint"] = rawStr(fp)
 		}
-		if usage.IsObject() {
-			out["usage"] = json.RawMessage(usage.Raw)
+		if len(usage) > 0 && usage[0] == '{' {
+			out["usage"] = json.RawMessage(usage)
 		}
-		list.ForEach(func(_, c gjson.Result) bool {
-			addChatChoiceDelta(choices, c)
-			return true
-		})
+		eachValue(list, func(c []byte) { addChatChoiceDelta(choices, c) })
 	})
 	if out == nil {
 		return nil
 	}
 	out["choices"] = chatChoiceList(choices)
 	return out
+}
+
+// memberName is the name of a member as its raw quoted key spells it,
+// unescaped. A key without escapes (every key providers send) shares the
+// key's bytes: it is for comparing, not keeping.
+func memberName(quoted []byte) string {
+	k := quoted[1 : len(quoted)-1]
+	if bytes.IndexByte(k, '\\') < 0 {
+		return unsafe.String(unsafe.SliceData(k), len(k))
+	}
+	return gjson.ParseBytes(quoted).Str
+}
+
+// firstRaw keeps the raw value v in r unless r already holds one.
+func firstRaw(r *[]byte, v []byte) {
+	if *r == nil {
+		*r = v
+	}
+}
+
+// rawValue parses a raw value of an event, sharing its bytes as parseData
+// does; a missing value (nil) is gjson's missing result.
+func rawValue(raw []byte) gjson.Result {
+	return gjson.Parse(unsafe.String(unsafe.SliceData(raw), len(raw)))
+}
+
+// rawStr is the text of a raw JSON string value ("" for any other value,
+// as gjson's Str). Without escapes it shares the value's bytes.
+func rawStr(raw []byte) string {
+	if !reqbody.IsString(raw) {
+		return ""
+	}
+	if s := raw[1 : len(raw)-1]; bytes.IndexByte(s, '\\') < 0 {
+		return unsafe.String(unsafe.SliceData(s), len(s))
+	}
+	return rawValue(raw).Str
+}
+
+// eachValue calls fn with each value gjson's ForEach hands over for the
+// raw value raw: an array's elements, an object's member values, or a
+// present scalar (null included) itself.
+func eachValue(raw []byte, fn func(v []byte)) {
+	switch {
+	case raw == nil:
+	case raw[0] == '[':
+		reqbody.Elements(raw, func(e []byte) bool { fn(e); return true })
+	case raw[0] == '{':
+		reqbody.Members(raw, func(_, v []byte) bool { fn(v); return true })
+	default:
+		fn(raw)
+	}
 }
 
 // chatChoiceList returns the choices a chat stream added up to, in index
@@ -235,51 +285,49 @@ func first(r *gjson.Result, v gjson.Result) {
 }
 
 // addChatChoiceDelta adds one choice of a chat chunk (its index, delta
-// and finish reason) to the choices being assembled.
-func addChatChoiceDelta(choices map[int64]*chatChoice, c gjson.Result) {
-	var index, delta, fr gjson.Result
-	c.ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
+// and finish reason), raw as the chunk holds it, to the choices being
+// assembled.
+func addChatChoiceDelta(choices map[int64]*chatChoice, c []byte) {
+	var index, delta, fr []byte
+	reqbody.Members(c, func(k, v []byte) bool {
+		switch memberName(k) {
 		case "index":
-			first(&index, v)
+			firstRaw(&index, v)
 		case "delta":
-			first(&delta, v)
+			firstRaw(&delta, v)
 		case "finish_reason":
-			first(&fr, v)
+			firstRaw(&fr, v)
 		}
 		return true
 	})
-	i := index.Int()
+	i := rawValue(index).Int()
 	ch := choices[i]
 	if ch == nil {
 		ch = &chatChoice{index: i, role: "assistant"}
 		choices[i] = ch
 	}
-	var role, content, refusal, calls gjson.Result
-	delta.ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
+	var role, content, refusal, calls []byte
+	reqbody.Members(delta, func(k, v []byte) bool {
+		switch memberName(k) {
 		case "role":
-			first(&role, v)
+			firstRaw(&role, v)
 		case "content":
-			first(&content, v)
+			firstRaw(&content, v)
 		case "refusal":
-			first(&refusal, v)
+			firstRaw(&refusal, v)
 		case "tool_calls":
-			first(&calls, v)
+			firstRaw(&calls, v)
 		}
 		return true
 	})
-	if role.Str != "" {
-		ch.role = role.Str
+	if r := rawStr(role); r != "" {
+		ch.role = r
 	}
-	ch.content.WriteString(content.Str)
-	ch.refusal.WriteString(refusal.Str)
-	calls.ForEach(func(_, tc gjson.Result) bool {
-		addChatToolCallDelta(ch, tc)
-		return true
-	})
-	if fr.Type == gjson.String {
-		ch.finishReason = fr.Str
+	ch.content.WriteString(rawStr(content))
+	ch.refusal.WriteString(rawStr(refusal))
+	eachValue(calls, func(tc []byte) { addChatToolCallDelta(ch, rawValue(tc)) })
+	if reqbody.IsString(fr) {
+		ch.finishReason = rawStr(fr)
 	}
 }
 

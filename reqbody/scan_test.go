@@ -71,6 +71,23 @@ func TestMemberAndElements(t *testing.T) {
 	}
 }
 
+func TestMembers(t *testing.T) {
+	obj := []byte(` {"a" : [1,"]"], "b\u0021":{"c":"}"},"a":null} trailing`)
+	var got []string
+	Members(obj, func(k, v []byte) bool { got = append(got, string(k)+"="+string(v)); return true })
+	if want := `"a"=[1,"]"]|"b\u0021"={"c":"}"}|"a"=null`; strings.Join(got, "|") != want {
+		t.Errorf("members %q, want %q", strings.Join(got, "|"), want)
+	}
+	n := 0
+	Members(obj, func(_, _ []byte) bool { n++; return false })
+	if n != 1 {
+		t.Errorf("Members did not stop: %d calls", n)
+	}
+	for _, notObject := range []string{`[{"a":1}]`, `"x"`, ``, `{"a"`} {
+		Members([]byte(notObject), func(k, _ []byte) bool { t.Errorf("%q: member %s", notObject, k); return true })
+	}
+}
+
 // FuzzMember compares Member and Elements with encoding/json on
 // arbitrary bytes: no panic, and on a valid object the same top-level
 // values and, for an array member, the same elements.

@@ -21,6 +21,22 @@ func Member(obj []byte, name string) []byte {
 	return found
 }
 
+// Members calls fn with the raw key (quotes and escapes as sent) and the
+// raw value of each member of the JSON object obj, in order, until fn
+// returns false. It does nothing when obj is not an object and stops at
+// the first malformed member. Nested values are skipped, not parsed.
+func Members(obj []byte, fn func(quotedKey, val []byte) bool) {
+	_ = eachMember(obj, func(key, val []byte) error {
+		if !fn(key, val) {
+			return errStop
+		}
+		return nil
+	})
+}
+
+// errStop ends a walk that its callback stopped.
+var errStop = &Error{Message: "stopped"}
+
 // Elements calls fn with the raw value of each element of the JSON array
 // arr, in order, until fn returns false. It does nothing when arr is not
 // an array and stops at the first malformed element.

@@ -40,7 +40,7 @@ func (f *failingFlusher) FlushError() error {
 // reach the caller through http.ResponseController.
 func TestAuditWriterSeesLateAndFailedWrites(t *testing.T) {
 	f := &failingFlusher{ResponseRecorder: httptest.NewRecorder()}
-	aw := &auditWriter{ResponseWriter: f, ctx: context.Background()}
+	aw := &auditWriter{ResponseWriter: f, done: context.Background().Done()}
 	rc := http.NewResponseController(aw)
 	if _, err := io.WriteString(aw, "data: a\n\n"); err != nil || rc.Flush() != nil || aw.failed {
 		t.Fatalf("a healthy write: failed %v", aw.failed)
@@ -51,7 +51,7 @@ func TestAuditWriterSeesLateAndFailedWrites(t *testing.T) {
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
-	aw = &auditWriter{ResponseWriter: httptest.NewRecorder(), ctx: ctx}
+	aw = &auditWriter{ResponseWriter: httptest.NewRecorder(), done: ctx.Done()}
 	cancel()
 	aw.WriteHeader(http.StatusOK)
 	_, _ = io.WriteString(aw, `{"id":"c1"}`)

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"bufio"
-	"context"
 	"net"
 	"net/http"
 	"unsafe"
@@ -16,9 +15,11 @@ import (
 // writer's flushing and hijacking through Flush, Hijack and Unwrap.
 type auditWriter struct {
 	http.ResponseWriter
-	// ctx is the request's: a write or flush after it ended (the client
-	// went away) reaches no one, and counts as failed.
-	ctx     context.Context
+	// done is the request context's Done channel: a write or flush after
+	// it closed (the client went away) reaches no one, and counts as
+	// failed. The channel is taken once, so each write checks it without
+	// walking the request's chain of contexts.
+	done    <-chan struct{}
 	status  int
 	failed  bool // a write or flush to the client failed, or came too late
 	capture bool
@@ -40,8 +41,10 @@ func (w *auditWriter) WriteHeader(code int) {
 
 // late marks the answer failed when the client has already gone.
 func (w *auditWriter) late() {
-	if w.ctx.Err() != nil {
+	select {
+	case <-w.done:
 		w.failed = true
+	default:
 	}
 }
 

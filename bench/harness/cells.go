@@ -29,7 +29,7 @@ func runMatrix(ctx context.Context, o options, b bins, s *servers, messagesServe
 		}
 		time.Sleep(o.settleBefore)
 		c := j.cell
-		res, rss, anon, err := runCell(ctx, o, b, s, c.cellKey)
+		res, rss, anon, cpuUs, err := runCell(ctx, o, b, s, c.cellKey)
 		switch {
 		case err != nil:
 			if ctx.Err() != nil {
@@ -47,7 +47,10 @@ func runMatrix(ctx context.Context, o options, b bins, s *servers, messagesServe
 		if rss > 0 {
 			c.roundsRSS, c.roundsAnon = append(c.roundsRSS, float64(rss)), append(c.roundsAnon, float64(anon))
 		}
-		logf("[%d/%d] round %d %s", i+1, len(jobs), j.round+1, progressLine(c.cellKey, res, rss, err))
+		if cpuUs > 0 {
+			c.roundsCPU = append(c.roundsCPU, cpuUs)
+		}
+		logf("[%d/%d] round %d %s", i+1, len(jobs), j.round+1, progressLine(c.cellKey, res, rss, cpuUs, err))
 		if res != nil && isGateway(c.Target) && base != nil {
 			answered[c.Target] += int64(res.Answered)
 			b0 := base[c.Target]
@@ -71,6 +74,7 @@ func runMatrix(ctx context.Context, o options, b bins, s *servers, messagesServe
 	for _, c := range cells {
 		c.Result = combineRounds(c.Rounds)
 		c.PeakRSSBytes, c.PeakAnonBytes = int64(medianOf(c.roundsRSS)), int64(medianOf(c.roundsAnon))
+		c.CPUPerRequestUs = round1(medianOf(c.roundsCPU))
 		if len(c.Rounds) < 2 {
 			continue
 		}
@@ -134,8 +138,8 @@ func planJobs(o options, messagesServed bool) ([]*Cell, []job) {
 }
 
 // runCell runs the load generator for one cell while watching the target
-// server's peak memory.
-func runCell(ctx context.Context, o options, b bins, s *servers, k cellKey) (res *stats.Result, rss, anon int64, err error) {
+// server's peak memory and the CPU it uses per answered request.
+func runCell(ctx context.Context, o options, b bins, s *servers, k cellKey) (res *stats.Result, rss, anon int64, cpuUs float64, err error) {
 	var w workload
 	for _, x := range workloads {
 		if x.Name == k.Workload {
@@ -143,15 +147,23 @@ func runCell(ctx context.Context, o options, b bins, s *servers, k cellKey) (res
 		}
 	}
 	watched := s.proxy(k.Target)
-	var pw *peakWatch
+	var (
+		pw      *peakWatch
+		cpu0    int64
+		cpu0Err error
+	)
 	if watched != nil {
 		pw = watchPeak(watched.pid())
+		cpu0, cpu0Err = readCPUTicks(watched.pid())
 	}
 	res, err = loadgen(ctx, b, o, w, k, s.urls[k.Target])
 	if pw != nil {
 		rss, anon = pw.stop()
+		if cpu1, err1 := readCPUTicks(watched.pid()); cpu0Err == nil && err1 == nil && res != nil {
+			cpuUs = cpuPerRequestUs(cpu0, cpu1, res.Answered)
+		}
 	}
-	return res, rss, anon, err
+	return res, rss, anon, cpuUs, err
 }
 
 // loadgen runs the load generator once and decodes its JSON.
@@ -176,7 +188,7 @@ func loadgen(ctx context.Context, b bins, o options, w workload, k cellKey, url 
 	return &res, nil
 }
 
-func progressLine(k cellKey, res *stats.Result, rss int64, err error) string {
+func progressLine(k cellKey, res *stats.Result, rss int64, cpuUs float64, err error) string {
 	head := fmt.Sprintf("%-15s %5s c=%-3d %-9s", k.Workload, sizeName(k.BodySize), k.Concurrency, k.Target)
 	switch {
 	case err != nil:
@@ -190,6 +202,9 @@ func progressLine(k cellKey, res *stats.Result, rss int64, err error) string {
 	}
 	if rss > 0 {
 		line += "  RSS " + mib(rss) + " MiB"
+	}
+	if cpuUs > 0 {
+		line += fmt.Sprintf("  CPU %.0f µs/req", cpuUs)
 	}
 	if n := res.Errors + res.Non2xx; n > 0 {
 		line += fmt.Sprintf("  %d errors (%s)", n, res.FirstError)

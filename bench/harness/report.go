@@ -68,11 +68,11 @@ func printTable(w io.Writer, r *Report) {
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "workload\tbody\tconc\ttarget\trps\tp50 ms\tp90 ms\tp99 ms\t+p50 ms\tTTFT p50\t+TTFT\tTTLT p50\tpeak RSS MiB\tanon MiB\tallocs/op\terrors\t  note")
+	fmt.Fprintln(tw, "workload\tbody\tconc\ttarget\trps\tp50 ms\tp90 ms\tp99 ms\t+p50 ms\tTTFT p50\t+TTFT\tTTLT p50\tpeak RSS MiB\tanon MiB\tCPU µs/req\tallocs/op\terrors\t  note")
 	for _, c := range r.Cells {
 		row := []string{c.Workload, sizeName(c.BodySize), strconv.Itoa(c.Concurrency), c.Target}
 		if !c.ok() {
-			for range 12 {
+			for range 13 {
 				row = append(row, "-")
 			}
 			fmt.Fprintln(tw, strings.Join(row, "\t")+"\t  "+c.Status)
@@ -84,7 +84,7 @@ func printTable(w io.Writer, r *Report) {
 			f3(res.Latency.P50), f3(res.Latency.P90), f3(res.Latency.P99),
 			addedCell(c.AddedP50Ms, c.Reference, c.Workload),
 			summaryP50(res.TTFT), addedCell(c.AddedTTFTP50Ms, c.Reference, c.Workload), summaryP50(res.TTLT),
-			mib(c.PeakRSSBytes), mib(c.PeakAnonBytes), allocCell(c.Alloc), strconv.Itoa(res.Errors+res.Non2xx))
+			mib(c.PeakRSSBytes), mib(c.PeakAnonBytes), cpuCell(c.CPUPerRequestUs), allocCell(c.Alloc), strconv.Itoa(res.Errors+res.Non2xx))
 		note := ""
 		if c.Reference != "" && c.Reference != c.Workload {
 			note = "  * vs direct " + c.Reference
@@ -214,4 +214,12 @@ func writeJSON(dir string, r *Report) (string, error) {
 		return "", err
 	}
 	return path, os.WriteFile(filepath.Join(dir, "latest.json"), b, 0o644)
+}
+
+// cpuCell formats a CPU-per-request figure; "-" when there is none.
+func cpuCell(us float64) string {
+	if us <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f", us)
 }

@@ -85,8 +85,15 @@ type Cell struct {
 	// PeakAnonBytes is the highest anonymous RSS sampled (heap and stacks,
 	// without the pages of the binary that VmHWM also counts).
 	PeakAnonBytes int64 `json:"peak_anon_bytes,omitempty"`
-	// roundsRSS and roundsAnon are each round's peaks.
-	roundsRSS, roundsAnon []float64
+	// CPUPerRequestUs is the CPU time (user and system, all threads) the
+	// server used per answered request during the load generator's run,
+	// warm-up included, in microseconds; 0 for direct. At a concurrency
+	// where the proxy's CPU is the bottleneck, its latencies follow this
+	// figure.
+	CPUPerRequestUs float64 `json:"cpu_per_request_us,omitempty"`
+	// roundsRSS and roundsAnon are each round's peaks, roundsCPU each
+	// round's CPU per request.
+	roundsRSS, roundsAnon, roundsCPU []float64
 	// Rounds are the results of each round; Result is their median.
 	Rounds []*stats.Result `json:"-"`
 	// Reference is the workload whose direct cell the added figures are

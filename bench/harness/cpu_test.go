@@ -1,0 +1,27 @@
+package main
+
+import "testing"
+
+func TestParseCPUTicks(t *testing.T) {
+	// utime 1200, stime 345; a command name with a space and a ')'.
+	stat := "4242 (mode) lgate) S 1 4242 4242 0 -1 4194560 1500 0 0 0 1200 345 0 0 20 0 9 0 100 2000000 3000 18446744073709551615\n"
+	got, err := parseCPUTicks([]byte(stat))
+	if err != nil || got != 1545 {
+		t.Fatalf("parseCPUTicks = %d, %v; want 1545", got, err)
+	}
+	for _, bad := range []string{"", "1 (x) S 1 2", "1 (x) S 1 2 3 4 5 6 7 8 9 10 x 5"} {
+		if _, err := parseCPUTicks([]byte(bad)); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+func TestCPUPerRequestUs(t *testing.T) {
+	// 150 ticks = 1.5 s of CPU over 3000 requests: 500 µs each.
+	if got := cpuPerRequestUs(1000, 1150, 3000); got != 500 {
+		t.Errorf("got %v, want 500", got)
+	}
+	if cpuPerRequestUs(10, 20, 0) != 0 || cpuPerRequestUs(20, 10, 5) != 0 {
+		t.Error("no requests or a counter going back must give 0")
+	}
+}

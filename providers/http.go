@@ -5,10 +5,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 )
 
@@ -80,22 +78,21 @@ func isRedirect(resp *http.Response) bool {
 }
 
 // postJSONParts is postJSON with the body given as consecutive parts,
-// sent as they are: neither joined nor changed.
+// sent as they are: neither joined nor changed. A body of one part is sent
+// as postJSON sends it: net/http then writes the request's head and the
+// start of its body together, where for a body of several parts it
+// writes the head on its own first.
 func postJSONParts(ctx context.Context, client *http.Client, url string, parts [][]byte, setHeaders func(http.Header)) (*http.Response, error) {
-	n := 0
-	for _, p := range parts {
-		n += len(p)
+	if len(parts) == 1 {
+		return postJSON(ctx, client, url, parts[0], setHeaders)
 	}
-	body := func() io.ReadCloser {
-		b := net.Buffers(slices.Clone(parts)) // reading consumes the slice
-		return io.NopCloser(&b)
-	}
+	body := newPartsBody(parts)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, nil)
 	if err != nil {
 		return nil, err
 	}
-	req.Body, req.ContentLength = body(), int64(n)
-	req.GetBody = func() (io.ReadCloser, error) { return body(), nil }
+	req.Body, req.ContentLength = body, int64(body.Len())
+	req.GetBody = func() (io.ReadCloser, error) { return newPartsBody(parts), nil }
 	req.Header.Set("Content-Type", "application/json")
 	setHeaders(req.Header)
 	return roundTrip(client, req)

@@ -201,7 +201,8 @@ func memberName(quoted []byte) string {
 	return gjson.ParseBytes(quoted).Str
 }
 
-// firstRaw keeps the raw value v in r unless r already holds one.
+// firstRaw keeps the raw value v in r unless r already holds one, as
+// gjson's lookups answer a repeated member's first occurrence.
 func firstRaw(r *[]byte, v []byte) {
 	if *r == nil {
 		*r = v
@@ -274,14 +275,6 @@ func chatChoiceList(choices map[int64]*chatChoice) []any {
 		list = append(list, map[string]any{"index": ch.index, "message": msg, "finish_reason": ch.finishReason})
 	}
 	return list
-}
-
-// first keeps v in r unless r already holds a value: gjson's lookups
-// answer a repeated member's first occurrence.
-func first(r *gjson.Result, v gjson.Result) {
-	if !r.Exists() {
-		*r = v
-	}
 }
 
 // addChatChoiceDelta adds one choice of a chat chunk (its index, delta

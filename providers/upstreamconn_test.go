@@ -80,6 +80,11 @@ func TestUpstreamConnReadFrom(t *testing.T) {
 // small or large, and again when the transport replays them.
 func TestDialUpstreamSendsBodies(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/moved" { // the client sends the body once more, from GetBody
+			_, _ = io.Copy(io.Discard, r.Body)
+			http.Redirect(w, r, "/", http.StatusTemporaryRedirect)
+			return
+		}
 		b, err := io.ReadAll(r.Body)
 		if err != nil || int64(len(b)) != r.ContentLength {
 			http.Error(w, fmt.Sprintf("read %d of %d: %v", len(b), r.ContentLength, err), 400)
@@ -98,15 +103,17 @@ func TestDialUpstreamSendsBodies(t *testing.T) {
 		"parts":       {[]byte(`{"model":"`), []byte("alias"), []byte(`"}`)},
 		"large parts": {big[:1000], []byte("y"), big[1000:]},
 	} {
-		for range 2 { // the second call reuses the kept-alive connection
-			resp, err := postJSONParts(context.Background(), client, srv.URL, parts, func(http.Header) {})
+		// The second call reuses the kept-alive connection; the third is
+		// redirected and sent again.
+		for _, path := range []string{"/", "/", "/moved"} {
+			resp, err := postJSONParts(context.Background(), client, srv.URL+path, parts, func(http.Header) {})
 			if err != nil {
-				t.Fatalf("%s: %v", name, err)
+				t.Fatalf("%s %s: %v", name, path, err)
 			}
 			got, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
 			if want := fmt.Sprintf("%x", sha256.Sum256(bytes.Join(parts, nil))); resp.StatusCode != 200 || string(got) != want {
-				t.Fatalf("%s: status %d, %s", name, resp.StatusCode, got)
+				t.Fatalf("%s %s: status %d, %s", name, path, resp.StatusCode, got)
 			}
 		}
 	}

@@ -1,6 +1,10 @@
 package main
 
-import "testing"
+import (
+	"os"
+	"runtime"
+	"testing"
+)
 
 func TestParseCPUTicks(t *testing.T) {
 	// utime 1200, stime 345; a command name with a space and a ')'.
@@ -24,4 +28,29 @@ func TestCPUPerRequestUs(t *testing.T) {
 	if cpuPerRequestUs(10, 20, 0) != 0 || cpuPerRequestUs(20, 10, 5) != 0 {
 		t.Error("no requests or a counter going back must give 0")
 	}
+}
+
+// TestReadCPUTicksOfItself reads this process's own CPU time, which a busy
+// loop makes grow.
+func TestReadCPUTicksOfItself(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("/proc/<pid>/stat is Linux's")
+	}
+	before, err := readCPUTicks(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := 0
+	for after := before; after == before; {
+		for i := range 1 << 22 {
+			x += i
+		}
+		if after, err = readCPUTicks(os.Getpid()); err != nil {
+			t.Fatal(err)
+		}
+		if after < before {
+			t.Fatalf("CPU time went back: %d after %d", after, before)
+		}
+	}
+	_ = x
 }

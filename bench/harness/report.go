@@ -68,11 +68,14 @@ func printTable(w io.Writer, r *Report) {
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "workload\tbody\tconc\ttarget\trps\tp50 ms\tp90 ms\tp99 ms\t+p50 ms\tTTFT p50\t+TTFT\tTTLT p50\tpeak RSS MiB\tanon MiB\tCPU µs/req\tallocs/op\terrors\t  note")
+	fmt.Fprintln(tw, tableHeader)
+	// A failed cell has a "-" under each figure: every column but the
+	// four that name the cell and the note.
+	figures := strings.Count(tableHeader, "\t") - 4
 	for _, c := range r.Cells {
 		row := []string{c.Workload, sizeName(c.BodySize), strconv.Itoa(c.Concurrency), c.Target}
 		if !c.ok() {
-			for range 13 {
+			for range figures {
 				row = append(row, "-")
 			}
 			fmt.Fprintln(tw, strings.Join(row, "\t")+"\t  "+c.Status)
@@ -223,3 +226,7 @@ func cpuCell(us float64) string {
 	}
 	return fmt.Sprintf("%.0f", us)
 }
+
+// tableHeader names the table's columns, tab-separated: the cell
+// (workload, body, conc, target), its figures, and a note.
+const tableHeader = "workload\tbody\tconc\ttarget\trps\tp50 ms\tp90 ms\tp99 ms\t+p50 ms\tTTFT p50\t+TTFT\tTTLT p50\tpeak RSS MiB\tanon MiB\tCPU µs/req\tallocs/op\terrors\t  note"

@@ -151,7 +151,7 @@ func chatFromStream(sse []byte) map[string]any {
 	eachEvent(sse, func(data []byte) {
 		var object, id, created, model, fp, usage, list []byte
 		reqbody.Members(data, func(k, v []byte) bool {
-			switch memberName(k) {
+			switch reqbody.KeyName(k) {
 			case "object":
 				firstRaw(&object, v)
 			case "id":
@@ -188,17 +188,6 @@ func chatFromStream(sse []byte) map[string]any {
 	}
 	out["choices"] = chatChoiceList(choices)
 	return out
-}
-
-// memberName is the name of a member as its raw quoted key spells it,
-// unescaped. A key without escapes (every key providers send) shares the
-// key's bytes: it is for comparing, not keeping.
-func memberName(quoted []byte) string {
-	k := quoted[1 : len(quoted)-1]
-	if bytes.IndexByte(k, '\\') < 0 {
-		return unsafe.String(unsafe.SliceData(k), len(k))
-	}
-	return gjson.ParseBytes(quoted).Str
 }
 
 // firstRaw keeps the raw value v in r unless r already holds one, as
@@ -283,7 +272,7 @@ func chatChoiceList(choices map[int64]*chatChoice) []any {
 func addChatChoiceDelta(choices map[int64]*chatChoice, c []byte) {
 	var index, delta, fr []byte
 	reqbody.Members(c, func(k, v []byte) bool {
-		switch memberName(k) {
+		switch reqbody.KeyName(k) {
 		case "index":
 			firstRaw(&index, v)
 		case "delta":
@@ -301,7 +290,7 @@ func addChatChoiceDelta(choices map[int64]*chatChoice, c []byte) {
 	}
 	var role, content, refusal, calls []byte
 	reqbody.Members(delta, func(k, v []byte) bool {
-		switch memberName(k) {
+		switch reqbody.KeyName(k) {
 		case "role":
 			firstRaw(&role, v)
 		case "content":

@@ -1,11 +1,5 @@
 package reqbody
 
-import (
-	"bytes"
-
-	"github.com/tidwall/gjson"
-)
-
 // Fields are the raw JSON values of the top-level members of a request
 // body that the gateway reads; a nil slice means the member is absent.
 // The slices alias the scanned body.
@@ -36,11 +30,7 @@ func acted(name string) bool {
 // slot returns where the value of the quoted key goes and the member's
 // name, or nil for a member the gateway does not read.
 func (f *Fields) slot(quoted []byte) (*[]byte, string) {
-	key := quoted[1 : len(quoted)-1]
-	if bytes.IndexByte(key, '\\') >= 0 {
-		key = []byte(gjson.ParseBytes(quoted).Str)
-	}
-	switch string(key) {
+	switch KeyName(quoted) {
 	case "model":
 		return &f.Model, "model"
 	case "stream":

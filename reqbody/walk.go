@@ -1,6 +1,10 @@
 package reqbody
 
-import "bytes"
+import (
+	"bytes"
+	"errors"
+	"unsafe"
+)
 
 // Member returns the raw value of the member name of the JSON object obj
 // (the last one, when it repeats), or nil when obj is not an object or has
@@ -8,17 +12,24 @@ import "bytes"
 func Member(obj []byte, name string) []byte {
 	var found []byte
 	_ = eachMember(obj, func(key, val []byte) error {
-		k := key[1 : len(key)-1]
-		if bytes.IndexByte(k, '\\') >= 0 {
-			if unquote(key) == name {
-				found = val
-			}
-		} else if string(k) == name {
+		if KeyName(key) == name {
 			found = val
 		}
 		return nil
 	})
 	return found
+}
+
+// KeyName is the name a member's raw quoted key spells, unescaped
+// ("mod\u0065l" is "model"). A key without escapes (every key clients and
+// providers send) shares the key's bytes: the name is for comparing, not
+// for keeping.
+func KeyName(quoted []byte) string {
+	k := quoted[1 : len(quoted)-1]
+	if bytes.IndexByte(k, '\\') < 0 {
+		return unsafe.String(unsafe.SliceData(k), len(k))
+	}
+	return unquote(quoted)
 }
 
 // Members calls fn with the raw key (quotes and escapes as sent) and the
@@ -34,8 +45,9 @@ func Members(obj []byte, fn func(quotedKey, val []byte) bool) {
 	})
 }
 
-// errStop ends a walk that its callback stopped.
-var errStop = &Error{Message: "stopped"}
+// errStop ends a walk that its callback stopped; it never leaves the
+// package.
+var errStop = errors.New("stopped")
 
 // Elements calls fn with the raw value of each element of the JSON array
 // arr, in order, until fn returns false. It does nothing when arr is not

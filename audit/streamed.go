@@ -145,10 +145,16 @@ type chatChoice struct {
 // choice and each delta is walked once, member by member, skipping nested
 // values it does not read, rather than looked up field by field: it runs
 // once per streamed request. Where a member repeats, the first counts.
+// An event that repeats the one before it but for its text (see
+// textTemplate) only adds that text.
 func chatFromStream(sse []byte) map[string]any {
 	var out map[string]any
 	choices := map[int64]*chatChoice{}
+	var tmpl textTemplate
 	eachEvent(sse, func(data []byte) {
+		if tmpl.add(data) {
+			return
+		}
 		var object, id, created, model, fp, usage, list []byte
 		reqbody.Members(data, func(k, v []byte) bool {
 			switch reqbody.KeyName(k) {
@@ -181,13 +187,82 @@ func chatFromStream(sse []byte) map[string]any {
 		if len(usage) > 0 && usage[0] == '{' {
 			out["usage"] = json.RawMessage(usage)
 		}
-		eachValue(list, func(c []byte) { addChatChoiceDelta(choices, c) })
+		n, only := 0, chatDelta{}
+		eachValue(list, func(c []byte) {
+			only = addChatChoiceDelta(choices, c)
+			n++
+		})
+		if n == 1 && reqbody.IsArray(list) {
+			tmpl.learn(data, only)
+		}
 	})
 	if out == nil {
 		return nil
 	}
 	out["choices"] = chatChoiceList(choices)
 	return out
+}
+
+// textTemplate is a chat chunk whose only lasting effect was adding its
+// text: one choice whose delta has a text ("content") and nothing else
+// that adds up (no refusal, no tool calls). Providers send the answer as
+// a run of such chunks that differ only in that text. A chunk that is the
+// template's bytes with another text in place of the template's, one
+// holding no quote and no backslash, walks exactly as the template did:
+// the same members, the same values but for the text, which is those
+// bytes as they are. Everything but the text was either set by the
+// template itself or kept from before it, and sets the same again, so
+// adding the text is all such a chunk does, as long as no other chunk
+// came between (any chunk that does not match forgets the template).
+type textTemplate struct {
+	// head is the template up to and including the text's opening
+	// quote, tail the rest from its closing quote.
+	head, tail []byte
+	// ch is the choice the text goes to; nil when there is no template.
+	ch *chatChoice
+}
+
+// add adds data's text to the template's choice when data is the
+// template but for its text, and reports whether it did. Otherwise it
+// forgets the template: data is walked in full and may become the next.
+func (t *textTemplate) add(data []byte) bool {
+	if t.ch == nil {
+		return false
+	}
+	if len(data) >= len(t.head)+len(t.tail) && bytes.HasPrefix(data, t.head) && bytes.HasSuffix(data, t.tail) {
+		text := data[len(t.head) : len(data)-len(t.tail)]
+		if bytes.IndexByte(text, '"') < 0 && bytes.IndexByte(text, '\\') < 0 {
+			t.ch.content.Write(text)
+			return true
+		}
+	}
+	t.ch = nil
+	return false
+}
+
+// learn makes data, a chunk just walked whose one choice's delta was d,
+// the template when d qualifies (see textTemplate).
+func (t *textTemplate) learn(data []byte, d chatDelta) {
+	if d.ch == nil || !d.onlyText || !reqbody.IsString(d.content) {
+		return
+	}
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(d.content))) - uintptr(unsafe.Pointer(unsafe.SliceData(data)))
+	if start >= uintptr(len(data)) || int(start)+len(d.content) > len(data) {
+		return // not a part of data (cannot happen: the walk slices data)
+	}
+	i := int(start)
+	t.head, t.tail, t.ch = data[:i+1], data[i+len(d.content)-1:], d.ch
+}
+
+// chatDelta is what addChatChoiceDelta did with one choice of a chunk.
+type chatDelta struct {
+	// ch is the choice the delta went to.
+	ch *chatChoice
+	// content is the delta's raw text value; nil when it has none.
+	content []byte
+	// onlyText reports that the text was all the delta added up: it had
+	// no refusal text and no tool calls.
+	onlyText bool
 }
 
 // firstRaw keeps the raw value v in r unless r already holds one, as
@@ -268,8 +343,8 @@ func chatChoiceList(choices map[int64]*chatChoice) []any {
 
 // addChatChoiceDelta adds one choice of a chat chunk (its index, delta
 // and finish reason), raw as the chunk holds it, to the choices being
-// assembled.
-func addChatChoiceDelta(choices map[int64]*chatChoice, c []byte) {
+// assembled, and says what it added.
+func addChatChoiceDelta(choices map[int64]*chatChoice, c []byte) chatDelta {
 	var index, delta, fr []byte
 	reqbody.Members(c, func(k, v []byte) bool {
 		switch reqbody.KeyName(k) {
@@ -311,6 +386,7 @@ func addChatChoiceDelta(choices map[int64]*chatChoice, c []byte) {
 	if reqbody.IsString(fr) {
 		ch.finishReason = rawStr(fr)
 	}
+	return chatDelta{ch: ch, content: content, onlyText: calls == nil && rawStr(refusal) == ""}
 }
 
 // addChatToolCallDelta adds one tool call fragment to choice ch.

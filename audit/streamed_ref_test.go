@@ -3,6 +3,7 @@ package audit
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/tidwall/gjson"
@@ -70,6 +71,20 @@ func chatStreamCases(t testing.TB) [][]byte {
 		[]byte("data: {\"object\":\"chat.completion.chunk\",\"created\":\"soon\",\"usage\":[1],\"choices\":{}}\n\n"),
 		[]byte("data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"delta\":null,\"finish_reason\":7}],\"usage\":{\"total_tokens\":1}}\n\ndata: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"tail\"}}],\"usage\":{\"total_tokens\":2}}\n"),
 		[]byte("data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"delta\":{\"content\":\"\\u00e9\\n\"}}],\"\\u006fbject\":\"x\"}\n\n"),
+		// Runs of chunks that differ only in their text, and what may
+		// come between them or pass for one of them.
+		textRun(`{"id":"r","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":"%s"},"finish_reason":null}],"usage":{"total_tokens":3}}`,
+			"a", "b ", "", "c\\\"d", "e", `f","refusal":"r`, "g", "\\u00e9", "h"),
+		textRun(`{"choices":[{"index":0,"delta":{"content":"%s","refusal":"no"}}]}`, "a", "b", "c"),
+		textRun(`{"choices":[{"index":0,"delta":{"content":"%s","refusal":""}}]}`, "a", "b", "c"),
+		textRun(`{"choices":[{"index":0,"delta":{"content":"%s","tool_calls":[{"index":0,"function":{"arguments":"x"}}]}}]}`, "a", "b"),
+		textRun(`{"choices":[{"index":0,"delta":{"content":"%s"}},{"index":1,"delta":{"content":"z"}}]}`, "a", "b"),
+		textRun(`{"choices":{"x":{"index":0,"delta":{"content":"%s"}}}}`, "a", "b"),
+		[]byte(string(textRun(`{"choices":[{"index":0,"delta":{"content":"%s"}}]}`, "a", "b")) +
+			"data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"tool\"}}]}\n\n" +
+			string(textRun(`{"choices":[{"index":0,"delta":{"content":"%s"}}]}`, "c")) +
+			string(textRun(`{"choices":[{"index":1,"delta":{"content":"%s"}}]}`, "d", "e")) +
+			string(textRun(`{"choices":[{"index":0,"delta":{"content":"%s"}}]}`, "f", "g"))),
 	}
 	for _, fam := range fixtures.Families() {
 		for _, name := range fixtures.Glob(fam, "chat*stream*") {
@@ -77,6 +92,16 @@ func chatStreamCases(t testing.TB) [][]byte {
 		}
 	}
 	return cases
+}
+
+// textRun is a chat stream of one event per text, each event format
+// with the text in place of its %s.
+func textRun(format string, texts ...string) []byte {
+	var sse []byte
+	for _, text := range texts {
+		sse = append(append(append(sse, "data: "...), strings.Replace(format, "%s", text, 1)...), "\n\n"...)
+	}
+	return sse
 }
 
 func TestChatFromStreamMatchesReference(t *testing.T) {
@@ -130,5 +155,48 @@ func BenchmarkChatFromStream(b *testing.B) {
 				impl.fn(sse)
 			}
 		})
+	}
+}
+
+func TestTextTemplate(t *testing.T) {
+	choices := map[int64]*chatChoice{}
+	learnt := []byte(`{"choices":[{"index":0,"delta":{"content":"one"}}]}`)
+	var tmpl textTemplate
+	if tmpl.add(learnt) {
+		t.Fatal("added before learning")
+	}
+	choice := learnt[len(`{"choices":[`) : len(learnt)-len(`]}`)]
+	tmpl.learn(learnt, addChatChoiceDelta(choices, choice))
+	if tmpl.ch == nil {
+		t.Fatal("a text-only chunk was not learnt")
+	}
+	for _, tc := range []struct {
+		data string
+		want bool
+	}{
+		{`{"choices":[{"index":0,"delta":{"content":" two"}}]}`, true},
+		{`{"choices":[{"index":0,"delta":{"content":""}}]}`, true},
+		{`{"choices":[{"index":0,"delta":{"content":"a\"b"}}]}`, false},
+		{`{"choices":[{"index":0,"delta":{"content":"three"}}]}`, false}, // forgotten after the refusal above
+	} {
+		if got := tmpl.add([]byte(tc.data)); got != tc.want {
+			t.Errorf("add(%s) = %v, want %v", tc.data, got, tc.want)
+		}
+	}
+	if got := choices[0].content.String(); got != "one two" {
+		t.Errorf("text %q, want %q", got, "one two")
+	}
+	// Not learnt: a tool call, a refusal, a text that is not a string.
+	for _, c := range []string{
+		`{"index":0,"delta":{"content":"x","tool_calls":[]}}`,
+		`{"index":0,"delta":{"content":"x","refusal":"no"}}`,
+		`{"index":0,"delta":{"content":null}}`,
+	} {
+		var tm textTemplate
+		b := []byte(c)
+		tm.learn(b, addChatChoiceDelta(choices, b))
+		if tm.ch != nil {
+			t.Errorf("learnt %s", c)
+		}
 	}
 }

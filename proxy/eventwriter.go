@@ -3,6 +3,8 @@ package proxy
 import (
 	"bytes"
 	"net/http"
+	"sync"
+	"time"
 
 	"github.com/modelgate/modelgate/reqinfo"
 )
@@ -16,12 +18,35 @@ type eventWriter struct {
 	events    *eventReader
 	info      *reqinfo.Info
 	unflushed bool
+	// head holds the headers back until the first write; nil once the
+	// first write settled it.
+	head *heldHeaders
 }
 
-// startEventStream sends the status and the streaming headers at once (the
-// client learns the stream has begun before the first event) and returns
-// the writer for the events read from events. The request's answer stays
-// open (info.AnswerOpen) until end sends the last part.
+// headerWait is how long a stream's headers wait for its first event.
+// Upstreams send their first event with or right after their headers, and
+// the two then leave together in one write; an upstream that is slower
+// to start still has its client learn within this time that the stream
+// has begun. A variable only so that tests can lengthen it.
+var headerWait = 50 * time.Millisecond
+
+// heldHeaders are a stream's headers, written but not flushed, until the
+// stream's first write or headerWait, whichever comes first. Until the
+// first write the handler's goroutine is reading the upstream and does
+// not touch the writer, so the timer's goroutine may flush it; mu orders
+// the two.
+type heldHeaders struct {
+	mu      sync.Mutex
+	settled bool // flushed by the timer, or left to the first write
+	timer   *time.Timer
+}
+
+// startEventStream writes the status and the streaming headers and
+// returns the writer for the events read from events. The headers leave
+// with the first event, or on their own after headerWait when the
+// upstream sends none by then. The request's answer stays open
+// (info.AnswerOpen) until end sends the last part. The caller calls
+// settle before it returns.
 func startEventStream(w http.ResponseWriter, status int, events *eventReader, info *reqinfo.Info) eventWriter {
 	info.AnswerOpen = true
 	h := w.Header()
@@ -29,15 +54,38 @@ func startEventStream(w http.ResponseWriter, status int, events *eventReader, in
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(status)
-	ew := eventWriter{w: w, rc: *http.NewResponseController(w), events: events, info: info}
-	_ = ew.rc.Flush()
+	ew := eventWriter{w: w, rc: *http.NewResponseController(w), events: events, info: info, head: &heldHeaders{}}
+	head, rc := ew.head, http.NewResponseController(w)
+	head.timer = time.AfterFunc(headerWait, func() {
+		head.mu.Lock()
+		defer head.mu.Unlock()
+		if !head.settled {
+			head.settled = true
+			_ = rc.Flush()
+		}
+	})
 	return ew
+}
+
+// settle ends the headers' wait: from now on only the caller's goroutine
+// writes, and the headers leave with whatever it writes next (or when the
+// handler returns). A flush the timer began finishes first.
+func (ew *eventWriter) settle() {
+	if ew.head == nil {
+		return
+	}
+	ew.head.timer.Stop()
+	ew.head.mu.Lock()
+	ew.head.settled = true
+	ew.head.mu.Unlock()
+	ew.head = nil
 }
 
 // write sends b (which may be empty) and flushes what is unsent unless
 // another whole upstream event is already buffered; last forces the
 // flush. It reports false once the client is gone.
 func (ew *eventWriter) write(b []byte, last bool) bool {
+	ew.settle()
 	if len(b) > 0 {
 		if _, err := ew.w.Write(b); err != nil {
 			return false

@@ -93,6 +93,8 @@ func TestRelayStreamFlushesEventsTogetherButNeverHoldsOneBack(t *testing.T) {
 		new(Service).relayStream(rec, httptest.NewRequest("POST", "/v1/chat/completions", nil), resp, &call{info: info})
 		close(done)
 	}()
+	// The upstream sends no event: the headers leave on their own after
+	// headerWait.
 	if got := rec.waitFlush(t); got != "" {
 		t.Fatalf("header flush carried %q", got)
 	}
@@ -126,6 +128,42 @@ func TestRelayStreamFlushesEventsTogetherButNeverHoldsOneBack(t *testing.T) {
 	// The stream ended and its last part was sent: the answer is whole.
 	if info.AnswerOpen {
 		t.Error("the answer is still open after the stream ended")
+	}
+}
+
+// TestRelayStreamSendsHeadersWithTheFirstEvent: when the upstream's first
+// event is there by the time the relay reads, the headers leave with it
+// in one flush, not in a flush of their own.
+func TestRelayStreamSendsHeadersWithTheFirstEvent(t *testing.T) {
+	defer func(w time.Duration) { headerWait = w }(headerWait)
+	headerWait = time.Hour
+	resp := &http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(strings.NewReader("data: a\n\ndata: [DONE]\n\n"))}
+	rec := &flushRecorder{h: http.Header{}, flushed: make(chan struct{}, 16)}
+	new(Service).relayStream(rec, httptest.NewRequest("POST", "/v1/chat/completions", nil), resp, &call{info: reqinfo.New(), in: ingressChat})
+	if want := "data: a\n\ndata: [DONE]\n\n"; len(rec.flushes) != 1 || rec.flushes[0] != want {
+		t.Fatalf("flushes %q, want one of %q", rec.flushes, want)
+	}
+}
+
+// TestRelayStreamHeaderTimerStopsWithTheRelay: a relay that ends before
+// its first write (the client left) leaves no timer to flush a writer
+// its handler no longer owns.
+func TestRelayStreamHeaderTimerStopsWithTheRelay(t *testing.T) {
+	defer func(w time.Duration) { headerWait = w }(headerWait)
+	headerWait = 20 * time.Millisecond
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	// The upstream's body ends inside an event, and the client is gone:
+	// the relay returns without writing.
+	resp := &http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(strings.NewReader("data: a"))}
+	rec := &flushRecorder{h: http.Header{}, flushed: make(chan struct{}, 16)}
+	r := httptest.NewRequest("POST", "/v1/chat/completions", nil).WithContext(ctx)
+	new(Service).relayStream(rec, r, resp, &call{info: reqinfo.New(), in: ingressChat})
+	time.Sleep(3 * headerWait)
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.flushes) != 0 {
+		t.Fatalf("flushes %q after the relay returned", rec.flushes)
 	}
 }
 

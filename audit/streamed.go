@@ -43,7 +43,9 @@ func StreamedBody(kind StreamKind, sse []byte) json.RawMessage {
 	var out any
 	switch kind {
 	case StreamChat:
-		out = chatFromStream(sse)
+		if c := chatFromStream(sse); c != nil {
+			out = c
+		}
 	case StreamMessages:
 		out = messageFromStream(sse)
 	case StreamResponses:
@@ -122,6 +124,7 @@ func parseData(data []byte) gjson.Result {
 
 // chatToolCall is a tool call being assembled from chat stream deltas.
 type chatToolCall struct {
+	index    int64  // the call's place among the choice's calls
 	ID       string `json:"id"`
 	Type     string `json:"type"`
 	Function struct {
@@ -147,8 +150,8 @@ type chatChoice struct {
 // once per streamed request. Where a member repeats, the first counts.
 // An event that repeats the one before it but for its text (see
 // textTemplate) only adds that text.
-func chatFromStream(sse []byte) map[string]any {
-	var out map[string]any
+func chatFromStream(sse []byte) *chatCompletion {
+	var out *chatCompletion
 	choices := map[int64]*chatChoice{}
 	var tmpl textTemplate
 	eachEvent(sse, func(data []byte) {
@@ -179,13 +182,14 @@ func chatFromStream(sse []byte) map[string]any {
 			return
 		}
 		if out == nil {
-			out = map[string]any{"id": rawStr(id), "object": "chat.completion", "created": rawValue(created).Int(), "model": rawStr(model)}
+			out = &chatCompletion{ID: rawStr(id), Object: "chat.completion", Created: rawValue(created).Int(), Model: rawStr(model)}
 		}
 		if reqbody.IsString(fp) {
-			out["system_fingerprint"] = rawStr(fp)
+			f := rawStr(fp)
+			out.SystemFingerprint = &f
 		}
 		if len(usage) > 0 && usage[0] == '{' {
-			out["usage"] = json.RawMessage(usage)
+			out.Usage = json.RawMessage(usage)
 		}
 		n, only := 0, chatDelta{}
 		eachValue(list, func(c []byte) {
@@ -199,8 +203,37 @@ func chatFromStream(sse []byte) map[string]any {
 	if out == nil {
 		return nil
 	}
-	out["choices"] = chatChoiceList(choices)
+	out.Choices = chatChoiceList(choices)
 	return out
+}
+
+// chatCompletion is the chat.completion a chat stream adds up to. Its
+// fields are in the order of their JSON names, so it marshals as a map of
+// the same members would, in less time.
+type chatCompletion struct {
+	Choices           []chatCompletionChoice `json:"choices"`
+	Created           int64                  `json:"created"`
+	ID                string                 `json:"id"`
+	Model             string                 `json:"model"`
+	Object            string                 `json:"object"`
+	SystemFingerprint *string                `json:"system_fingerprint,omitempty"`
+	Usage             json.RawMessage        `json:"usage,omitempty"`
+}
+
+// chatCompletionChoice is one choice of a chatCompletion.
+type chatCompletionChoice struct {
+	FinishReason any                   `json:"finish_reason"`
+	Index        int64                 `json:"index"`
+	Message      chatCompletionMessage `json:"message"`
+}
+
+// chatCompletionMessage is the message of a chatCompletionChoice; Content
+// is null when the choice sent no text.
+type chatCompletionMessage struct {
+	Content   *string         `json:"content"`
+	Refusal   string          `json:"refusal,omitempty"`
+	Role      string          `json:"role"`
+	ToolCalls []*chatToolCall `json:"tool_calls,omitempty"`
 }
 
 // textTemplate is a chat chunk whose only lasting effect was adding its
@@ -308,36 +341,24 @@ func eachValue(raw []byte, fn func(v []byte)) {
 
 // chatChoiceList returns the choices a chat stream added up to, in index
 // order, as the choices of a chat completion.
-func chatChoiceList(choices map[int64]*chatChoice) []any {
-	idx := make([]int64, 0, len(choices))
-	for i := range choices {
-		idx = append(idx, i)
-	}
-	sort.Slice(idx, func(a, b int) bool { return idx[a] < idx[b] })
-	list := make([]any, 0, len(idx))
-	for _, i := range idx {
-		ch := choices[i]
-		msg := map[string]any{"role": ch.role, "content": nil}
+func chatChoiceList(choices map[int64]*chatChoice) []chatCompletionChoice {
+	list := make([]chatCompletionChoice, 0, len(choices))
+	for _, ch := range choices {
+		m := chatCompletionMessage{Role: ch.role, Refusal: ch.refusal.String()}
 		if ch.content.Len() > 0 {
-			msg["content"] = ch.content.String()
-		}
-		if ch.refusal.Len() > 0 {
-			msg["refusal"] = ch.refusal.String()
+			text := ch.content.String()
+			m.Content = &text
 		}
 		if len(ch.toolCalls) > 0 {
-			ti := make([]int64, 0, len(ch.toolCalls))
-			for k := range ch.toolCalls {
-				ti = append(ti, k)
+			m.ToolCalls = make([]*chatToolCall, 0, len(ch.toolCalls))
+			for _, tc := range ch.toolCalls {
+				m.ToolCalls = append(m.ToolCalls, tc)
 			}
-			sort.Slice(ti, func(a, b int) bool { return ti[a] < ti[b] })
-			calls := make([]*chatToolCall, len(ti))
-			for j, k := range ti {
-				calls[j] = ch.toolCalls[k]
-			}
-			msg["tool_calls"] = calls
+			sort.Slice(m.ToolCalls, func(a, b int) bool { return m.ToolCalls[a].index < m.ToolCalls[b].index })
 		}
-		list = append(list, map[string]any{"index": ch.index, "message": msg, "finish_reason": ch.finishReason})
+		list = append(list, chatCompletionChoice{FinishReason: ch.finishReason, Index: ch.index, Message: m})
 	}
+	sort.Slice(list, func(a, b int) bool { return list[a].Index < list[b].Index })
 	return list
 }
 
@@ -397,7 +418,7 @@ func addChatToolCallDelta(ch *chatChoice, tc gjson.Result) {
 	ti := tc.Get("index").Int()
 	call := ch.toolCalls[ti]
 	if call == nil {
-		call = &chatToolCall{Type: "function"}
+		call = &chatToolCall{Type: "function", index: ti}
 		ch.toolCalls[ti] = call
 	}
 	if id := tc.Get("id").Str; id != "" {

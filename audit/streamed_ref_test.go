@@ -3,6 +3,7 @@ package audit
 import (
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 	"testing"
 
@@ -58,8 +59,43 @@ func chatFromStreamReference(sse []byte) map[string]any {
 	if out == nil {
 		return nil
 	}
-	out["choices"] = chatChoiceList(choices)
+	out["choices"] = chatChoiceListReference(choices)
 	return out
+}
+
+// chatChoiceListReference is chatChoiceList as maps of the members,
+// which json.Marshal writes in the order of their names.
+func chatChoiceListReference(choices map[int64]*chatChoice) []any {
+	idx := make([]int64, 0, len(choices))
+	for i := range choices {
+		idx = append(idx, i)
+	}
+	sort.Slice(idx, func(a, b int) bool { return idx[a] < idx[b] })
+	list := make([]any, 0, len(idx))
+	for _, i := range idx {
+		ch := choices[i]
+		msg := map[string]any{"role": ch.role, "content": nil}
+		if ch.content.Len() > 0 {
+			msg["content"] = ch.content.String()
+		}
+		if ch.refusal.Len() > 0 {
+			msg["refusal"] = ch.refusal.String()
+		}
+		if len(ch.toolCalls) > 0 {
+			ti := make([]int64, 0, len(ch.toolCalls))
+			for k := range ch.toolCalls {
+				ti = append(ti, k)
+			}
+			sort.Slice(ti, func(a, b int) bool { return ti[a] < ti[b] })
+			calls := make([]*chatToolCall, len(ti))
+			for j, k := range ti {
+				calls[j] = ch.toolCalls[k]
+			}
+			msg["tool_calls"] = calls
+		}
+		list = append(list, map[string]any{"index": ch.index, "message": msg, "finish_reason": ch.finishReason})
+	}
+	return list
 }
 
 // chatStreamCases are chat streams for comparing chatFromStream with its
@@ -147,12 +183,14 @@ func BenchmarkChatFromStream(b *testing.B) {
 	sse = append(sse, "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1700000000,\"model\":\"mock-chat\",\"choices\":[],\"usage\":{\"prompt_tokens\":10,\"completion_tokens\":35,\"total_tokens\":45}}\n\ndata: [DONE]\n\n"...)
 	for _, impl := range []struct {
 		name string
-		fn   func([]byte) map[string]any
-	}{{"walk", chatFromStream}, {"reference", chatFromStreamReference}} {
+		fn   func([]byte) any
+	}{{"walk", func(b []byte) any { return chatFromStream(b) }}, {"reference", func(b []byte) any { return chatFromStreamReference(b) }}} {
 		b.Run(impl.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				impl.fn(sse)
+				if _, err := json.Marshal(impl.fn(sse)); err != nil {
+					b.Fatal(err)
+				}
 			}
 		})
 	}

@@ -69,23 +69,32 @@ func startEventStream(w http.ResponseWriter, status int, events *eventReader, in
 
 // settle ends the headers' wait: from now on only the caller's goroutine
 // writes, and the headers leave with whatever it writes next (or when the
-// handler returns). A flush the timer began finishes first.
-func (ew *eventWriter) settle() {
+// handler returns). A flush the timer began finishes first. It reports
+// whether the headers are still unsent, which they are unless the timer
+// flushed them.
+func (ew *eventWriter) settle() (unsent bool) {
 	if ew.head == nil {
-		return
+		return false
 	}
 	ew.head.timer.Stop()
 	ew.head.mu.Lock()
+	unsent = !ew.head.settled
 	ew.head.settled = true
 	ew.head.mu.Unlock()
 	ew.head = nil
+	return unsent
 }
 
 // write sends b (which may be empty) and flushes what is unsent unless
 // another whole upstream event is already buffered; last forces the
-// flush. It reports false once the client is gone.
+// flush, of the headers too when they are still held back. An empty b
+// that is not the last leaves held headers to their timer, so upstream
+// events that give the client nothing (keep-alives) do not hold them
+// back longer. It reports false once the client is gone.
 func (ew *eventWriter) write(b []byte, last bool) bool {
-	ew.settle()
+	if ew.head != nil && (len(b) > 0 || last) && ew.settle() {
+		ew.unflushed = true // the headers
+	}
 	if len(b) > 0 {
 		if _, err := ew.w.Write(b); err != nil {
 			return false

@@ -167,6 +167,47 @@ func TestRelayStreamHeaderTimerStopsWithTheRelay(t *testing.T) {
 	}
 }
 
+// TestEventWriterKeepsTheHeaderTimerThroughEmptyWrites: upstream events
+// that give the client nothing (keep-alives a translation drops) do not
+// stop the timer that sends held headers.
+func TestEventWriterKeepsTheHeaderTimerThroughEmptyWrites(t *testing.T) {
+	defer func(w time.Duration) { headerWait = w }(headerWait)
+	headerWait = 20 * time.Millisecond
+	rec := &flushRecorder{h: http.Header{}, flushed: make(chan struct{}, 16)}
+	events := newEventReader(strings.NewReader(""))
+	defer events.release()
+	out := startEventStream(rec, 200, events, reqinfo.New())
+	defer out.settle()
+	if !out.send(ingressChat, nil) {
+		t.Fatal("send reported the client gone")
+	}
+	if got := rec.waitFlush(t); got != "" {
+		t.Fatalf("header flush carried %q", got)
+	}
+}
+
+// TestRelayStreamSendsHeadersBeforeAnAbort: a stream that breaks before
+// its first event still answers with its status before the connection is
+// aborted, so that the client sees a broken answer rather than no answer
+// (which clients retry).
+func TestRelayStreamSendsHeadersBeforeAnAbort(t *testing.T) {
+	defer func(w time.Duration) { headerWait = w }(headerWait)
+	headerWait = time.Hour
+	resp := &http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(`data: {"partial`))}
+	rec := &flushRecorder{h: http.Header{}, flushed: make(chan struct{}, 16)}
+	func() {
+		defer func() {
+			if r := recover(); r != http.ErrAbortHandler {
+				t.Errorf("recovered %v, want http.ErrAbortHandler", r)
+			}
+		}()
+		new(Service).relayStream(rec, httptest.NewRequest("POST", "/v1/chat/completions", nil), resp, &call{info: reqinfo.New(), in: ingressChat, provider: &stubProvider{name: "up"}})
+	}()
+	if len(rec.flushes) != 1 || rec.flushes[0] != "" {
+		t.Fatalf("flushes %q, want the headers alone", rec.flushes)
+	}
+}
+
 // relayUntilTheClientLeaves relays to a client of ingress in a stream
 // whose upstream sends events, then the client leaves before the upstream
 // ends its body (the read is cancelled with the client); it returns

@@ -158,8 +158,9 @@ func chatFromStream(sse []byte) *chatCompletion {
 		if tmpl.add(data) {
 			return
 		}
-		var object, id, created, model, fp, usage, list []byte
+		var object, id, created, model, fp, usage, list, last []byte
 		reqbody.Members(data, func(k, v []byte) bool {
+			last = nil
 			switch reqbody.KeyName(k) {
 			case "object":
 				firstRaw(&object, v)
@@ -175,6 +176,8 @@ func chatFromStream(sse []byte) *chatCompletion {
 				firstRaw(&usage, v)
 			case "choices":
 				firstRaw(&list, v)
+			default:
+				last = v // read by nothing
 			}
 			return true
 		})
@@ -197,7 +200,7 @@ func chatFromStream(sse []byte) *chatCompletion {
 			n++
 		})
 		if n == 1 && reqbody.IsArray(list) {
-			tmpl.learn(data, only)
+			tmpl.learn(data, only, last)
 		}
 	})
 	if out == nil {
@@ -239,34 +242,46 @@ type chatCompletionMessage struct {
 // textTemplate is a chat chunk whose only lasting effect was adding its
 // text: one choice whose delta has a text ("content") and nothing else
 // that adds up (no refusal, no tool calls). Providers send the answer as
-// a run of such chunks that differ only in that text. A chunk that is the
-// template's bytes with another text in place of the template's, one
-// holding no quote and no backslash, walks exactly as the template did:
-// the same members, the same values but for the text, which is those
-// bytes as they are. Everything but the text was either set by the
-// template itself or kept from before it, and sets the same again, so
-// adding the text is all such a chunk does, as long as no other chunk
-// came between (any chunk that does not match forgets the template).
+// a run of such chunks that differ only in that text, and some also in
+// the string value of a last member that nothing reads (OpenAI's
+// "obfuscation" padding). A chunk that is the template's bytes with other
+// strings in those places, strings holding no quote and no backslash,
+// walks exactly as the template did: the same members, the same values
+// but for those two, of which the text is its bytes as they are.
+// Everything but the text was either set by the template itself or kept
+// from before it, and sets the same again, so adding the text is all such
+// a chunk does, as long as no other chunk came between (any chunk that
+// does not match forgets the template).
 type textTemplate struct {
 	// head is the template up to and including the text's opening
-	// quote, tail the rest from its closing quote.
-	head, tail []byte
+	// quote; mid runs from the text's closing quote to the end, or, with
+	// a free last member, up to and including that value's opening
+	// quote, and tail from its closing quote to the end.
+	head, mid, tail []byte
+	// free reports a free last member.
+	free bool
 	// ch is the choice the text goes to; nil when there is no template.
 	ch *chatChoice
 }
 
 // add adds data's text to the template's choice when data is the
-// template but for its text, and reports whether it did. Otherwise it
-// forgets the template: data is walked in full and may become the next.
+// template but for its text (and free member), and reports whether it
+// did. Otherwise it forgets the template: data is walked in full and may
+// become the next.
 func (t *textTemplate) add(data []byte) bool {
 	if t.ch == nil {
 		return false
 	}
-	if len(data) >= len(t.head)+len(t.tail) && bytes.HasPrefix(data, t.head) && bytes.HasSuffix(data, t.tail) {
-		text := data[len(t.head) : len(data)-len(t.tail)]
-		if bytes.IndexByte(text, '"') < 0 && bytes.IndexByte(text, '\\') < 0 {
-			t.ch.content.Write(text)
-			return true
+	if len(data) >= len(t.head)+len(t.mid)+len(t.tail) && bytes.HasPrefix(data, t.head) && bytes.HasSuffix(data, t.tail) {
+		rest := data[len(t.head) : len(data)-len(t.tail)]
+		// The text holds no quote, so the first quote is its end.
+		if i := bytes.IndexByte(rest, '"'); i >= 0 && bytes.HasPrefix(rest[i:], t.mid) {
+			text, pad := rest[:i], rest[i+len(t.mid):]
+			if bytes.IndexByte(text, '\\') < 0 && (t.free || len(pad) == 0) &&
+				bytes.IndexByte(pad, '"') < 0 && bytes.IndexByte(pad, '\\') < 0 {
+				t.ch.content.Write(text)
+				return true
+			}
 		}
 	}
 	t.ch = nil
@@ -274,17 +289,34 @@ func (t *textTemplate) add(data []byte) bool {
 }
 
 // learn makes data, a chunk just walked whose one choice's delta was d,
-// the template when d qualifies (see textTemplate).
-func (t *textTemplate) learn(data []byte, d chatDelta) {
+// the template when d qualifies (see textTemplate). last is the raw value
+// of the chunk's last member when nothing reads it, else nil.
+func (t *textTemplate) learn(data []byte, d chatDelta, last []byte) {
 	if d.ch == nil || !d.onlyText || !reqbody.IsString(d.content) {
 		return
 	}
-	start := uintptr(unsafe.Pointer(unsafe.SliceData(d.content))) - uintptr(unsafe.Pointer(unsafe.SliceData(data)))
-	if start >= uintptr(len(data)) || int(start)+len(d.content) > len(data) {
-		return // not a part of data (cannot happen: the walk slices data)
+	i, ok := offsetIn(data, d.content)
+	if !ok {
+		return
 	}
-	i := int(start)
-	t.head, t.tail, t.ch = data[:i+1], data[i+len(d.content)-1:], d.ch
+	t.head, t.mid, t.tail, t.free, t.ch = data[:i+1], data[i+len(d.content)-1:], nil, false, d.ch
+	if j, ok := offsetIn(data, last); ok && reqbody.IsString(last) && j > i {
+		t.mid, t.tail, t.free = data[i+len(d.content)-1:j+1], data[j+len(last)-1:], true
+	}
+}
+
+// offsetIn returns where part, a slice of data, starts in it; false when
+// part is empty or not a part of data (the walk only hands out slices of
+// the data it walks).
+func offsetIn(data, part []byte) (int, bool) {
+	if len(part) == 0 {
+		return 0, false
+	}
+	off := uintptr(unsafe.Pointer(unsafe.SliceData(part))) - uintptr(unsafe.Pointer(unsafe.SliceData(data)))
+	if off >= uintptr(len(data)) || int(off)+len(part) > len(data) {
+		return 0, false
+	}
+	return int(off), true
 }
 
 // chatDelta is what addChatChoiceDelta did with one choice of a chunk.

@@ -112,6 +112,14 @@ func chatStreamCases(t testing.TB) [][]byte {
 		textRun(`{"id":"r","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":"%s"},"finish_reason":null}],"usage":{"total_tokens":3}}`,
 			"a", "b ", "", "c\\\"d", "e", `f","refusal":"r`, "g", "\\u00e9", "h"),
 		textRun(`{"choices":[{"index":0,"delta":{"content":"%s","refusal":"no"}}]}`, "a", "b", "c"),
+		// A last member nothing reads may differ too; one that is read,
+		// or is not a string, may not.
+		textRun(`{"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"%s"}}],"obfuscation":"%s"}`,
+			"a", "p1", "b", "p22", "c", "p333", "d", `x\"y`, "e", "p", "f", `q","usage":{"total_tokens":9},"z":"r`,
+			"g", "s", "h", `t","choices":[{"index":1,"delta":{"content":"X"}}],"w":"u`, "i", "v", `j\n`, "w", "k", "x"),
+		textRun(`{"choices":[{"index":0,"delta":{"content":"%s"}}],"system_fingerprint":"%s"}`, "a", "fp1", "b", "fp2", "c", "fp2"),
+		textRun(`{"choices":[{"index":0,"delta":{"content":"%s"}}],"n":%s}`, "a", "1", "b", "2", "c", "3"),
+		textRun(`{"choices":[{"index":0,"delta":{"content":"%s"}}],"choices":"%s"}`, "a", "x", "b", "y"),
 		textRun(`{"choices":[{"index":0,"delta":{"content":"%s","refusal":""}}]}`, "a", "b", "c"),
 		textRun(`{"choices":[{"index":0,"delta":{"content":"%s","tool_calls":[{"index":0,"function":{"arguments":"x"}}]}}]}`, "a", "b"),
 		textRun(`{"choices":[{"index":0,"delta":{"content":"%s"}},{"index":1,"delta":{"content":"z"}}]}`, "a", "b"),
@@ -130,12 +138,17 @@ func chatStreamCases(t testing.TB) [][]byte {
 	return cases
 }
 
-// textRun is a chat stream of one event per text, each event format
-// with the text in place of its %s.
-func textRun(format string, texts ...string) []byte {
+// textRun is a chat stream of events of the same format, each with the
+// next of args in place of each of its %s, in turn.
+func textRun(format string, args ...string) []byte {
 	var sse []byte
-	for _, text := range texts {
-		sse = append(append(append(sse, "data: "...), strings.Replace(format, "%s", text, 1)...), "\n\n"...)
+	n := strings.Count(format, "%s")
+	for ; len(args) >= n; args = args[n:] {
+		ev := format
+		for _, a := range args[:n] {
+			ev = strings.Replace(ev, "%s", a, 1)
+		}
+		sse = append(append(append(sse, "data: "...), ev...), "\n\n"...)
 	}
 	return sse
 }
@@ -175,6 +188,18 @@ func FuzzChatFromStream(f *testing.F) {
 	})
 }
 
+// BenchmarkChatFromStreamOpenAI adds up OpenAI's recorded stream, whose
+// chunks also differ in a padding member.
+func BenchmarkChatFromStreamOpenAI(b *testing.B) {
+	sse := fixtures.Must(b, "openai", "chat_completion_stream.txt")
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := json.Marshal(chatFromStream(sse)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func BenchmarkChatFromStream(b *testing.B) {
 	var sse []byte
 	for i := range 35 {
@@ -204,7 +229,7 @@ func TestTextTemplate(t *testing.T) {
 		t.Fatal("added before learning")
 	}
 	choice := learnt[len(`{"choices":[`) : len(learnt)-len(`]}`)]
-	tmpl.learn(learnt, addChatChoiceDelta(choices, choice))
+	tmpl.learn(learnt, addChatChoiceDelta(choices, choice), nil)
 	if tmpl.ch == nil {
 		t.Fatal("a text-only chunk was not learnt")
 	}
@@ -224,6 +249,26 @@ func TestTextTemplate(t *testing.T) {
 	if got := choices[0].content.String(); got != "one two" {
 		t.Errorf("text %q, want %q", got, "one two")
 	}
+	// A last member nothing reads (OpenAI's padding) may differ.
+	padded := []byte(`{"choices":[{"index":0,"delta":{"content":"one"}}],"obfuscation":"ab"}`)
+	var pt textTemplate
+	pc := padded[len(`{"choices":[`) : len(padded)-len(`],"obfuscation":"ab"}`)]
+	pt.learn(padded, addChatChoiceDelta(choices, pc), padded[len(padded)-len(`"ab"}`):len(padded)-1])
+	for _, tc := range []struct {
+		data string
+		want bool
+	}{
+		{`{"choices":[{"index":0,"delta":{"content":" two"}}],"obfuscation":"xyz"}`, true},
+		{`{"choices":[{"index":0,"delta":{"content":" three"}}],"obfuscation":""}`, true},
+		{`{"choices":[{"index":0,"delta":{"content":"four"}}],"obfuscation":"x","usage":{"total_tokens":1}}`, false},
+	} {
+		if got := pt.add([]byte(tc.data)); got != tc.want {
+			t.Errorf("add(%s) = %v, want %v", tc.data, got, tc.want)
+		}
+	}
+	if got := choices[0].content.String(); got != "one twoone two three" {
+		t.Errorf("text %q", got)
+	}
 	// Not learnt: a tool call, a refusal, a text that is not a string.
 	for _, c := range []string{
 		`{"index":0,"delta":{"content":"x","tool_calls":[]}}`,
@@ -232,7 +277,7 @@ func TestTextTemplate(t *testing.T) {
 	} {
 		var tm textTemplate
 		b := []byte(c)
-		tm.learn(b, addChatChoiceDelta(choices, b))
+		tm.learn(b, addChatChoiceDelta(choices, b), nil)
 		if tm.ch != nil {
 			t.Errorf("learnt %s", c)
 		}

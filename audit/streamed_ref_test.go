@@ -3,7 +3,8 @@ package audit
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -66,13 +67,8 @@ func chatFromStreamReference(sse []byte) map[string]any {
 // chatChoiceListReference is chatChoiceList as maps of the members,
 // which json.Marshal writes in the order of their names.
 func chatChoiceListReference(choices map[int64]*chatChoice) []any {
-	idx := make([]int64, 0, len(choices))
-	for i := range choices {
-		idx = append(idx, i)
-	}
-	sort.Slice(idx, func(a, b int) bool { return idx[a] < idx[b] })
-	list := make([]any, 0, len(idx))
-	for _, i := range idx {
+	list := make([]any, 0, len(choices))
+	for _, i := range slices.Sorted(maps.Keys(choices)) {
 		ch := choices[i]
 		msg := map[string]any{"role": ch.role, "content": nil}
 		if ch.content.Len() > 0 {
@@ -82,14 +78,9 @@ func chatChoiceListReference(choices map[int64]*chatChoice) []any {
 			msg["refusal"] = ch.refusal.String()
 		}
 		if len(ch.toolCalls) > 0 {
-			ti := make([]int64, 0, len(ch.toolCalls))
-			for k := range ch.toolCalls {
-				ti = append(ti, k)
-			}
-			sort.Slice(ti, func(a, b int) bool { return ti[a] < ti[b] })
-			calls := make([]*chatToolCall, len(ti))
-			for j, k := range ti {
-				calls[j] = ch.toolCalls[k]
+			var calls []*chatToolCall
+			for _, k := range slices.Sorted(maps.Keys(ch.toolCalls)) {
+				calls = append(calls, ch.toolCalls[k])
 			}
 			msg["tool_calls"] = calls
 		}

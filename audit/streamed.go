@@ -47,7 +47,9 @@ func StreamedBody(kind StreamKind, sse []byte) json.RawMessage {
 			out = c
 		}
 	case StreamMessages:
-		out = messageFromStream(sse)
+		if m := messageFromStream(sse); m != nil {
+			out = m
+		}
 	case StreamResponses:
 		if r := responseFromStream(sse); r != nil {
 			return r

@@ -101,10 +101,14 @@ func TestStreamedBodyAuto(t *testing.T) {
 // TestStreamedBodyUnrecognised: a stream that adds up to nothing is kept
 // as text; an empty one is nil.
 func TestStreamedBodyUnrecognised(t *testing.T) {
-	got := StreamedBody(StreamResponses, []byte("data: {\"type\":\"error\"}\n\n"))
-	var s string
-	if err := json.Unmarshal(got, &s); err != nil || !strings.Contains(s, `"error"`) {
-		t.Fatalf("%s", got)
+	// A stream of no shape's answer (an error event) is recorded as its
+	// text, whatever shape was expected.
+	for _, kind := range []StreamKind{StreamResponses, StreamMessages, StreamChat, StreamAuto} {
+		got := StreamedBody(kind, []byte("event: error\ndata: {\"type\":\"error\"}\n\n"))
+		var s string
+		if err := json.Unmarshal(got, &s); err != nil || !strings.Contains(s, `"error"`) {
+			t.Errorf("kind %v: %s", kind, got)
+		}
 	}
 	if StreamedBody(StreamChat, nil) != nil {
 		t.Fatal("an empty stream recorded a body")

@@ -55,13 +55,13 @@ func startEventStream(w http.ResponseWriter, status int, events *eventReader, in
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(status)
 	ew := eventWriter{w: w, rc: *http.NewResponseController(w), events: events, info: info, head: &heldHeaders{}}
-	head, rc := ew.head, http.NewResponseController(w)
+	head := ew.head
 	head.timer = time.AfterFunc(headerWait, func() {
 		head.mu.Lock()
 		defer head.mu.Unlock()
 		if !head.settled {
 			head.settled = true
-			_ = rc.Flush()
+			_ = Flush(w)
 		}
 	})
 	return ew

@@ -3,6 +3,8 @@ package audit
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"unsafe"
@@ -126,7 +128,6 @@ func parseData(data []byte) gjson.Result {
 
 // chatToolCall is a tool call being assembled from chat stream deltas.
 type chatToolCall struct {
-	index    int64  // the call's place among the choice's calls
 	ID       string `json:"id"`
 	Type     string `json:"type"`
 	Function struct {
@@ -258,10 +259,9 @@ type textTemplate struct {
 	// head is the template up to and including the text's opening
 	// quote; mid runs from the text's closing quote to the end, or, with
 	// a free last member, up to and including that value's opening
-	// quote, and tail from its closing quote to the end.
+	// quote, and tail from its closing quote to the end (empty without a
+	// free last member).
 	head, mid, tail []byte
-	// free reports a free last member.
-	free bool
 	// ch is the choice the text goes to; nil when there is no template.
 	ch *chatChoice
 }
@@ -279,7 +279,7 @@ func (t *textTemplate) add(data []byte) bool {
 		// The text holds no quote, so the first quote is its end.
 		if i := bytes.IndexByte(rest, '"'); i >= 0 && bytes.HasPrefix(rest[i:], t.mid) {
 			text, pad := rest[:i], rest[i+len(t.mid):]
-			if bytes.IndexByte(text, '\\') < 0 && (t.free || len(pad) == 0) &&
+			if bytes.IndexByte(text, '\\') < 0 && (len(t.tail) > 0 || len(pad) == 0) &&
 				bytes.IndexByte(pad, '"') < 0 && bytes.IndexByte(pad, '\\') < 0 {
 				t.ch.content.Write(text)
 				return true
@@ -301,9 +301,9 @@ func (t *textTemplate) learn(data []byte, d chatDelta, last []byte) {
 	if !ok {
 		return
 	}
-	t.head, t.mid, t.tail, t.free, t.ch = data[:i+1], data[i+len(d.content)-1:], nil, false, d.ch
+	t.head, t.mid, t.tail, t.ch = data[:i+1], data[i+len(d.content)-1:], nil, d.ch
 	if j, ok := offsetIn(data, last); ok && reqbody.IsString(last) && j > i {
-		t.mid, t.tail, t.free = data[i+len(d.content)-1:j+1], data[j+len(last)-1:], true
+		t.mid, t.tail = data[i+len(d.content)-1:j+1], data[j+len(last)-1:]
 	}
 }
 
@@ -384,11 +384,9 @@ func chatChoiceList(choices map[int64]*chatChoice) []chatCompletionChoice {
 			m.Content = &text
 		}
 		if len(ch.toolCalls) > 0 {
-			m.ToolCalls = make([]*chatToolCall, 0, len(ch.toolCalls))
-			for _, tc := range ch.toolCalls {
-				m.ToolCalls = append(m.ToolCalls, tc)
+			for _, k := range slices.Sorted(maps.Keys(ch.toolCalls)) {
+				m.ToolCalls = append(m.ToolCalls, ch.toolCalls[k])
 			}
-			sort.Slice(m.ToolCalls, func(a, b int) bool { return m.ToolCalls[a].index < m.ToolCalls[b].index })
 		}
 		list = append(list, chatCompletionChoice{FinishReason: ch.finishReason, Index: ch.index, Message: m})
 	}
@@ -452,7 +450,7 @@ func addChatToolCallDelta(ch *chatChoice, tc gjson.Result) {
 	ti := tc.Get("index").Int()
 	call := ch.toolCalls[ti]
 	if call == nil {
-		call = &chatToolCall{Type: "function", index: ti}
+		call = &chatToolCall{Type: "function"}
 		ch.toolCalls[ti] = call
 	}
 	if id := tc.Get("id").Str; id != "" {

@@ -35,9 +35,10 @@ func (f *failingFlusher) FlushError() error {
 	return nil
 }
 
-// TestAuditWriterSeesLateAndFailedWrites: a flush that fails, or any
-// write after the client left, marks the answer failed; flush errors
-// reach the caller through http.ResponseController.
+// TestAuditWriterSeesLateAndFailedWrites: a write that fails, or any
+// write begun after the client left, marks the answer failed; a flush
+// does not (a client may leave on what the write before it handed over),
+// and its error reaches the caller through http.ResponseController.
 func TestAuditWriterSeesLateAndFailedWrites(t *testing.T) {
 	f := &failingFlusher{ResponseRecorder: httptest.NewRecorder()}
 	aw := &auditWriter{ResponseWriter: f, done: context.Background().Done()}
@@ -46,17 +47,52 @@ func TestAuditWriterSeesLateAndFailedWrites(t *testing.T) {
 		t.Fatalf("a healthy write: failed %v", aw.failed)
 	}
 	f.fail = true
-	if rc.Flush() == nil || !aw.failed {
-		t.Fatalf("a failing flush: reported nil or not marked (failed %v)", aw.failed)
+	if rc.Flush() == nil || aw.failed {
+		t.Fatalf("a failing flush: reported nil or marked (failed %v)", aw.failed)
+	}
+	if _, err := io.WriteString(aw, "data: b\n\n"); err == nil || !aw.failed {
+		t.Fatalf("a failing write: reported nil or not marked (failed %v)", aw.failed)
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	aw = &auditWriter{ResponseWriter: httptest.NewRecorder(), done: ctx.Done()}
-	cancel()
 	aw.WriteHeader(http.StatusOK)
+	_, _ = io.WriteString(aw, "data: [DONE]\n\n")
+	cancel()
+	if http.NewResponseController(aw).Flush(); aw.failed {
+		t.Fatal("a flush after the client left on the last write marks the answer failed")
+	}
 	_, _ = io.WriteString(aw, `{"id":"c1"}`)
 	if !aw.failed {
 		t.Fatal("an answer written after the client left counts as delivered")
+	}
+}
+
+// TestAuditStageClientLeavesOnTheClosingEvent: a client that closes the
+// connection once it has a stream's closing event, before the flush that
+// follows the write handing it over (a large write reaches the client
+// before it returns), is recorded with the whole answer, not as a
+// disconnect.
+func TestAuditStageClientLeavesOnTheClosingEvent(t *testing.T) {
+	m := &memAudit{}
+	au := testAuditing(m, 1<<20)
+	ctx, cancel := context.WithCancel(context.Background())
+	r := httptest.NewRequest("POST", "/v1/chat/completions", strings.NewReader(`{"model":"m"}`)).WithContext(ctx)
+	_ = auditRoute(au, chatRoute(t), httptest.NewRecorder(), r, func(w http.ResponseWriter, r *http.Request) error {
+		info := reqinfo.From(r.Context())
+		info.AnswerOpen = true
+		w.Header().Set("Content-Type", "text/event-stream")
+		rc := http.NewResponseController(w)
+		_, _ = io.WriteString(w, "data: {\"object\":\"chat.completion.chunk\",\"choices\":[]}\n\n")
+		_ = rc.Flush()
+		_, _ = io.WriteString(w, "data: [DONE]\n\n")
+		info.AnswerOpen = false
+		cancel()
+		_ = rc.Flush()
+		return nil
+	})
+	if e := m.entries[0]; e.StatusCode != http.StatusOK || e.Data.ErrorCode != "" || e.ErrorType != "" {
+		t.Fatalf("left on the closing event: %d %q %q", e.StatusCode, e.ErrorType, e.Data.ErrorCode)
 	}
 }
 
@@ -95,5 +131,70 @@ func TestServeHitStreamOpenUntilItsLastChunk(t *testing.T) {
 	serveHit(f, info, proxy.Target{}, ans)
 	if !info.AnswerOpen {
 		t.Fatal("a replay the client left is recorded as whole")
+	}
+	// A client that leaves on the last chunk, before its flush, has it.
+	info = reqinfo.New()
+	l := &leavingFlusher{ResponseRecorder: httptest.NewRecorder(), marker: "[DONE]"}
+	serveHit(l, info, proxy.Target{}, ans)
+	if !l.gone || info.AnswerOpen {
+		t.Fatalf("a replay the client left on its last chunk: open %v (client left %v)", info.AnswerOpen, l.gone)
+	}
+}
+
+// leavingFlusher is a client connection that takes writes, and leaves
+// once it has been handed one holding marker: every flush from then on
+// fails.
+type leavingFlusher struct {
+	*httptest.ResponseRecorder
+	marker string
+	gone   bool
+}
+
+func (f *leavingFlusher) Write(p []byte) (int, error) {
+	if strings.Contains(string(p), f.marker) {
+		f.gone = true
+	}
+	return f.ResponseRecorder.Write(p)
+}
+
+func (f *leavingFlusher) FlushError() error {
+	if f.gone {
+		return errors.New("broken pipe")
+	}
+	return nil
+}
+
+// TestKeepableWhenTheClientLeftWithTheWholeAnswer: a stream is stored
+// when its client left once it had the closing event, even though the
+// flush after it failed; not when the client left part way.
+func TestKeepableWhenTheClientLeftWithTheWholeAnswer(t *testing.T) {
+	relay := func(leaveOn string) (*cacheWriter, *reqinfo.Info) {
+		info := reqinfo.New()
+		info.ProviderName = "up"
+		info.AddAttempt(reqinfo.Attempt{Provider: "up", StatusCode: http.StatusOK})
+		cw := &cacheWriter{ResponseWriter: &leavingFlusher{ResponseRecorder: httptest.NewRecorder(), marker: leaveOn}, max: 1 << 20}
+		rc := http.NewResponseController(cw)
+		info.AnswerOpen = true
+		cw.WriteHeader(http.StatusOK)
+		for _, ev := range []string{"data: a\n\n", "data: b\n\n", "data: [DONE]\n\n"} {
+			if _, err := io.WriteString(cw, ev); err != nil {
+				return cw, info
+			}
+			if ev == "data: [DONE]\n\n" {
+				info.AnswerOpen = false
+			}
+			if rc.Flush() != nil {
+				return cw, info
+			}
+		}
+		return cw, info
+	}
+	cw, info := relay("[DONE]")
+	if ans := keepable(cw, info, true); ans == nil || len(ans.Chunks) != 3 {
+		t.Fatalf("a stream whose client left on its closing event: kept %+v", ans)
+	}
+	cw, info = relay("data: a")
+	if ans := keepable(cw, info, true); ans != nil {
+		t.Fatalf("a stream whose client left part way was kept: %+v", ans)
 	}
 }

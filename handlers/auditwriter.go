@@ -15,13 +15,22 @@ import (
 // writer's flushing and hijacking through Flush, Hijack and Unwrap.
 type auditWriter struct {
 	http.ResponseWriter
-	// done is the request context's Done channel: a write or flush after
-	// it closed (the client went away) reaches no one, and counts as
-	// failed. The channel is taken once, so each write checks it without
-	// walking the request's chain of contexts.
-	done    <-chan struct{}
-	status  int
-	failed  bool // a write or flush to the client failed, or came too late
+	// done is the request context's Done channel: a write begun after it
+	// closed (the client went away) reaches no one, and counts as failed.
+	// The channel is taken once, so each write checks it without walking
+	// the request's chain of contexts.
+	done   <-chan struct{}
+	status int
+	// failed: a write to the client failed, or began after the client
+	// had gone. Flushes do not count: a flush only sends on what a write
+	// handed over, and a large write reaches the client before it
+	// returns, so a client that leaves on an answer's last part (an
+	// agent closing the connection on a stream's closing event) may be
+	// gone before the flush that follows, having got the whole answer.
+	// An answer written in parts is open until its last part was handed
+	// over (reqinfo.Info.AnswerOpen), which covers a client that leaves
+	// part way whether a write or a flush saw it go.
+	failed  bool
 	capture bool
 	over    bool
 	max     int
@@ -132,15 +141,11 @@ func overlaps(a, b []byte) bool {
 // Flush sends buffered data to the client.
 func (w *auditWriter) Flush() { _ = w.FlushError() }
 
-// FlushError sends buffered data to the client and reports a failure,
-// which marks the answer failed (http.ResponseController calls it).
+// FlushError sends buffered data to the client and reports a failure
+// (http.ResponseController calls it). A failure does not mark the answer
+// failed (see failed).
 func (w *auditWriter) FlushError() error {
-	w.late()
-	err := proxy.Flush(w.ResponseWriter)
-	if err != nil {
-		w.failed = true
-	}
-	return err
+	return proxy.Flush(w.ResponseWriter)
 }
 
 // Hijack hands over the connection (realtime sessions); the status is

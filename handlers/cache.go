@@ -140,7 +140,7 @@ func serveCached(rc *caddymodule.ResponseCache, px *proxy.Service, rt *routes.Ro
 	defer flight.Done(nil)
 	cw := &cacheWriter{ResponseWriter: w, max: rc.MaxBytes()}
 	err := next.ServeHTTP(cw, r)
-	ans := keepable(cw, r, info, t.Stream)
+	ans := keepable(cw, info, t.Stream)
 	if ans != nil && !noStore {
 		if info.ProviderName != t.Provider || info.ResolvedModel != t.Model {
 			// Stored under what actually answered.
@@ -193,14 +193,18 @@ func serveHit(w http.ResponseWriter, info *reqinfo.Info, t proxy.Target, ans *ca
 		}
 		return
 	}
-	// A replayed stream is open until its last chunk is out: a client
-	// that leaves before did not get the answer.
+	// A replayed stream is open until its last chunk is handed to the
+	// connection: a client that leaves before did not get the answer, one
+	// that leaves on the last chunk (before its flush) did.
 	info.AnswerOpen = true
 	rc := http.NewResponseController(w)
 	_ = rc.Flush()
-	for _, c := range ans.Chunks {
+	for i, c := range ans.Chunks {
 		if _, err := w.Write(c); err != nil {
 			return
+		}
+		if i == len(ans.Chunks)-1 {
+			info.AnswerOpen = false
 		}
 		if rc.Flush() != nil {
 			return
@@ -214,9 +218,12 @@ var hitValue = []string{CacheHit}
 
 // keepable returns the answer cw captured when it may be stored and
 // shared: a complete 200 from the first and only provider tried (never a
-// failover answer), sent whole to a client still there. Otherwise nil.
-func keepable(cw *cacheWriter, r *http.Request, info *reqinfo.Info, stream bool) *cache.Answer {
-	if cw.status != http.StatusOK || cw.over || cw.failed || r.Context().Err() != nil ||
+// failover answer), sent whole. A client that leaves once it has the
+// whole answer (an agent closing the connection on a stream's closing
+// event) does not keep it from being stored; one that leaves before
+// (the answer still open) does. Otherwise nil.
+func keepable(cw *cacheWriter, info *reqinfo.Info, stream bool) *cache.Answer {
+	if cw.status != http.StatusOK || cw.over || cw.failed || info.AnswerOpen ||
 		info.ErrorCode != "" || info.CacheHit || info.ProviderName == "" {
 		return nil
 	}

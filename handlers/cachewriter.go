@@ -16,7 +16,7 @@ type cacheWriter struct {
 	http.ResponseWriter
 	status int
 	over   bool
-	failed bool // a write to the client failed
+	failed bool // a write to the client failed, or the connection was taken over
 	max    int64
 	size   int64
 	chunks [][]byte
@@ -63,14 +63,12 @@ func (w *cacheWriter) cut() {
 func (w *cacheWriter) Flush() { _ = w.FlushError() }
 
 // FlushError ends the current chunk, sends buffered data to the client and
-// reports a failure, which marks the answer failed.
+// reports a failure. A failure does not mark the answer failed: the
+// client may have left on what the write before handed over, and an
+// answer left before its last part stays open (reqinfo.Info.AnswerOpen).
 func (w *cacheWriter) FlushError() error {
 	w.cut()
-	err := proxy.Flush(w.ResponseWriter)
-	if err != nil {
-		w.failed = true
-	}
-	return err
+	return proxy.Flush(w.ResponseWriter)
 }
 
 // Hijack hands over the connection; such an answer is never stored.

@@ -92,6 +92,13 @@ func (ew *eventWriter) settle() (unsent bool) {
 // events that give the client nothing (keep-alives) do not hold them
 // back longer. It reports false once the client is gone.
 func (ew *eventWriter) write(b []byte, last bool) bool {
+	return ew.put(b, last) && ew.flush(last)
+}
+
+// put hands b to the connection, settling held headers when b is not
+// empty or is the last part, without flushing. It reports false once the
+// client is gone.
+func (ew *eventWriter) put(b []byte, last bool) bool {
 	if ew.head != nil && (len(b) > 0 || last) && ew.settle() {
 		ew.unflushed = true // the headers
 	}
@@ -101,6 +108,13 @@ func (ew *eventWriter) write(b []byte, last bool) bool {
 		}
 		ew.unflushed = true
 	}
+	return true
+}
+
+// flush sends what put left unsent, unless another whole upstream event
+// is already buffered and this is not the last part. It reports false
+// once the client is gone.
+func (ew *eventWriter) flush(last bool) bool {
 	if ew.unflushed && (last || !ew.events.pending()) {
 		ew.unflushed = false
 		return ew.rc.Flush() == nil
@@ -159,13 +173,16 @@ var (
 	responsesClosing = []string{"event: response.completed", "event: response.incomplete", "event: response.failed"}
 )
 
-// end sends b, the stream's last part, and flushes; once the client has
-// it the answer is whole, and a client that leaves afterwards is no
-// disconnect. It reports false if the client is gone.
+// end sends b, the stream's last part, and flushes. The answer is whole
+// once b is handed to the connection: a large write reaches the client
+// before it returns, and a client that closes the connection on the
+// stream's closing event (as agents do) may be gone before the flush
+// that follows, with the whole answer. It reports false if the client is
+// gone.
 func (ew *eventWriter) end(b []byte) bool {
-	if !ew.write(b, true) {
+	if !ew.put(b, true) {
 		return false
 	}
 	ew.info.AnswerOpen = false
-	return true
+	return ew.flush(true)
 }

@@ -301,3 +301,64 @@ func TestClosesStream(t *testing.T) {
 		}
 	}
 }
+
+// leavingClient is a client that takes every write, and leaves once it
+// has been handed an event holding marker: every flush from then on
+// fails, as a flush to a closed connection does. With refuse set it is
+// gone before that write instead, which then fails.
+type leavingClient struct {
+	h      http.Header
+	marker string
+	refuse bool
+	gone   bool
+}
+
+func (c *leavingClient) Header() http.Header { return c.h }
+func (c *leavingClient) WriteHeader(int)     {}
+func (c *leavingClient) Write(b []byte) (int, error) {
+	if c.gone {
+		return 0, io.ErrClosedPipe
+	}
+	if strings.Contains(string(b), c.marker) {
+		c.gone = true
+		if c.refuse {
+			return 0, io.ErrClosedPipe
+		}
+	}
+	return len(b), nil
+}
+func (c *leavingClient) FlushError() error {
+	if c.gone {
+		return io.ErrClosedPipe
+	}
+	return nil
+}
+
+// TestRelayStreamWholeWhenTheClientLeavesBeforeTheLastFlush: a client
+// that closes the connection on the stream's closing event, which a
+// large write hands over before the flush that follows, got the whole
+// answer although that flush fails; one gone before the closing event
+// was written did not.
+func TestRelayStreamWholeWhenTheClientLeavesBeforeTheLastFlush(t *testing.T) {
+	for _, tc := range []struct {
+		in     ingress
+		stream string
+		marker string
+	}{
+		{ingressChat, "data: {\"choices\":[]}\n\ndata: [DONE]\n\n", "[DONE]"},
+		{ingressResponses, "event: response.created\ndata: {}\n\nevent: response.completed\ndata: {}\n\n", "response.completed"},
+	} {
+		for _, refuse := range []bool{false, true} {
+			c := &leavingClient{h: http.Header{}, marker: tc.marker, refuse: refuse}
+			resp := &http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(tc.stream))}
+			info := reqinfo.New()
+			new(Service).relayStream(c, httptest.NewRequest("POST", "/", nil), resp, &call{info: info, in: tc.in, provider: &stubProvider{name: "up"}})
+			if !c.gone {
+				t.Fatalf("%s: the closing event never reached the client", tc.marker)
+			}
+			if info.AnswerOpen != refuse {
+				t.Errorf("%s, write refused %v: answer open %v", tc.marker, refuse, info.AnswerOpen)
+			}
+		}
+	}
+}

@@ -143,7 +143,9 @@ func TestAuditStageBoundsAndOutcomes(t *testing.T) {
 
 	// stream writes a stream's first event and leaves with the client
 	// gone: with the stream still open (closed reports whether the last
-	// part was sent before the client left).
+	// part was handed over before the client left). The flush after it
+	// comes too late either way: a client that leaves on the closing
+	// event may be gone before that flush, with the whole answer.
 	stream := func(closed bool) *audit.Entry {
 		ctx, cancel := context.WithCancel(context.Background())
 		r := httptest.NewRequest("POST", "/v1/chat/completions", strings.NewReader(`{"model":"m"}`)).WithContext(ctx)
@@ -157,6 +159,7 @@ func TestAuditStageBoundsAndOutcomes(t *testing.T) {
 				info.AnswerOpen = false
 			}
 			cancel()
+			_ = http.NewResponseController(w).Flush()
 			return nil
 		})
 		return m.entries[len(m.entries)-1]

@@ -12,17 +12,22 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelgate/modelgate/bench/internal/stats"
 )
 
-// generator runs the closed-loop load for one configuration.
+// generator runs the load for one configuration: closed loop, or at a
+// fixed rate when cfg.rate is set.
 type generator struct {
 	cfg    config
 	client *http.Client
 	body   []byte
 	marks  streamMarks
+	// tickets numbers the requests of a fixed-rate run in the order of
+	// their scheduled starts.
+	tickets atomic.Int64
 }
 
 func newGenerator(cfg config) *generator {
@@ -55,6 +60,7 @@ type outcome struct {
 type tally struct {
 	latency, ttft *stats.Recorder
 	ok, errs      int
+	late          int // measured requests of a fixed-rate run that started late
 	sent          int // every request started, warm-up included
 	answered      int // of sent, those with a status line back
 	non2xx        int
@@ -80,7 +86,7 @@ func (g *generator) run(ctx context.Context) (*stats.Result, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			g.worker(ctx, t, measureFrom, end)
+			g.worker(ctx, t, start, measureFrom, end)
 		}()
 	}
 	wg.Wait()
@@ -90,15 +96,26 @@ func (g *generator) run(ctx context.Context) (*stats.Result, error) {
 	return g.result(tallies, measureFrom), nil
 }
 
-// worker sends requests back to back until end, recording those that
-// start at or after measureFrom.
-func (g *generator) worker(ctx context.Context, t *tally, measureFrom, end time.Time) {
+// worker sends requests until end, recording those that start at or
+// after measureFrom: back to back, or at a fixed rate each at the start
+// of the next ticket it takes (see ticketAt).
+func (g *generator) worker(ctx context.Context, t *tally, start, measureFrom, end time.Time) {
 	rd := bufio.NewReaderSize(nil, 32<<10)
 	buf := make([]byte, 32<<10)
 	for ctx.Err() == nil {
+		var due time.Time
+		if g.cfg.rate > 0 {
+			due = ticketAt(start, g.tickets.Add(1)-1, g.cfg.rate)
+			if !due.Before(end) || !sleepUntil(ctx, due) {
+				return
+			}
+		}
 		now := time.Now()
 		if !now.Before(end) {
 			return
+		}
+		if !due.IsZero() && !due.Before(measureFrom) && now.Sub(due) > time.Millisecond {
+			t.late++
 		}
 		o := g.do(ctx, rd, buf)
 		t.sent++
@@ -131,6 +148,28 @@ func (g *generator) worker(ctx context.Context, t *tally, measureFrom, end time.
 				t.ttft.Add(o.ttft)
 			}
 		}
+	}
+}
+
+// ticketAt is when the k-th request (from 0) of a run at rate requests
+// a second that began at start is due.
+func ticketAt(start time.Time, k int64, rate float64) time.Time {
+	return start.Add(time.Duration(float64(k) * float64(time.Second) / rate))
+}
+
+// sleepUntil waits until at; false when ctx ended first.
+func sleepUntil(ctx context.Context, at time.Time) bool {
+	d := time.Until(at)
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	tm := time.NewTimer(d)
+	defer tm.Stop()
+	select {
+	case <-tm.C:
+		return true
+	case <-ctx.Done():
+		return false
 	}
 }
 
@@ -171,6 +210,7 @@ func (g *generator) result(tallies []*tally, measureFrom time.Time) *stats.Resul
 		Shape:       g.cfg.shape,
 		Stream:      g.cfg.stream,
 		Concurrency: g.cfg.concurrency,
+		Rate:        g.cfg.rate,
 		BodySize:    len(g.body),
 		WarmupS:     g.cfg.warmup.Seconds(),
 		DurationS:   g.cfg.duration.Seconds(),
@@ -185,6 +225,7 @@ func (g *generator) result(tallies []*tally, measureFrom time.Time) *stats.Resul
 		res.OK += t.ok
 		res.Errors += t.errs
 		res.Non2xx += t.non2xx
+		res.LateStarts += t.late
 		res.Sent += t.sent
 		res.Answered += t.answered
 		bytesRead += t.bytes

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -97,5 +98,13 @@ func TestParseFlagsAppendsShapePath(t *testing.T) {
 	}
 	if _, err := parseFlags([]string{"-shape", "nope"}, nil); err == nil {
 		t.Error("bad shape accepted")
+	}
+	for _, rate := range []string{"-1", "NaN", "+Inf"} {
+		if _, err := parseFlags([]string{"-rate", rate}, io.Discard); err == nil {
+			t.Errorf("-rate %s accepted", rate)
+		}
+	}
+	if c, err := parseFlags([]string{"-rate", "1500"}, nil); err != nil || c.rate != 1500 {
+		t.Errorf("-rate 1500: %v, %v", c.rate, err)
 	}
 }

@@ -1,18 +1,22 @@
-// Command loadgen drives closed-loop HTTP load at an OpenAI-compatible chat
-// endpoint or an Anthropic-compatible messages endpoint and prints what it
+// Command loadgen drives HTTP load at an OpenAI-compatible chat endpoint
+// or an Anthropic-compatible messages endpoint and prints what it
 // measured as one JSON object (package stats, type Result) on stdout.
 //
 // N workers each send one request, read the whole answer, and send the
-// next, for the warm-up and then the measured duration. A request counts
-// when it starts after the warm-up; workers stop starting requests at the
-// end and the ones in flight finish. Streams are read line by line to time
-// the first event carrying answer text (TTFT) and the last byte (TTLT).
+// next (a closed loop), for the warm-up and then the measured duration.
+// With -rate the requests start on a fixed schedule instead, whatever
+// the answers take (an open loop, so that two servers are compared at
+// the same load): each worker takes the next due time, waits for it and
+// sends its request. A request counts when it starts after the warm-up;
+// workers stop starting requests at the end and the ones in flight
+// finish. Streams are read line by line to time the first event carrying
+// answer text (TTFT) and the last byte (TTLT).
 //
 // Usage:
 //
 //	loadgen -url http://127.0.0.1:8080 [-shape chat|messages] [-stream]
-//	        [-concurrency 10] [-duration 5s] [-warmup 1s] [-body-size 1024]
-//	        [-api-key KEY] [-model mock-chat] [-max-tokens 32]
+//	        [-concurrency 10] [-rate 0] [-duration 5s] [-warmup 1s]
+//	        [-body-size 1024] [-api-key KEY] [-model mock-chat] [-max-tokens 32]
 //
 // The harness (bench/harness) runs it once per benchmark cell, as its own
 // process, so the client's CPU is visible apart from the servers'.
@@ -25,6 +29,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"net/url"
 	"os"
 	"os/signal"
@@ -65,6 +70,7 @@ type config struct {
 	shape       string
 	stream      bool
 	concurrency int
+	rate        float64
 	duration    time.Duration
 	warmup      time.Duration
 	timeout     time.Duration
@@ -81,7 +87,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.url, "url", "http://127.0.0.1:8080", "target base URL (the shape's path is appended) or full endpoint URL")
 	fs.StringVar(&c.shape, "shape", "chat", "request shape: chat (/v1/chat/completions) or messages (/v1/messages)")
 	fs.BoolVar(&c.stream, "stream", false, "ask for a streamed answer and time first and last token")
-	fs.IntVar(&c.concurrency, "concurrency", 10, "closed-loop workers (requests in flight)")
+	fs.IntVar(&c.concurrency, "concurrency", 10, "workers: requests in flight (closed loop), or at most in flight (with -rate)")
+	fs.Float64Var(&c.rate, "rate", 0, "requests a second, started on a fixed schedule whatever the answers take (open loop, up to -concurrency in flight; a request no worker is free for starts late); 0: closed loop")
 	fs.DurationVar(&c.duration, "duration", 5*time.Second, "measured duration")
 	fs.DurationVar(&c.warmup, "warmup", time.Second, "warm-up before measuring (not counted)")
 	fs.DurationVar(&c.timeout, "timeout", 30*time.Second, "per-request timeout")
@@ -99,6 +106,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return c, fmt.Errorf("-shape must be chat or messages, not %q", c.shape)
 	case c.concurrency < 1:
 		return c, errors.New("-concurrency must be at least 1")
+	case c.rate < 0 || math.IsNaN(c.rate) || math.IsInf(c.rate, 0):
+		return c, errors.New("-rate must be a positive number of requests a second, or 0")
 	case c.duration <= 0:
 		return c, errors.New("-duration must be positive")
 	case c.warmup < 0:

@@ -11,8 +11,16 @@ type Result struct {
 	Shape string `json:"shape"`
 	// Stream reports whether requests asked for a streamed answer.
 	Stream bool `json:"stream"`
-	// Concurrency is the number of closed-loop workers.
+	// Concurrency is the number of workers: requests in flight in a
+	// closed loop, the most in flight at a fixed rate.
 	Concurrency int `json:"concurrency"`
+	// Rate is the fixed request rate a second of an open-loop run; 0 for
+	// a closed loop.
+	Rate float64 `json:"rate,omitempty"`
+	// LateStarts counts the measured requests of a fixed-rate run that
+	// started more than a millisecond after they were due, because every
+	// worker was busy: the rate was then not held.
+	LateStarts int `json:"late_starts,omitempty"`
 	// BodySize is the request body length in bytes.
 	BodySize int `json:"body_size"`
 	// WarmupS and DurationS are the configured phases, in seconds.

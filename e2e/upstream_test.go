@@ -7,7 +7,6 @@ package e2e
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -19,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelgate/modelgate/internal/ctxsleep"
 	"github.com/modelgate/modelgate/internal/fixtures"
 )
 
@@ -537,7 +537,7 @@ func (u *slowUpstream) serve(w http.ResponseWriter, r *http.Request) {
 	u.served.Add(1)
 	body, _ := io.ReadAll(r.Body)
 	if !requestsStream(body) {
-		if !sleepCtx(r.Context(), u.delay) {
+		if !ctxsleep.For(r.Context(), u.delay) {
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
@@ -550,7 +550,7 @@ func (u *slowUpstream) serve(w http.ResponseWriter, r *http.Request) {
 	for i := 0; i < u.events; i++ {
 		_, _ = fmt.Fprintf(w, "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"slow-model\","+
 			"\"choices\":[{\"index\":0,\"delta\":{\"content\":\"w%d \"},\"finish_reason\":null}]}\n\n", i)
-		if rc.Flush() != nil || !sleepCtx(r.Context(), u.delay) {
+		if rc.Flush() != nil || !ctxsleep.For(r.Context(), u.delay) {
 			return
 		}
 	}
@@ -585,16 +585,4 @@ func holdBackStream(w http.ResponseWriter, r *http.Request, release <-chan struc
 // slowChat is a chat request for model on the slow upstream.
 func slowChat(model string, stream bool) string {
 	return fmt.Sprintf(`{"model":%q,"stream":%v,"messages":[{"role":"user","content":"hi"}]}`, model, stream)
-}
-
-// sleepCtx waits d unless ctx ends first; it reports whether d passed.
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }

@@ -103,16 +103,3 @@ func (r *Registry) refreshOne(ctx context.Context, e Entry) error {
 	r.rebuildIndex()
 	return nil
 }
-
-// sleepContext waits d or until ctx is done and reports whether the full
-// d passed.
-func sleepContext(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}

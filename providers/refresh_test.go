@@ -221,14 +221,3 @@ func TestShutdownStopsPendingRetries(t *testing.T) {
 		t.Fatalf("%d listing calls after shutdown, want 1", n)
 	}
 }
-
-func TestSleepContext(t *testing.T) {
-	if !sleepContext(context.Background(), time.Millisecond) {
-		t.Fatal("a full wait reported as interrupted")
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if sleepContext(ctx, time.Hour) {
-		t.Fatal("a cancelled wait reported as complete")
-	}
-}

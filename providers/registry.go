@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/modelgate/modelgate/internal/ctxsleep"
 )
 
 // Entry is one provider instance with its configured model list.
@@ -86,7 +88,7 @@ func NewRegistry(entries []Entry, opts RegistryOptions) *Registry {
 		closed:   make(map[string]bool, len(entries)),
 		failing:  make(map[string]*atomic.Bool, len(entries)),
 		ready:    make(chan struct{}),
-		sleep:    sleepContext,
+		sleep:    ctxsleep.For,
 	}
 	for _, e := range entries {
 		r.byName[e.Provider.Name()] = e.Provider

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/modelgate/modelgate/bench/internal/stats"
+	"github.com/modelgate/modelgate/internal/ctxsleep"
 )
 
 // generator runs the load for one configuration: closed loop, or at a
@@ -106,7 +107,7 @@ func (g *generator) worker(ctx context.Context, t *tally, start, measureFrom, en
 		var due time.Time
 		if g.cfg.rate > 0 {
 			due = ticketAt(start, g.tickets.Add(1)-1, g.cfg.rate)
-			if !due.Before(end) || !sleepUntil(ctx, due) {
+			if !due.Before(end) || !ctxsleep.Until(ctx, due) {
 				return
 			}
 		}
@@ -155,22 +156,6 @@ func (g *generator) worker(ctx context.Context, t *tally, start, measureFrom, en
 // a second that began at start is due.
 func ticketAt(start time.Time, k int64, rate float64) time.Time {
 	return start.Add(time.Duration(float64(k) * float64(time.Second) / rate))
-}
-
-// sleepUntil waits until at; false when ctx ended first.
-func sleepUntil(ctx context.Context, at time.Time) bool {
-	d := time.Until(at)
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	tm := time.NewTimer(d)
-	defer tm.Stop()
-	select {
-	case <-tm.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }
 
 // do sends one request and reads the whole answer.

@@ -1,16 +1,16 @@
 package mock
 
 import (
-	"context"
 	"crypto/subtle"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/modelgate/modelgate/internal/ctxsleep"
 )
 
 // maxBodyBytes bounds request bodies.
@@ -59,7 +59,7 @@ func set(ids []string) map[string]bool {
 
 // ServeHTTP implements http.Handler.
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !sleep(r.Context(), h.opts.Latency) {
+	if !ctxsleep.For(r.Context(), h.opts.Latency) {
 		return // the client is gone; nobody would read an answer
 	}
 	if !h.authorized(r) {
@@ -171,20 +171,4 @@ func readJSON(w http.ResponseWriter, r *http.Request) (root gjson.Result, body [
 		return root, nil, false
 	}
 	return root, body, true
-}
-
-// sleep waits for d or until ctx is done, reporting whether the full
-// duration elapsed. A non-positive d returns true at once.
-func sleep(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return true
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }

@@ -63,13 +63,22 @@ func TestReleaseMappedDropsTouchedPages(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// What reading makes resident is what the release must drop: the
+	// kernel may keep fewer than all 32 MiB in memory (other processes'
+	// pressure, reclaim while reading), so the test measures it.
+	base := rssFileKiB(t)
 	readAll()
 	before := rssFileKiB(t)
+	added := before - base
+	if added < 4<<10 {
+		t.Skipf("reading 32 MiB of the store left only %d KiB more resident (memory pressure): nothing to release", added)
+	}
 	w := &writer{s: s}
 	w.releaseMapped()
 	after := rssFileKiB(t)
-	if before-after < 16<<10 {
-		t.Errorf("resident file pages %d KiB -> %d KiB: the 32 MiB read were not released", before, after)
+	if released := before - after; released < added/2 {
+		t.Errorf("resident file pages %d KiB, %d after reading, %d after the release: %d of the %d KiB read were released",
+			base, before, after, released, added)
 	}
 	readAll()
 }

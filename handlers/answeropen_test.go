@@ -42,8 +42,9 @@ func (f *failingFlusher) FlushError() error {
 
 // TestAuditWriterSeesLateAndFailedWrites: a write that fails, or any
 // write begun after the client left, marks the answer failed; a flush
-// does not (a client may leave on what the write before it handed over),
-// and its error reaches the caller through http.ResponseController.
+// does only while the answer is open (once it is whole, a client may have
+// left on what the write before the flush sent), and its error reaches
+// the caller through http.ResponseController either way.
 func TestAuditWriterSeesLateAndFailedWrites(t *testing.T) {
 	f := &failingFlusher{ResponseRecorder: httptest.NewRecorder()}
 	aw := &auditWriter{ResponseWriter: f, done: context.Background().Done()}
@@ -53,10 +54,24 @@ func TestAuditWriterSeesLateAndFailedWrites(t *testing.T) {
 	}
 	f.fail = true
 	if rc.Flush() == nil || aw.failed {
-		t.Fatalf("a failing flush: reported nil or marked (failed %v)", aw.failed)
+		t.Fatalf("a failing flush of a whole answer: reported nil or marked (failed %v)", aw.failed)
 	}
 	if _, err := io.WriteString(aw, "data: b\n\n"); err == nil || !aw.failed {
 		t.Fatalf("a failing write: reported nil or not marked (failed %v)", aw.failed)
+	}
+	// While the answer is open a failing flush marks it, as does a flush
+	// after the client left.
+	info := reqinfo.New()
+	info.AnswerOpen = true
+	aw = &auditWriter{ResponseWriter: f, done: context.Background().Done(), info: info}
+	if http.NewResponseController(aw).Flush() == nil || !aw.failed {
+		t.Fatalf("a failing flush of an open answer: reported nil or not marked (failed %v)", aw.failed)
+	}
+	gone, leave := context.WithCancel(context.Background())
+	leave()
+	aw = &auditWriter{ResponseWriter: httptest.NewRecorder(), done: gone.Done(), info: info}
+	if _ = http.NewResponseController(aw).Flush(); !aw.failed {
+		t.Fatal("a flush of an open answer after the client left is not marked")
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -109,12 +124,23 @@ func TestServeHitStreamOpenUntilItsLastChunk(t *testing.T) {
 	if !info.AnswerOpen {
 		t.Fatal("a replay the client left is recorded as whole")
 	}
-	// A client that leaves on the last chunk, before its flush, has it.
+	// A client gone when the small last chunk is flushed did not get it:
+	// that flush is what sends it.
 	info = reqinfo.New()
 	l := &failingFlusher{ResponseRecorder: httptest.NewRecorder(), leaveOn: "[DONE]"}
 	serveHit(l, info, proxy.Target{}, ans)
+	if !l.fail || !info.AnswerOpen {
+		t.Fatalf("a replay whose small last chunk was never flushed: open %v (client left %v)", info.AnswerOpen, l.fail)
+	}
+	// A last chunk that its write sends may be all a client waits for
+	// before it leaves, ahead of the flush: the replay is whole.
+	big := &cache.Answer{Stream: true, Chunks: [][]byte{[]byte("data: a\n\n"),
+		[]byte("data: {\"pad\":\"" + strings.Repeat("x", 8<<10) + "\"}\n\ndata: [DONE]\n\n")}}
+	info = reqinfo.New()
+	l = &failingFlusher{ResponseRecorder: httptest.NewRecorder(), leaveOn: "[DONE]"}
+	serveHit(l, info, proxy.Target{}, big)
 	if !l.fail || info.AnswerOpen {
-		t.Fatalf("a replay the client left on its last chunk: open %v (client left %v)", info.AnswerOpen, l.fail)
+		t.Fatalf("a replay the client left on its large last chunk: open %v (client left %v)", info.AnswerOpen, l.fail)
 	}
 }
 

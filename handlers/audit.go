@@ -86,7 +86,7 @@ func auditRoute(au *caddymodule.Auditing, rt *routes.Route, w http.ResponseWrite
 	}
 	info, r := requestInfo(r)
 	rec := newAuditRequest(au, rt, info, r)
-	aw := &auditWriter{ResponseWriter: w, done: r.Context().Done(), capture: au.Entries && au.Bodies, max: au.MaxBodyBytes}
+	aw := &auditWriter{ResponseWriter: w, done: r.Context().Done(), info: info, capture: au.Entries && au.Bodies, max: au.MaxBodyBytes}
 	err := serve(aw, r)
 	rec.finish(aw, r, err)
 	return err

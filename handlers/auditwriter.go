@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/modelgate/modelgate/proxy"
+	"github.com/modelgate/modelgate/reqinfo"
 )
 
 // auditWriter passes a response through while noting its status and
@@ -21,16 +22,18 @@ type auditWriter struct {
 	// the request's chain of contexts.
 	done   <-chan struct{}
 	status int
-	// failed: a write to the client failed, or began after the client
-	// had gone. Flushes do not count: a flush only sends on what a write
-	// handed over, and a large write reaches the client before it
-	// returns, so a client that leaves on an answer's last part (an
-	// agent closing the connection on a stream's closing event) may be
-	// gone before the flush that follows, having got the whole answer.
-	// An answer written in parts is open until its last part was handed
-	// over (reqinfo.Info.AnswerOpen), which covers a client that leaves
-	// part way whether a write or a flush saw it go.
-	failed  bool
+	// failed: a write to the client failed or began after the client had
+	// gone, or a flush did while the answer was open (info.AnswerOpen).
+	// Other flushes do not count: the answer is either not written in
+	// parts (its one write was checked) or whole already, its last part
+	// large enough that the write sent it (proxy.SentByWrite), and a
+	// client that leaves on that part (an agent closing the connection on
+	// a stream's closing event) may be gone before the flush, with the
+	// whole answer.
+	failed bool
+	// info is the request's state; its AnswerOpen says whether a flush
+	// still counts (see failed).
+	info    *reqinfo.Info
 	capture bool
 	over    bool
 	max     int
@@ -142,10 +145,18 @@ func overlaps(a, b []byte) bool {
 func (w *auditWriter) Flush() { _ = w.FlushError() }
 
 // FlushError sends buffered data to the client and reports a failure
-// (http.ResponseController calls it). A failure does not mark the answer
-// failed (see failed).
+// (http.ResponseController calls it). While the answer is open, a failure
+// or a flush after the client left marks the answer failed (see failed).
 func (w *auditWriter) FlushError() error {
-	return proxy.Flush(w.ResponseWriter)
+	open := w.info != nil && w.info.AnswerOpen
+	if open {
+		w.late()
+	}
+	err := proxy.Flush(w.ResponseWriter)
+	if err != nil && open {
+		w.failed = true
+	}
+	return err
 }
 
 // Hijack hands over the connection (realtime sessions); the status is

@@ -193,9 +193,10 @@ func serveHit(w http.ResponseWriter, info *reqinfo.Info, t proxy.Target, ans *ca
 		}
 		return
 	}
-	// A replayed stream is open until its last chunk is handed to the
-	// connection: a client that leaves before did not get the answer, one
-	// that leaves on the last chunk (before its flush) did.
+	// A replayed stream is open until its last chunk is out: a client
+	// that leaves before did not get the answer. A last chunk that its
+	// write may send (proxy.SentByWrite) is out once written: a client
+	// may leave on it before the flush that follows.
 	info.AnswerOpen = true
 	rc := http.NewResponseController(w)
 	_ = rc.Flush()
@@ -203,7 +204,7 @@ func serveHit(w http.ResponseWriter, info *reqinfo.Info, t proxy.Target, ans *ca
 		if _, err := w.Write(c); err != nil {
 			return
 		}
-		if i == len(ans.Chunks)-1 {
+		if i == len(ans.Chunks)-1 && proxy.SentByWrite(len(c)) {
 			info.AnswerOpen = false
 		}
 		if rc.Flush() != nil {

@@ -173,16 +173,22 @@ var (
 	responsesClosing = []string{"event: response.completed", "event: response.incomplete", "event: response.failed"}
 )
 
-// end sends b, the stream's last part, and flushes. The answer is whole
-// once b is handed to the connection: a large write reaches the client
-// before it returns, and a client that closes the connection on the
-// stream's closing event (as agents do) may be gone before the flush
-// that follows, with the whole answer. It reports false if the client is
-// gone.
+// end sends b, the stream's last part, and flushes; the answer is whole
+// once the flush succeeded. When b is large enough that the write itself
+// may send it (SentByWrite), it is whole once the write succeeded: a
+// client that closes the connection on the stream's closing event (as
+// agents do) may be gone before the flush that follows, with the whole
+// answer. It reports false if the client is gone.
 func (ew *eventWriter) end(b []byte) bool {
 	if !ew.put(b, true) {
 		return false
 	}
+	if SentByWrite(len(b)) {
+		ew.info.AnswerOpen = false
+	}
+	if !ew.flush(true) {
+		return false
+	}
 	ew.info.AnswerOpen = false
-	return ew.flush(true)
+	return true
 }

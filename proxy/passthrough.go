@@ -292,7 +292,9 @@ func (s *Service) copyFlushing(w http.ResponseWriter, r *http.Request, body io.R
 			if _, werr := w.Write(buf[:n]); werr != nil {
 				return
 			}
-			_ = rc.Flush()
+			if ferr := rc.Flush(); ferr != nil && !errors.Is(ferr, http.ErrNotSupported) {
+				return // the client is gone; the answer stays open
+			}
 		}
 		if err != nil {
 			if errors.Is(err, io.EOF) {

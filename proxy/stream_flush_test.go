@@ -335,18 +335,22 @@ func (c *leavingClient) FlushError() error {
 }
 
 // TestRelayStreamWholeWhenTheClientLeavesBeforeTheLastFlush: a client
-// that closes the connection on the stream's closing event, which a
-// large write hands over before the flush that follows, got the whole
-// answer although that flush fails; one gone before the closing event
-// was written did not.
+// that closes the connection on a closing event large enough for its
+// write to send it (SentByWrite) got the whole answer although the flush
+// after it fails; a small closing event reaches the client only through
+// that flush, so when it fails the answer stays open, as it does when
+// the closing event's write is refused.
 func TestRelayStreamWholeWhenTheClientLeavesBeforeTheLastFlush(t *testing.T) {
+	large := "event: response.completed\ndata: {\"pad\":\"" + strings.Repeat("x", writeBuffer) + "\"}\n\n"
 	for _, tc := range []struct {
 		in     ingress
 		stream string
 		marker string
+		whole  bool // when the write is taken and the flush fails
 	}{
-		{ingressChat, "data: {\"choices\":[]}\n\ndata: [DONE]\n\n", "[DONE]"},
-		{ingressResponses, "event: response.created\ndata: {}\n\nevent: response.completed\ndata: {}\n\n", "response.completed"},
+		{ingressChat, "data: {\"choices\":[]}\n\ndata: [DONE]\n\n", "[DONE]", false},
+		{ingressResponses, "event: response.created\ndata: {}\n\nevent: response.completed\ndata: {}\n\n", "response.completed", false},
+		{ingressResponses, "event: response.created\ndata: {}\n\n" + large, "response.completed", true},
 	} {
 		for _, refuse := range []bool{false, true} {
 			c := &leavingClient{h: http.Header{}, marker: tc.marker, refuse: refuse}
@@ -356,9 +360,34 @@ func TestRelayStreamWholeWhenTheClientLeavesBeforeTheLastFlush(t *testing.T) {
 			if !c.gone {
 				t.Fatalf("%s: the closing event never reached the client", tc.marker)
 			}
-			if info.AnswerOpen != refuse {
-				t.Errorf("%s, write refused %v: answer open %v", tc.marker, refuse, info.AnswerOpen)
+			if want := refuse || !tc.whole; info.AnswerOpen != want {
+				t.Errorf("%s (%d bytes), write refused %v: answer open %v, want %v", tc.marker, len(tc.stream), refuse, info.AnswerOpen, want)
 			}
 		}
 	}
 }
+
+// TestCopyFlushingStopsWhenAFlushFails: a passthrough answer whose flush
+// fails (the client is gone) stops there and stays open, even when the
+// upstream's body then ends cleanly.
+func TestCopyFlushingStopsWhenAFlushFails(t *testing.T) {
+	c := &flushFailer{h: http.Header{}}
+	body := io.MultiReader(strings.NewReader("first part"), strings.NewReader("second part"))
+	info := reqinfo.New()
+	new(Service).copyFlushing(c, httptest.NewRequest("POST", "/", nil), body, &call{info: info, provider: &stubProvider{name: "up"}})
+	if !info.AnswerOpen || c.writes != 1 {
+		t.Fatalf("answer open %v after %d writes, want open after 1", info.AnswerOpen, c.writes)
+	}
+}
+
+// flushFailer is a connection whose peer has gone: writes still land in
+// the buffers, every flush fails.
+type flushFailer struct {
+	h      http.Header
+	writes int
+}
+
+func (c *flushFailer) Header() http.Header         { return c.h }
+func (c *flushFailer) WriteHeader(int)             {}
+func (c *flushFailer) Write(b []byte) (int, error) { c.writes++; return len(b), nil }
+func (c *flushFailer) FlushError() error           { return io.ErrClosedPipe }

@@ -115,7 +115,7 @@ func (g *generator) worker(ctx context.Context, t *tally, start, measureFrom, en
 		if !now.Before(end) {
 			return
 		}
-		if !due.IsZero() && !due.Before(measureFrom) && now.Sub(due) > time.Millisecond {
+		if !due.IsZero() && !now.Before(measureFrom) && now.Sub(due) > time.Millisecond {
 			t.late++
 		}
 		o := g.do(ctx, rd, buf)

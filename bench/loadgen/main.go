@@ -88,7 +88,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.shape, "shape", "chat", "request shape: chat (/v1/chat/completions) or messages (/v1/messages)")
 	fs.BoolVar(&c.stream, "stream", false, "ask for a streamed answer and time first and last token")
 	fs.IntVar(&c.concurrency, "concurrency", 10, "workers: requests in flight (closed loop), or at most in flight (with -rate)")
-	fs.Float64Var(&c.rate, "rate", 0, "requests a second, started on a fixed schedule whatever the answers take (open loop, up to -concurrency in flight; a request no worker is free for starts late); 0: closed loop")
+	fs.Float64Var(&c.rate, "rate", 0, "requests a second, started on a fixed schedule whatever the answers take (open loop, up to -concurrency in flight; a request no worker is free for starts late, and is timed from when it started); 0: closed loop")
 	fs.DurationVar(&c.duration, "duration", 5*time.Second, "measured duration")
 	fs.DurationVar(&c.warmup, "warmup", time.Second, "warm-up before measuring (not counted)")
 	fs.DurationVar(&c.timeout, "timeout", 30*time.Second, "per-request timeout")

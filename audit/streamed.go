@@ -50,7 +50,7 @@ func StreamedBody(kind StreamKind, sse []byte) json.RawMessage {
 		}
 	case StreamMessages:
 		if m := messageFromStream(sse); m != nil {
-			out = m
+			return m
 		}
 	case StreamResponses:
 		if r := responseFromStream(sse); r != nil {
@@ -61,8 +61,9 @@ func StreamedBody(kind StreamKind, sse []byte) json.RawMessage {
 			return r
 		}
 		if m := messageFromStream(sse); m != nil {
-			out = m
-		} else if c := chatFromStream(sse); c != nil {
+			return m
+		}
+		if c := chatFromStream(sse); c != nil {
 			out = c
 		}
 	}
@@ -242,9 +243,10 @@ type chatCompletionMessage struct {
 	ToolCalls []*chatToolCall `json:"tool_calls,omitempty"`
 }
 
-// textTemplate is a chat chunk whose only lasting effect was adding its
-// text: one choice whose delta has a text ("content") and nothing else
-// that adds up (no refusal, no tool calls). Providers send the answer as
+// textTemplate is a stream event whose only lasting effect was adding
+// its text: a chat chunk of one choice whose delta has a text ("content")
+// and nothing else that adds up (no refusal, no tool calls), or a
+// Messages text, thinking or tool-input delta. Providers send the answer as
 // a run of such chunks that differ only in that text, and some also in
 // the string value of a last member that nothing reads (OpenAI's
 // "obfuscation" padding). A chunk that is the template's bytes with other
@@ -262,8 +264,8 @@ type textTemplate struct {
 	// quote, and tail from its closing quote to the end (empty without a
 	// free last member).
 	head, mid, tail []byte
-	// ch is the choice the text goes to; nil when there is no template.
-	ch *chatChoice
+	// dst is where the text goes; nil when there is no template.
+	dst *strings.Builder
 }
 
 // add adds data's text to the template's choice when data is the
@@ -271,7 +273,7 @@ type textTemplate struct {
 // did. Otherwise it forgets the template: data is walked in full and may
 // become the next.
 func (t *textTemplate) add(data []byte) bool {
-	if t.ch == nil {
+	if t.dst == nil {
 		return false
 	}
 	if len(data) >= len(t.head)+len(t.mid)+len(t.tail) && bytes.HasPrefix(data, t.head) && bytes.HasSuffix(data, t.tail) {
@@ -281,12 +283,12 @@ func (t *textTemplate) add(data []byte) bool {
 			text, pad := rest[:i], rest[i+len(t.mid):]
 			if bytes.IndexByte(text, '\\') < 0 && (len(t.tail) > 0 || len(pad) == 0) &&
 				bytes.IndexByte(pad, '"') < 0 && bytes.IndexByte(pad, '\\') < 0 {
-				t.ch.content.Write(text)
+				t.dst.Write(text)
 				return true
 			}
 		}
 	}
-	t.ch = nil
+	t.dst = nil
 	return false
 }
 
@@ -294,16 +296,25 @@ func (t *textTemplate) add(data []byte) bool {
 // the template when d qualifies (see textTemplate). last is the raw value
 // of the chunk's last member when nothing reads it, else nil.
 func (t *textTemplate) learn(data []byte, d chatDelta, last []byte) {
-	if d.ch == nil || !d.onlyText || !reqbody.IsString(d.content) {
+	if d.ch != nil && d.onlyText {
+		t.learnText(data, d.content, &d.ch.content, last)
+	}
+}
+
+// learnText makes data, a chunk just walked whose only lasting effect was
+// adding the string value text (a slice of data) to dst, the template.
+// last is as for learn.
+func (t *textTemplate) learnText(data, text []byte, dst *strings.Builder, last []byte) {
+	if !reqbody.IsString(text) {
 		return
 	}
-	i, ok := offsetIn(data, d.content)
+	i, ok := offsetIn(data, text)
 	if !ok {
 		return
 	}
-	t.head, t.mid, t.tail, t.ch = data[:i+1], data[i+len(d.content)-1:], nil, d.ch
+	t.head, t.mid, t.tail, t.dst = data[:i+1], data[i+len(text)-1:], nil, dst
 	if j, ok := offsetIn(data, last); ok && reqbody.IsString(last) && j > i {
-		t.mid, t.tail = data[i+len(d.content)-1:j+1], data[j+len(last)-1:]
+		t.mid, t.tail = data[i+len(text)-1:j+1], data[j+len(last)-1:]
 	}
 }
 
@@ -463,102 +474,6 @@ func addChatToolCallDelta(ch *chatChoice, tc gjson.Result) {
 		call.Function.Name += n
 	}
 	call.Function.Arguments += tc.Get("function.arguments").Str
-}
-
-// messageFromStream adds Anthropic stream events up to the message;
-// nil without a message_start event.
-func messageFromStream(sse []byte) map[string]any {
-	var msg map[string]any
-	type block struct {
-		v       map[string]any
-		text    strings.Builder
-		think   strings.Builder
-		partial strings.Builder
-	}
-	blocks := map[int64]*block{}
-	var usage map[string]any
-	eachEvent(sse, func(data []byte) {
-		ev := parseData(data)
-		switch ev.Get("type").Str {
-		case "message_start":
-			_ = json.Unmarshal([]byte(ev.Get("message").Raw), &msg)
-			if u, ok := msg["usage"].(map[string]any); ok {
-				usage = u
-			}
-		case "content_block_start":
-			b := &block{}
-			_ = json.Unmarshal([]byte(ev.Get("content_block").Raw), &b.v)
-			if b.v == nil {
-				b.v = map[string]any{}
-			}
-			blocks[ev.Get("index").Int()] = b
-		case "content_block_delta":
-			b := blocks[ev.Get("index").Int()]
-			if b == nil {
-				return
-			}
-			d := ev.Get("delta")
-			switch d.Get("type").Str {
-			case "text_delta":
-				b.text.WriteString(d.Get("text").Str)
-			case "thinking_delta":
-				b.think.WriteString(d.Get("thinking").Str)
-			case "signature_delta":
-				b.v["signature"] = d.Get("signature").Str
-			case "input_json_delta":
-				b.partial.WriteString(d.Get("partial_json").Str)
-			}
-		case "message_delta":
-			if msg == nil {
-				return
-			}
-			ev.Get("delta").ForEach(func(k, v gjson.Result) bool {
-				msg[k.Str] = v.Value()
-				return true
-			})
-			if usage == nil {
-				usage = map[string]any{}
-			}
-			ev.Get("usage").ForEach(func(k, v gjson.Result) bool {
-				if v.Type != gjson.Null {
-					usage[k.Str] = v.Value()
-				}
-				return true
-			})
-		}
-	})
-	if msg == nil {
-		return nil
-	}
-	idx := make([]int64, 0, len(blocks))
-	for i := range blocks {
-		idx = append(idx, i)
-	}
-	sort.Slice(idx, func(a, b int) bool { return idx[a] < idx[b] })
-	content := make([]any, 0, len(idx))
-	for _, i := range idx {
-		b := blocks[i]
-		if b.text.Len() > 0 {
-			prev, _ := b.v["text"].(string)
-			b.v["text"] = prev + b.text.String()
-		}
-		if b.think.Len() > 0 {
-			prev, _ := b.v["thinking"].(string)
-			b.v["thinking"] = prev + b.think.String()
-		}
-		if b.partial.Len() > 0 {
-			var input any
-			if json.Unmarshal([]byte(b.partial.String()), &input) == nil {
-				b.v["input"] = input
-			}
-		}
-		content = append(content, b.v)
-	}
-	msg["content"] = content
-	if usage != nil {
-		msg["usage"] = usage
-	}
-	return msg
 }
 
 // responseFromStream returns the response object of the stream's final

@@ -221,7 +221,7 @@ func TestTextTemplate(t *testing.T) {
 	}
 	choice := learnt[len(`{"choices":[`) : len(learnt)-len(`]}`)]
 	tmpl.learn(learnt, addChatChoiceDelta(choices, choice), nil)
-	if tmpl.ch == nil {
+	if tmpl.dst == nil {
 		t.Fatal("a text-only chunk was not learnt")
 	}
 	for _, tc := range []struct {
@@ -269,7 +269,7 @@ func TestTextTemplate(t *testing.T) {
 		var tm textTemplate
 		b := []byte(c)
 		tm.learn(b, addChatChoiceDelta(choices, b), nil)
-		if tm.ch != nil {
+		if tm.dst != nil {
 			t.Errorf("learnt %s", c)
 		}
 	}

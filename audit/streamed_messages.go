@@ -1,0 +1,403 @@
+package audit
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/modelgate/modelgate/reqbody"
+)
+
+// messageFromStream adds Anthropic Messages stream events up to the
+// message they describe; nil without a message_start event whose message
+// is an object. The message is message_start's, its members merged as
+// they come (a repeated member: the last counts), with message_delta's
+// delta members over it, "content" the blocks in index order and "usage"
+// message_start's usage with message_delta's non-null usage members over
+// it. A block is its content_block_start's object with its text and
+// thinking deltas added to its "text" and "thinking", its last
+// signature_delta as "signature" and its input_json_delta fragments, when
+// together they are JSON, as "input". Members keep their raw JSON values
+// and an object's members are written in key order.
+//
+// Each event is walked once, member by member, and a run of text deltas
+// that differ only in their text adds each text without a walk (see
+// textTemplate): it runs once per streamed Messages request.
+func messageFromStream(sse []byte) json.RawMessage {
+	if !utf8.Valid(sse) {
+		// Raw values are kept as they are: they must be text that any
+		// JSON reader (PostgreSQL's among them) takes.
+		sse = bytes.ToValidUTF8(sse, []byte("\uFFFD"))
+	}
+	var m messageSum
+	eachEvent(sse, m.add)
+	return m.encode()
+}
+
+// messageSum is a Messages stream being added up.
+type messageSum struct {
+	started bool // a message_start set msg (and no later one cleared it)
+	msg     rawObject
+	// hasUsage reports that usage holds the message's usage; it is kept
+	// apart from msg, as message_delta adds to it.
+	hasUsage bool
+	usage    rawObject
+	blocks   []*messageBlock // in the order they started
+	// blockAt indexes blocks by index once there are more than a few.
+	blockAt map[int64]int
+	tmpl    textTemplate
+}
+
+// messageBlock is a content block being added up.
+type messageBlock struct {
+	index                  int64
+	members                rawObject
+	text, thinking, params strings.Builder
+}
+
+// rawMember is a JSON object member: its name and raw value, both
+// sharing the bytes of the stream they were read from.
+type rawMember struct {
+	name string
+	raw  []byte
+}
+
+// rawObject is a JSON object being assembled.
+type rawObject struct {
+	// members are in the order they were first set.
+	members []rawMember
+	// at indexes members by name once there are more than a few, so that
+	// an object of many members takes linear time.
+	at map[string]int
+}
+
+// indexFrom is how many members an object has before they are indexed.
+const indexFrom = 16
+
+// find returns the position of the member name; -1 when there is none.
+func (o *rawObject) find(name string) int {
+	if o.at != nil {
+		if i, ok := o.at[name]; ok {
+			return i
+		}
+		return -1
+	}
+	for i := range o.members {
+		if o.members[i].name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// set sets the member name to the raw value v.
+func (o *rawObject) set(name string, v []byte) {
+	if i := o.find(name); i >= 0 {
+		o.members[i].raw = v
+		return
+	}
+	o.members = append(o.members, rawMember{name, v})
+	switch n := len(o.members); {
+	case o.at != nil:
+		o.at[name] = n - 1
+	case n > indexFrom:
+		o.at = make(map[string]int, 2*n)
+		for i, m := range o.members {
+			o.at[m.name] = i
+		}
+	}
+}
+
+// get returns the raw value of the member name; nil when there is none.
+func (o *rawObject) get(name string) []byte {
+	if i := o.find(name); i >= 0 {
+		return o.members[i].raw
+	}
+	return nil
+}
+
+// merge sets each member of the raw JSON object obj in turn.
+func (o *rawObject) merge(obj []byte) {
+	reqbody.Members(obj, func(k, v []byte) bool {
+		o.set(reqbody.KeyName(k), v)
+		return true
+	})
+}
+
+// eachRawMember calls fn with the name and raw value of each member of
+// raw as gjson's ForEach hands them over: an object's members; an
+// array's elements, or a present scalar (null included) itself, under
+// the empty name.
+func eachRawMember(raw []byte, fn func(name string, v []byte)) {
+	switch {
+	case raw == nil:
+	case raw[0] == '{':
+		reqbody.Members(raw, func(k, v []byte) bool { fn(reqbody.KeyName(k), v); return true })
+	case raw[0] == '[':
+		reqbody.Elements(raw, func(e []byte) bool { fn("", e); return true })
+	default:
+		fn("", raw)
+	}
+}
+
+// isNull reports whether raw is the JSON null.
+func isNull(raw []byte) bool { return string(raw) == "null" }
+
+// add adds one event's data.
+func (m *messageSum) add(data []byte) {
+	if m.tmpl.add(data) {
+		return
+	}
+	var typ, index, message, block, delta, usage []byte
+	reqbody.Members(data, func(k, v []byte) bool {
+		switch reqbody.KeyName(k) {
+		case "type":
+			firstRaw(&typ, v)
+		case "index":
+			firstRaw(&index, v)
+		case "message":
+			firstRaw(&message, v)
+		case "content_block":
+			firstRaw(&block, v)
+		case "delta":
+			firstRaw(&delta, v)
+		case "usage":
+			firstRaw(&usage, v)
+		}
+		return true
+	})
+	switch rawStr(typ) {
+	case "message_start":
+		m.start(message)
+	case "content_block_start":
+		b := &messageBlock{index: rawValue(index).Int()}
+		if len(block) > 0 && block[0] == '{' {
+			b.members.merge(block)
+		}
+		m.setBlock(b)
+	case "content_block_delta":
+		if i := m.block(rawValue(index).Int()); i >= 0 {
+			m.addDelta(data, m.blocks[i], delta)
+		}
+	case "message_delta":
+		if !m.started {
+			return
+		}
+		eachRawMember(delta, m.msg.set)
+		if !m.hasUsage {
+			m.usage, m.hasUsage = rawObject{}, true
+		}
+		eachRawMember(usage, func(name string, v []byte) {
+			if !isNull(v) {
+				m.usage.set(name, v)
+			}
+		})
+	}
+}
+
+// start merges a message_start's message into the message: an object's
+// members are merged (and its usage, when an object, becomes the usage),
+// null clears the message, anything else changes nothing.
+func (m *messageSum) start(message []byte) {
+	switch {
+	case isNull(message):
+		m.started, m.msg = false, rawObject{}
+	case len(message) > 0 && message[0] == '{':
+		if !m.started {
+			m.started, m.msg = true, rawObject{}
+		}
+		var usage []byte
+		reqbody.Members(message, func(k, v []byte) bool {
+			name := reqbody.KeyName(k)
+			m.msg.set(name, v)
+			if name == "usage" {
+				usage = v
+			}
+			return true
+		})
+		if len(usage) > 0 && usage[0] == '{' {
+			m.usage, m.hasUsage = rawObject{}, true
+			m.usage.merge(usage)
+		}
+	}
+}
+
+// block returns the position of the block of this index; -1 when none
+// started.
+func (m *messageSum) block(index int64) int {
+	if m.blockAt != nil {
+		if i, ok := m.blockAt[index]; ok {
+			return i
+		}
+		return -1
+	}
+	return slices.IndexFunc(m.blocks, func(b *messageBlock) bool { return b.index == index })
+}
+
+// setBlock adds b, in place of an earlier block of its index.
+func (m *messageSum) setBlock(b *messageBlock) {
+	if i := m.block(b.index); i >= 0 {
+		m.blocks[i] = b
+		return
+	}
+	m.blocks = append(m.blocks, b)
+	switch n := len(m.blocks); {
+	case m.blockAt != nil:
+		m.blockAt[b.index] = n - 1
+	case n > indexFrom:
+		m.blockAt = make(map[int64]int, 2*n)
+		for i, b := range m.blocks {
+			m.blockAt[b.index] = i
+		}
+	}
+}
+
+// addDelta adds a content_block_delta's delta to its block b; data is
+// the event, which becomes the text template when the delta added a text.
+func (m *messageSum) addDelta(data []byte, b *messageBlock, delta []byte) {
+	var typ, text, thinking, signature, params []byte
+	reqbody.Members(delta, func(k, v []byte) bool {
+		switch reqbody.KeyName(k) {
+		case "type":
+			firstRaw(&typ, v)
+		case "text":
+			firstRaw(&text, v)
+		case "thinking":
+			firstRaw(&thinking, v)
+		case "signature":
+			firstRaw(&signature, v)
+		case "partial_json":
+			firstRaw(&params, v)
+		}
+		return true
+	})
+	var dst *strings.Builder
+	var s []byte
+	switch rawStr(typ) {
+	case "text_delta":
+		dst, s = &b.text, text
+	case "thinking_delta":
+		dst, s = &b.thinking, thinking
+	case "input_json_delta":
+		dst, s = &b.params, params
+	case "signature_delta":
+		b.members.set("signature", appendJSONString(nil, rawStr(signature)))
+		return
+	default:
+		return
+	}
+	dst.WriteString(rawStr(s))
+	m.tmpl.learnText(data, s, dst, nil)
+}
+
+// encode writes the message; nil when no message started.
+func (m *messageSum) encode() json.RawMessage {
+	if !m.started {
+		return nil
+	}
+	m.blockAt = nil
+	slices.SortStableFunc(m.blocks, func(a, b *messageBlock) int {
+		switch {
+		case a.index < b.index:
+			return -1
+		case a.index > b.index:
+			return 1
+		}
+		return 0
+	})
+	content := []byte{'['}
+	for i, b := range m.blocks {
+		if i > 0 {
+			content = append(content, ',')
+		}
+		content = b.encode(content)
+	}
+	m.msg.set("content", append(content, ']'))
+	if m.hasUsage {
+		m.msg.set("usage", m.usage.encode(nil))
+	}
+	return m.msg.encode(nil)
+}
+
+// encode appends the block as a JSON object to dst.
+func (b *messageBlock) encode(dst []byte) []byte {
+	for _, f := range [...]struct {
+		name string
+		sb   *strings.Builder
+	}{{"text", &b.text}, {"thinking", &b.thinking}} {
+		if f.sb.Len() > 0 {
+			b.members.set(f.name, appendJSONString(nil, rawStr(b.members.get(f.name))+f.sb.String()))
+		}
+	}
+	if b.params.Len() > 0 {
+		if p := b.params.String(); json.Valid([]byte(p)) {
+			b.members.set("input", []byte(p))
+		}
+	}
+	return b.members.encode(dst)
+}
+
+// encode appends o as a JSON object, its members in name order, to dst.
+// It leaves o's members in that order.
+func (o *rawObject) encode(dst []byte) []byte {
+	slices.SortFunc(o.members, func(a, b rawMember) int { return strings.Compare(a.name, b.name) })
+	o.at = nil
+	dst = append(dst, '{')
+	for i, mem := range o.members {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendJSONString(dst, mem.name)
+		dst = append(dst, ':')
+		dst = append(dst, mem.raw...)
+	}
+	return append(dst, '}')
+}
+
+// appendJSONString appends s as a JSON string to dst: quotes, backslashes
+// and control characters escaped, as are U+2028 and U+2029 (which some
+// JavaScript readers take for line ends); invalid UTF-8 becomes U+FFFD.
+func appendJSONString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(append(dst, s[start:i]...), `\ufffd`...)
+		} else if r == '\u2028' || r == '\u2029' {
+			dst = append(append(dst, s[start:i]...), '\\', 'u', '2', '0', '2', hex[r&0xf])
+		} else {
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	return append(append(dst, s[start:]...), '"')
+}

@@ -212,6 +212,10 @@ func ttftCheck(where string, conc int, direct, caddy, mg *Cell) Check {
 	ck.Value = round3(mg.Result.TTFT.P50 - base)
 	ck.Limit = round3(caddyAdded + maxTTFTOverCaddyMs)
 	ck.Detail = fmt.Sprintf("TTFT p50 direct %.3f, caddy %.3f (+%.3f), modelgate %.3f ms", base, caddy.Result.TTFT.P50, caddyAdded, mg.Result.TTFT.P50)
+	if caddy.LoadBusy > 0 && mg.LoadBusy > 0 {
+		ck.Detail += fmt.Sprintf("; load side busy %.0f%% (direct), %.0f%% (caddy), %.0f%% (modelgate)",
+			100*direct.LoadBusy, 100*caddy.LoadBusy, 100*mg.LoadBusy)
+	}
 	ck.Result = verdict(ck.Value <= ck.Limit)
 	return ck
 }

@@ -29,7 +29,8 @@ func runMatrix(ctx context.Context, o options, b bins, s *servers, messagesServe
 		}
 		time.Sleep(o.settleBefore)
 		c := j.cell
-		res, rss, anon, cpuUs, err := runCell(ctx, o, b, s, c.cellKey)
+		res, m, err := runCell(ctx, o, b, s, c.cellKey)
+		rss, anon, cpuUs := m.rss, m.anon, m.cpuUs
 		switch {
 		case err != nil:
 			if ctx.Err() != nil {
@@ -50,7 +51,10 @@ func runMatrix(ctx context.Context, o options, b bins, s *servers, messagesServe
 		if cpuUs > 0 {
 			c.roundsCPU = append(c.roundsCPU, cpuUs)
 		}
-		logf("[%d/%d] round %d %s", i+1, len(jobs), j.round+1, progressLine(c.cellKey, res, rss, cpuUs, err))
+		if m.loadBusy > 0 {
+			c.roundsLoad = append(c.roundsLoad, m.loadBusy)
+		}
+		logf("[%d/%d] round %d %s", i+1, len(jobs), j.round+1, progressLine(c.cellKey, res, m, err))
 		if res != nil && isGateway(c.Target) && base != nil {
 			answered[c.Target] += int64(res.Answered)
 			b0 := base[c.Target]
@@ -75,6 +79,7 @@ func runMatrix(ctx context.Context, o options, b bins, s *servers, messagesServe
 		c.Result = combineRounds(c.Rounds)
 		c.PeakRSSBytes, c.PeakAnonBytes = int64(medianOf(c.roundsRSS)), int64(medianOf(c.roundsAnon))
 		c.CPUPerRequestUs = round1(medianOf(c.roundsCPU))
+		c.LoadBusy = round3(medianOf(c.roundsLoad))
 		if len(c.Rounds) < 2 {
 			continue
 		}
@@ -137,9 +142,22 @@ func planJobs(o options, messagesServed bool) ([]*Cell, []job) {
 	return cells, jobs
 }
 
+// cellMeasures are what runCell measured besides the load generator's
+// figures.
+type cellMeasures struct {
+	// rss and anon are the target server's peak memory; cpuUs its CPU per
+	// answered request (0 for direct).
+	rss, anon int64
+	cpuUs     float64
+	// loadBusy is how busy the load generator and mockupstream kept their
+	// CPUs (see loadBusy); 0 when not measured.
+	loadBusy float64
+}
+
 // runCell runs the load generator for one cell while watching the target
-// server's peak memory and the CPU it uses per answered request.
-func runCell(ctx context.Context, o options, b bins, s *servers, k cellKey) (res *stats.Result, rss, anon int64, cpuUs float64, err error) {
+// server's peak memory and the CPU it uses per answered request, and the
+// CPU the load side (the load generator and mockupstream) used.
+func runCell(ctx context.Context, o options, b bins, s *servers, k cellKey) (res *stats.Result, m cellMeasures, err error) {
 	var w workload
 	for _, x := range workloads {
 		if x.Name == k.Workload {
@@ -156,18 +174,39 @@ func runCell(ctx context.Context, o options, b bins, s *servers, k cellKey) (res
 		pw = watchPeak(watched.pid())
 		cpu0, cpu0Err = readCPUTicks(watched.pid())
 	}
-	res, err = loadgen(ctx, b, o, w, k, s.urls[k.Target])
+	up0, up0Err := readCPUTicks(s.upstream.pid())
+	start := time.Now()
+	res, genCPU, err := loadgen(ctx, b, o, w, k, s.urls[k.Target])
+	wall := time.Since(start)
+	if up1, err1 := readCPUTicks(s.upstream.pid()); up0Err == nil && err1 == nil && err == nil {
+		m.loadBusy = loadBusy(up1-up0, genCPU, wall, o.cpus.othersN)
+	}
 	if pw != nil {
-		rss, anon = pw.stop()
+		m.rss, m.anon = pw.stop()
 		if cpu1, err1 := readCPUTicks(watched.pid()); cpu0Err == nil && err1 == nil && res != nil {
-			cpuUs = cpuPerRequestUs(cpu0, cpu1, res.Answered)
+			m.cpuUs = cpuPerRequestUs(cpu0, cpu1, res.Answered)
 		}
 	}
-	return res, rss, anon, cpuUs, err
+	return res, m, err
 }
 
-// loadgen runs the load generator once and decodes its JSON.
-func loadgen(ctx context.Context, b bins, o options, w workload, k cellKey, url string) (*stats.Result, error) {
+// loadBusy is the share of their CPUs the load side kept busy during a
+// load generator run of length wall: mockupstream's CPU ticks and the
+// load generator's CPU time over wall times cpus, the number of CPUs the
+// two were pinned to. Near 1 the load side, not the proxy, sets the
+// pace, and latencies include waiting for it. 0 when unpinned (cpus 0)
+// or wall is not positive.
+func loadBusy(upstreamTicks int64, loadgenCPU, wall time.Duration, cpus int) float64 {
+	if cpus <= 0 || wall <= 0 || upstreamTicks < 0 {
+		return 0
+	}
+	used := time.Duration(upstreamTicks)*time.Second/userHZ + loadgenCPU
+	return used.Seconds() / (wall.Seconds() * float64(cpus))
+}
+
+// loadgen runs the load generator once and decodes its JSON; it also
+// returns the CPU time (user and system) the load generator used.
+func loadgen(ctx context.Context, b bins, o options, w workload, k cellKey, url string) (*stats.Result, time.Duration, error) {
 	args := []string{
 		"-url", url, "-shape", w.Shape, "-stream=" + strconv.FormatBool(w.Stream),
 		"-concurrency", strconv.Itoa(k.Concurrency), "-duration", o.duration.String(), "-warmup", o.warmup.String(),
@@ -179,16 +218,17 @@ func loadgen(ctx context.Context, b bins, o options, w workload, k cellKey, url 
 	cmd.Stderr = &errBuf
 	out, err := cmd.Output()
 	if err != nil {
-		return nil, fmt.Errorf("loadgen: %w: %s", err, strings.TrimSpace(errBuf.String()))
+		return nil, 0, fmt.Errorf("loadgen: %w: %s", err, strings.TrimSpace(errBuf.String()))
 	}
+	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	var res stats.Result
 	if err := json.Unmarshal(out, &res); err != nil {
-		return nil, fmt.Errorf("loadgen output: %w", err)
+		return nil, cpu, fmt.Errorf("loadgen output: %w", err)
 	}
-	return &res, nil
+	return &res, cpu, nil
 }
 
-func progressLine(k cellKey, res *stats.Result, rss int64, cpuUs float64, err error) string {
+func progressLine(k cellKey, res *stats.Result, m cellMeasures, err error) string {
 	head := fmt.Sprintf("%-15s %5s c=%-3d %-9s", k.Workload, sizeName(k.BodySize), k.Concurrency, k.Target)
 	switch {
 	case err != nil:
@@ -200,11 +240,14 @@ func progressLine(k cellKey, res *stats.Result, rss int64, cpuUs float64, err er
 	if res.TTFT != nil {
 		line += fmt.Sprintf("  TTFT p50 %.3f ms", res.TTFT.P50)
 	}
-	if rss > 0 {
-		line += "  RSS " + mib(rss) + " MiB"
+	if m.rss > 0 {
+		line += "  RSS " + mib(m.rss) + " MiB"
 	}
-	if cpuUs > 0 {
-		line += fmt.Sprintf("  CPU %.0f µs/req", cpuUs)
+	if m.cpuUs > 0 {
+		line += fmt.Sprintf("  CPU %.0f µs/req", m.cpuUs)
+	}
+	if m.loadBusy > 0 {
+		line += fmt.Sprintf("  load side %.0f%% busy", 100*m.loadBusy)
 	}
 	if n := res.Errors + res.Non2xx; n > 0 {
 		line += fmt.Sprintf("  %d errors (%s)", n, res.FirstError)

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"math"
 	"os"
 	"runtime"
 	"testing"
+	"time"
 )
 
 func TestParseCPUTicks(t *testing.T) {
@@ -27,6 +29,26 @@ func TestCPUPerRequestUs(t *testing.T) {
 	}
 	if cpuPerRequestUs(10, 20, 0) != 0 || cpuPerRequestUs(20, 10, 5) != 0 {
 		t.Error("no requests or a counter going back must give 0")
+	}
+}
+
+func TestLoadBusy(t *testing.T) {
+	// mockupstream 150 ticks (1.5 s) and the load generator 0.9 s over a
+	// 2 s run on 2 CPUs: 2.4 of 4 CPU seconds.
+	if got := loadBusy(150, 900*time.Millisecond, 2*time.Second, 2); math.Abs(got-0.6) > 1e-9 {
+		t.Errorf("got %v, want 0.6", got)
+	}
+	if got := loadBusy(100, time.Second, 2*time.Second, 1); got != 1 {
+		t.Errorf("saturated: got %v, want 1", got)
+	}
+	for _, c := range []struct {
+		ticks int64
+		wall  time.Duration
+		cpus  int
+	}{{10, time.Second, 0}, {10, 0, 1}, {-1, time.Second, 1}} {
+		if got := loadBusy(c.ticks, time.Second, c.wall, c.cpus); got != 0 {
+			t.Errorf("loadBusy(%d, 1s, %v, %d) = %v, want 0 (not measured)", c.ticks, c.wall, c.cpus, got)
+		}
 	}
 }
 

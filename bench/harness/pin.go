@@ -19,6 +19,8 @@ type cpuPlan struct {
 	taskset string // path of taskset, when pinning
 	proxy   string // CPUs of caddy and modelgate
 	others  string // CPUs of mockupstream and the load generator
+	// othersN is how many CPUs others lists; 0 unpinned.
+	othersN int
 }
 
 // describe says how the run placed its processes, for the report.
@@ -58,7 +60,7 @@ func planCPUs(pin bool) (cpuPlan, string) {
 		return cpuPlan{}, "not pinned: taskset not found (Debian package util-linux)"
 	}
 	half := len(cpus) / 2
-	return cpuPlan{taskset: path, proxy: joinInts(cpus[half:]), others: joinInts(cpus[:half])}, ""
+	return cpuPlan{taskset: path, proxy: joinInts(cpus[half:]), others: joinInts(cpus[:half]), othersN: half}, ""
 }
 
 // allowedCPUs reads the CPUs this process may run on from

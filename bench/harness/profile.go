@@ -46,7 +46,7 @@ func runProfile(ctx context.Context, o options, b bins, s *servers, stamp time.T
 	go func() {
 		cpuErr <- fetch(ctx, fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", adminURL, seconds), pf.CPU)
 	}()
-	res, err := loadgen(ctx, b, o, w, o.profileCell, s.urls[targetModelgate])
+	res, _, err := loadgen(ctx, b, o, w, o.profileCell, s.urls[targetModelgate])
 	if err != nil {
 		return nil, err
 	}

@@ -87,7 +87,7 @@ func printTable(w io.Writer, r *Report) {
 			f3(res.Latency.P50), f3(res.Latency.P90), f3(res.Latency.P99),
 			addedCell(c.AddedP50Ms, c.Reference, c.Workload),
 			summaryP50(res.TTFT), addedCell(c.AddedTTFTP50Ms, c.Reference, c.Workload), summaryP50(res.TTLT),
-			mib(c.PeakRSSBytes), mib(c.PeakAnonBytes), cpuCell(c.CPUPerRequestUs), allocCell(c.Alloc), strconv.Itoa(res.Errors+res.Non2xx))
+			mib(c.PeakRSSBytes), mib(c.PeakAnonBytes), cpuCell(c.CPUPerRequestUs), loadCell(c.LoadBusy), allocCell(c.Alloc), strconv.Itoa(res.Errors+res.Non2xx))
 		note := ""
 		if c.Reference != "" && c.Reference != c.Workload {
 			note = "  * vs direct " + c.Reference
@@ -96,6 +96,7 @@ func printTable(w io.Writer, r *Report) {
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "\n+p50 / +TTFT: the figure minus direct's; '*': against direct's chat figures (mockupstream has no /v1/messages).")
+	fmt.Fprintln(w, "load %: how busy the load generator and mockupstream kept their CPUs; near 100 they, not the proxy, set the pace.")
 
 	if len(r.Allocs) > 0 {
 		fmt.Fprintln(w, "\nIn-process hot path (go test -bench "+allocBenchPattern+" -benchmem ./proxy):")
@@ -227,6 +228,15 @@ func cpuCell(us float64) string {
 	return fmt.Sprintf("%.0f", us)
 }
 
+// loadCell is the load side's busy share as a percentage; "-" when not
+// measured.
+func loadCell(busy float64) string {
+	if busy <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f", 100*busy)
+}
+
 // tableHeader names the table's columns, tab-separated: the cell
 // (workload, body, conc, target), its figures, and a note.
-const tableHeader = "workload\tbody\tconc\ttarget\trps\tp50 ms\tp90 ms\tp99 ms\t+p50 ms\tTTFT p50\t+TTFT\tTTLT p50\tpeak RSS MiB\tanon MiB\tCPU µs/req\tallocs/op\terrors\t  note"
+const tableHeader = "workload\tbody\tconc\ttarget\trps\tp50 ms\tp90 ms\tp99 ms\t+p50 ms\tTTFT p50\t+TTFT\tTTLT p50\tpeak RSS MiB\tanon MiB\tCPU µs/req\tload %\tallocs/op\terrors\t  note"

@@ -91,9 +91,15 @@ type Cell struct {
 	// where the proxy's CPU is the bottleneck, its latencies follow this
 	// figure.
 	CPUPerRequestUs float64 `json:"cpu_per_request_us,omitempty"`
+	// LoadBusy is the share of their CPUs the load generator and
+	// mockupstream kept busy during the cell, from 0 to 1 (0: not
+	// measured, the run was not pinned). Near 1 the load side sets the
+	// pace: latencies then include waiting for the load generator and the
+	// upstream, and a faster proxy is offered more load.
+	LoadBusy float64 `json:"load_busy,omitempty"`
 	// roundsRSS and roundsAnon are each round's peaks, roundsCPU each
-	// round's CPU per request.
-	roundsRSS, roundsAnon, roundsCPU []float64
+	// round's CPU per request, roundsLoad each round's LoadBusy.
+	roundsRSS, roundsAnon, roundsCPU, roundsLoad []float64
 	// Rounds are the results of each round; Result is their median.
 	Rounds []*stats.Result `json:"-"`
 	// Reference is the workload whose direct cell the added figures are

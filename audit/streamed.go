@@ -268,7 +268,7 @@ type textTemplate struct {
 	dst *strings.Builder
 }
 
-// add adds data's text to the template's choice when data is the
+// add adds data's text to the template's destination when data is the
 // template but for its text (and free member), and reports whether it
 // did. Otherwise it forgets the template: data is walked in full and may
 // become the next.
@@ -373,14 +373,22 @@ func rawStr(raw []byte) string {
 // raw value raw: an array's elements, an object's member values, or a
 // present scalar (null included) itself.
 func eachValue(raw []byte, fn func(v []byte)) {
+	eachRawMember(raw, func(_ string, v []byte) { fn(v) })
+}
+
+// eachRawMember calls fn with the name and raw value of each member of
+// raw as gjson's ForEach hands them over: an object's members; an
+// array's elements, or a present scalar (null included) itself, under
+// the empty name.
+func eachRawMember(raw []byte, fn func(name string, v []byte)) {
 	switch {
 	case raw == nil:
-	case raw[0] == '[':
-		reqbody.Elements(raw, func(e []byte) bool { fn(e); return true })
 	case raw[0] == '{':
-		reqbody.Members(raw, func(_, v []byte) bool { fn(v); return true })
+		reqbody.Members(raw, func(k, v []byte) bool { fn(reqbody.KeyName(k), v); return true })
+	case raw[0] == '[':
+		reqbody.Elements(raw, func(e []byte) bool { fn("", e); return true })
 	default:
-		fn(raw)
+		fn("", raw)
 	}
 }
 

@@ -11,24 +11,29 @@ import (
 )
 
 // messageFromStream adds Anthropic Messages stream events up to the
-// message they describe; nil without a message_start event whose message
-// is an object. The message is message_start's, its members merged as
-// they come (a repeated member: the last counts), with message_delta's
-// delta members over it, "content" the blocks in index order and "usage"
-// message_start's usage with message_delta's non-null usage members over
-// it. A block is its content_block_start's object with its text and
-// thinking deltas added to its "text" and "thinking", its last
-// signature_delta as "signature" and its input_json_delta fragments, when
-// together they are JSON, as "input". Members keep their raw JSON values
-// and an object's members are written in key order.
+// message they describe. The message is message_start's, its members
+// merged as they come (a repeated member: the last counts), with
+// message_delta's delta members over it, "content" the blocks in index
+// order and "usage" the usage: message_start's, or a usage object that a
+// message_delta's delta put in the message once a message_start reads it,
+// with message_delta's non-null usage members over it. A message_start
+// whose message is null drops the message so far, but not the usage or
+// the blocks. A block is its content_block_start's object with its text
+// and thinking deltas added to its "text" and "thinking", its last
+// signature_delta as "signature" and its input_json_delta fragments,
+// when together they are JSON, as "input". A delta or usage that is an
+// array or a scalar sets its elements, or itself, under the empty name.
+// Members keep their raw JSON values and an object's members are written
+// in key order. The result is nil when no message is left, or when a
+// value kept from the stream is not JSON.
 //
 // Each event is walked once, member by member, and a run of text deltas
 // that differ only in their text adds each text without a walk (see
 // textTemplate): it runs once per streamed Messages request.
 func messageFromStream(sse []byte) json.RawMessage {
 	if !utf8.Valid(sse) {
-		// Raw values are kept as they are: they must be text that any
-		// JSON reader (PostgreSQL's among them) takes.
+		// Raw values are kept as they are, and the record must be
+		// UTF-8 text.
 		sse = bytes.ToValidUTF8(sse, []byte("\uFFFD"))
 	}
 	var m messageSum
@@ -38,23 +43,38 @@ func messageFromStream(sse []byte) json.RawMessage {
 
 // messageSum is a Messages stream being added up.
 type messageSum struct {
-	started bool // a message_start set msg (and no later one cleared it)
-	msg     rawObject
-	// hasUsage reports that usage holds the message's usage; it is kept
-	// apart from msg, as message_delta adds to it.
-	hasUsage bool
-	usage    rawObject
-	blocks   []*messageBlock // in the order they started
+	// started reports that a message_start set msg and no later one
+	// dropped it.
+	started bool
+	// msg is the message's members but "content", and but "usage" when
+	// usageInMsg.
+	msg rawObject
+	// hasUsage reports that usage holds the message's usage. It is kept
+	// apart from msg, as message_delta adds to it; usageInMsg reports
+	// that msg's own "usage" member is this usage (read from it), not a
+	// value set since.
+	hasUsage, usageInMsg bool
+	usage                rawObject
+	// blocks are the content blocks in the order they started.
+	blocks []*messageBlock
 	// blockAt indexes blocks by index once there are more than a few.
 	blockAt map[int64]int
-	tmpl    textTemplate
+	// tmpl adds the text of a run of text deltas without walking them.
+	tmpl textTemplate
+	// bad reports that a value kept from the stream is not JSON.
+	bad bool
 }
 
 // messageBlock is a content block being added up.
 type messageBlock struct {
-	index                  int64
-	members                rawObject
-	text, thinking, params strings.Builder
+	// index is the block's place in the message.
+	index int64
+	// members are its content_block_start's.
+	members rawObject
+	// text, thinking and input are what its deltas added: text and
+	// thinking to the string members of those names, input the
+	// fragments of the JSON that becomes its "input".
+	text, thinking, input strings.Builder
 }
 
 // rawMember is a JSON object member: its name and raw value, both
@@ -118,28 +138,17 @@ func (o *rawObject) get(name string) []byte {
 	return nil
 }
 
-// merge sets each member of the raw JSON object obj in turn.
-func (o *rawObject) merge(obj []byte) {
+// merge sets each member of the raw JSON object obj in turn, and reports
+// whether each value was JSON (a walk skips nested values without
+// checking them).
+func (o *rawObject) merge(obj []byte) (valid bool) {
+	valid = true
 	reqbody.Members(obj, func(k, v []byte) bool {
 		o.set(reqbody.KeyName(k), v)
+		valid = valid && json.Valid(v)
 		return true
 	})
-}
-
-// eachRawMember calls fn with the name and raw value of each member of
-// raw as gjson's ForEach hands them over: an object's members; an
-// array's elements, or a present scalar (null included) itself, under
-// the empty name.
-func eachRawMember(raw []byte, fn func(name string, v []byte)) {
-	switch {
-	case raw == nil:
-	case raw[0] == '{':
-		reqbody.Members(raw, func(k, v []byte) bool { fn(reqbody.KeyName(k), v); return true })
-	case raw[0] == '[':
-		reqbody.Elements(raw, func(e []byte) bool { fn("", e); return true })
-	default:
-		fn("", raw)
-	}
+	return valid
 }
 
 // isNull reports whether raw is the JSON null.
@@ -173,8 +182,8 @@ func (m *messageSum) add(data []byte) {
 		m.start(message)
 	case "content_block_start":
 		b := &messageBlock{index: rawValue(index).Int()}
-		if len(block) > 0 && block[0] == '{' {
-			b.members.merge(block)
+		if isObject(block) && !b.members.merge(block) {
+			m.bad = true
 		}
 		m.setBlock(b)
 	case "content_block_delta":
@@ -185,42 +194,59 @@ func (m *messageSum) add(data []byte) {
 		if !m.started {
 			return
 		}
-		eachRawMember(delta, m.msg.set)
+		eachRawMember(delta, func(name string, v []byte) {
+			m.msg.set(name, m.kept(v))
+			if name == "usage" {
+				m.usageInMsg = false
+			}
+		})
 		if !m.hasUsage {
-			m.usage, m.hasUsage = rawObject{}, true
+			m.usage, m.hasUsage, m.usageInMsg = rawObject{}, true, false
 		}
 		eachRawMember(usage, func(name string, v []byte) {
 			if !isNull(v) {
-				m.usage.set(name, v)
+				m.usage.set(name, m.kept(v))
 			}
 		})
 	}
 }
 
+// kept returns v, a value kept from the stream, noting when it is not
+// JSON.
+func (m *messageSum) kept(v []byte) []byte {
+	if !json.Valid(v) {
+		m.bad = true
+	}
+	return v
+}
+
+// isObject reports whether raw is a JSON object.
+func isObject(raw []byte) bool { return len(raw) > 0 && raw[0] == '{' }
+
 // start merges a message_start's message into the message: an object's
-// members are merged (and its usage, when an object, becomes the usage),
-// null clears the message, anything else changes nothing.
+// members are merged, null drops the message, anything else changes
+// nothing. Then the message's "usage", when it is an object it has not
+// read yet, becomes the usage.
 func (m *messageSum) start(message []byte) {
 	switch {
 	case isNull(message):
-		m.started, m.msg = false, rawObject{}
-	case len(message) > 0 && message[0] == '{':
+		m.started, m.msg, m.usageInMsg = false, rawObject{}, false
+	case isObject(message):
 		if !m.started {
 			m.started, m.msg = true, rawObject{}
 		}
-		var usage []byte
 		reqbody.Members(message, func(k, v []byte) bool {
 			name := reqbody.KeyName(k)
-			m.msg.set(name, v)
+			m.msg.set(name, m.kept(v))
 			if name == "usage" {
-				usage = v
+				m.usageInMsg = false
 			}
 			return true
 		})
-		if len(usage) > 0 && usage[0] == '{' {
-			m.usage, m.hasUsage = rawObject{}, true
-			m.usage.merge(usage)
-		}
+	}
+	if u := m.msg.get("usage"); m.started && !m.usageInMsg && isObject(u) {
+		m.usage, m.hasUsage, m.usageInMsg = rawObject{}, true, true
+		m.usage.merge(u) // checked when kept
 	}
 }
 
@@ -257,7 +283,7 @@ func (m *messageSum) setBlock(b *messageBlock) {
 // addDelta adds a content_block_delta's delta to its block b; data is
 // the event, which becomes the text template when the delta added a text.
 func (m *messageSum) addDelta(data []byte, b *messageBlock, delta []byte) {
-	var typ, text, thinking, signature, params []byte
+	var typ, text, thinking, signature, input []byte
 	reqbody.Members(delta, func(k, v []byte) bool {
 		switch reqbody.KeyName(k) {
 		case "type":
@@ -269,7 +295,7 @@ func (m *messageSum) addDelta(data []byte, b *messageBlock, delta []byte) {
 		case "signature":
 			firstRaw(&signature, v)
 		case "partial_json":
-			firstRaw(&params, v)
+			firstRaw(&input, v)
 		}
 		return true
 	})
@@ -281,7 +307,7 @@ func (m *messageSum) addDelta(data []byte, b *messageBlock, delta []byte) {
 	case "thinking_delta":
 		dst, s = &b.thinking, thinking
 	case "input_json_delta":
-		dst, s = &b.params, params
+		dst, s = &b.input, input
 	case "signature_delta":
 		b.members.set("signature", appendJSONString(nil, rawStr(signature)))
 		return
@@ -292,9 +318,10 @@ func (m *messageSum) addDelta(data []byte, b *messageBlock, delta []byte) {
 	m.tmpl.learnText(data, s, dst, nil)
 }
 
-// encode writes the message; nil when no message started.
+// encode writes the message; nil when no message is left or a value kept
+// from the stream is not JSON.
 func (m *messageSum) encode() json.RawMessage {
-	if !m.started {
+	if !m.started || m.bad {
 		return nil
 	}
 	m.blockAt = nil
@@ -321,7 +348,8 @@ func (m *messageSum) encode() json.RawMessage {
 	return m.msg.encode(nil)
 }
 
-// encode appends the block as a JSON object to dst.
+// encode appends the block as a JSON object to dst, setting its members
+// from what its deltas added first.
 func (b *messageBlock) encode(dst []byte) []byte {
 	for _, f := range [...]struct {
 		name string
@@ -331,9 +359,9 @@ func (b *messageBlock) encode(dst []byte) []byte {
 			b.members.set(f.name, appendJSONString(nil, rawStr(b.members.get(f.name))+f.sb.String()))
 		}
 	}
-	if b.params.Len() > 0 {
-		if p := b.params.String(); json.Valid([]byte(p)) {
-			b.members.set("input", []byte(p))
+	if b.input.Len() > 0 {
+		if in := []byte(b.input.String()); json.Valid(in) {
+			b.members.set("input", in)
 		}
 	}
 	return b.members.encode(dst)

@@ -100,6 +100,11 @@ func TestAPIStreamUsageChunk(t *testing.T) {
 			if c.wantUsage && !strings.Contains(string(res.Body), usageChunk) {
 				t.Errorf("usage chunk not passed through byte for byte:\n%s", res.Body)
 			}
+			// Chunks come as the upstream sends them to a client that did
+			// not ask: without the "usage":null the gateway's asking added.
+			if gotNull := strings.Contains(string(res.Body), `"usage":null`); gotNull != c.wantUsage {
+				t.Errorf(`client saw "usage":null: %v, want %v`+"\n%s", gotNull, c.wantUsage, res.Body)
+			}
 			if exp.EmptyChoiceChunk != map[bool]int{true: 1, false: 0}[c.wantUsage] {
 				t.Errorf("client saw %d empty-choices chunks", exp.EmptyChoiceChunk)
 			}

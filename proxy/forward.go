@@ -32,8 +32,12 @@ type call struct {
 	model     string // upstream model id
 	stream    bool
 	wantUsage bool // chat clients: the client asked for the usage chunk itself
-	info      *reqinfo.Info
-	tr        *translation // nil: passthrough
+	// askedUsage: the gateway made the chat stream ask for its usage
+	// chunk on the client's behalf, so the upstream's "usage":null on
+	// every chunk is the gateway's doing, not the client's.
+	askedUsage bool
+	info       *reqinfo.Info
+	tr         *translation // nil: passthrough
 
 	anthropicTokens translate.MessagesUsage // usage of a native Anthropic stream so far
 
@@ -291,6 +295,7 @@ func (s *Service) newCall(req *request, body []byte, t routed) (*call, error) {
 		if c.body, c.parts, err = requestUsageChunk(c.body, opts, splice); err != nil {
 			return nil, apierr.InvalidRequest("could not set stream_options: " + err.Error())
 		}
+		c.askedUsage = !c.wantUsage
 	}
 	c.info = req.info
 	c.info.ResolvedModel = model

@@ -120,6 +120,8 @@ func TestProviderPrefixIsStripped(t *testing.T) {
 
 func TestStreamUsageChunkHandling(t *testing.T) {
 	stream := "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}],\"usage\":null}\n\n" +
+		"data:{\"choices\":[{\"delta\":{\"content\":\"b\"}}],\"usage\":null}\r\n\r\n" +
+		"data: {\"usage\":null,\"choices\":[{\"delta\":{\"content\":\"c\"}}]}\n\n" +
 		": keep-alive comment\n\n" +
 		"data: {\"choices\":[],\"usage\":{\"prompt_tokens\":4,\"completion_tokens\":1,\"total_tokens\":5}}\r\n\r\n" +
 		"data: [DONE]\n\n"
@@ -141,6 +143,18 @@ func TestStreamUsageChunkHandling(t *testing.T) {
 		}
 		if !strings.Contains(got, ": keep-alive comment\n\n") || !strings.HasSuffix(got, "data: [DONE]\n\n") {
 			t.Fatalf("events not passed through as sent:\n%q", got)
+		}
+		// The "usage":null that the gateway's request brought ends each
+		// chunk; a client that did not ask gets its chunks without it. One
+		// anywhere else in a chunk is left alone.
+		want := "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\n" +
+			"data:{\"choices\":[{\"delta\":{\"content\":\"b\"}}]}\r\n\r\n" +
+			"data: {\"usage\":null,\"choices\":[{\"delta\":{\"content\":\"c\"}}]}\n\n"
+		if asked {
+			want = stream[:strings.Index(stream, ": keep-alive")]
+		}
+		if !strings.HasPrefix(got, want) {
+			t.Fatalf("asked=%v: chunks\n%q\nwant them to start\n%q", asked, got, want)
 		}
 		if u, ok := info.Usage(); !ok || u.TotalTokens != 5 {
 			t.Fatalf("usage %+v %v", u, ok)

@@ -35,9 +35,7 @@ func (s *Service) relayStream(w http.ResponseWriter, r *http.Request, resp *http
 			s.endStream(r, &out, c, ev, err)
 			return
 		}
-		if !c.inspectEvent(ev) {
-			ev = nil
-		}
+		ev = c.inspectEvent(ev)
 		if err != nil {
 			out.end(ev)
 			return
@@ -86,18 +84,49 @@ func (s *Service) endStream(r *http.Request, out *eventWriter, c *call, partial 
 	panic(http.ErrAbortHandler)
 }
 
-// inspectEvent records usage carried by ev and reports whether ev goes to
-// the client.
-func (c *call) inspectEvent(ev []byte) bool {
-	data := eventData(ev)
+// inspectEvent records usage carried by ev and returns what of it goes
+// to the client: ev, ev without the "usage":null the gateway asked for
+// (see dropNullUsage), or nil.
+func (c *call) inspectEvent(ev []byte) []byte {
+	data, at := eventData(ev)
 	if len(data) == 0 || data[0] != '{' {
-		return true
+		return ev
 	}
 	// Most chunks carry no usage or "usage":null; skip them unparsed.
 	i := bytes.Index(data, []byte(`"usage"`))
-	if i < 0 || bytes.HasPrefix(data[i+len(`"usage"`):], []byte(":null")) {
-		return true
+	if i < 0 {
+		return ev
 	}
+	if bytes.HasPrefix(data[i+len(`"usage"`):], []byte(":null")) {
+		if c.askedUsage && c.ep == providers.EndpointChat {
+			return dropNullUsage(ev, at+len(data))
+		}
+		return ev
+	}
+	if !c.inspectUsage(data) {
+		return nil
+	}
+	return ev
+}
+
+// nullUsage is how a chat chunk ends when its stream was asked for the
+// usage chunk: "usage" last, null on every chunk but the usage chunk.
+const nullUsage = `,"usage":null}`
+
+// dropNullUsage removes the "usage":null member from a chat chunk whose
+// data (the JSON object ending at end in ev) ends with it, in place, so
+// that a client that did not ask for the usage chunk gets its chunks as
+// it asked for them. A "usage" member anywhere else is left as it is.
+func dropNullUsage(ev []byte, end int) []byte {
+	if end < len(nullUsage) || string(ev[end-len(nullUsage):end]) != nullUsage {
+		return ev
+	}
+	return append(ev[:end-len(nullUsage)], ev[end-1:]...)
+}
+
+// inspectUsage records the usage in data, a chunk whose "usage" is not
+// null, and reports whether the chunk goes to the client.
+func (c *call) inspectUsage(data []byte) bool {
 	switch c.ep {
 	case providers.EndpointMessages:
 		c.inspectAnthropicEvent(data)
@@ -136,21 +165,25 @@ func (c *call) inspectAnthropicEvent(data []byte) {
 	c.info.SetUsage(c.anthropicTokens.Usage())
 }
 
-// eventData returns the payload of the event's first data field.
-func eventData(ev []byte) []byte {
-	for len(ev) > 0 {
-		line := ev
-		if i := bytes.IndexByte(ev, '\n'); i >= 0 {
-			line, ev = ev[:i], ev[i+1:]
-		} else {
-			ev = nil
+// eventData returns the payload of the event's first data field and
+// where in ev it starts.
+func eventData(ev []byte) (data []byte, at int) {
+	for off := 0; off < len(ev); {
+		line := ev[off:]
+		next := len(ev)
+		if i := bytes.IndexByte(line, '\n'); i >= 0 {
+			line, next = line[:i], off+i+1
 		}
 		line = bytes.TrimSuffix(line, []byte{'\r'})
 		if rest, ok := bytes.CutPrefix(line, []byte("data:")); ok {
-			return bytes.TrimPrefix(rest, []byte{' '})
+			if len(rest) > 0 && rest[0] == ' ' {
+				return rest[1:], off + len("data: ")
+			}
+			return rest, off + len("data:")
 		}
+		off = next
 	}
-	return nil
+	return nil, 0
 }
 
 // eventReader splits a byte stream into server-sent events, each returned

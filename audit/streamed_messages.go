@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/modelgate/modelgate/reqbody"
 )
 
@@ -25,7 +27,7 @@ import (
 // array or a scalar sets its elements, or itself, under the empty name.
 // Members keep their raw JSON values and an object's members are written
 // in key order. The result is nil when no message is left, or when a
-// value kept from the stream is not JSON.
+// message_start, content_block_start or message_delta event is not JSON.
 //
 // Each event is walked once, member by member, and a run of text deltas
 // that differ only in their text adds each text without a walk (see
@@ -61,7 +63,7 @@ type messageSum struct {
 	blockAt map[int64]int
 	// tmpl adds the text of a run of text deltas without walking them.
 	tmpl textTemplate
-	// bad reports that a value kept from the stream is not JSON.
+	// bad reports that an event whose values are kept is not JSON.
 	bad bool
 }
 
@@ -118,6 +120,9 @@ func (o *rawObject) set(name string, v []byte) {
 		o.members[i].raw = v
 		return
 	}
+	if o.members == nil {
+		o.members = make([]rawMember, 0, 8)
+	}
 	o.members = append(o.members, rawMember{name, v})
 	switch n := len(o.members); {
 	case o.at != nil:
@@ -138,17 +143,12 @@ func (o *rawObject) get(name string) []byte {
 	return nil
 }
 
-// merge sets each member of the raw JSON object obj in turn, and reports
-// whether each value was JSON (a walk skips nested values without
-// checking them).
-func (o *rawObject) merge(obj []byte) (valid bool) {
-	valid = true
+// merge sets each member of the raw JSON object obj in turn.
+func (o *rawObject) merge(obj []byte) {
 	reqbody.Members(obj, func(k, v []byte) bool {
 		o.set(reqbody.KeyName(k), v)
-		valid = valid && json.Valid(v)
 		return true
 	})
-	return valid
 }
 
 // isNull reports whether raw is the JSON null.
@@ -178,12 +178,21 @@ func (m *messageSum) add(data []byte) {
 		return true
 	})
 	switch rawStr(typ) {
+	case "message_start", "content_block_start", "message_delta":
+		// Their values are kept as they are; the walk skipped nested
+		// ones without checking them.
+		if !gjson.ValidBytes(data) {
+			m.bad = true
+			return
+		}
+	}
+	switch rawStr(typ) {
 	case "message_start":
 		m.start(message)
 	case "content_block_start":
 		b := &messageBlock{index: rawValue(index).Int()}
-		if isObject(block) && !b.members.merge(block) {
-			m.bad = true
+		if isObject(block) {
+			b.members.merge(block)
 		}
 		m.setBlock(b)
 	case "content_block_delta":
@@ -195,7 +204,7 @@ func (m *messageSum) add(data []byte) {
 			return
 		}
 		eachRawMember(delta, func(name string, v []byte) {
-			m.msg.set(name, m.kept(v))
+			m.msg.set(name, v)
 			if name == "usage" {
 				m.usageInMsg = false
 			}
@@ -205,19 +214,10 @@ func (m *messageSum) add(data []byte) {
 		}
 		eachRawMember(usage, func(name string, v []byte) {
 			if !isNull(v) {
-				m.usage.set(name, m.kept(v))
+				m.usage.set(name, v)
 			}
 		})
 	}
-}
-
-// kept returns v, a value kept from the stream, noting when it is not
-// JSON.
-func (m *messageSum) kept(v []byte) []byte {
-	if !json.Valid(v) {
-		m.bad = true
-	}
-	return v
 }
 
 // isObject reports whether raw is a JSON object.
@@ -237,7 +237,7 @@ func (m *messageSum) start(message []byte) {
 		}
 		reqbody.Members(message, func(k, v []byte) bool {
 			name := reqbody.KeyName(k)
-			m.msg.set(name, m.kept(v))
+			m.msg.set(name, v)
 			if name == "usage" {
 				m.usageInMsg = false
 			}
@@ -246,7 +246,7 @@ func (m *messageSum) start(message []byte) {
 	}
 	if u := m.msg.get("usage"); m.started && !m.usageInMsg && isObject(u) {
 		m.usage, m.hasUsage, m.usageInMsg = rawObject{}, true, true
-		m.usage.merge(u) // checked when kept
+		m.usage.merge(u)
 	}
 }
 
@@ -318,8 +318,8 @@ func (m *messageSum) addDelta(data []byte, b *messageBlock, delta []byte) {
 	m.tmpl.learnText(data, s, dst, nil)
 }
 
-// encode writes the message; nil when no message is left or a value kept
-// from the stream is not JSON.
+// encode writes the message; nil when no message is left or an event
+// whose values are kept was not JSON.
 func (m *messageSum) encode() json.RawMessage {
 	if !m.started || m.bad {
 		return nil
@@ -334,7 +334,7 @@ func (m *messageSum) encode() json.RawMessage {
 		}
 		return 0
 	})
-	content := []byte{'['}
+	content := append(make([]byte, 0, 512), '[')
 	for i, b := range m.blocks {
 		if i > 0 {
 			content = append(content, ',')
@@ -345,7 +345,7 @@ func (m *messageSum) encode() json.RawMessage {
 	if m.hasUsage {
 		m.msg.set("usage", m.usage.encode(nil))
 	}
-	return m.msg.encode(nil)
+	return m.msg.encode(make([]byte, 0, len(content)+512))
 }
 
 // encode appends the block as a JSON object to dst, setting its members

@@ -16,9 +16,9 @@ import (
 )
 
 // usageUpstream answers streamed chat completions like OpenAI: content
-// chunks and, only when the request asked with
-// stream_options.include_usage, "usage":null on every chunk and a final
-// usage-only chunk with "choices":[].
+// chunks, each ending with an "obfuscation" padding member and, only when
+// the request asked with stream_options.include_usage, with "usage":null
+// before it, then a final usage-only chunk with "choices":[].
 func usageUpstream(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		Stream        bool `json:"stream"`
@@ -34,7 +34,7 @@ func usageUpstream(w http.ResponseWriter, r *http.Request) {
 	}
 	chunk := func(delta, finish string) string {
 		return `data: {"id":"chatcmpl-u1","object":"chat.completion.chunk","created":1,"model":"u-model","choices":[{"index":0,"delta":` +
-			delta + `,"logprobs":null,"finish_reason":` + finish + `}]` + usageNull + "}\n\n"
+			delta + `,"logprobs":null,"finish_reason":` + finish + `}]` + usageNull + `,"obfuscation":"q9Z"}` + "\n\n"
 	}
 	events := []string{
 		chunk(`{"role":"assistant","content":""}`, "null"),

@@ -32,9 +32,9 @@ type call struct {
 	model     string // upstream model id
 	stream    bool
 	wantUsage bool // chat clients: the client asked for the usage chunk itself
-	// askedUsage: the gateway made the chat stream ask for its usage
-	// chunk on the client's behalf, so the upstream's "usage":null on
-	// every chunk is the gateway's doing, not the client's.
+	// askedUsage: the gateway made a chat stream upstream ask for its
+	// usage chunk on the client's behalf, so the upstream's "usage":null
+	// on every chunk is the gateway's doing, not the client's.
 	askedUsage bool
 	info       *reqinfo.Info
 	tr         *translation // nil: passthrough

@@ -122,6 +122,11 @@ func TestStreamUsageChunkHandling(t *testing.T) {
 	stream := "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}],\"usage\":null}\n\n" +
 		"data:{\"choices\":[{\"delta\":{\"content\":\"b\"}}],\"usage\":null}\r\n\r\n" +
 		"data: {\"usage\":null,\"choices\":[{\"delta\":{\"content\":\"c\"}}]}\n\n" +
+		"event: x\nid: 1\ndata: {\"choices\":[{\"delta\":{\"content\":\"d\"}}],\"usage\":null,\"obfuscation\":\"Rm8d\"}\nid: 2\n\n" +
+		"data: {\"a\":1,\"usage\":null,\"b\":2}\n\n" +
+		"data: {\"a\":1,\"usage\":null,\"b\":\"x\\\"y\"}\n\n" +
+		"data: {\"a\":1,\"usage\":null,\"b\":\"x\",\"c\":\"y\"}\n\n" +
+		"data: {\"a\":{\"b\":1,\"usage\":null}\ndata: }\n\n" +
 		": keep-alive comment\n\n" +
 		"data: {\"choices\":[],\"usage\":{\"prompt_tokens\":4,\"completion_tokens\":1,\"total_tokens\":5}}\r\n\r\n" +
 		"data: [DONE]\n\n"
@@ -147,9 +152,15 @@ func TestStreamUsageChunkHandling(t *testing.T) {
 		// The "usage":null that the gateway's request brought ends each
 		// chunk; a client that did not ask gets its chunks without it. One
 		// anywhere else in a chunk is left alone.
+		// OpenAI pads each chunk with a last string member after it.
 		want := "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\n" +
 			"data:{\"choices\":[{\"delta\":{\"content\":\"b\"}}]}\r\n\r\n" +
-			"data: {\"usage\":null,\"choices\":[{\"delta\":{\"content\":\"c\"}}]}\n\n"
+			"data: {\"usage\":null,\"choices\":[{\"delta\":{\"content\":\"c\"}}]}\n\n" +
+			"event: x\nid: 1\ndata: {\"choices\":[{\"delta\":{\"content\":\"d\"}}],\"obfuscation\":\"Rm8d\"}\nid: 2\n\n" +
+			"data: {\"a\":1,\"usage\":null,\"b\":2}\n\n" +
+			"data: {\"a\":1,\"usage\":null,\"b\":\"x\\\"y\"}\n\n" +
+			"data: {\"a\":1,\"usage\":null,\"b\":\"x\",\"c\":\"y\"}\n\n" +
+			"data: {\"a\":{\"b\":1,\"usage\":null}\ndata: }\n\n"
 		if asked {
 			want = stream[:strings.Index(stream, ": keep-alive")]
 		}

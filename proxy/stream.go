@@ -18,8 +18,9 @@ import (
 // relayStream copies a server-sent-event stream to the client one event at
 // a time, so the client sees every event as soon as the upstream sends it
 // (eventWriter says when it flushes). It records usage from the chunk that
-// carries it and drops the usage-only chunk the gateway asked for on the
-// client's behalf. It stops when either side goes away; the upstream
+// carries it and, when the gateway asked for usage on the client's
+// behalf, drops the usage-only chunk and cuts the "usage":null asking
+// added to the others (inspectEvent). It stops when either side goes away; the upstream
 // request shares the client's context, so a client disconnect cancels it.
 // How a failing upstream ends the stream is endStream's.
 func (s *Service) relayStream(w http.ResponseWriter, r *http.Request, resp *http.Response, c *call) {
@@ -85,8 +86,8 @@ func (s *Service) endStream(r *http.Request, out *eventWriter, c *call, partial 
 }
 
 // inspectEvent records usage carried by ev and returns what of it goes
-// to the client: ev, ev without the "usage":null the gateway asked for
-// (see dropNullUsage), or nil.
+// to the client: ev; ev with the "usage":null the gateway's asking
+// brought cut out, in place (see dropNullUsage); or nil.
 func (c *call) inspectEvent(ev []byte) []byte {
 	data, at := eventData(ev)
 	if len(data) == 0 || data[0] != '{' {
@@ -98,7 +99,7 @@ func (c *call) inspectEvent(ev []byte) []byte {
 		return ev
 	}
 	if bytes.HasPrefix(data[i+len(`"usage"`):], []byte(":null")) {
-		if c.askedUsage && c.ep == providers.EndpointChat {
+		if c.askedUsage {
 			return dropNullUsage(ev, at+len(data))
 		}
 		return ev
@@ -109,19 +110,40 @@ func (c *call) inspectEvent(ev []byte) []byte {
 	return ev
 }
 
-// nullUsage is how a chat chunk ends when its stream was asked for the
-// usage chunk: "usage" last, null on every chunk but the usage chunk.
-const nullUsage = `,"usage":null}`
+// nullUsage is the member a chat stream asked for its usage chunk ends
+// every other chunk with, after the choices.
+const nullUsage = `,"usage":null`
 
-// dropNullUsage removes the "usage":null member from a chat chunk whose
-// data (the JSON object ending at end in ev) ends with it, in place, so
-// that a client that did not ask for the usage chunk gets its chunks as
-// it asked for them. A "usage" member anywhere else is left as it is.
+// dropNullUsage cuts the "usage":null member out of a chat chunk, in
+// place, so that a client that did not ask for the usage chunk gets its
+// chunks as it asked for them. The chunk's data is the JSON object ending
+// at end in ev, on the event's one data line. The member is cut only
+// where providers put it: last, or followed only by one string member
+// (OpenAI's "obfuscation" padding). A "usage" member
+// anywhere else is left as it is.
 func dropNullUsage(ev []byte, end int) []byte {
-	if end < len(nullUsage) || string(ev[end-len(nullUsage):end]) != nullUsage {
+	if end < 1 || ev[end-1] != '}' || bytes.Contains(ev[end:], []byte("data:")) {
 		return ev
 	}
-	return append(ev[:end-len(nullUsage)], ev[end-1:]...)
+	at := end - 1 // where the member would end
+	if ev[at-1] == '"' {
+		// One last string member: ,"name":"value". The quotes found
+		// must be unescaped ones, the colon and comma around them show:
+		// an escaped quote has a backslash before it.
+		v := bytes.LastIndexByte(ev[:at-1], '"')
+		if v < 2 || ev[v-1] != ':' || ev[v-2] != '"' {
+			return ev
+		}
+		k := bytes.LastIndexByte(ev[:v-2], '"')
+		if k < 1 || ev[k-1] != ',' {
+			return ev
+		}
+		at = k - 1
+	}
+	if at < len(nullUsage) || string(ev[at-len(nullUsage):at]) != nullUsage {
+		return ev
+	}
+	return append(ev[:at-len(nullUsage)], ev[at:]...)
 }
 
 // inspectUsage records the usage in data, a chunk whose "usage" is not
@@ -189,7 +211,7 @@ func eventData(ev []byte) (data []byte, at int) {
 // eventReader splits a byte stream into server-sent events, each returned
 // with its terminating blank line, byte for byte as received. It is written
 // here rather than taken from an SSE library because the gateway must pass
-// events through unchanged; the libraries parse into fields and re-encode.
+// events on as they came; the libraries parse into fields and re-encode.
 type eventReader struct {
 	r   *bufio.Reader
 	buf []byte

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/modelgate/modelgate/providers/translate"
 	"github.com/modelgate/modelgate/reqbody"
 )
 
@@ -309,7 +311,7 @@ func (m *messageSum) addDelta(data []byte, b *messageBlock, delta []byte) {
 	case "input_json_delta":
 		dst, s = &b.input, input
 	case "signature_delta":
-		b.members.set("signature", appendJSONString(nil, rawStr(signature)))
+		b.members.set("signature", translate.AppendString(nil, rawStr(signature)))
 		return
 	default:
 		return
@@ -325,15 +327,7 @@ func (m *messageSum) encode() json.RawMessage {
 		return nil
 	}
 	m.blockAt = nil
-	slices.SortStableFunc(m.blocks, func(a, b *messageBlock) int {
-		switch {
-		case a.index < b.index:
-			return -1
-		case a.index > b.index:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(m.blocks, func(a, b *messageBlock) int { return cmp.Compare(a.index, b.index) })
 	content := append(make([]byte, 0, 512), '[')
 	for i, b := range m.blocks {
 		if i > 0 {
@@ -356,7 +350,7 @@ func (b *messageBlock) encode(dst []byte) []byte {
 		sb   *strings.Builder
 	}{{"text", &b.text}, {"thinking", &b.thinking}} {
 		if f.sb.Len() > 0 {
-			b.members.set(f.name, appendJSONString(nil, rawStr(b.members.get(f.name))+f.sb.String()))
+			b.members.set(f.name, translate.AppendString(nil, rawStr(b.members.get(f.name))+f.sb.String()))
 		}
 	}
 	if b.input.Len() > 0 {
@@ -377,55 +371,9 @@ func (o *rawObject) encode(dst []byte) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendJSONString(dst, mem.name)
+		dst = translate.AppendString(dst, mem.name)
 		dst = append(dst, ':')
 		dst = append(dst, mem.raw...)
 	}
 	return append(dst, '}')
-}
-
-// appendJSONString appends s as a JSON string to dst: quotes, backslashes
-// and control characters escaped, as are U+2028 and U+2029 (which some
-// JavaScript readers take for line ends); invalid UTF-8 becomes U+FFFD.
-func appendJSONString(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(append(dst, s[start:i]...), `\ufffd`...)
-		} else if r == '\u2028' || r == '\u2029' {
-			dst = append(append(dst, s[start:i]...), '\\', 'u', '2', '0', '2', hex[r&0xf])
-		} else {
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	return append(append(dst, s[start:]...), '"')
 }

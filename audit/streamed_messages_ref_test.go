@@ -375,26 +375,6 @@ func TestMessageFromStreamTextRuns(t *testing.T) {
 	}
 }
 
-func TestAppendJSONString(t *testing.T) {
-	for _, c := range []struct{ in, out string }{
-		{"", `""`},
-		{"plain é😀 <&>", `"plain é😀 <&>"`},
-		{"q\"b\\s", `"q\"b\\s"`},
-		{"\n\r\t\x00\x1f\x7f", `"\n\r\t\u0000\u001f` + "\x7f" + `"`},
-		{"\u2028\u2029", `"\u2028\u2029"`},
-		{"bad\xffutf8\xc3", `"bad\ufffdutf8\ufffd"`},
-	} {
-		got := string(appendJSONString([]byte("x"), c.in))
-		if got != "x"+c.out {
-			t.Errorf("%q: got %s, want %s", c.in, got[1:], c.out)
-		}
-		var back string
-		if err := json.Unmarshal([]byte(got[1:]), &back); err != nil || back != strings.ToValidUTF8(c.in, "\uFFFD") {
-			t.Errorf("%q reads back as %q (%v)", c.in, back, err)
-		}
-	}
-}
-
 // TestMessageFromStreamNotJSON checks that a message holding a value that
 // is not JSON records nothing, so that StreamedBody keeps the stream's
 // text instead.

@@ -179,7 +179,8 @@ func (m *messageSum) add(data []byte) {
 		}
 		return true
 	})
-	switch rawStr(typ) {
+	t := rawStr(typ)
+	switch t {
 	case "message_start", "content_block_start", "message_delta":
 		// Their values are kept as they are; the walk skipped nested
 		// ones without checking them.
@@ -188,7 +189,7 @@ func (m *messageSum) add(data []byte) {
 			return
 		}
 	}
-	switch rawStr(typ) {
+	switch t {
 	case "message_start":
 		m.start(message)
 	case "content_block_start":
@@ -205,12 +206,7 @@ func (m *messageSum) add(data []byte) {
 		if !m.started {
 			return
 		}
-		eachRawMember(delta, func(name string, v []byte) {
-			m.msg.set(name, v)
-			if name == "usage" {
-				m.usageInMsg = false
-			}
-		})
+		eachRawMember(delta, m.setMsg)
 		if !m.hasUsage {
 			m.usage, m.hasUsage, m.usageInMsg = rawObject{}, true, false
 		}
@@ -237,18 +233,20 @@ func (m *messageSum) start(message []byte) {
 		if !m.started {
 			m.started, m.msg = true, rawObject{}
 		}
-		reqbody.Members(message, func(k, v []byte) bool {
-			name := reqbody.KeyName(k)
-			m.msg.set(name, v)
-			if name == "usage" {
-				m.usageInMsg = false
-			}
-			return true
-		})
+		eachRawMember(message, m.setMsg)
 	}
 	if u := m.msg.get("usage"); m.started && !m.usageInMsg && isObject(u) {
 		m.usage, m.hasUsage, m.usageInMsg = rawObject{}, true, true
 		m.usage.merge(u)
+	}
+}
+
+// setMsg sets the message's member name to v. A "usage" member set so is
+// a value of its own, no longer the usage read from the message.
+func (m *messageSum) setMsg(name string, v []byte) {
+	m.msg.set(name, v)
+	if name == "usage" {
+		m.usageInMsg = false
 	}
 }
 

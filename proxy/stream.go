@@ -20,8 +20,9 @@ import (
 // (eventWriter says when it flushes). It records usage from the chunk that
 // carries it and, when the gateway asked for usage on the client's
 // behalf, drops the usage-only chunk and cuts the "usage":null asking
-// added to the others (inspectEvent). It stops when either side goes away; the upstream
-// request shares the client's context, so a client disconnect cancels it.
+// added to the others (inspectEvent). It stops when either side goes
+// away; the upstream request shares the client's context, so a client
+// disconnect cancels it.
 // How a failing upstream ends the stream is endStream's.
 func (s *Service) relayStream(w http.ResponseWriter, r *http.Request, resp *http.Response, c *call) {
 	events := newEventReader(resp.Body)

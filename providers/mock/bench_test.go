@@ -13,6 +13,11 @@ func BenchmarkChat(b *testing.B) {
 		"echo":   `{"model":"mock-chat","messages":[{"role":"system","content":"You are helpful."},{"role":"user","content":"Hello there, how are you doing today?"}]}`,
 		"stream": `{"model":"mock-chat","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"Hello there, how are you doing today?"}]}`,
 		"tools":  `{"model":"mock-chat","messages":[{"role":"user","content":"Paris mock:call"}],"tools":[` + weatherTool + `]}`,
+		// A long conversation ahead of the members that follow it, as
+		// the load harness sends: every member read after "messages"
+		// must not cost another walk over it.
+		"stream64KiB": `{"model":"mock-chat","messages":[{"role":"system","content":"You are helpful."},{"role":"user","content":"` +
+			strings.Repeat("lorem ipsum dolor sit amet ", 64<<10/27) + `"}],"max_tokens":32,"stream":true,"stream_options":{"include_usage":true}}`,
 	}
 	h := NewHandler(Options{})
 	for name, body := range cases {

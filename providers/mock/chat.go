@@ -19,11 +19,18 @@ const (
 // mock uses.
 type chatRequest struct {
 	model        string
-	messages     []gjson.Result
+	messages     []message
 	stream       bool
 	includeUsage bool
 	maxTokens    int           // 0: unlimited
 	tool         *gjson.Result // the "function" object of the tool to call, or nil
+}
+
+// message is one message of a chat request, its members read once.
+type message struct {
+	role      string
+	content   gjson.Result
+	toolCalls gjson.Result
 }
 
 // completion is the deterministic answer to a chat request, independent of
@@ -112,7 +119,9 @@ func (h *handler) handleChat(w http.ResponseWriter, r *http.Request) {
 
 // parseChatRequest validates a chat completion request body.
 func (h *handler) parseChatRequest(root gjson.Result) (*chatRequest, *apiError) {
-	model := root.Get("model")
+	m := members(root, "model", "messages", "stream", "stream_options",
+		"max_completion_tokens", "max_tokens", "tools", "tool_choice")
+	model, msgs, stream, streamOptions, tools, toolChoice := m[0], m[1], m[2], m[3], m[6], m[7]
 	if model.Type != gjson.String || model.Str == "" {
 		return nil, missingModel()
 	}
@@ -121,34 +130,44 @@ func (h *handler) parseChatRequest(root gjson.Result) (*chatRequest, *apiError) 
 	}
 	req := &chatRequest{model: model.Str}
 
-	msgs := root.Get("messages")
 	if !msgs.IsArray() {
 		return nil, invalidRequest("messages", "Missing required parameter: 'messages'.")
 	}
-	req.messages = msgs.Array()
+	i := 0
+	var bad bool
+	msgs.ForEach(func(_, v gjson.Result) bool {
+		if !v.IsObject() {
+			bad = true
+			return false
+		}
+		f := members(v, "role", "content", "tool_calls")
+		if f[0].Type != gjson.String {
+			bad = true
+			return false
+		}
+		req.messages = append(req.messages, message{role: f[0].Str, content: f[1], toolCalls: f[2]})
+		i++
+		return true
+	})
+	if bad {
+		return nil, invalidRequest("messages", "Invalid value for 'messages[%d]': expected an object with a string 'role'.", i)
+	}
 	if len(req.messages) == 0 {
 		return nil, invalidRequest("messages", "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.")
 	}
-	for i, m := range req.messages {
-		if !m.IsObject() || m.Get("role").Type != gjson.String {
-			return nil, invalidRequest("messages", "Invalid value for 'messages[%d]': expected an object with a string 'role'.", i)
-		}
-	}
 
-	switch s := root.Get("stream"); s.Type {
+	switch stream.Type {
 	case gjson.True:
 		req.stream = true
 	case gjson.False, gjson.Null:
 	default:
 		return nil, invalidRequest("stream", "Invalid type for 'stream': expected a boolean.")
 	}
-	req.includeUsage = req.stream && root.Get("stream_options.include_usage").Type == gjson.True
+	req.includeUsage = req.stream && streamOptions.Get("include_usage").Type == gjson.True
 
-	param := "max_completion_tokens"
-	limit := root.Get(param)
+	param, limit := "max_completion_tokens", m[4]
 	if !limit.Exists() || limit.Type == gjson.Null {
-		param = "max_tokens"
-		limit = root.Get(param)
+		param, limit = "max_tokens", m[5]
 	}
 	if limit.Exists() && limit.Type != gjson.Null {
 		if limit.Type != gjson.Number || limit.Num < 1 || limit.Num != math.Trunc(limit.Num) {
@@ -157,7 +176,7 @@ func (h *handler) parseChatRequest(root gjson.Result) (*chatRequest, *apiError) 
 		req.maxTokens = int(min(limit.Num, math.MaxInt32))
 	}
 
-	tool, apiErr := chooseTool(root.Get("tools"), root.Get("tool_choice"), lastUserText(req.messages))
+	tool, apiErr := chooseTool(tools, toolChoice, lastUserText(req.messages))
 	if apiErr != nil {
 		return nil, apiErr
 	}
@@ -176,8 +195,8 @@ func complete(req *chatRequest, d requestDigest) *completion {
 	last := req.messages[len(req.messages)-1]
 	var completionTokens int
 	switch {
-	case last.Get("role").Str == "tool":
-		c.content = answerText(c, "Tool result received: ", contentText(last.Get("content")), req.maxTokens)
+	case last.role == "tool":
+		c.content = answerText(c, "Tool result received: ", contentText(last.content), req.maxTokens)
 		completionTokens = estimateTokens(c.content)
 	case req.tool != nil:
 		name := req.tool.Get("name").Str

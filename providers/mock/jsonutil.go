@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+
+	"github.com/tidwall/gjson"
 )
 
 // appendJSON appends the JSON encoding of v to dst, without a trailing
@@ -38,4 +40,26 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	h.Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
+}
+
+// members returns the members of obj named in names, in the order of
+// names, each the first member of its name (the one gjson's Get finds),
+// read in one walk over obj. A name obj lacks gives the zero Result. A
+// request's long values (a conversation, a tool's schema) are walked once
+// this way, where a Get per name would walk past them again for every
+// name that follows them.
+func members(obj gjson.Result, names ...string) []gjson.Result {
+	out := make([]gjson.Result, len(names))
+	left := len(names)
+	obj.ForEach(func(k, v gjson.Result) bool {
+		for i, n := range names {
+			if k.Str == n && !out[i].Exists() {
+				out[i] = v
+				left--
+				break
+			}
+		}
+		return left > 0
+	})
+	return out
 }

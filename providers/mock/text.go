@@ -28,10 +28,10 @@ func contentText(content gjson.Result) string {
 
 // lastUserText returns the text of the last message with role "user", or
 // "" when there is none.
-func lastUserText(messages []gjson.Result) string {
+func lastUserText(messages []message) string {
 	for i := len(messages) - 1; i >= 0; i-- {
-		if messages[i].Get("role").Str == "user" {
-			return contentText(messages[i].Get("content"))
+		if messages[i].role == "user" {
+			return contentText(messages[i].content)
 		}
 	}
 	return ""

@@ -3,8 +3,6 @@ package mock
 import (
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/tidwall/gjson"
 )
 
 // perMessageTokens is the fixed overhead counted for every chat message.
@@ -19,11 +17,11 @@ func estimateTokens(s string) int {
 // promptTokens estimates the prompt size of a chat request: ceil(chars/4)
 // over the text of all messages (content plus any tool call names and
 // arguments), plus perMessageTokens per message, and at least 1.
-func promptTokens(messages []gjson.Result) int {
+func promptTokens(messages []message) int {
 	chars := 0
 	for _, m := range messages {
-		chars += utf8.RuneCountInString(contentText(m.Get("content")))
-		for _, tc := range m.Get("tool_calls").Array() {
+		chars += utf8.RuneCountInString(contentText(m.content))
+		for _, tc := range m.toolCalls.Array() {
 			chars += utf8.RuneCountInString(tc.Get("function.name").String())
 			chars += utf8.RuneCountInString(tc.Get("function.arguments").String())
 		}

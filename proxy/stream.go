@@ -95,11 +95,11 @@ func (c *call) inspectEvent(ev []byte) []byte {
 		return ev
 	}
 	// Most chunks carry no usage or "usage":null; skip them unparsed.
-	i := bytes.Index(data, []byte(`"usage"`))
+	i := bytes.Index(data, usageKey)
 	if i < 0 {
 		return ev
 	}
-	if bytes.HasPrefix(data[i+len(`"usage"`):], []byte(":null")) {
+	if onlyNullUsage(data[i:]) {
 		if c.askedUsage {
 			return dropNullUsage(ev, at+len(data))
 		}
@@ -109,6 +109,27 @@ func (c *call) inspectEvent(ev []byte) []byte {
 		return nil
 	}
 	return ev
+}
+
+// usageKey is the name of the member a chunk's usage is in, quoted.
+var usageKey = []byte(`"usage"`)
+
+// onlyNullUsage reports whether every "usage" member in data, which
+// starts with one, is null. A null one may be nested in a choice, ahead
+// of the chunk's own usage.
+func onlyNullUsage(data []byte) bool {
+	for len(data) > 0 {
+		data = data[len(usageKey):]
+		if !bytes.HasPrefix(data, []byte(":null")) {
+			return false
+		}
+		i := bytes.Index(data, usageKey)
+		if i < 0 {
+			return true
+		}
+		data = data[i:]
+	}
+	return true
 }
 
 // nullUsage is the member a chat stream asked for its usage chunk ends

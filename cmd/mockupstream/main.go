@@ -54,7 +54,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	listen := fs.String("listen", "127.0.0.1:9999", "address to listen on (host:port; port 0 picks a free one)")
 	latency := fs.Duration("latency", 0, "delay before the first byte of every response")
-	chunkDelay := fs.Duration("chunk-delay", 0, "delay between streamed chunks")
+	chunkDelay := fs.Duration("chunk-delay", 0, "delay before each generated chunk of a stream but the first")
 	apiKey := fs.String("api-key", "", `if set, require "Authorization: Bearer <key>"`)
 	dims := fs.Int("embedding-dimensions", mock.DefaultEmbeddingDimensions, "default embedding vector length")
 	if err := fs.Parse(args); err != nil {

@@ -1,6 +1,7 @@
 package mock
 
 import (
+	"bufio"
 	"context"
 	"net/http"
 	"net/http/httptest"
@@ -46,7 +47,8 @@ func TestChunkDelayAndStreamCancel(t *testing.T) {
 	start := time.Now()
 	rec := do(t, Options{ChunkDelay: delay}, http.MethodPost, "/v1/chat/completions", body)
 	events := sseEvents(t, rec.Body.String())
-	if least := time.Duration(len(events)-1) * delay; time.Since(start) < least {
+	// Every event but the first and [DONE] waits for the delay.
+	if least := time.Duration(len(events)-2) * delay; time.Since(start) < least {
 		t.Errorf("%d events in %v, want at least %v", len(events), time.Since(start), least)
 	}
 
@@ -63,5 +65,38 @@ func TestChunkDelayAndStreamCancel(t *testing.T) {
 	}
 	if strings.Contains(rec.Body.String(), "[DONE]") {
 		t.Errorf("cancelled stream completed")
+	}
+}
+
+// The usage chunk and [DONE] are not generated: they follow the finish
+// chunk without the chunk delay.
+func TestUsageChunkNotDelayed(t *testing.T) {
+	const delay = 300 * time.Millisecond
+	body := `{"model":"mock-chat","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"a"}]}`
+	resp, err := post(t, context.Background(), &transport{handler: NewHandler(Options{ChunkDelay: delay})}, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	r := bufio.NewReader(resp.Body)
+	var finishedAt time.Time
+	var after []string
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			break
+		}
+		switch {
+		case strings.Contains(line, `"finish_reason":"stop"`):
+			finishedAt = time.Now()
+		case !finishedAt.IsZero() && strings.HasPrefix(line, "data: "):
+			after = append(after, line)
+		}
+	}
+	if len(after) != 2 || !strings.Contains(after[0], `"usage":{`) || after[1] != "data: [DONE]\n" {
+		t.Fatalf("after the finish chunk: %q, want the usage chunk and [DONE]", after)
+	}
+	if gap := time.Since(finishedAt); gap >= delay {
+		t.Errorf("usage chunk and [DONE] came %v after the finish chunk, a chunk delay is %v", gap, delay)
 	}
 }

@@ -16,7 +16,9 @@ type Options struct {
 	// ends early, without a response, when the request context is cancelled.
 	Latency time.Duration
 
-	// ChunkDelay is the delay between streamed chunks (default 0).
+	// ChunkDelay is the delay before each generated chunk of a stream
+	// but the first (default 0). The usage chunk and [DONE] follow the
+	// last generated chunk at once, as providers send them.
 	ChunkDelay time.Duration
 
 	// Models are the chat model ids served; default {"mock-chat", "mock-reasoner"}.

@@ -104,7 +104,8 @@ func (c *completion) chunks(includeUsage bool) []chatChunk {
 }
 
 // writeStream streams c as server-sent events, flushing after each event
-// and waiting ChunkDelay between events. It stops early when the request
+// and waiting ChunkDelay before each generated chunk but the first (the
+// usage chunk and [DONE] follow the finish chunk at once). It stops early when the request
 // context is cancelled or a write fails.
 func (h *handler) writeStream(w http.ResponseWriter, r *http.Request, c *completion, includeUsage bool) {
 	ctx := r.Context()
@@ -120,12 +121,13 @@ func (h *handler) writeStream(w http.ResponseWriter, r *http.Request, c *complet
 		timer = time.NewTimer(h.opts.ChunkDelay)
 		defer timer.Stop()
 	}
-	// pause waits ChunkDelay before every event but the first.
-	pause := func(first bool) bool {
+	// pause waits ChunkDelay, unless now is set; it reports whether
+	// the stream goes on.
+	pause := func(now bool) bool {
 		if ctx.Err() != nil {
 			return false
 		}
-		if first || timer == nil {
+		if now || timer == nil {
 			return true
 		}
 		timer.Reset(h.opts.ChunkDelay)
@@ -145,8 +147,15 @@ func (h *handler) writeStream(w http.ResponseWriter, r *http.Request, c *complet
 	}
 
 	var buf []byte
-	for i, chunk := range c.chunks(includeUsage) {
-		if !pause(i == 0) {
+	chunks := c.chunks(includeUsage)
+	generated := len(chunks) // the role, content and finish chunks
+	if includeUsage {
+		generated--
+	}
+	for i, chunk := range chunks {
+		// The usage chunk is not generated: like providers, the mock
+		// sends it, and [DONE], as soon as the finish chunk.
+		if !pause(i == 0 || i >= generated) {
 			return
 		}
 		buf = append(buf[:0], "data: "...)
@@ -159,7 +168,7 @@ func (h *handler) writeStream(w http.ResponseWriter, r *http.Request, c *complet
 			return
 		}
 	}
-	if pause(false) {
+	if pause(true) {
 		send([]byte("data: [DONE]\n\n"))
 	}
 }

@@ -188,9 +188,9 @@ func TestTransportStreamsIncrementally(t *testing.T) {
 		t.Fatal("handler finished before the first event was read: response is not streamed")
 	default:
 	}
-	// 10 words → 1 role + 11 content + finish + [DONE] events, 13 delays.
-	if elapsed := time.Since(start); elapsed >= 13*delay {
-		t.Errorf("first event after %v, the whole stream takes %v", elapsed, 13*delay)
+	// 10 words → 1 role + 11 content + finish + [DONE] events, 12 delays.
+	if elapsed := time.Since(start); elapsed >= 12*delay {
+		t.Errorf("first event after %v, the whole stream takes %v", elapsed, 12*delay)
 	}
 	rest, err := io.ReadAll(r)
 	if err != nil {

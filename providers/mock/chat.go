@@ -163,7 +163,13 @@ func (h *handler) parseChatRequest(root gjson.Result) (*chatRequest, *apiError) 
 	default:
 		return nil, invalidRequest("stream", "Invalid type for 'stream': expected a boolean.")
 	}
-	req.includeUsage = req.stream && streamOptions.Get("include_usage").Type == gjson.True
+	include := streamOptions.Get("include_usage")
+	if streamOptions.Exists() && !include.Exists() {
+		// A path reads on past a first member without the field, to a
+		// later member of the same name.
+		include = root.Get("stream_options.include_usage")
+	}
+	req.includeUsage = req.stream && include.Type == gjson.True
 
 	param, limit := "max_completion_tokens", m[4]
 	if !limit.Exists() || limit.Type == gjson.Null {

@@ -22,3 +22,26 @@ func TestMembers(t *testing.T) {
 		t.Errorf("a string has no members, got %q", m[0].Raw)
 	}
 }
+
+// A chat request's stream_options.include_usage is read as a gjson path
+// reads it: past a first stream_options without the field to a later one.
+func TestIncludeUsageDuplicateStreamOptions(t *testing.T) {
+	h := NewHandler(Options{}).(*handler)
+	for first, want := range map[string]bool{
+		``:                          true,
+		`"stream_options":1,`:       true,
+		`"stream_options":{},`:      true,
+		`"stream_options":null,`:    true,
+		`"stream_options":{"x":1},`: true,
+		`"stream_options":{"include_usage":false},`: false,
+	} {
+		body := `{"model":"mock-chat","stream":true,` + first + `"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"hi"}]}`
+		req, apiErr := h.parseChatRequest(gjson.Parse(body))
+		if apiErr != nil {
+			t.Fatalf("%s: %v", body, apiErr.message)
+		}
+		if req.includeUsage != want || gjson.Get(body, "stream_options.include_usage").Bool() != want {
+			t.Errorf("%s: include usage %v, want %v as gjson's path reads it", body, req.includeUsage, want)
+		}
+	}
+}

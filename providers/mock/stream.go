@@ -105,8 +105,8 @@ func (c *completion) chunks(includeUsage bool) []chatChunk {
 
 // writeStream streams c as server-sent events, flushing after each event
 // and waiting ChunkDelay before each generated chunk but the first (the
-// usage chunk and [DONE] follow the finish chunk at once). It stops early when the request
-// context is cancelled or a write fails.
+// usage chunk and [DONE] follow the finish chunk at once). It stops early
+// when the request context is cancelled or a write fails.
 func (h *handler) writeStream(w http.ResponseWriter, r *http.Request, c *completion, includeUsage bool) {
 	ctx := r.Context()
 	rc := http.NewResponseController(w)

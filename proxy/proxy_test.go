@@ -177,9 +177,11 @@ func TestStreamUsageChunkHandling(t *testing.T) {
 }
 
 // A usage chunk is recorded also when a nested "usage":null comes
-// before the chunk's own usage.
+// before the chunk's own usage, and a chunk's "usage":null is cut also
+// when "usage" appears elsewhere in it.
 func TestStreamUsageAfterNestedNull(t *testing.T) {
 	stream := "data: {\"choices\":[{\"delta\":{\"content\":\"a\"},\"usage\":null}],\"usage\":null}\n\n" +
+		"data: {\"choices\":[{\"delta\":{\"content\":\"usage\"}}],\"usage\":null,\"obfuscation\":\"usage\"}\n\n" +
 		"data: {\"choices\":[{\"index\":0,\"delta\":{},\"usage\":null}],\"usage\":{\"prompt_tokens\":4,\"completion_tokens\":1,\"total_tokens\":5}}\n\n" +
 		"data: [DONE]\n\n"
 	p := &stubProvider{name: "up", streamOpt: true, answer: func(providers.Endpoint, string, []byte) *http.Response { return sseResponse(stream) }}
@@ -187,10 +189,12 @@ func TestStreamUsageAfterNestedNull(t *testing.T) {
 	if u, ok := info.Usage(); !ok || u.TotalTokens != 5 {
 		t.Fatalf("usage %+v %v", u, ok)
 	}
-	// The first chunk's own "usage":null is the gateway's asking and is
-	// cut; the nested one stays. The usage chunk has a choice, so the
-	// client gets it.
-	want := "data: {\"choices\":[{\"delta\":{\"content\":\"a\"},\"usage\":null}]}\n\n" + stream[strings.Index(stream, "\n\n")+2:]
+	// Each chunk's own "usage":null is the gateway's asking and is cut,
+	// also when "usage" is in a string too; the nested one stays. The
+	// usage chunk has a choice, so the client gets it.
+	want := "data: {\"choices\":[{\"delta\":{\"content\":\"a\"},\"usage\":null}]}\n\n" +
+		"data: {\"choices\":[{\"delta\":{\"content\":\"usage\"}}],\"obfuscation\":\"usage\"}\n\n" +
+		stream[strings.Index(stream, "data: {\"choices\":[{\"index\":0"):]
 	if got := rec.Body.String(); got != want {
 		t.Fatalf("chunks\n%q\nwant\n%q", got, want)
 	}

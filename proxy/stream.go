@@ -108,6 +108,11 @@ func (c *call) inspectEvent(ev []byte) []byte {
 	if !c.inspectUsage(data) {
 		return nil
 	}
+	if c.askedUsage {
+		// A chunk without usage of its own, parsed for a "usage" in a
+		// string or a choice, still loses the null one the asking added.
+		return dropNullUsage(ev, at+len(data))
+	}
 	return ev
 }
 

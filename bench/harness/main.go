@@ -94,7 +94,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&concs, "concurrency", "10,100", "comma-separated concurrency levels")
 	fs.StringVar(&sizes, "sizes", "1024,65536", "comma-separated request body sizes in bytes")
 	fs.StringVar(&only, "workloads", "", "comma-separated workloads to run (chat, chat-stream, messages, messages-stream, chat-cached); default all")
-	fs.DurationVar(&o.chunkDelay, "chunk-delay", time.Millisecond, "mockupstream delay between streamed chunks")
+	fs.DurationVar(&o.chunkDelay, "chunk-delay", time.Millisecond, "mockupstream delay before each generated chunk of a stream")
 	fs.IntVar(&o.maxTokens, "max-tokens", 32, "max_tokens per request: the mock echoes at most this many words")
 	fs.StringVar(&o.out, "out", "", "results directory (default <repo>/bench/results)")
 	fs.BoolVar(&o.allocs, "allocs", true, "run the proxy package's benchmarks for allocations per request")

@@ -278,6 +278,11 @@ func TestAuditRecordsEveryOutcome(t *testing.T) {
 	if !jsonEqual(string(e.Data.ResponseBody), string(fixtureBytes(t, "openai", "chat_completion.json"))) {
 		t.Errorf("chat response body %s", e.Data.ResponseBody)
 	}
+	// The OpenAI SDK sends its key as Authorization: recorded as sent,
+	// redacted.
+	if e.Data.RequestHeaders["authorization"] != audit.Redacted {
+		t.Errorf("chat entry: authorization recorded as %q", e.Data.RequestHeaders["authorization"])
+	}
 
 	e = one(t, entries, "chat-stream")
 	checkEntry(t, e, 200, "openai", "openai", gpt, "gpt-4o-mini")
@@ -318,7 +323,9 @@ func TestAuditRecordsEveryOutcome(t *testing.T) {
 		if jsonAt(decode(t, e.Data.ResponseBody), "type") != "message" {
 			t.Errorf("%s: body %s", id, e.Data.ResponseBody)
 		}
-		if e.Data.RequestHeaders["x-api-key"] != "" && e.Data.RequestHeaders["x-api-key"] != audit.Redacted {
+		// The Anthropic SDK sends its key as x-api-key: recorded as sent,
+		// redacted.
+		if e.Data.RequestHeaders["x-api-key"] != audit.Redacted {
 			t.Errorf("%s: x-api-key recorded as %q", id, e.Data.RequestHeaders["x-api-key"])
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/tidwall/gjson"
 
+	"github.com/modelgate/modelgate/apierr"
 	"github.com/modelgate/modelgate/audit"
 	"github.com/modelgate/modelgate/caddymodule"
 	"github.com/modelgate/modelgate/reqbody"
@@ -197,7 +198,7 @@ func (a *auditRequest) finish(aw *auditWriter, r *http.Request, serveErr error) 
 		e.StatusCode, errCode = StatusClientClosed, CodeClientDisconnected
 		errMsg = "the client disconnected before the answer was complete"
 		if errType == "" {
-			errType = "client_error"
+			errType = apierr.TypeInvalidRequest
 		}
 	}
 	e.Stream = info.Stream
@@ -236,6 +237,15 @@ func (a *auditRequest) finish(aw *auditWriter, r *http.Request, serveErr error) 
 		a.requestFields(d)
 		if au.Headers {
 			d.RequestHeaders = au.Redactor.Headers(r.Header)
+			for i, name := range reqinfo.CredentialHeaders {
+				if info.CredentialsSent&(1<<i) == 0 {
+					continue
+				}
+				if d.RequestHeaders == nil {
+					d.RequestHeaders = make(map[string]string, 1)
+				}
+				d.RequestHeaders[strings.ToLower(name)] = audit.Redacted
+			}
 			d.ResponseHeaders = au.Redactor.Headers(aw.Header())
 		}
 		if au.Bodies {

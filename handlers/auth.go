@@ -84,8 +84,12 @@ func (h *Auth) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.
 	info, r := requestInfo(r)
 	cred, sent := keys.Credential(r.Header)
 	conflict := keys.ConflictingCredentials(r.Header)
-	r.Header.Del("Authorization")
-	r.Header.Del("X-Api-Key")
+	for i, name := range reqinfo.CredentialHeaders {
+		if _, ok := r.Header[name]; ok {
+			info.CredentialsSent |= 1 << i
+			delete(r.Header, name)
+		}
+	}
 
 	need := credential(route(r))
 	if need == routes.CredentialNone {

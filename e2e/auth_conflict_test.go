@@ -8,9 +8,10 @@ import (
 	"testing"
 )
 
-// TestConflictingCredentialsRefused: two credential headers that disagree,
-// or one sent twice, get 400 conflicting_credentials in the route's
-// envelope, quoting neither; agreeing headers pass.
+// TestConflictingCredentialsRefused: a credential header sent twice, or
+// two besides Authorization that disagree, get 400 conflicting_credentials
+// in the route's envelope, quoting neither; agreeing headers pass, and
+// Authorization wins over every other credential header.
 func TestConflictingCredentialsRefused(t *testing.T) {
 	for _, kv := range os.Environ() {
 		if k, _, _ := strings.Cut(kv, "="); strings.HasSuffix(k, "_API_KEY") || strings.HasSuffix(k, "_BASE_URL") || k == "GATEWAY_MASTER_KEY" {
@@ -28,9 +29,10 @@ func TestConflictingCredentialsRefused(t *testing.T) {
 		status int
 	}{
 		{"agreeing bearer and x-api-key", "/v1/chat/completions", http.Header{"Authorization": {"Bearer " + master}, "X-Api-Key": {master}}, 200},
-		{"bearer and another x-api-key", "/v1/chat/completions", http.Header{"Authorization": {"Bearer " + master}, "X-Api-Key": {"other-key-2"}}, 400},
+		{"bearer wins over another x-api-key", "/v1/chat/completions", http.Header{"Authorization": {"Bearer " + master}, "X-Api-Key": {"other-key-2"}}, 200},
+		{"another bearer wins over the x-api-key", "/v1/messages", http.Header{"Authorization": {"Bearer other-key-2"}, "X-Api-Key": {master}}, 401},
 		{"x-api-key and another api-key", "/v1/chat/completions", http.Header{"X-Api-Key": {master}, "Api-Key": {"other-key-2"}}, 400},
-		{"bearer and another x-goog-api-key", "/v1/chat/completions", http.Header{"Authorization": {"Bearer " + master}, "X-Goog-Api-Key": {"other-key-2"}}, 400},
+		{"bearer wins over another x-goog-api-key", "/v1/chat/completions", http.Header{"Authorization": {"Bearer " + master}, "X-Goog-Api-Key": {"other-key-2"}}, 200},
 		{"repeated authorization", "/v1/chat/completions", http.Header{"Authorization": {"Bearer " + master, "Bearer other-key-2"}}, 400},
 		{"repeated x-api-key on messages", "/v1/messages", http.Header{"X-Api-Key": {master, master}}, 400},
 	}

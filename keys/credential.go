@@ -46,35 +46,34 @@ var credentialHeaders = [...]string{"Authorization", "X-Api-Key", "Api-Key", "X-
 
 // ConflictingCredentials reports whether the request's credential headers
 // contradict each other: one of Authorization, x-api-key, api-key and
-// x-goog-api-key sent more than once, or two of them (empty values aside)
-// carrying different keys. Authorization counts by its Bearer token, so
-// "Authorization: Bearer K" and "x-api-key: K" agree, while any other
-// Authorization scheme disagrees with every key. Such a request gets 400
-// rather than whichever header would otherwise win.
+// x-goog-api-key sent more than once, or, without Authorization, two of
+// the others (empty values aside) carrying different keys. Authorization,
+// when sent, wins over the others whatever they carry. Such a request
+// gets 400 rather than whichever header would otherwise win.
 func ConflictingCredentials(h http.Header) bool {
-	sent, first, agree := 0, "", true
 	for _, name := range credentialHeaders {
-		vs := h[name]
-		if len(vs) > 1 {
+		if len(h[name]) > 1 {
 			return true
 		}
-		if len(vs) == 0 || strings.TrimSpace(vs[0]) == "" {
+	}
+	if vs := h["Authorization"]; len(vs) == 1 && strings.TrimSpace(vs[0]) != "" {
+		return false
+	}
+	first := ""
+	for _, name := range credentialHeaders[1:] {
+		vs := h[name]
+		if len(vs) == 0 {
 			continue
 		}
-		key, usable := strings.TrimSpace(vs[0]), true
-		if name == "Authorization" {
-			key, usable = bearerToken(vs[0])
-			usable = usable && key != ""
-		}
-		sent++
 		// Both values come from the caller: comparing them reveals
 		// nothing the caller does not know, so no constant time here.
-		if !usable || (sent > 1 && key != first) {
-			agree = false
-		}
-		if sent == 1 {
+		switch key := strings.TrimSpace(vs[0]); {
+		case key == "":
+		case first == "":
 			first = key
+		case key != first:
+			return true
 		}
 	}
-	return sent > 1 && !agree
+	return false
 }

@@ -57,19 +57,10 @@ func HasWindow(v url.Values) bool {
 // end_date (YYYY-MM-DD, UTC, both days included) and days (1 to MaxDays,
 // default DefaultDays). Explicit dates win over days: with only start_date
 // the window ends today, with only end_date it starts days-1 days before
-// it. Without dates it is the last days days, today included. An
-// unparseable value, an inverted range or one longer than MaxRangeDays is
+// it. Without dates it is the last days days, today included. A days
+// value is not read when start_date is given. An unparseable value, an inverted range or one longer than MaxRangeDays is
 // a 400 invalid_request_error naming the parameter.
 func ParseWindow(v url.Values, now time.Time) (Window, error) {
-	days := DefaultDays
-	if v.Has("days") {
-		s := v.Get("days")
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > MaxDays {
-			return Window{}, badParam("days", fmt.Sprintf("days must be an integer from 1 to %d", MaxDays))
-		}
-		days = n
-	}
 	start, hasStart, err := parseDate(v, "start_date")
 	if err != nil {
 		return Window{}, err
@@ -77,6 +68,15 @@ func ParseWindow(v url.Values, now time.Time) (Window, error) {
 	end, hasEnd, err := parseDate(v, "end_date")
 	if err != nil {
 		return Window{}, err
+	}
+	days := DefaultDays
+	if v.Has("days") && !hasStart {
+		// days is read only where it counts: a start_date wins over it.
+		n, err := strconv.Atoi(v.Get("days"))
+		if err != nil || n < 1 || n > MaxDays {
+			return Window{}, badParam("days", fmt.Sprintf("days must be an integer from 1 to %d", MaxDays))
+		}
+		days = n
 	}
 	if !hasStart && !hasEnd {
 		return LastDays(days, now), nil

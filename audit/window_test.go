@@ -20,6 +20,9 @@ func TestParseWindow(t *testing.T) {
 		{"days=366", "2025-03-30", "2026-03-30"},
 		{"start_date=2026-01-01&end_date=2026-01-31", "2026-01-01", "2026-01-31"},
 		{"start_date=2026-01-01&end_date=2026-01-31&days=7", "2026-01-01", "2026-01-31"},
+		// Explicit dates win: a days they leave unused is not read.
+		{"start_date=2026-01-01&end_date=2026-01-31&days=abc", "2026-01-01", "2026-01-31"},
+		{"start_date=2026-03-29&days=0", "2026-03-29", "2026-03-30"},
 		{"start_date=2026-03-29", "2026-03-29", "2026-03-30"},
 		{"end_date=2026-02-10&days=10", "2026-02-01", "2026-02-10"},
 		{"start_date=2026-02-10&end_date=2026-02-10", "2026-02-10", "2026-02-10"},
@@ -37,7 +40,7 @@ func TestParseWindow(t *testing.T) {
 			t.Fatalf("%q: not whole days: %v", c.query, w)
 		}
 	}
-	for _, bad := range []string{"days=0", "days=367", "days=x", "days=", "start_date=2026-13-01",
+	for _, bad := range []string{"days=0", "days=367", "days=x", "days=", "end_date=2026-02-10&days=x", "start_date=2026-13-01",
 		"end_date=yesterday", "start_date=2026-02-10&end_date=2026-02-09", "start_date=2000-01-01&end_date=2026-01-01"} {
 		v, _ := url.ParseQuery(bad)
 		_, err := ParseWindow(v, now)

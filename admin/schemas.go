@@ -143,7 +143,7 @@ func components() schema {
 		"RateLimitStatus": rateLimit,
 		"SelfUsage": object("The caller's own view.", schema{
 			"user_path": str("The caller's user path."), "server_time": dateTime(""),
-			"usage": nullable(object("The caller's user path's usage (the paths below it included); null when usage tracking is off.", schema{
+			"usage": nullable(object("The caller's user path's usage (the paths below it included); zeroed when usage tracking is off, null when it could not be read.", schema{
 				"today": ref("UsageTotals"), "last_30_days": ref("UsageTotals")}, "today", "last_30_days")),
 			"budgets":     array(schema{"type": "object"}, "Budget entries that apply to the caller."),
 			"rate_limits": array(ref("RateLimitStatus"), ""),

@@ -196,7 +196,8 @@ func (a *App) Provision(ctx caddy.Context) error {
 		Passthrough: proxy.Passthrough{Enabled: eff.Passthrough.EnabledProviders,
 			GatewayHeaders: []string{eff.Server.UserPathHeader}},
 	}
-	a.selfUsage = &selfusage.Handler{}
+	// With usage tracking off, GET /v1/usage reports zeroed totals.
+	a.selfUsage = &selfusage.Handler{Usage: selfusage.Totals{}}
 	a.proxy.SelfUsage = a.selfUsage
 	if eff.Usage.On() {
 		a.selfUsage.Usage = a.selfUsageTotals()

@@ -140,7 +140,10 @@ func TestAuditAdminSwitchesOff(t *testing.T) {
 	if res := adminCall(t, g, "GET", "/admin/usage/sessions", ""); string(res.Body) != `{"sessions":[],"next_cursor":null}` {
 		t.Fatalf("sessions %s", res.Body)
 	}
-	if m := request(t, "GET", g.URL+"/v1/usage", "", bearer(masterKey)...).JSON(t); m["usage"] != nil {
+	// The caller's own usage is zeroed too, not null.
+	m := request(t, "GET", g.URL+"/v1/usage", "", bearer(masterKey)...).JSON(t)
+	if u, _ := m["usage"].(map[string]any); u == nil || u["today"].(map[string]any)["requests"] != 0.0 ||
+		u["last_30_days"].(map[string]any)["total_tokens"] != 0.0 {
 		t.Fatalf("/v1/usage %v", m)
 	}
 	adminCall(t, g, "GET", "/admin/live/logs", "").ExpectErr(t, 404, "not_found_error", "live_logs_disabled")

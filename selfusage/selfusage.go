@@ -82,7 +82,8 @@ type Response struct {
 	UserPath string `json:"user_path"`
 	// ServerTime is the gateway's clock, UTC.
 	ServerTime time.Time `json:"server_time"`
-	// Usage is the caller's usage totals, null when not tracked.
+	// Usage is the caller's usage totals (zeroed when not tracked), null
+	// when they could not be read.
 	Usage any `json:"usage"`
 	// Budgets are the budgets that apply to the caller.
 	Budgets []any `json:"budgets"`

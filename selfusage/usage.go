@@ -44,7 +44,8 @@ type UsageReport struct {
 
 // Totals adapts the usage reads to UsageProvider.
 type Totals struct {
-	// Source sums recorded usage; nil (usage tracking off) answers null.
+	// Source sums recorded usage; nil (usage tracking off) answers zeroed
+	// totals.
 	Source TotalsSource
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
@@ -53,12 +54,9 @@ type Totals struct {
 	OnError func(error)
 }
 
-// Usage implements UsageProvider: a *UsageReport for userPath, or nil when
-// usage is not tracked or could not be read.
+// Usage implements UsageProvider: a *UsageReport for userPath, zeroed
+// when usage is not tracked, or nil when it could not be read.
 func (t Totals) Usage(_ context.Context, userPath string) any {
-	if t.Source == nil {
-		return nil
-	}
 	now := time.Now
 	if t.Now != nil {
 		now = t.Now
@@ -69,6 +67,10 @@ func (t Totals) Usage(_ context.Context, userPath string) any {
 		out   *PeriodUsage
 		since time.Time
 	}{{&rep.Today, today}, {&rep.Last30Days, today.AddDate(0, 0, 1-UsageDays)}} {
+		if t.Source == nil {
+			p.out.Since = p.since
+			continue
+		}
 		a, err := t.Source.Totals(userPath, p.since)
 		if err != nil {
 			if t.OnError != nil {

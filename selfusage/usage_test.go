@@ -76,7 +76,15 @@ func TestUsageUnreadable(t *testing.T) {
 	if m := get(t, h, "/x"); m["usage"] != nil || got == nil {
 		t.Fatalf("usage %v, error %v", m["usage"], got)
 	}
-	if m := get(t, &Handler{Usage: Totals{}}, "/x"); m["usage"] != nil {
-		t.Fatalf("untracked usage %v", m["usage"])
+	// Usage tracking off: zeroed totals, not null.
+	u, ok := get(t, &Handler{Usage: Totals{}}, "/x")["usage"].(map[string]any)
+	if !ok {
+		t.Fatalf("untracked usage %v", u)
+	}
+	for _, period := range []string{"today", "last_30_days"} {
+		p, _ := u[period].(map[string]any)
+		if p == nil || p["requests"] != 0.0 || p["total_tokens"] != 0.0 || p["cost"] != 0.0 || p["since"] == nil {
+			t.Fatalf("untracked usage, %s: %v", period, p)
+		}
 	}
 }

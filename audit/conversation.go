@@ -92,6 +92,7 @@ func (qs *Queries) Conversation(anchorID string, limit int) (Conversation, error
 		if err != nil {
 			return c, err
 		}
+		e.Data.fillLists()
 		c.Entries = append(c.Entries, e)
 	}
 	return c, nil

@@ -192,6 +192,23 @@ func (d *Data) WithoutBodies() *Data {
 	return &c
 }
 
+// fillLists makes d's absent lists empty ones, so that reads show them
+// as [] rather than null. A nil d is left as it is.
+func (d *Data) fillLists() {
+	if d == nil {
+		return
+	}
+	if d.Attempts == nil {
+		d.Attempts = []Attempt{}
+	}
+	if d.Labels == nil {
+		d.Labels = []string{}
+	}
+	if d.RequestRevisions == nil {
+		d.RequestRevisions = []Revision{}
+	}
+}
+
 // Failover is the failover object of the audit data.
 type Failover struct {
 	// TargetModel is the model failover switched to.

@@ -146,6 +146,9 @@ func (qs *Queries) List(q EntryQuery) (ListResult, error) {
 	if page.Entries != nil {
 		res.Entries = page.Entries
 	}
+	for _, e := range res.Entries {
+		e.Data.fillLists()
+	}
 	res.Total = page.Total
 	return res, nil
 }
@@ -160,6 +163,9 @@ func (qs *Queries) Get(id string) (*Entry, error) {
 	e, err := qs.st.Entry(parsed)
 	if errors.Is(err, ErrNotFound) {
 		return nil, notFound()
+	}
+	if err == nil {
+		e.Data.fillLists()
 	}
 	return e, err
 }

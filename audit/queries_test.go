@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/url"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -516,6 +517,15 @@ func TestListAndGetThroughQueries(t *testing.T) {
 	e, err := qs.Get(es[3].ID.String())
 	if err != nil || string(e.Data.ResponseBody) != `{"n":1}` {
 		t.Fatalf("get: %+v %v", e, err)
+	}
+	// Lists the entry lacks read as [], not null.
+	for _, d := range []*audit.Data{res.Entries[0].Data, e.Data} {
+		b, _ := json.Marshal(d)
+		for _, member := range []string{`"attempts":[]`, `"labels":[]`, `"request_revisions":[]`} {
+			if !strings.Contains(string(b), member) {
+				t.Errorf("want %s in %s", member, b)
+			}
+		}
 	}
 }
 

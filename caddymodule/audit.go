@@ -45,6 +45,11 @@ type Auditing struct {
 	Headers bool
 	// MaxBodyBytes caps a recorded body; a longer one is marked too big.
 	MaxBodyBytes int
+	// ReadBodyBytes is the longest model request body the audit stage
+	// reads whole (the gateway's request body cap, at least MaxBodyBytes):
+	// a body too big to record still gives its session id, and later
+	// stages take it from there instead of reading it again.
+	ReadBodyBytes int
 	// Features says which gateway features are on, for each entry.
 	Features audit.WorkflowFeatures
 }
@@ -83,14 +88,15 @@ func newAuditing(cfg config.Config, rec *audit.Recorder) *Auditing {
 		secrets = append(secrets, cfg.MasterKey)
 	}
 	return &Auditing{
-		Recorder:     rec,
-		Redactor:     audit.NewRedactor(secrets),
-		Sessions:     audit.NewResponseSessions(responseSessionsCapacity),
-		Entries:      cfg.Logging.On(),
-		Usage:        cfg.Usage.On(),
-		Bodies:       cfg.Logging.BodiesOn(),
-		Headers:      cfg.Logging.HeadersOn(),
-		MaxBodyBytes: int(min(cfg.Logging.BodyLimit(), 1<<30)),
+		Recorder:      rec,
+		Redactor:      audit.NewRedactor(secrets),
+		Sessions:      audit.NewResponseSessions(responseSessionsCapacity),
+		Entries:       cfg.Logging.On(),
+		Usage:         cfg.Usage.On(),
+		Bodies:        cfg.Logging.BodiesOn(),
+		Headers:       cfg.Logging.HeadersOn(),
+		MaxBodyBytes:  int(min(cfg.Logging.BodyLimit(), 1<<30)),
+		ReadBodyBytes: int(min(max(cfg.Logging.BodyLimit(), cfg.Server.MaxRequestBodyBytes), 1<<30)),
 		Features: audit.WorkflowFeatures{
 			Audit:  cfg.Logging.On(),
 			Usage:  cfg.Usage.On(),

@@ -113,16 +113,24 @@ type auditRequest struct {
 func newAuditRequest(au *caddymodule.Auditing, rt *routes.Route, info *reqinfo.Info, r *http.Request) *auditRequest {
 	a := &auditRequest{au: au, shape: rt.Shape, info: info, bodyCT: r.Header.Get("Content-Type"), bodyN: r.ContentLength}
 	if r.Body != nil && r.Body != http.NoBody && textual(a.bodyCT) {
-		var err error
-		a.body, r.Body, err = peekBody(r.Body, int64(au.MaxBodyBytes), r.ContentLength)
-		if a.tooBig = len(a.body) > au.MaxBodyBytes; a.tooBig {
-			a.body = nil
-		} else if err == nil && len(a.body) > 0 {
+		// A model request's body is read whole up to the gateway's cap,
+		// also when it is too big to record: its session id is in it. One
+		// declared longer than the cap is refused later, unread.
+		limit := au.MaxBodyBytes
+		if readsModelBody(rt.Shape) && r.ContentLength <= int64(au.ReadBodyBytes) {
+			limit = max(limit, au.ReadBodyBytes)
+		}
+		body, rest, err := peekBody(r.Body, int64(limit), r.ContentLength)
+		r.Body = rest
+		if err == nil && len(body) > 0 && len(body) <= limit {
 			// The whole body: later stages take it, and its one scan,
 			// from info instead of reading and scanning it again. A body
 			// cut short by a read error is not shared: the next stage
 			// reads it again and meets the error itself.
-			info.SetBody(a.body)
+			info.SetBody(body)
+		}
+		if a.tooBig = len(body) > au.MaxBodyBytes; !a.tooBig {
+			a.body = body
 		}
 	}
 	if info.SessionID == "" {
@@ -150,6 +158,17 @@ func newAuditRequest(au *caddymodule.Auditing, rt *routes.Route, info *reqinfo.I
 	}
 	a.entry = e
 	return a
+}
+
+// readsModelBody reports whether requests of shape carry a JSON model request
+// body, which the proxy reads whole.
+func readsModelBody(shape routes.Shape) bool {
+	switch shape {
+	case routes.ShapeChat, routes.ShapeResponses, routes.ShapeMessages, routes.ShapeCountTokens,
+		routes.ShapeEmbeddings, routes.ShapeSpeech:
+		return true
+	}
+	return false
 }
 
 // textual reports whether a request body of this Content-Type is read for

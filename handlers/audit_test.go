@@ -114,6 +114,32 @@ func TestAuditStageRecordsAnsweredRequest(t *testing.T) {
 	}
 }
 
+// TestAuditSessionOfBodyTooBigToRecord: a model request body over the
+// record's cap but within the gateway's request cap is not recorded, yet
+// gives its session id, and the next stage takes it read and scanned.
+func TestAuditSessionOfBodyTooBigToRecord(t *testing.T) {
+	m := &memAudit{}
+	au := testAuditing(m, 64)
+	au.ReadBodyBytes = 1 << 20
+	big := `{"model":"m","metadata":{"session_id":"big-session"},"messages":[{"role":"user","content":"` + strings.Repeat("x", 200) + `"}]}`
+	r := httptest.NewRequest("POST", "/v1/chat/completions", strings.NewReader(big))
+	r = r.WithContext(reqinfo.With(r.Context(), reqinfo.New()))
+	_ = auditRoute(au, chatRoute(t), httptest.NewRecorder(), r, func(w http.ResponseWriter, r *http.Request) error {
+		if b := reqinfo.From(r.Context()).Body(); b == nil || string(b.Bytes) != big {
+			t.Error("the body read whole is not shared with the next stage")
+		}
+		if got, _ := io.ReadAll(r.Body); string(got) != big {
+			t.Errorf("next stage read %d bytes, want %d", len(got), len(big))
+		}
+		w.WriteHeader(200)
+		return nil
+	})
+	e := m.entries[0]
+	if e.SessionID != "big-session" || !e.Data.RequestBodyTooBigToHandle || e.Data.RequestBody != nil {
+		t.Fatalf("session %q, too big %v, body %s", e.SessionID, e.Data.RequestBodyTooBigToHandle, e.Data.RequestBody)
+	}
+}
+
 // TestAuditStageBoundsAndOutcomes: bodies over the cap are marked, not
 // kept, yet reach the next stage whole; a gateway error is recorded from
 // the written error; a client gone away is 499 client_disconnected.

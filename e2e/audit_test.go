@@ -233,6 +233,19 @@ func TestAuditRecordsEveryOutcome(t *testing.T) {
 		rid("upstream-500")); err == nil {
 		t.Fatal("the upstream's 500 was not passed on")
 	}
+	// A model endpoint asked with a method it does not take, and a path
+	// under /v1/ that no endpoint has.
+	for _, c := range []struct{ id, method, path string }{
+		{"wrong-method", "GET", "/v1/chat/completions"}, {"unknown-route", "POST", "/v1/nonexistent"}} {
+		req, _ := http.NewRequest(c.method, g.URL+c.path, strings.NewReader(`{}`))
+		req.Header.Set("Authorization", "Bearer "+masterKey)
+		req.Header.Set("X-Request-Id", c.id)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
 	// A client that goes away mid-stream.
 	dctx, cancel := context.WithCancel(ctx)
 	req, _ := http.NewRequestWithContext(dctx, "POST", g.URL+"/v1/chat/completions",
@@ -351,6 +364,13 @@ func TestAuditRecordsEveryOutcome(t *testing.T) {
 		len(e.Data.Attempts) != 0 {
 		t.Errorf("rate-limited entry: %d %q %q usage %d attempts %d", e.StatusCode, e.ErrorType, e.UserPath,
 			len(usage[e.ID]), len(e.Data.Attempts))
+	}
+
+	for id, status := range map[string]int{"wrong-method": 405, "unknown-route": 404} {
+		e = one(t, entries, id)
+		if e.StatusCode != status || e.ErrorType == "" || e.AuthMethod != "master_key" || len(usage[e.ID]) != 0 {
+			t.Errorf("%s entry: %d %q %q usage %d", id, e.StatusCode, e.ErrorType, e.AuthMethod, len(usage[e.ID]))
+		}
 	}
 
 	e = one(t, entries, "upstream-500")

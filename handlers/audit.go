@@ -73,7 +73,10 @@ func (h *Audit) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp
 // on, records the request and its answer.
 func audited(app *caddymodule.App, w http.ResponseWriter, r *http.Request, serve func(http.ResponseWriter, *http.Request) error) error {
 	rt, ok := route(r)
-	if !ok || !rt.Audited || app == nil || app.WaitReady(r.Context()) != nil {
+	if !ok {
+		rt = routes.AuditedUnmatched(rt, r.URL.Path)
+	}
+	if rt == nil || !rt.Audited || app == nil || app.WaitReady(r.Context()) != nil {
 		return serve(w, r)
 	}
 	return auditRoute(app.Auditing(), rt, w, r, serve)

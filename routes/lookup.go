@@ -97,6 +97,25 @@ func Lookup(method, path string) (r *Route, ok bool) {
 	return g.routes[0], false
 }
 
+// unrouted stands in for a path under /v1/ that no route names.
+var unrouted = Route{Path: "/v1/*", Shape: ShapeNone, Audited: true}
+
+// AuditedUnmatched returns the route under which a request that no route
+// accepts (Lookup's r and ok false, for path) is audited, or nil when it
+// is not. Every request to the model API is audited, whatever its
+// outcome: one with a method its path does not take under that path's
+// route when that route is audited, one to a path under /v1/ that no
+// route names under a stand-in route of no shape.
+func AuditedUnmatched(r *Route, path string) *Route {
+	switch {
+	case r != nil && r.Audited:
+		return r
+	case r == nil && strings.HasPrefix(path, "/v1/"):
+		return &unrouted
+	}
+	return nil
+}
+
 // All returns every route, served or not, in table order.
 func All() []Route {
 	return append([]Route(nil), table...)

@@ -228,3 +228,30 @@ func BenchmarkLookup(b *testing.B) {
 		Lookup(q[0], q[1])
 	}
 }
+
+// Requests no route accepts are audited as every request to the model API
+// is: under the path's route when it is audited, under a stand-in for an
+// unknown path below /v1/; not for /v1/models, /v1/usage or elsewhere.
+func TestAuditedUnmatched(t *testing.T) {
+	for _, c := range []struct {
+		method, path string
+		audited      bool
+	}{
+		{"GET", "/v1/chat/completions", true},
+		{"POST", "/v1/nonexistent", true},
+		{"DELETE", "/v1/messages", true},
+		{"POST", "/v1/models", false},
+		{"POST", "/v1/usage", false},
+		{"GET", "/nowhere", false},
+		{"POST", "/v1", false},
+	} {
+		r, ok := Lookup(c.method, c.path)
+		if ok {
+			t.Fatalf("%s %s is served", c.method, c.path)
+		}
+		got := AuditedUnmatched(r, c.path)
+		if (got != nil) != c.audited || (got != nil && !got.Audited) {
+			t.Errorf("%s %s: audited under %+v, want %v", c.method, c.path, got, c.audited)
+		}
+	}
+}

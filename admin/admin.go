@@ -124,7 +124,7 @@ func New(opts Options) *Handler {
 // shape (/admin/*). With the admin API switched off everything answers
 // 404; with the UI off the dashboard does.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	rt, _ := routes.Lookup(r.Method, routePath(r))
+	rt, _ := routes.LookupRequest(r)
 	admin := h.opts.Config.Admin
 	switch {
 	case rt == nil || (rt.Shape != routes.ShapeAdmin && rt.Shape != routes.ShapeDashboard) || !admin.EndpointsOn():
@@ -148,7 +148,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // serveAPI answers an admin API route: its handler, 405 with Allow for a
 // method its path does not take, 404 for a path no admin route names.
 func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) {
-	rt, ok := routes.Lookup(r.Method, routePath(r))
+	rt, ok := routes.LookupRequest(r)
 	fn := apiHandler(rt)
 	switch {
 	case fn == nil:
@@ -159,7 +159,7 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) {
 			"method "+r.Method+" is not allowed on this route; use "+strings.ReplaceAll(rt.Allow(), ", ", " or ")).
 			WithCode("method_not_allowed"))
 	default:
-		fn(h, w, r, rt.PathParams(routePath(r)))
+		fn(h, w, r, rt.PathParams(routes.Path(r)))
 	}
 }
 
@@ -168,15 +168,4 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) {
 func unknownRoute(w http.ResponseWriter, r *http.Request) {
 	apierr.WriteFor(w, r, apierr.New(http.StatusNotFound, apierr.TypeInvalidRequest,
 		"unknown admin route: no "+r.Method+" endpoint at this path").WithCode("unknown_route"))
-}
-
-// routePath is the path routes are matched on: the escaped form when the
-// client escaped a character that needed none (an URL-encoded user path
-// in /admin/budgets/{user_path}/{period} keeps its "%2F" as one segment),
-// else the path. Path parameters are therefore URL-encoded.
-func routePath(r *http.Request) string {
-	if r.URL.RawPath != "" {
-		return r.URL.RawPath
-	}
-	return r.URL.Path
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelgate/modelgate/apierr"
 	"github.com/modelgate/modelgate/config"
+	"github.com/modelgate/modelgate/routes"
 )
 
 // LegacyPrefix is the deprecated mount point of the admin API.
@@ -53,7 +54,7 @@ func (h *Handler) serveLegacy(w http.ResponseWriter, r *http.Request) {
 		unknownRoute(w, r)
 		return
 	}
-	next := successor(routePath(r)) // escaped when the client escaped
+	next := successor(routes.Path(r)) // escaped when the client escaped
 
 	hdr := w.Header()
 	hdr.Set("Deprecation", "true")

@@ -74,7 +74,7 @@ func (h *Audit) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp
 func audited(app *caddymodule.App, w http.ResponseWriter, r *http.Request, serve func(http.ResponseWriter, *http.Request) error) error {
 	rt, ok := route(r)
 	if !ok {
-		rt = routes.AuditedUnmatched(rt, r.URL.Path)
+		rt = routes.AuditedUnmatched(rt, routes.Path(r))
 	}
 	if rt == nil || !rt.Audited || app == nil || app.WaitReady(r.Context()) != nil {
 		return serve(w, r)

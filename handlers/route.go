@@ -6,12 +6,9 @@ import (
 	"github.com/modelgate/modelgate/routes"
 )
 
-// route is r's route in the route table (see routes.Lookup).
+// route is r's route in the route table (see routes.LookupRequest).
 func route(r *http.Request) (*routes.Route, bool) {
-	if r.URL.RawPath != "" { // an escaped path parameter stays one segment
-		return routes.Lookup(r.Method, r.URL.RawPath)
-	}
-	return routes.Lookup(r.Method, r.URL.Path)
+	return routes.LookupRequest(r)
 }
 
 // classify is how the user-path rate limits count a request for rt: its

@@ -81,7 +81,7 @@ func serves(shape routes.Shape) bool {
 // known path with a method it does not take gets 405 with Allow. Both are
 // in the gateway shape.
 func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	rt, ok := routes.Lookup(r.Method, r.URL.Path)
+	rt, ok := routes.LookupRequest(r)
 	if rt == nil || !rt.Served || !serves(rt.Shape) {
 		unknownRoute(w, r)
 		return

@@ -58,8 +58,9 @@ func HasWindow(v url.Values) bool {
 // default DefaultDays). Explicit dates win over days: with only start_date
 // the window ends today, with only end_date it starts days-1 days before
 // it. Without dates it is the last days days, today included. A days
-// value is not read when start_date is given. An unparseable value, an inverted range or one longer than MaxRangeDays is
-// a 400 invalid_request_error naming the parameter.
+// value is not read when start_date is given. An unparseable value, an
+// inverted range or one longer than MaxRangeDays is a 400
+// invalid_request_error naming the parameter.
 func ParseWindow(v url.Values, now time.Time) (Window, error) {
 	start, hasStart, err := parseDate(v, "start_date")
 	if err != nil {

@@ -66,12 +66,14 @@ func (h *Audit) Provision(ctx caddy.Context) (err error) {
 
 // ServeHTTP records the request around the rest of the chain.
 func (h *Audit) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
-	return audited(h.app, w, r, next.ServeHTTP)
+	return audited(h.app, w, r, next.ServeHTTP, true)
 }
 
 // audited runs serve for r and, when r's route is audited and auditing is
-// on, records the request and its answer.
-func audited(app *caddymodule.App, w http.ResponseWriter, r *http.Request, serve func(http.ResponseWriter, *http.Request) error) error {
+// on, records the request and its answer. admitted reports whether serve
+// is the rest of the chain for an authenticated caller, rather than a
+// refusal.
+func audited(app *caddymodule.App, w http.ResponseWriter, r *http.Request, serve func(http.ResponseWriter, *http.Request) error, admitted bool) error {
 	rt, ok := route(r)
 	if !ok {
 		rt = routes.AuditedUnmatched(rt, routes.Path(r))
@@ -79,17 +81,24 @@ func audited(app *caddymodule.App, w http.ResponseWriter, r *http.Request, serve
 	if rt == nil || !rt.Audited || app == nil || app.WaitReady(r.Context()) != nil {
 		return serve(w, r)
 	}
-	return auditRoute(app.Auditing(), rt, w, r, serve)
+	return auditServe(app.Auditing(), rt, w, r, serve, admitted && ok)
 }
 
-// auditRoute runs serve for r, a request to the audited route rt, and
-// records it with au (nil: nothing is recorded).
+// auditRoute runs serve for r, an admitted request to the audited route
+// rt, and records it with au (nil: nothing is recorded).
 func auditRoute(au *caddymodule.Auditing, rt *routes.Route, w http.ResponseWriter, r *http.Request, serve func(http.ResponseWriter, *http.Request) error) error {
+	return auditServe(au, rt, w, r, serve, true)
+}
+
+// auditServe is auditRoute; served reports whether rt will serve r (an
+// authenticated caller, a method the route takes), so that a model
+// request's body is worth reading whole (see newAuditRequest).
+func auditServe(au *caddymodule.Auditing, rt *routes.Route, w http.ResponseWriter, r *http.Request, serve func(http.ResponseWriter, *http.Request) error, served bool) error {
 	if au == nil {
 		return serve(w, r)
 	}
 	info, r := requestInfo(r)
-	rec := newAuditRequest(au, rt, info, r)
+	rec := newAuditRequest(au, rt, info, r, served)
 	aw := &auditWriter{ResponseWriter: w, done: r.Context().Done(), info: info, capture: au.Entries && au.Bodies, max: au.MaxBodyBytes}
 	err := serve(aw, r)
 	rec.finish(aw, r, err)
@@ -113,15 +122,18 @@ type auditRequest struct {
 // newAuditRequest reads the request body (up to the recording cap, handing
 // the whole body on to the next stage), detects the session and announces
 // the request.
-func newAuditRequest(au *caddymodule.Auditing, rt *routes.Route, info *reqinfo.Info, r *http.Request) *auditRequest {
+func newAuditRequest(au *caddymodule.Auditing, rt *routes.Route, info *reqinfo.Info, r *http.Request, served bool) *auditRequest {
 	a := &auditRequest{au: au, shape: rt.Shape, info: info, bodyCT: r.Header.Get("Content-Type"), bodyN: r.ContentLength}
 	if r.Body != nil && r.Body != http.NoBody && textual(a.bodyCT) {
-		// A model request's body is read whole up to the gateway's cap,
-		// also when it is too big to record: its session id is in it. One
-		// declared longer than the cap is refused later, unread.
+		// A model request the route will serve has its body read whole,
+		// also when it is too big to record: its session id is in it, and
+		// the proxy takes it from here. Only one of a declared length
+		// within the gateway's cap: the proxy refuses a longer one unread,
+		// and a refused request (a wrong key, a method the route does not
+		// take) is read no further than what is recorded.
 		limit := au.MaxBodyBytes
-		if readsModelBody(rt.Shape) && r.ContentLength <= int64(au.ReadBodyBytes) {
-			limit = max(limit, au.ReadBodyBytes)
+		if served && readsModelBody(rt.Shape) && r.ContentLength > 0 && r.ContentLength <= int64(au.ReadBodyBytes) {
+			limit = max(limit, int(r.ContentLength))
 		}
 		body, rest, err := peekBody(r.Body, int64(limit), r.ContentLength)
 		r.Body = rest

@@ -138,6 +138,28 @@ func TestAuditSessionOfBodyTooBigToRecord(t *testing.T) {
 	if e.SessionID != "big-session" || !e.Data.RequestBodyTooBigToHandle || e.Data.RequestBody != nil {
 		t.Fatalf("session %q, too big %v, body %s", e.SessionID, e.Data.RequestBodyTooBigToHandle, e.Data.RequestBody)
 	}
+
+	// A request refused before it is served (a wrong key), one of
+	// unknown length and one the route does not take are read no
+	// further than what is recorded.
+	for _, c := range []struct {
+		name, method string
+		length       int64
+		served       bool
+	}{{"refused", "POST", int64(len(big)), false}, {"chunked", "POST", -1, true}} {
+		r := httptest.NewRequest(c.method, "/v1/chat/completions", strings.NewReader(big))
+		r.ContentLength = c.length
+		r = r.WithContext(reqinfo.With(r.Context(), reqinfo.New()))
+		_ = auditServe(au, chatRoute(t), httptest.NewRecorder(), r, func(w http.ResponseWriter, r *http.Request) error {
+			if reqinfo.From(r.Context()).Body() != nil {
+				t.Errorf("%s: the body was read whole", c.name)
+			}
+			if got, _ := io.ReadAll(r.Body); string(got) != big {
+				t.Errorf("%s: next stage read %d bytes, want %d", c.name, len(got), len(big))
+			}
+			return nil
+		}, c.served)
+	}
 }
 
 // TestAuditStageBoundsAndOutcomes: bodies over the cap are marked, not

@@ -172,7 +172,7 @@ func (h *Auth) refuse(w http.ResponseWriter, r *http.Request, err error) error {
 	return audited(h.app, w, r, func(w http.ResponseWriter, r *http.Request) error {
 		apierr.WriteFor(w, r, err)
 		return nil
-	})
+	}, false)
 }
 
 // refusal is the 401 for a refused credential. Messages never quote it.

@@ -236,7 +236,8 @@ func TestAuditRecordsEveryOutcome(t *testing.T) {
 	// A model endpoint asked with a method it does not take, and a path
 	// under /v1/ that no endpoint has.
 	for _, c := range []struct{ id, method, path string }{
-		{"wrong-method", "GET", "/v1/chat/completions"}, {"unknown-route", "POST", "/v1/nonexistent"}} {
+		{"wrong-method", "GET", "/v1/chat/completions"}, {"unknown-route", "POST", "/v1/nonexistent"},
+		{"escaped", "POST", "/v1/chat/completion%73"}} {
 		req, _ := http.NewRequest(c.method, g.URL+c.path, strings.NewReader(`{}`))
 		req.Header.Set("Authorization", "Bearer "+masterKey)
 		req.Header.Set("X-Request-Id", c.id)
@@ -366,11 +367,16 @@ func TestAuditRecordsEveryOutcome(t *testing.T) {
 			len(usage[e.ID]), len(e.Data.Attempts))
 	}
 
-	for id, status := range map[string]int{"wrong-method": 405, "unknown-route": 404} {
+	for id, status := range map[string]int{"wrong-method": 405, "unknown-route": 404, "escaped": 404} {
 		e = one(t, entries, id)
 		if e.StatusCode != status || e.ErrorType == "" || e.AuthMethod != "master_key" || len(usage[e.ID]) != 0 {
 			t.Errorf("%s entry: %d %q %q usage %d", id, e.StatusCode, e.ErrorType, e.AuthMethod, len(usage[e.ID]))
 		}
+	}
+	// The path is recorded as the client escaped it: the route it was
+	// matched on, not the endpoint its decoded form names.
+	if e = one(t, entries, "escaped"); e.Path != "/v1/chat/completion%73" {
+		t.Errorf("escaped path recorded as %q", e.Path)
 	}
 
 	e = one(t, entries, "upstream-500")

@@ -158,7 +158,7 @@ func newAuditRequest(au *caddymodule.Auditing, rt *routes.Route, info *reqinfo.I
 	e := &audit.Entry{
 		Timestamp: info.Start,
 		Method:    r.Method,
-		Path:      r.URL.Path,
+		Path:      routes.Path(r),
 		SessionID: info.SessionID,
 		UserPath:  info.UserPath,
 		ClientIP:  clientIP(r),

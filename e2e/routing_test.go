@@ -380,3 +380,39 @@ func TestVirtualModelAdmin(t *testing.T) {
 		t.Fatalf("typo: %v", err)
 	}
 }
+
+// TestFailoverUnderSpentBudget: a spent budget admits a request for an
+// unpriced model, but not its failover to a priced one: that call is
+// refused before it is made, as a priced request is, and a failover to
+// an unpriced model is still tried.
+func TestFailoverUnderSpentBudget(t *testing.T) {
+	a, b, c := newRouteUpstream(t, "m1"), newRouteUpstream(t, "gpt-4o-mini"), newRouteUpstream(t, "m3")
+	a.fail = func(w http.ResponseWriter, r *http.Request) bool {
+		http.Error(w, `{"error":{"message":"overloaded"}}`, http.StatusServiceUnavailable)
+		return true
+	}
+	t.Setenv("BUDGETS_ENABLED", "true")
+	g := routingGateway(t, `failover:
+  a/m1: [b/gpt-4o-mini]
+  c/m3: [b/gpt-4o-mini]
+`, map[string]*routeUpstream{"a": a, "b": b, "c": c})
+	if res := adminCall(t, g, "PUT", "/admin/budgets/%2Ffo/daily", `{"amount":0}`); res.Status != 200 {
+		t.Fatalf("budget: %d %s", res.Status, res.Body)
+	}
+	chatModel(t, g, "b/gpt-4o-mini", "priced", userPathHeader, "/fo").ExpectErr(t, 429, "rate_limit_error", "budget_exceeded")
+	before := b.hits.Load()
+	res := chatModel(t, g, "a/m1", "fails over", userPathHeader, "/fo", "X-Request-Id", "fo-budget")
+	res.ExpectErr(t, 429, "rate_limit_error", "budget_exceeded")
+	if b.hits.Load() != before {
+		t.Fatal("the priced failover target was called under a spent budget")
+	}
+	// An unpriced model that answers is admitted.
+	if res := chatModel(t, g, "c/m3", "unpriced", userPathHeader, "/fo"); res.Status != 200 || b.hits.Load() != before {
+		t.Fatalf("unpriced model: %d %s", res.Status, res.Body)
+	}
+	entries, _ := auditRecords(t)
+	e := one(t, entries, "fo-budget")
+	if len(e.Data.Attempts) != 1 || e.Data.Attempts[0].StatusCode != 503 || e.StatusCode != 429 {
+		t.Fatalf("entry %d attempts %+v", e.StatusCode, e.Data.Attempts)
+	}
+}

@@ -30,13 +30,24 @@ func DecidesBudget(shape routes.Shape) bool {
 // Nothing upstream is called for a refused request, and it is marked so
 // that the user-path rate limits give it back.
 func refuseOverBudget(w http.ResponseWriter, r *http.Request, c *call) bool {
-	e := c.info.BudgetExceeded
-	if e == nil || !priced(c.info.ProviderType, c.model) {
+	e := overBudget(c)
+	if e == nil {
 		return false
 	}
 	c.info.RefusedBeforeUpstream = true
 	apierr.WriteFor(w, r, e)
 	return true
+}
+
+// overBudget is the spent budget's 429 when c would be spend (its model
+// as its provider serves it has a price), else nil. Each upstream call
+// is checked, failover targets included: an unpriced model that fails
+// over to a priced one is refused there as a priced request is.
+func overBudget(c *call) error {
+	if e := c.info.BudgetExceeded; e != nil && priced(c.info.ProviderType, c.model) {
+		return e
+	}
+	return nil
 }
 
 // priced reports whether the catalog has a price for model as served by a

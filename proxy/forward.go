@@ -129,6 +129,17 @@ func (s *Service) forward(w http.ResponseWriter, r *http.Request, in ingress) {
 // written, it writes nothing and returns the error the client would get;
 // otherwise it answers the client and returns nil.
 func (s *Service) try(w http.ResponseWriter, r *http.Request, c *call, last bool) (failure error) {
+	if e := overBudget(c); e != nil {
+		// A failover target whose model is priced, under a spent budget.
+		if !last {
+			c.info.AddAttempt(reqinfo.Attempt{Provider: c.provider.Name(), Model: c.model, StatusCode: apierr.From(e).StatusCode,
+				StartedAt: time.Now(), Err: "not called: budget exceeded"})
+			return e
+		}
+		c.info.RefusedBeforeUpstream = true
+		apierr.WriteFor(w, r, e)
+		return nil
+	}
 	adm, rej := s.admit(c)
 	if rej != nil {
 		e := targetRejected(c.provider.Name(), rej)

@@ -73,7 +73,7 @@ func (h *Handler) Runtime(now time.Time) RuntimeConfig {
 			"usage_enabled":               c.Usage.On(),
 			"cache_enabled":               c.Cache.On(),
 			"rate_limits_enabled":         c.RateLimits.On(),
-			"budgets_enabled":             c.Budgets.On(),
+			"budgets_enabled":             c.BudgetsEnforced(),
 		},
 		Settings: RuntimeSettings{
 			UserPathHeader:          c.Server.UserPathHeader,

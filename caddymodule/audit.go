@@ -100,7 +100,7 @@ func newAuditing(cfg config.Config, rec *audit.Recorder) *Auditing {
 		Features: audit.WorkflowFeatures{
 			Audit:  cfg.Logging.On(),
 			Usage:  cfg.Usage.On(),
-			Budget: cfg.Budgets.On(),
+			Budget: cfg.BudgetsEnforced(),
 			Cache:  cfg.Cache.On(),
 			// Failover routes from configuration; routes written later
 			// through the admin API show from the next start.

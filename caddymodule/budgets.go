@@ -121,12 +121,11 @@ func (a *App) openBudgets() error {
 	}
 	a.budgetSvc = svc
 	switch {
-	case !eff.Budgets.On():
-	case !eff.Usage.On():
-		a.logger.Warn("budgets are switched off because usage tracking is off (usage.enabled / USAGE_ENABLED): spend comes from usage records")
-	default:
+	case eff.BudgetsEnforced():
 		a.budgetsOn = true
 		a.budgetRef.svc.Store(svc)
+	case eff.Budgets.On():
+		a.logger.Warn("budgets are switched off because usage tracking is off (usage.enabled / USAGE_ENABLED): spend comes from usage records")
 	}
 	return nil
 }

@@ -138,6 +138,11 @@ func (r RateLimits) FlushEvery() time.Duration {
 // On reports whether budget management is enabled.
 func (b Budgets) On() bool { return Bool(b.Enabled, DefaultBudgetsEnabled) }
 
+// BudgetsEnforced reports whether budgets refuse spent requests: budget
+// management enabled and usage tracking on, since spend comes from usage
+// records. With usage tracking off, budgets can still be managed.
+func (c Config) BudgetsEnforced() bool { return c.Budgets.On() && c.Usage.On() }
+
 // Timeout bounds the wait for the upstream's response headers and the
 // whole of a non-streamed answer.
 func (p Provider) Timeout() time.Duration {

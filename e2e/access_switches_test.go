@@ -101,7 +101,10 @@ func TestAccessUsageTrackingOff(t *testing.T) {
 		res.JSON(t)["usage"].(map[string]any)["last_30_days"].(map[string]any)["requests"] != 0.0 {
 		t.Fatalf("self usage, zeroed: %d %s", res.Status, res.Body)
 	}
-	if f := adminCall(t, g, "GET", "/admin/runtime/config", "").JSON(t)["features"].(map[string]any); f["usage_enabled"] != false {
+	// Budgets are not enforced without usage records, and the runtime
+	// config says so.
+	if f := adminCall(t, g, "GET", "/admin/runtime/config", "").JSON(t)["features"].(map[string]any); f["usage_enabled"] != false ||
+		f["budgets_enabled"] != false {
 		t.Fatalf("features %v", f)
 	}
 }

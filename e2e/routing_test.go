@@ -257,6 +257,18 @@ func TestFailover(t *testing.T) {
 	if !e.Data.WorkflowFeatures.Failover || e.ProviderName != "b" {
 		t.Fatalf("entry provider %q features %+v", e.ProviderName, e.Data.WorkflowFeatures)
 	}
+	// Each attempt keeps its own outcome; the failover object names the
+	// model the request switched to.
+	if at := e.Data.Attempts[0]; at.ErrorType != "provider_error" || at.ProviderType != "openai" || at.ErrorMessage == "" {
+		t.Errorf("primary attempt %+v", at)
+	}
+	if e.Data.Failover == nil || e.Data.Failover.TargetModel != "m2" {
+		t.Errorf("failover %+v", e.Data.Failover)
+	}
+	// The 429 attempt is a rate limit's, not the 503's outcome.
+	if at := one(t, entries, "fo-429").Data.Attempts[0]; at.StatusCode != 429 || at.ErrorType != "rate_limit_error" {
+		t.Errorf("429 attempt %+v", at)
+	}
 }
 
 // TestModelAccessPolicies: a policy limiting a/* to /team hides a's models

@@ -265,6 +265,10 @@ func (a *auditRequest) finish(aw *auditWriter, r *http.Request, serveErr error) 
 			WorkflowFeatures: au.Features,
 			Attempts:         a.attempts(attempts),
 		}
+		if n := len(attempts); n > 1 {
+			// The request failed over: the model it last switched to.
+			d.Failover = &audit.Failover{TargetModel: attempts[n-1].Model}
+		}
 		if len(info.KeyHash) >= 16 {
 			d.APIKeyHash = info.KeyHash[:16]
 		}
@@ -350,16 +354,21 @@ func (a *auditRequest) attempts(in []reqinfo.Attempt) []audit.Attempt {
 			Kind:         kind,
 			Model:        at.Model,
 			ProviderName: at.Provider,
+			ProviderType: at.ProviderType,
 			StartedAt:    at.StartedAt,
 			DurationNs:   at.Duration.Nanoseconds(),
 			StatusCode:   at.StatusCode,
 			ErrorMessage: at.Err,
+			ErrorType:    at.ErrType,
+			ErrorCode:    at.ErrCode,
 			Success:      at.Err == "" && at.StatusCode > 0 && at.StatusCode < 400,
 		}
-		if at.Provider == a.info.ProviderName {
+		if out[i].ProviderType == "" && at.Provider == a.info.ProviderName {
 			out[i].ProviderType = a.info.ProviderType
 		}
-		if !out[i].Success && out[i].ErrorMessage == "" && at.StatusCode >= 400 {
+		// A failure the call did not describe is the request's own when
+		// the call was the last one: its outcome is the request's.
+		if last := i == len(in)-1; last && !out[i].Success && out[i].ErrorMessage == "" && at.StatusCode >= 400 {
 			out[i].ErrorType, out[i].ErrorMessage = a.info.ErrorType, a.info.ErrorMessage
 			out[i].ErrorCode = a.info.ErrorCode
 		}

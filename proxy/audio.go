@@ -60,12 +60,13 @@ func (s *Service) transcription(w http.ResponseWriter, r *http.Request) {
 	started := time.Now()
 	resp, err := t.Transcribe(ctx, c.model, f)
 	if err != nil {
-		c.recordAttempt(started, 0, err.Error())
+		c.failed = transportError(c.provider.Name(), err)
+		c.recordAttempt(started, 0, "")
 		if r.Context().Err() != nil {
 			return
 		}
 		s.logger().Warn("upstream request failed", zap.String("provider", c.provider.Name()), zap.Error(err))
-		apierr.WriteFor(w, r, transportError(c.provider.Name(), err))
+		apierr.WriteFor(w, r, c.failed)
 		return
 	}
 	c.upstream.watch(ctx, cancel, resp.Body, c.limits, false, started)

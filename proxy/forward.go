@@ -45,6 +45,7 @@ type call struct {
 	upstream upstreamBody   // the answer's body under limits
 	answer   bufferedAnswer // a non-streamed answer read whole for translation
 	failure  string         // why reading the answer failed, for the attempt record
+	failed   *apierr.Error  // the call's failure as the gateway reports it, for the attempt record
 	slowdown float64        // the answer is delayed by this factor of the upstream's time
 }
 
@@ -52,8 +53,15 @@ type call struct {
 // the request's info: the upstream's status (0 when none answered) and
 // why the call failed ("" when it did not).
 func (c *call) recordAttempt(started time.Time, status int, failure string) {
-	c.info.AddAttempt(reqinfo.Attempt{Provider: c.provider.Name(), Model: c.model, StatusCode: status,
-		StartedAt: started, Duration: time.Since(started), Err: failure})
+	at := reqinfo.Attempt{Provider: c.provider.Name(), ProviderType: c.provider.Type(), Model: c.model, StatusCode: status,
+		StartedAt: started, Duration: time.Since(started), Err: failure}
+	if e := c.failed; e != nil {
+		at.Err, at.ErrType = e.Message, e.Type
+		if e.Code != nil {
+			at.ErrCode = *e.Code
+		}
+	}
+	c.info.AddAttempt(at)
 }
 
 func (s *Service) chatCompletions(w http.ResponseWriter, r *http.Request) {
@@ -164,15 +172,18 @@ func (s *Service) try(w http.ResponseWriter, r *http.Request, c *call, last bool
 	started := time.Now()
 	resp, err := c.send(ctx)
 	if err != nil {
-		c.recordAttempt(started, 0, err.Error())
+		// The attempt records the fixed message; the detail goes to the
+		// log only.
+		c.failed = transportError(c.provider.Name(), err)
+		c.recordAttempt(started, 0, "")
 		if r.Context().Err() != nil {
 			return nil // the client went away; nobody to answer
 		}
 		s.logger().Warn("upstream request failed", zap.String("provider", c.provider.Name()), zap.Error(err))
 		if !last {
-			return transportError(c.provider.Name(), err)
+			return c.failed
 		}
-		apierr.WriteFor(w, r, transportError(c.provider.Name(), err))
+		apierr.WriteFor(w, r, c.failed)
 		return nil
 	}
 	streamed := c.stream && IsEventStream(resp.Header)
@@ -184,6 +195,7 @@ func (s *Service) try(w http.ResponseWriter, r *http.Request, c *call, last bool
 	}()
 	if resp.StatusCode >= 400 {
 		e := upstreamError(c.provider.Name(), resp, s.Upstreams)
+		c.failed = e
 		if !last && failsOver(resp.StatusCode) {
 			return e
 		}

@@ -84,15 +84,21 @@ func (s *Service) passthrough(w http.ResponseWriter, r *http.Request) {
 	resp, err := rl.Relay(ctx, providers.RawRequest{Method: r.Method, Path: path, RawQuery: r.URL.RawQuery,
 		Header: s.relayedHeader(r.Header, rl.AuthHeader()), Body: body, ContentLength: length})
 	if err != nil {
-		c.recordAttempt(started, 0, err.Error())
 		var mbe *http.MaxBytesError
+		tooBig := errors.As(err, &mbe)
+		if tooBig {
+			c.failed = apierr.From(tooLarge(s.MaxBodyBytes))
+		} else {
+			c.failed = transportError(p.Name(), err)
+		}
+		c.recordAttempt(started, 0, "")
 		switch {
-		case errors.As(err, &mbe):
-			apierr.WriteFor(w, r, tooLarge(s.MaxBodyBytes))
+		case tooBig:
+			apierr.WriteFor(w, r, c.failed)
 		case r.Context().Err() != nil:
 		default:
 			s.logger().Warn("upstream request failed", zap.String("provider", p.Name()), zap.Error(err))
-			apierr.WriteFor(w, r, transportError(p.Name(), err))
+			apierr.WriteFor(w, r, c.failed)
 		}
 		return
 	}

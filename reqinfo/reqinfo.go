@@ -25,12 +25,19 @@ const (
 
 // Attempt records one upstream call.
 type Attempt struct {
-	Provider   string
-	Model      string
-	StatusCode int
-	StartedAt  time.Time
-	Duration   time.Duration
-	Err        string
+	Provider string
+	// ProviderType is the provider's type ("" when not known).
+	ProviderType string
+	Model        string
+	StatusCode   int
+	StartedAt    time.Time
+	Duration     time.Duration
+	// Err is why the call failed, in the gateway's words (never a Go
+	// error's detail), or "".
+	Err string
+	// ErrType and ErrCode are the gateway error type and code of the
+	// call's failure, when it has them.
+	ErrType, ErrCode string
 }
 
 // CredentialHeaders are the headers a caller's key is read from, in

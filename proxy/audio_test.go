@@ -136,3 +136,28 @@ func mustUnescape(p string) string {
 	}
 	return d
 }
+
+// TestPassthroughDuplicateModel: a JSON body naming its model twice is
+// refused before the upstream sees it, as on the model endpoints, so that
+// model limits and budgets apply to the model the upstream runs.
+func TestPassthroughDuplicateModel(t *testing.T) {
+	called := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { called++ }))
+	defer srv.Close()
+	p, err := providers.New(providers.Options{Name: "oai", Type: "openai", BaseURL: srv.URL + "/v1", APIKey: "k", Client: srv.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := providers.NewRegistry([]providers.Entry{{Provider: p, Models: []string{"x"}, Allowlist: true}}, providers.RegistryOptions{})
+	s := &Service{Registry: reg, MaxBodyBytes: 1 << 20, Passthrough: Passthrough{Enabled: []string{"oai"}}}
+	for body, want := range map[string]int{`{"model":"x","model":"y"}`: 400, `{"model":"x"}`: 200} {
+		req := httptest.NewRequest("POST", "/p/oai/v1/chat/completions", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		before := called
+		s.ServeHTTP(rec, req)
+		if rec.Code != want || (want == 400 && (called != before || !strings.Contains(rec.Body.String(), "duplicate_field"))) {
+			t.Errorf("%s: %d, upstream called %d times: %s", body, rec.Code, called-before, rec.Body)
+		}
+	}
+}

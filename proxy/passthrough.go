@@ -17,6 +17,7 @@ import (
 
 	"github.com/modelgate/modelgate/apierr"
 	"github.com/modelgate/modelgate/providers"
+	"github.com/modelgate/modelgate/reqbody"
 	"github.com/modelgate/modelgate/reqinfo"
 )
 
@@ -232,6 +233,15 @@ func (s *Service) passthroughBody(w http.ResponseWriter, r *http.Request, c *cal
 	}
 	if max > 0 && int64(len(b)) > max {
 		return nil, 0, tooLarge(max)
+	}
+	// A member the gateway reads (model, stream) sent twice is refused as
+	// on the model endpoints: the upstream may take another one than the
+	// one model limits and budgets applied to.
+	if _, err := reqbody.Scan(b); err != nil {
+		var se *reqbody.Error
+		if errors.As(err, &se) && se.Code == "duplicate_field" {
+			return nil, 0, scanError(err)
+		}
 	}
 	if m := gjson.GetBytes(b, "model"); m.Type == gjson.String {
 		c.model = m.Str

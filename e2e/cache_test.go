@@ -250,3 +250,17 @@ func TestCacheCoalescing(t *testing.T) {
 		t.Fatalf("%d upstream calls, %d misses; want 1 and 1", calls.Load(), misses)
 	}
 }
+
+// TestCacheHitNotServedForDeniedModel: once a policy disables a model, an
+// answer stored for it before is not served: the request is refused with
+// 403 model_access_denied as an uncached one is.
+func TestCacheHitNotServedForDeniedModel(t *testing.T) {
+	clearEnv(t)
+	g, _, _ := startCacheGateway(t, filepath.Join(t.TempDir(), "mg.db"))
+	expectCache(t, "first", cachedCall(t, g, "/v1/chat/completions", "/team/a", budgetChat), 200, "miss")
+	expectCache(t, "second", cachedCall(t, g, "/v1/chat/completions", "/team/a", budgetChat), 200, "hit")
+	if res := adminCall(t, g, "PUT", "/admin/virtual-models", `{"source":"openai/gpt-4o-mini","enabled":false}`); res.Status != 200 {
+		t.Fatalf("policy: %d %s", res.Status, res.Body)
+	}
+	cachedCall(t, g, "/v1/chat/completions", "/team/a", budgetChat).ExpectErr(t, 403, "invalid_request_error", "model_access_denied")
+}

@@ -3,6 +3,7 @@ package proxy
 import (
 	"net/http"
 
+	"github.com/modelgate/modelgate/reqinfo"
 	"github.com/modelgate/modelgate/routes"
 )
 
@@ -26,7 +27,8 @@ type Target struct {
 // provider the way the proxy does when it forwards the request. ok is
 // false when the proxy would refuse the request before resolving it (its
 // media type, body or model), the model does not resolve, or the shape is
-// not one the proxy forwards: the proxy then answers the request itself.
+// not one the proxy forwards, or the caller may not use the model: the
+// proxy then answers the request itself.
 func (s *Service) ResolveTarget(r *http.Request, shape routes.Shape, body []byte) (t Target, ok bool) {
 	in, ok := ingressOf(shape)
 	if !ok || checkJSONMediaType(r.Header) != nil {
@@ -51,6 +53,13 @@ func (s *Service) ResolveTarget(r *http.Request, shape routes.Shape, body []byte
 	p, model, err := s.resolve(r.Context(), t.Requested)
 	if err != nil {
 		return t, false
+	}
+	// A model the caller may not use is refused by the proxy (403), not
+	// served from anything stored before a policy disabled it.
+	if info := reqinfo.From(r.Context()); info != nil {
+		if _, err := s.VirtualModels.Access(info.UserPath, p.Name(), model); err != nil {
+			return t, false
+		}
 	}
 	t.Provider, t.ProviderType, t.Model = p.Name(), p.Type(), model
 	t.Stream = in.streams && fields.streamOn()

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -19,7 +20,59 @@ const MaxInventoryRows = 10000
 type VirtualModelList struct {
 	// VirtualModels are every row in force, by source; managed rows come
 	// from configuration and are read-only.
-	VirtualModels []vmodels.Row `json:"virtual_models"`
+	VirtualModels []VirtualModelView `json:"virtual_models"`
+}
+
+// VirtualModelView is a virtual model row as the admin API answers it:
+// every field present, defaults spelled out (enabled true, strategy
+// round_robin, empty lists); the timestamps are null on managed rows.
+// session_affinity and slowdown stay absent when unset, as absent has its
+// own meaning there.
+type VirtualModelView struct {
+	// Source is the name the row matches.
+	Source string `json:"source"`
+	// Model is the row's model, when it names one.
+	Model string `json:"model"`
+	// ProviderName is the row's provider, when it names one.
+	ProviderName string `json:"provider_name"`
+	// Description is free text.
+	Description string `json:"description"`
+	// Enabled is false for a model the row disables.
+	Enabled bool `json:"enabled"`
+	// Strategy is how targets are picked.
+	Strategy vmodels.Strategy `json:"strategy"`
+	// Targets are the models a virtual model routes to.
+	Targets []vmodels.Target `json:"targets"`
+	// UserPaths are the paths allowed to use the model; empty is all.
+	UserPaths []string `json:"user_paths"`
+	// SessionAffinity keeps a session on its target; absent is on.
+	SessionAffinity *bool `json:"session_affinity,omitempty"`
+	// Slowdown is the extra-time factor; absent is unspecified.
+	Slowdown *float64 `json:"slowdown,omitempty"`
+	// Managed reports a row from configuration, read-only here.
+	Managed bool `json:"managed"`
+	// CreatedAt and UpdatedAt are when the row was first and last
+	// stored.
+	CreatedAt *time.Time `json:"created_at"`
+	UpdatedAt *time.Time `json:"updated_at"`
+}
+
+// virtualModelView spells out row for the admin API.
+func virtualModelView(row vmodels.Row) VirtualModelView {
+	v := VirtualModelView{Source: row.Source, Model: row.Model, ProviderName: row.ProviderName,
+		Description: row.Description, Enabled: row.Enabled == nil || *row.Enabled, Strategy: row.Strategy,
+		Targets: row.Targets, UserPaths: row.UserPaths, SessionAffinity: row.SessionAffinity,
+		Slowdown: row.Slowdown, Managed: row.Managed, CreatedAt: row.CreatedAt, UpdatedAt: row.UpdatedAt}
+	if v.Strategy == "" {
+		v.Strategy = vmodels.StrategyRoundRobin
+	}
+	if v.Targets == nil {
+		v.Targets = []vmodels.Target{}
+	}
+	if v.UserPaths == nil {
+		v.UserPaths = []string{}
+	}
+	return v
 }
 
 // virtualModelWrite is the body of PUT /admin/virtual-models: the row,
@@ -47,11 +100,12 @@ func (h *Handler) vmService(w http.ResponseWriter) *vmodels.Service {
 
 func (h *Handler) listVirtualModels(w http.ResponseWriter, _ *http.Request, _ params) {
 	if s := h.vmService(w); s != nil {
-		l := s.List()
-		if l == nil {
-			l = []vmodels.Row{}
+		rows := s.List()
+		out := VirtualModelList{VirtualModels: make([]VirtualModelView, len(rows))}
+		for i, row := range rows {
+			out.VirtualModels[i] = virtualModelView(row)
 		}
-		writeJSON(w, http.StatusOK, VirtualModelList{VirtualModels: l})
+		writeJSON(w, http.StatusOK, out)
 	}
 }
 
@@ -72,7 +126,7 @@ func (h *Handler) putVirtualModel(w http.ResponseWriter, r *http.Request, _ para
 	}
 	h.changed(ChangedVirtualModels)
 	h.opts.Logger.Info("virtual model written", zap.String("source", row.Source), zap.String("old_source", req.OldSource))
-	writeJSON(w, http.StatusOK, row)
+	writeJSON(w, http.StatusOK, virtualModelView(row))
 }
 
 func (h *Handler) deleteVirtualModel(w http.ResponseWriter, _ *http.Request, p params) {

@@ -1,0 +1,35 @@
+package admin
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/modelgate/modelgate/vmodels"
+)
+
+// TestVirtualModelView: a row's defaults are spelled out, absent lists
+// are [], a managed row's timestamps are null, and the optional fields
+// whose absence means something stay absent.
+func TestVirtualModelView(t *testing.T) {
+	b, err := json.Marshal(virtualModelView(vmodels.Row{VirtualModel: vmodels.VirtualModel{Source: "up/*"}, Managed: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"enabled":true`, `"strategy":"round_robin"`, `"targets":[]`, `"user_paths":[]`,
+		`"description":""`, `"created_at":null`, `"updated_at":null`, `"managed":true`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("want %s in %s", want, b)
+		}
+	}
+	for _, absent := range []string{"session_affinity", "slowdown"} {
+		if strings.Contains(string(b), absent) {
+			t.Errorf("%s present in %s", absent, b)
+		}
+	}
+	off := false
+	b, _ = json.Marshal(virtualModelView(vmodels.Row{VirtualModel: vmodels.VirtualModel{Source: "m", Enabled: &off, Strategy: vmodels.StrategyCost}}))
+	if !strings.Contains(string(b), `"enabled":false`) || !strings.Contains(string(b), `"strategy":"cost"`) {
+		t.Errorf("explicit values lost: %s", b)
+	}
+}

@@ -423,8 +423,12 @@ func TestFailoverUnderSpentBudget(t *testing.T) {
 		t.Fatalf("unpriced model: %d %s", res.Status, res.Body)
 	}
 	entries, _ := auditRecords(t)
+	// The attempts end where the request did: the failover target,
+	// refused, not called.
 	e := one(t, entries, "fo-budget")
-	if len(e.Data.Attempts) != 1 || e.Data.Attempts[0].StatusCode != 503 || e.StatusCode != 429 {
-		t.Fatalf("entry %d attempts %+v", e.StatusCode, e.Data.Attempts)
+	if len(e.Data.Attempts) != 2 || e.Data.Attempts[0].StatusCode != 503 || e.StatusCode != 429 ||
+		e.Data.Attempts[1].ErrorCode != "budget_exceeded" || e.Data.Attempts[1].Success ||
+		e.Data.Failover == nil || e.Data.Failover.TargetModel != "gpt-4o-mini" {
+		t.Fatalf("entry %d attempts %+v failover %+v", e.StatusCode, e.Data.Attempts, e.Data.Failover)
 	}
 }

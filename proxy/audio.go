@@ -60,11 +60,12 @@ func (s *Service) transcription(w http.ResponseWriter, r *http.Request) {
 	started := time.Now()
 	resp, err := t.Transcribe(ctx, c.model, f)
 	if err != nil {
-		c.failed = transportError(c.provider.Name(), err)
-		c.recordAttempt(started, 0, "")
 		if r.Context().Err() != nil {
+			c.recordAttempt(started, 0, clientGone)
 			return
 		}
+		c.failed = transportError(c.provider.Name(), err)
+		c.recordAttempt(started, 0, "")
 		s.logger().Warn("upstream request failed", zap.String("provider", c.provider.Name()), zap.Error(err))
 		apierr.WriteFor(w, r, c.failed)
 		return

@@ -52,6 +52,32 @@ type call struct {
 // recordAttempt records one call of c's provider, begun at started, on
 // the request's info: the upstream's status (0 when none answered) and
 // why the call failed ("" when it did not).
+// clientGone is the failure of an upstream call cut short because the
+// client went away.
+const clientGone = "the client disconnected before the upstream answered"
+
+// notCalled records that c's upstream was not called because of e (why,
+// for the record). Unless c is the last target, it returns e for the next
+// one; the last answers the client with e. A refusal of the only target
+// is not an attempt; one after a failover is, so that the attempts end
+// where the request did.
+func (c *call) notCalled(w http.ResponseWriter, r *http.Request, e *apierr.Error, why string, last bool) error {
+	if !last || len(c.info.Attempts()) > 0 {
+		at := reqinfo.Attempt{Provider: c.provider.Name(), ProviderType: c.provider.Type(), Model: c.model,
+			StatusCode: e.StatusCode, StartedAt: time.Now(), Err: "not called: " + why, ErrType: e.Type}
+		if e.Code != nil {
+			at.ErrCode = *e.Code
+		}
+		c.info.AddAttempt(at)
+	}
+	if !last {
+		return e
+	}
+	c.info.RefusedBeforeUpstream = true
+	apierr.WriteFor(w, r, e)
+	return nil
+}
+
 func (c *call) recordAttempt(started time.Time, status int, failure string) {
 	at := reqinfo.Attempt{Provider: c.provider.Name(), ProviderType: c.provider.Type(), Model: c.model, StatusCode: status,
 		StartedAt: started, Duration: time.Since(started), Err: failure}
@@ -139,26 +165,13 @@ func (s *Service) forward(w http.ResponseWriter, r *http.Request, in ingress) {
 func (s *Service) try(w http.ResponseWriter, r *http.Request, c *call, last bool) (failure error) {
 	if e := overBudget(c); e != nil {
 		// A failover target whose model is priced, under a spent budget.
-		if !last {
-			c.info.AddAttempt(reqinfo.Attempt{Provider: c.provider.Name(), Model: c.model, StatusCode: apierr.From(e).StatusCode,
-				StartedAt: time.Now(), Err: "not called: budget exceeded"})
-			return e
-		}
-		c.info.RefusedBeforeUpstream = true
-		apierr.WriteFor(w, r, e)
-		return nil
+		return c.notCalled(w, r, apierr.From(e), "budget exceeded", last)
 	}
 	adm, rej := s.admit(c)
 	if rej != nil {
-		e := targetRejected(c.provider.Name(), rej)
-		if !last {
-			c.info.AddAttempt(reqinfo.Attempt{Provider: c.provider.Name(), Model: c.model, StatusCode: e.StatusCode,
-				StartedAt: time.Now(), Err: "not called: " + rej.Reason})
-			return e
-		}
-		c.info.RefusedBeforeUpstream = true
-		apierr.WriteFor(w, r, e)
-		return nil // a provider or model rule is saturated; the upstream is never called
+		// A provider or model rule is saturated; the upstream is never
+		// called.
+		return c.notCalled(w, r, targetRejected(c.provider.Name(), rej), rej.Reason, last)
 	}
 	// Released when the answer is complete (streams included), also on
 	// disconnects, aborted streams and panics, charging the tokens this
@@ -172,13 +185,14 @@ func (s *Service) try(w http.ResponseWriter, r *http.Request, c *call, last bool
 	started := time.Now()
 	resp, err := c.send(ctx)
 	if err != nil {
+		if r.Context().Err() != nil {
+			c.recordAttempt(started, 0, clientGone)
+			return nil // the client went away; nobody to answer
+		}
 		// The attempt records the fixed message; the detail goes to the
 		// log only.
 		c.failed = transportError(c.provider.Name(), err)
 		c.recordAttempt(started, 0, "")
-		if r.Context().Err() != nil {
-			return nil // the client went away; nobody to answer
-		}
 		s.logger().Warn("upstream request failed", zap.String("provider", c.provider.Name()), zap.Error(err))
 		if !last {
 			return c.failed

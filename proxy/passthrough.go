@@ -87,16 +87,19 @@ func (s *Service) passthrough(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		var mbe *http.MaxBytesError
 		tooBig := errors.As(err, &mbe)
-		if tooBig {
+		switch {
+		case tooBig:
 			c.failed = apierr.From(tooLarge(s.MaxBodyBytes))
-		} else {
+		case r.Context().Err() != nil:
+			c.recordAttempt(started, 0, clientGone)
+			return
+		default:
 			c.failed = transportError(p.Name(), err)
 		}
 		c.recordAttempt(started, 0, "")
 		switch {
 		case tooBig:
 			apierr.WriteFor(w, r, c.failed)
-		case r.Context().Err() != nil:
 		default:
 			s.logger().Warn("upstream request failed", zap.String("provider", p.Name()), zap.Error(err))
 			apierr.WriteFor(w, r, c.failed)

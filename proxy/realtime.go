@@ -103,20 +103,30 @@ func (s *Service) realtime(w http.ResponseWriter, r *http.Request) {
 	started := time.Now()
 	up, resp, err := d.DialRealtime(r.Context(), model, upstreamProtocols(r))
 	if err != nil {
-		at := reqinfo.Attempt{Provider: p.Name(), Model: model, StartedAt: started, Duration: time.Since(started), Err: err.Error()}
-		if resp != nil {
+		// The attempt, like the client, gets the gateway's words; the
+		// detail goes to the log only.
+		at := reqinfo.Attempt{Provider: p.Name(), ProviderType: p.Type(), Model: model, StartedAt: started, Duration: time.Since(started)}
+		var e *apierr.Error
+		switch {
+		case r.Context().Err() != nil:
+			at.Err = clientGone
+		case resp != nil && resp.StatusCode >= 400:
 			at.StatusCode = resp.StatusCode
+			e = upstreamError(p.Name(), resp, s.Upstreams)
+		default:
+			s.logger().Warn("realtime upstream dial failed", zap.String("provider", p.Name()), zap.Error(err))
+			e = transportError(p.Name(), err)
+		}
+		if e != nil {
+			at.Err, at.ErrType = e.Message, e.Type
+			if e.Code != nil {
+				at.ErrCode = *e.Code
+			}
 		}
 		info.AddAttempt(at)
-		if r.Context().Err() != nil {
-			return
+		if e != nil {
+			apierr.WriteFor(w, r, e)
 		}
-		if resp != nil && resp.StatusCode >= 400 {
-			apierr.WriteFor(w, r, upstreamError(p.Name(), resp, s.Upstreams))
-			return
-		}
-		s.logger().Warn("realtime upstream dial failed", zap.String("provider", p.Name()), zap.Error(err))
-		apierr.WriteFor(w, r, transportError(p.Name(), err))
 		return
 	}
 	defer up.CloseNow()

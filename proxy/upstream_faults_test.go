@@ -509,3 +509,34 @@ func TestUnreachableUpstreamHidesAddress(t *testing.T) {
 		t.Errorf("attempt %+v", a)
 	}
 }
+
+// TestClientGoneBeforeUpstreamAnswers: a client that leaves before the
+// upstream's headers is not recorded as the upstream's failure.
+func TestClientGoneBeforeUpstreamAnswers(t *testing.T) {
+	release := make(chan struct{})
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer slow.Close()
+	defer close(release)
+	p, err := providers.New(providers.Options{Name: "slow", Type: "openai", BaseURL: slow.URL + "/v1",
+		APIKey: rigOpenAIKey, Client: &http.Client{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := providers.NewRegistry([]providers.Entry{{Provider: p, Models: []string{"m1"}, Allowlist: true}}, providers.RegistryOptions{})
+	s := &Service{Registry: reg, MaxBodyBytes: 1 << 20}
+	ctx, cancel := context.WithCancel(context.Background())
+	info := reqinfo.New()
+	req := httptest.NewRequest("POST", "/v1/chat/completions", strings.NewReader(`{"model":"m1","messages":[]}`))
+	req.Header["Content-Type"] = jsonContentType
+	req = req.WithContext(reqinfo.With(ctx, info))
+	time.AfterFunc(50*time.Millisecond, cancel)
+	s.ServeHTTP(httptest.NewRecorder(), req)
+	if a := info.Attempts(); len(a) != 1 || a[0].Err != clientGone || a[0].ErrType != "" || a[0].ErrCode != "" {
+		t.Errorf("attempt %+v", a)
+	}
+}

@@ -64,10 +64,9 @@ const clientGone = "the client disconnected before the upstream answered"
 func (c *call) notCalled(w http.ResponseWriter, r *http.Request, e *apierr.Error, why string, last bool) error {
 	if !last || len(c.info.Attempts()) > 0 {
 		at := reqinfo.Attempt{Provider: c.provider.Name(), ProviderType: c.provider.Type(), Model: c.model,
-			StatusCode: e.StatusCode, StartedAt: time.Now(), Err: "not called: " + why, ErrType: e.Type}
-		if e.Code != nil {
-			at.ErrCode = *e.Code
-		}
+			StatusCode: e.StatusCode, StartedAt: time.Now()}
+		failedWith(&at, e)
+		at.Err = "not called: " + why
 		c.info.AddAttempt(at)
 	}
 	if !last {
@@ -81,13 +80,19 @@ func (c *call) notCalled(w http.ResponseWriter, r *http.Request, e *apierr.Error
 func (c *call) recordAttempt(started time.Time, status int, failure string) {
 	at := reqinfo.Attempt{Provider: c.provider.Name(), ProviderType: c.provider.Type(), Model: c.model, StatusCode: status,
 		StartedAt: started, Duration: time.Since(started), Err: failure}
-	if e := c.failed; e != nil {
-		at.Err, at.ErrType = e.Message, e.Type
-		if e.Code != nil {
-			at.ErrCode = *e.Code
-		}
+	if c.failed != nil {
+		failedWith(&at, c.failed)
 	}
 	c.info.AddAttempt(at)
+}
+
+// failedWith records e, the gateway error an upstream call amounts to, as
+// the failure of its attempt at.
+func failedWith(at *reqinfo.Attempt, e *apierr.Error) {
+	at.Err, at.ErrType, at.ErrCode = e.Message, e.Type, ""
+	if e.Code != nil {
+		at.ErrCode = *e.Code
+	}
 }
 
 func (s *Service) chatCompletions(w http.ResponseWriter, r *http.Request) {

@@ -118,10 +118,7 @@ func (s *Service) realtime(w http.ResponseWriter, r *http.Request) {
 			e = transportError(p.Name(), err)
 		}
 		if e != nil {
-			at.Err, at.ErrType = e.Message, e.Type
-			if e.Code != nil {
-				at.ErrCode = *e.Code
-			}
+			failedWith(&at, e)
 		}
 		info.AddAttempt(at)
 		if e != nil {

@@ -51,7 +51,7 @@ func (h *Admin) Provision(ctx caddy.Context) (err error) {
 
 // ServeHTTP answers /admin/* and passes everything else on.
 func (h *Admin) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
-	rt, _ := route(r)
+	rt, _ := routes.LookupRequest(r)
 	if rt == nil || (rt.Shape != routes.ShapeAdmin && rt.Shape != routes.ShapeDashboard) {
 		return next.ServeHTTP(w, r)
 	}

@@ -74,7 +74,7 @@ func (h *Audit) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp
 // is the rest of the chain for an authenticated caller, rather than a
 // refusal.
 func audited(app *caddymodule.App, w http.ResponseWriter, r *http.Request, serve func(http.ResponseWriter, *http.Request) error, admitted bool) error {
-	rt, ok := route(r)
+	rt, ok := routes.LookupRequest(r)
 	if !ok {
 		rt = routes.AuditedUnmatched(rt, routes.Path(r))
 	}

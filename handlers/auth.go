@@ -91,7 +91,7 @@ func (h *Auth) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.
 		}
 	}
 
-	need := credential(route(r))
+	need := credential(routes.LookupRequest(r))
 	if need == routes.CredentialNone {
 		return next.ServeHTTP(w, r)
 	}

@@ -83,7 +83,7 @@ func (h *Cache) Provision(ctx caddy.Context) (err error) {
 // ServeHTTP answers from the cache or passes the request on, storing its
 // answer.
 func (h *Cache) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
-	rt, ok := route(r)
+	rt, ok := routes.LookupRequest(r)
 	if !ok || !rt.Cacheable || h.app.WaitReady(r.Context()) != nil {
 		return next.ServeHTTP(w, r)
 	}

@@ -55,7 +55,7 @@ func benchEach(b *testing.B, stage func(r *http.Request) int) {
 // the proxy's dispatch of one request.
 func BenchmarkDispatchClassify(b *testing.B) {
 	benchEach(b, func(r *http.Request) int {
-		n := int(classify(route(r)))
+		n := int(classify(routes.LookupRequest(r)))
 		if rt, ok := routes.Lookup(r.Method, r.URL.Path); rt != nil && rt.Served && ok {
 			n += int(rt.Shape)
 		}
@@ -70,14 +70,14 @@ func BenchmarkDispatchClassify(b *testing.B) {
 func BenchmarkRouteStages(b *testing.B) {
 	benchEach(b, func(r *http.Request) int {
 		_ = reqinfo.From(r.Context()) // auth: the request state
-		n := int(credential(route(r)))
-		if rt, _ := route(r); rt != nil && (rt.Shape == routes.ShapeAdmin || rt.Shape == routes.ShapeDashboard) {
+		n := int(credential(routes.LookupRequest(r)))
+		if rt, _ := routes.LookupRequest(r); rt != nil && (rt.Shape == routes.ShapeAdmin || rt.Shape == routes.ShapeDashboard) {
 			if reqinfo.From(r.Context()).Admin {
 				n++
 			}
 			return n
 		}
-		if kind := classify(route(r)); kind != routes.CountNone {
+		if kind := classify(routes.LookupRequest(r)); kind != routes.CountNone {
 			_ = reqinfo.From(r.Context())
 			n += int(kind)
 		}

@@ -70,7 +70,7 @@ func (h *RateLimit) Provision(ctx caddy.Context) (err error) {
 
 // ServeHTTP enforces the user-path rules and passes the request on.
 func (h *RateLimit) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
-	rt, found := route(r)
+	rt, found := routes.LookupRequest(r)
 	kind := classify(rt, found)
 	if kind == routes.CountNone {
 		return next.ServeHTTP(w, r)

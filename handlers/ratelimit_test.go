@@ -273,7 +273,7 @@ func BenchmarkRateLimitHandler(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		r := reqs[i%len(reqs)]
-		if err := limitUserPath(e, classify(route(r)), w, r, next); err != nil {
+		if err := limitUserPath(e, classify(routes.LookupRequest(r)), w, r, next); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,15 +1,6 @@
 package handlers
 
-import (
-	"net/http"
-
-	"github.com/modelgate/modelgate/routes"
-)
-
-// route is r's route in the route table (see routes.LookupRequest).
-func route(r *http.Request) (*routes.Route, bool) {
-	return routes.LookupRequest(r)
-}
+import "github.com/modelgate/modelgate/routes"
 
 // classify is how the user-path rate limits count a request for rt: its
 // RateLimit in the route table. A path no route names, or a method its

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"go.uber.org/zap"
-
 	"github.com/modelgate/modelgate/apierr"
 	"github.com/modelgate/modelgate/providers"
 	"github.com/modelgate/modelgate/reqinfo"
@@ -60,14 +58,9 @@ func (s *Service) transcription(w http.ResponseWriter, r *http.Request) {
 	started := time.Now()
 	resp, err := t.Transcribe(ctx, c.model, f)
 	if err != nil {
-		if r.Context().Err() != nil {
-			c.recordAttempt(started, 0, clientGone)
-			return
+		if e := s.sendFailed(r, c, started, err); e != nil {
+			apierr.WriteFor(w, r, e)
 		}
-		c.failed = transportError(c.provider.Name(), err)
-		c.recordAttempt(started, 0, "")
-		s.logger().Warn("upstream request failed", zap.String("provider", c.provider.Name()), zap.Error(err))
-		apierr.WriteFor(w, r, c.failed)
 		return
 	}
 	c.upstream.watch(ctx, cancel, resp.Body, c.limits, false, started)

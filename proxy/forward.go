@@ -49,9 +49,6 @@ type call struct {
 	slowdown float64        // the answer is delayed by this factor of the upstream's time
 }
 
-// recordAttempt records one call of c's provider, begun at started, on
-// the request's info: the upstream's status (0 when none answered) and
-// why the call failed ("" when it did not).
 // clientGone is the failure of an upstream call cut short because the
 // client went away.
 const clientGone = "the client disconnected before the upstream answered"
@@ -77,6 +74,10 @@ func (c *call) notCalled(w http.ResponseWriter, r *http.Request, e *apierr.Error
 	return nil
 }
 
+// recordAttempt records one call of c's provider, begun at started, on
+// the request's info: the upstream's status (0 when none answered) and
+// why the call failed: c.failed when set, else failure ("" when it did
+// not fail).
 func (c *call) recordAttempt(started time.Time, status int, failure string) {
 	at := reqinfo.Attempt{Provider: c.provider.Name(), ProviderType: c.provider.Type(), Model: c.model, StatusCode: status,
 		StartedAt: started, Duration: time.Since(started), Err: failure}
@@ -84,6 +85,22 @@ func (c *call) recordAttempt(started time.Time, status int, failure string) {
 		failedWith(&at, c.failed)
 	}
 	c.info.AddAttempt(at)
+}
+
+// sendFailed records c's upstream call, begun at started, that failed
+// with err before any answer, and returns the error to answer the client
+// with, or nil when the client went away (nobody to answer). The attempt
+// and the client get the gateway's fixed words; err's detail goes to the
+// log only.
+func (s *Service) sendFailed(r *http.Request, c *call, started time.Time, err error) *apierr.Error {
+	if r.Context().Err() != nil {
+		c.recordAttempt(started, 0, clientGone)
+		return nil
+	}
+	s.logger().Warn("upstream request failed", zap.String("provider", c.provider.Name()), zap.Error(err))
+	c.failed = transportError(c.provider.Name(), err)
+	c.recordAttempt(started, 0, "")
+	return c.failed
 }
 
 // failedWith records e, the gateway error an upstream call amounts to, as
@@ -190,19 +207,14 @@ func (s *Service) try(w http.ResponseWriter, r *http.Request, c *call, last bool
 	started := time.Now()
 	resp, err := c.send(ctx)
 	if err != nil {
-		if r.Context().Err() != nil {
-			c.recordAttempt(started, 0, clientGone)
+		e := s.sendFailed(r, c, started, err)
+		if e == nil {
 			return nil // the client went away; nobody to answer
 		}
-		// The attempt records the fixed message; the detail goes to the
-		// log only.
-		c.failed = transportError(c.provider.Name(), err)
-		c.recordAttempt(started, 0, "")
-		s.logger().Warn("upstream request failed", zap.String("provider", c.provider.Name()), zap.Error(err))
 		if !last {
-			return c.failed
+			return e
 		}
-		apierr.WriteFor(w, r, c.failed)
+		apierr.WriteFor(w, r, e)
 		return nil
 	}
 	streamed := c.stream && IsEventStream(resp.Header)

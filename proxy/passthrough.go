@@ -86,23 +86,12 @@ func (s *Service) passthrough(w http.ResponseWriter, r *http.Request) {
 		Header: s.relayedHeader(r.Header, rl.AuthHeader()), Body: body, ContentLength: length})
 	if err != nil {
 		var mbe *http.MaxBytesError
-		tooBig := errors.As(err, &mbe)
-		switch {
-		case tooBig:
+		if errors.As(err, &mbe) { // the client's body, streamed, was too long
 			c.failed = apierr.From(tooLarge(s.MaxBodyBytes))
-		case r.Context().Err() != nil:
-			c.recordAttempt(started, 0, clientGone)
-			return
-		default:
-			c.failed = transportError(p.Name(), err)
-		}
-		c.recordAttempt(started, 0, "")
-		switch {
-		case tooBig:
+			c.recordAttempt(started, 0, "")
 			apierr.WriteFor(w, r, c.failed)
-		default:
-			s.logger().Warn("upstream request failed", zap.String("provider", p.Name()), zap.Error(err))
-			apierr.WriteFor(w, r, c.failed)
+		} else if e := s.sendFailed(r, c, started, err); e != nil {
+			apierr.WriteFor(w, r, e)
 		}
 		return
 	}

@@ -123,7 +123,7 @@ var usageKey = []byte(`"usage"`)
 // starts with one, is null. A null one may be nested in a choice, ahead
 // of the chunk's own usage.
 func onlyNullUsage(data []byte) bool {
-	for len(data) > 0 {
+	for {
 		data = data[len(usageKey):]
 		if !bytes.HasPrefix(data, []byte(":null")) {
 			return false
@@ -134,7 +134,6 @@ func onlyNullUsage(data []byte) bool {
 		}
 		data = data[i:]
 	}
-	return true
 }
 
 // nullUsage is the member a chat stream asked for its usage chunk ends

@@ -17,6 +17,7 @@ import (
 	"github.com/modelgate/modelgate/apierr"
 	"github.com/modelgate/modelgate/audit"
 	"github.com/modelgate/modelgate/caddymodule"
+	"github.com/modelgate/modelgate/keys"
 	"github.com/modelgate/modelgate/reqbody"
 	"github.com/modelgate/modelgate/reqinfo"
 	"github.com/modelgate/modelgate/routes"
@@ -275,7 +276,7 @@ func (a *auditRequest) finish(aw *auditWriter, r *http.Request, serveErr error) 
 		a.requestFields(d)
 		if au.Headers {
 			d.RequestHeaders = au.Redactor.Headers(r.Header)
-			for i, name := range reqinfo.CredentialHeaders {
+			for i, name := range keys.KeyHeaders {
 				if info.CredentialsSent&(1<<i) == 0 {
 					continue
 				}

@@ -84,7 +84,7 @@ func (h *Auth) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.
 	info, r := requestInfo(r)
 	cred, sent := keys.Credential(r.Header)
 	conflict := keys.ConflictingCredentials(r.Header)
-	for i, name := range reqinfo.CredentialHeaders {
+	for i, name := range keys.KeyHeaders {
 		if _, ok := r.Header[name]; ok {
 			info.CredentialsSent |= 1 << i
 			delete(r.Header, name)

@@ -10,12 +10,18 @@ import (
 	"strings"
 )
 
+// KeyHeaders are the headers Credential reads a caller's key from, in
+// the canonical form Go gives header names, the one that wins first. The
+// auth stage removes them once read, so that no later stage or upstream
+// sees them.
+var KeyHeaders = [...]string{"Authorization", "X-Api-Key"}
+
 // Credential returns the caller's credential from "Authorization: Bearer"
 // or, when that is absent, "x-api-key". The second result reports whether
 // a credential was sent at all. It picks one header by that order;
 // ConflictingCredentials tells whether the headers disagree.
 func Credential(h http.Header) (string, bool) {
-	if auth := h.Get("Authorization"); auth != "" {
+	if auth := h.Get(KeyHeaders[0]); auth != "" {
 		token, bearer := bearerToken(auth)
 		if bearer {
 			return token, token != ""
@@ -24,7 +30,7 @@ func Credential(h http.Header) (string, bool) {
 		// sent: it wins over x-api-key and fails authentication.
 		return "", true
 	}
-	if key := strings.TrimSpace(h.Get("X-Api-Key")); key != "" {
+	if key := strings.TrimSpace(h.Get(KeyHeaders[1])); key != "" {
 		return key, true
 	}
 	return "", false
@@ -41,8 +47,9 @@ func bearerToken(auth string) (string, bool) {
 }
 
 // credentialHeaders are the request headers that carry a caller's key, in
-// the canonical form Go gives header names.
-var credentialHeaders = [...]string{"Authorization", "X-Api-Key", "Api-Key", "X-Goog-Api-Key"}
+// the canonical form Go gives header names: KeyHeaders, then the
+// provider-style ones the gateway does not read keys from.
+var credentialHeaders = [...]string{KeyHeaders[0], KeyHeaders[1], "Api-Key", "X-Goog-Api-Key"}
 
 // ConflictingCredentials reports whether the request's credential headers
 // contradict each other: one of Authorization, x-api-key, api-key and
@@ -56,7 +63,7 @@ func ConflictingCredentials(h http.Header) bool {
 			return true
 		}
 	}
-	if vs := h["Authorization"]; len(vs) == 1 && strings.TrimSpace(vs[0]) != "" {
+	if vs := h[KeyHeaders[0]]; len(vs) == 1 && strings.TrimSpace(vs[0]) != "" {
 		return false
 	}
 	first := ""

@@ -40,11 +40,6 @@ type Attempt struct {
 	ErrType, ErrCode string
 }
 
-// CredentialHeaders are the headers a caller's key is read from, in
-// canonical form. The auth stage removes them once read, so that no later
-// stage or upstream sees them.
-var CredentialHeaders = [...]string{"Authorization", "X-Api-Key"}
-
 // Info is the request-scoped state. Fields are written by one stage at a
 // time in chain order; the mutex guards the few that a streaming response
 // updates while others may read (usage, status).
@@ -57,9 +52,10 @@ type Info struct {
 	KeyHash string
 	// KeyID identifies the managed key, if any.
 	KeyID string
-	// CredentialsSent has bit i set when the request carried
-	// CredentialHeaders[i], which the auth stage removes once read: the
-	// audit records them as sent, redacted.
+	// CredentialsSent has bit i set when the request carried the i-th
+	// header a caller's key is read from (keys.KeyHeaders), which the
+	// auth stage removes once read: the audit records them as sent,
+	// redacted.
 	CredentialsSent uint8
 	// Admin reports whether the caller may use /admin/*.
 	Admin bool

@@ -85,15 +85,11 @@ func audited(app *caddymodule.App, w http.ResponseWriter, r *http.Request, serve
 	return auditServe(app.Auditing(), rt, w, r, serve, admitted && ok)
 }
 
-// auditRoute runs serve for r, an admitted request to the audited route
-// rt, and records it with au (nil: nothing is recorded).
-func auditRoute(au *caddymodule.Auditing, rt *routes.Route, w http.ResponseWriter, r *http.Request, serve func(http.ResponseWriter, *http.Request) error) error {
-	return auditServe(au, rt, w, r, serve, true)
-}
-
-// auditServe is auditRoute; served reports whether rt will serve r (an
-// authenticated caller, a method the route takes), so that a model
-// request's body is worth reading whole (see newAuditRequest).
+// auditServe runs serve for r, a request to the audited route rt, and
+// records it with au (nil: nothing is recorded). served reports whether
+// rt will serve r (an authenticated caller, a method the route takes), so
+// that a model request's body is worth reading whole (see
+// newAuditRequest).
 func auditServe(au *caddymodule.Auditing, rt *routes.Route, w http.ResponseWriter, r *http.Request, serve func(http.ResponseWriter, *http.Request) error, served bool) error {
 	if au == nil {
 		return serve(w, r)

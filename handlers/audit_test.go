@@ -54,6 +54,13 @@ func testAuditing(m *memAudit, maxBody int) *caddymodule.Auditing {
 	}
 }
 
+// auditRoute runs serve for r, an admitted request to the audited route
+// rt, recorded with au: the audit stage as it runs for a request the
+// route serves.
+func auditRoute(au *caddymodule.Auditing, rt *routes.Route, w http.ResponseWriter, r *http.Request, serve func(http.ResponseWriter, *http.Request) error) error {
+	return auditServe(au, rt, w, r, serve, true)
+}
+
 func chatRoute(t testing.TB) *routes.Route {
 	rt, ok := routes.Lookup("POST", "/v1/chat/completions")
 	if !ok || !rt.Audited {

@@ -85,14 +85,13 @@ func (qs *Queries) Conversation(anchorID string, limit int) (Conversation, error
 			c.Entries = append(c.Entries, anchor)
 			continue
 		}
-		e, err := qs.st.Entry(id)
+		e, err := qs.entry(id)
 		if errors.Is(err, ErrNotFound) {
 			continue // deleted by retention meanwhile
 		}
 		if err != nil {
 			return c, err
 		}
-		e.Data.fillLists()
 		c.Entries = append(c.Entries, e)
 	}
 	return c, nil

@@ -160,10 +160,16 @@ func (qs *Queries) Get(id string) (*Entry, error) {
 	if err != nil || qs.st == nil {
 		return nil, notFound()
 	}
-	e, err := qs.st.Entry(parsed)
+	e, err := qs.entry(parsed)
 	if errors.Is(err, ErrNotFound) {
 		return nil, notFound()
 	}
+	return e, err
+}
+
+// entry reads one entry, bodies included, as reads show it (fillLists).
+func (qs *Queries) entry(id ID) (*Entry, error) {
+	e, err := qs.st.Entry(id)
 	if err == nil {
 		e.Data.fillLists()
 	}

@@ -66,6 +66,18 @@ func (r *Redactor) Headers(h http.Header) map[string]string {
 	return out
 }
 
+// WithRemoved adds to recorded, headers as Headers returned them, a
+// header the request carried that an earlier stage removed (a caller's
+// key, once read): recorded as sent, its value redacted. It returns the
+// headers, made when recorded is nil.
+func WithRemoved(recorded map[string]string, name string) map[string]string {
+	if recorded == nil {
+		recorded = make(map[string]string, 1)
+	}
+	recorded[lowerName(name)] = Redacted
+	return recorded
+}
+
 // containsSecret reports whether v contains a configured provider key.
 func (r *Redactor) containsSecret(v string) bool {
 	if r == nil {

@@ -273,13 +273,9 @@ func (a *auditRequest) finish(aw *auditWriter, r *http.Request, serveErr error) 
 		if au.Headers {
 			d.RequestHeaders = au.Redactor.Headers(r.Header)
 			for i, name := range keys.KeyHeaders {
-				if info.CredentialsSent&(1<<i) == 0 {
-					continue
+				if info.CredentialsSent&(1<<i) != 0 {
+					d.RequestHeaders = audit.WithRemoved(d.RequestHeaders, name)
 				}
-				if d.RequestHeaders == nil {
-					d.RequestHeaders = make(map[string]string, 1)
-				}
-				d.RequestHeaders[strings.ToLower(name)] = audit.Redacted
 			}
 			d.ResponseHeaders = au.Redactor.Headers(aw.Header())
 		}

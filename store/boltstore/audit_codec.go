@@ -273,32 +273,13 @@ func readBody(b []byte) (json.RawMessage, []byte, bool) {
 	return bytes.Clone(audit.ReadableBody(m)), rest, true
 }
 
-// decodeHead decodes a stored head. JSON nulls in raw fields decode as
-// nil, as they were before encoding.
+// decodeHead decodes a stored head (see audit.DecodeEntry).
 func decodeHead(b []byte) (*audit.Entry, error) {
-	e := new(audit.Entry)
-	if err := json.Unmarshal(b, e); err != nil {
-		return nil, fmt.Errorf("boltstore: decode audit entry: %w", err)
-	}
-	if d := e.Data; d != nil {
-		nilIfNull(&d.RequestBody)
-		nilIfNull(&d.ResponseBody)
-		for i := range d.Attempts {
-			nilIfNull(&d.Attempts[i].ResponseBody)
-		}
-		for i := range d.RequestRevisions {
-			nilIfNull(&d.RequestRevisions[i].Body)
-			nilIfNull(&d.RequestRevisions[i].Detail)
-		}
+	e, err := audit.DecodeEntry(b)
+	if err != nil {
+		return nil, fmt.Errorf("boltstore: %w", err)
 	}
 	return e, nil
-}
-
-// nilIfNull turns a raw JSON null into nil.
-func nilIfNull(m *json.RawMessage) {
-	if string(*m) == "null" {
-		*m = nil
-	}
 }
 
 // restoreRequestBody puts a stored request body back into e.

@@ -148,11 +148,17 @@ func CostBreakdown(p Pricing, u Consumption) Breakdown {
 // the catalog or has no price (self-hosted types have none), so that a
 // caller records an unknown cost rather than 0.
 func Price(providerType, modelID string, u tokens.Usage) (b Breakdown, ok bool) {
+	return PriceConsumption(providerType, modelID, Consumption{Usage: u})
+}
+
+// PriceConsumption is Price for a request that consumed units besides
+// tokens (characters of speech input, seconds of transcribed audio).
+func PriceConsumption(providerType, modelID string, c Consumption) (b Breakdown, ok bool) {
 	m, found := Lookup(providerType, modelID)
 	if !found || m.Pricing == nil {
 		return Breakdown{}, false
 	}
-	return CostBreakdown(*m.Pricing, Consumption{Usage: u}), true
+	return CostBreakdown(*m.Pricing, c), true
 }
 
 // tierFor picks the tier for a prompt of n tokens, or nil without tiers.

@@ -161,3 +161,78 @@ func TestPassthroughDuplicateModel(t *testing.T) {
 		}
 	}
 }
+
+// TestAudioCost: a speech request is priced by the characters of its
+// input and a transcription by the seconds its answer reports, from the
+// catalog (tts-1 per character, whisper-1 per second); an answer without
+// a duration leaves the cost unknown.
+func TestAudioCost(t *testing.T) {
+	var answer atomic.Value
+	answer.Store(`{"text":"hi","usage":{"type":"duration","seconds":12.5}}`)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/audio/speech") {
+			w.Header().Set("Content-Type", "audio/mpeg")
+			_, _ = w.Write([]byte("ID3audio"))
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(answer.Load().(string)))
+	}))
+	defer srv.Close()
+	p, err := providers.New(providers.Options{Name: "oai", Type: "openai", BaseURL: srv.URL + "/v1", APIKey: "k", Client: srv.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := providers.NewRegistry([]providers.Entry{{Provider: p, Models: []string{"tts-1", "whisper-1"}, Allowlist: true}},
+		providers.RegistryOptions{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	reg.Start(ctx)
+	<-reg.Ready()
+	s := &Service{Registry: reg, MaxBodyBytes: 1 << 20}
+	send := func(path, ct, body string) *reqinfo.Info {
+		t.Helper()
+		info := reqinfo.New()
+		req := httptest.NewRequest("POST", path, strings.NewReader(body))
+		req.Header.Set("Content-Type", ct)
+		req = req.WithContext(reqinfo.With(req.Context(), info))
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, req)
+		if rec.Code != 200 {
+			t.Fatalf("%s: %d %s", path, rec.Code, rec.Body)
+		}
+		return info
+	}
+	near := func(a, b float64) bool { return a-b < 1e-12 && b-a < 1e-12 }
+
+	// 10 characters, "é" and "世" one each.
+	info := send("/v1/audio/speech", "application/json", `{"model":"tts-1","input":"héllo 世界!!","voice":"alloy"}`)
+	if c, ok := info.Cost(); !ok || !near(c.Total, 10*1.5e-5) {
+		t.Errorf("speech cost %v %v, want %v", c.Total, ok, 10*1.5e-5)
+	}
+
+	form := func() (string, string) {
+		var b bytes.Buffer
+		mw := multipart.NewWriter(&b)
+		_ = mw.WriteField("model", "whisper-1")
+		fw, _ := mw.CreateFormFile("file", "a.wav")
+		_, _ = fw.Write([]byte("audio"))
+		_ = mw.Close()
+		return mw.FormDataContentType(), b.String()
+	}
+	ct, body := form()
+	info = send("/v1/audio/transcriptions", ct, body)
+	if c, ok := info.Cost(); !ok || !near(c.Total, 12.5*1e-4) {
+		t.Errorf("transcription cost %v %v, want %v", c.Total, ok, 12.5*1e-4)
+	}
+	answer.Store(`{"task":"transcribe","duration":3,"text":"hi"}`)
+	ct, body = form()
+	if c, ok := send("/v1/audio/transcriptions", ct, body).Cost(); !ok || !near(c.Total, 3*1e-4) {
+		t.Errorf("verbose transcription cost %v %v", c.Total, ok)
+	}
+	answer.Store(`{"text":"hi"}`)
+	ct, body = form()
+	if c, ok := send("/v1/audio/transcriptions", ct, body).Cost(); ok {
+		t.Errorf("transcription without a duration priced at %v", c.Total)
+	}
+}

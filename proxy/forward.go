@@ -47,6 +47,9 @@ type call struct {
 	failure  string         // why reading the answer failed, for the attempt record
 	failed   *apierr.Error  // the call's failure as the gateway reports it, for the attempt record
 	slowdown float64        // the answer is delayed by this factor of the upstream's time
+	// characters is what a speech request is billed by: the characters
+	// of its input.
+	characters int64
 }
 
 // clientGone is the failure of an upstream call cut short because the
@@ -328,6 +331,9 @@ func (s *Service) newCall(req *request, body []byte, t routed) (*call, error) {
 		}
 	}
 	c := &call{in: req.in, body: body, provider: p, model: model, slowdown: t.slowdown}
+	if req.in == ingressSpeech {
+		c.characters = speechCharacters(req.fields.Input)
+	}
 	var opts gjson.Result // the client's stream_options, read once
 	if req.in.streams {
 		if c.stream = req.fields.streamOn(); c.stream {
@@ -465,6 +471,7 @@ func relayBody(w http.ResponseWriter, resp *http.Response, c *call, body []byte)
 	if u, ok := bodyUsage(c.ep, body); ok {
 		c.info.SetUsage(u)
 	}
+	recordUnits(c, body)
 	w.Header().Del("Content-Length")
 	w.WriteHeader(resp.StatusCode)
 	_, _ = w.Write(body)

@@ -1,8 +1,12 @@
 package proxy
 
 import (
+	"math"
+	"unicode/utf8"
+
 	"github.com/tidwall/gjson"
 
+	"github.com/modelgate/modelgate/catalog"
 	"github.com/modelgate/modelgate/providers"
 	"github.com/modelgate/modelgate/providers/translate"
 	"github.com/modelgate/modelgate/tokens"
@@ -54,4 +58,49 @@ func anyUsage(body []byte, messages bool) (tokens.Usage, bool) {
 		return m.Usage(), true
 	}
 	return translate.ResponsesUsage(u)
+}
+
+// speechCharacters is what a speech request is billed by: the characters
+// (Unicode code points) of its input text, the raw JSON value of its
+// "input" member. Anything but a string counts none.
+func speechCharacters(input []byte) int64 {
+	v := gjson.ParseBytes(input)
+	if v.Type != gjson.String {
+		return 0
+	}
+	return int64(utf8.RuneCountInString(v.Str))
+}
+
+// transcriptionSeconds reads the duration of the transcribed recording
+// from a whole transcription answer: the usage object of a model billed by
+// duration ({"type":"duration","seconds":n}), else the verbose answer's
+// "duration". ok is false when the answer reports neither.
+func transcriptionSeconds(body []byte) (seconds float64, ok bool) {
+	r := gjson.GetManyBytes(body, "usage.type", "usage.seconds", "duration")
+	switch {
+	case r[0].Str == "duration" && r[1].Type == gjson.Number:
+		seconds = r[1].Num
+	case r[2].Type == gjson.Number:
+		seconds = r[2].Num
+	default:
+		return 0, false
+	}
+	if seconds < 0 || math.IsNaN(seconds) || math.IsInf(seconds, 0) {
+		return 0, false
+	}
+	return seconds, true
+}
+
+// recordUnits records what a whole successful answer of c consumed
+// besides tokens: the characters of a speech input, the seconds of a
+// transcribed recording.
+func recordUnits(c *call, body []byte) {
+	switch c.ep {
+	case providers.EndpointSpeech:
+		c.info.SetUnits(catalog.Consumption{Characters: c.characters})
+	case providers.EndpointTranscriptions:
+		if s, ok := transcriptionSeconds(body); ok {
+			c.info.SetUnits(catalog.Consumption{InputSeconds: s})
+		}
+	}
 }

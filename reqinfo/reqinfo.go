@@ -121,6 +121,9 @@ type Info struct {
 	mu       sync.Mutex
 	usage    tokens.Usage
 	hasUsage bool
+	// units are the units besides tokens the request consumed (SetUnits);
+	// their Usage is unused.
+	units catalog.Consumption
 	// cost memoizes Cost until the usage changes.
 	cost              catalog.Breakdown
 	priced, costKnown bool
@@ -151,8 +154,21 @@ func (i *Info) SetUsage(u tokens.Usage) {
 	i.mu.Unlock()
 }
 
+// SetUnits records the units besides tokens that the request consumed
+// and its provider bills (the characters of a speech input, the seconds
+// of a transcribed recording): they are priced with the tokens. The
+// request then has usage, of zero tokens unless SetUsage records some.
+// u.Usage is ignored.
+func (i *Info) SetUnits(u catalog.Consumption) {
+	i.mu.Lock()
+	u.Usage = tokens.Usage{}
+	i.units, i.hasUsage = u, true
+	i.priced = false
+	i.mu.Unlock()
+}
+
 // Cost returns what the request cost, priced from the catalog by
-// ProviderType, ResolvedModel and the recorded usage. It is computed once
+// ProviderType, ResolvedModel, the recorded usage and units (SetUnits). It is computed once
 // (until the usage changes), so every stage that charges or records spend
 // sees the same figure. ok is false when no usage was recorded or the
 // model has no price: such a request's cost is unknown, not 0. A cache
@@ -169,7 +185,9 @@ func (i *Info) Cost() (b catalog.Breakdown, ok bool) {
 		i.priced = true
 		i.cost, i.costKnown = catalog.Breakdown{}, false
 		if i.hasUsage {
-			i.cost, i.costKnown = catalog.Price(i.ProviderType, i.ResolvedModel, i.usage)
+			c := i.units
+			c.Usage = i.usage
+			i.cost, i.costKnown = catalog.PriceConsumption(i.ProviderType, i.ResolvedModel, c)
 		}
 	}
 	return i.cost, i.costKnown

@@ -3,6 +3,7 @@ package proxy
 import (
 	"bytes"
 	"context"
+	"io"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
@@ -234,5 +235,40 @@ func TestAudioCost(t *testing.T) {
 	ct, body = form()
 	if c, ok := send("/v1/audio/transcriptions", ct, body).Cost(); ok {
 		t.Errorf("transcription without a duration priced at %v", c.Total)
+	}
+}
+
+// TestPassthroughErrorRedacted: a passthrough error answer that quotes a
+// configured provider key reaches the client with the key removed, JSON
+// or not; a success passes unchanged.
+func TestPassthroughErrorRedacted(t *testing.T) {
+	const key = "sk-upstream-SECRET-123"
+	var status atomic.Int32
+	var ct atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", ct.Load().(string))
+		w.WriteHeader(int(status.Load()))
+		_, _ = io.WriteString(w, `{"error":{"message":"internal boom `+key+`"}}`)
+	}))
+	defer srv.Close()
+	p, err := providers.New(providers.Options{Name: "oai", Type: "openai", BaseURL: srv.URL + "/v1", APIKey: key, Client: srv.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := providers.NewRegistry([]providers.Entry{{Provider: p, Models: []string{"x"}, Allowlist: true}}, providers.RegistryOptions{})
+	s := &Service{Registry: reg, MaxBodyBytes: 1 << 20, Passthrough: Passthrough{Enabled: []string{"oai"}},
+		Upstreams: NewUpstreams(nil, []string{key})}
+	for _, tc := range []struct {
+		status int
+		ct     string
+	}{{500, "application/json"}, {500, "text/html"}, {404, "text/plain"}} {
+		status.Store(int32(tc.status))
+		ct.Store(tc.ct)
+		req := httptest.NewRequest("GET", "/p/oai/v1/models", nil)
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, req)
+		if rec.Code != tc.status || strings.Contains(rec.Body.String(), key) || !strings.Contains(rec.Body.String(), "internal boom [redacted]") {
+			t.Errorf("%d %s: %d %s", tc.status, tc.ct, rec.Code, rec.Body)
+		}
 	}
 }

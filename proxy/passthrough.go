@@ -95,7 +95,9 @@ func (s *Service) passthrough(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	whole := isJSON(resp.Header.Get("Content-Type"))
+	// An error answer is read whole, whatever its type, so that a
+	// credential the upstream quotes in it can be removed.
+	whole := isJSON(resp.Header.Get("Content-Type")) || resp.StatusCode >= 400
 	c.stream = IsEventStream(resp.Header)
 	c.info.Stream = c.stream
 	c.upstream.watch(ctx, cancel, resp.Body, c.limits, !whole, started)
@@ -123,6 +125,9 @@ func (s *Service) passthrough(w http.ResponseWriter, r *http.Request) {
 		}
 		if u, ok := anyUsage(answer, p.Shape() == providers.ShapeMessages); ok && resp.StatusCode < 400 {
 			c.info.SetUsage(u)
+		}
+		if resp.StatusCode >= 400 {
+			answer = s.Upstreams.redactBody(answer)
 		}
 		w.WriteHeader(resp.StatusCode)
 		_, _ = w.Write(answer)

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"sort"
 	"strings"
 	"time"
@@ -104,6 +105,20 @@ func (u *Upstreams) limitsFor(provider string) UpstreamLimits {
 
 // redacted is what stands in relayed text where a credential was.
 const redacted = "[redacted]"
+
+// redactBody removes every configured provider credential from an
+// answer's body; b itself when it holds none.
+func (u *Upstreams) redactBody(b []byte) []byte {
+	if u == nil {
+		return b
+	}
+	for _, secret := range u.secrets {
+		if bytes.Contains(b, []byte(secret)) {
+			return []byte(u.redact(string(b)))
+		}
+	}
+	return b
+}
 
 // redact removes every configured provider credential from s.
 func (u *Upstreams) redact(s string) string {

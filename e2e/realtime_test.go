@@ -7,6 +7,7 @@ package e2e
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -250,4 +251,75 @@ func TestRealtimeMock(t *testing.T) {
 	if err := c.Close(websocket.StatusNormalClosure, ""); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestRealtimeHandshakeRefused: a realtime request that cannot be upgraded
+// (not a WebSocket request, a wrong version, no key, another site's
+// page) gets a gateway error, is audited with its code, and never opens a
+// provider session.
+func TestRealtimeHandshakeRefused(t *testing.T) {
+	clearEnv(t)
+	up := newFakeRealtime(t)
+	g := startGateway(t, mockBlock(providerBlock("oa", "openai", "sk-upstream", up.srv.URL+"/v1")))
+	waitListed(t, g, masterKey, "gpt-rt")
+	ws := http.Header{}
+	ws.Set("Connection", "Upgrade")
+	ws.Set("Upgrade", "websocket")
+	ws.Set("Sec-WebSocket-Version", "13")
+	ws.Set("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ==")
+	with := func(k, v string) http.Header {
+		h := ws.Clone()
+		if v == "" {
+			h.Del(k)
+		} else {
+			h.Set(k, v)
+		}
+		return h
+	}
+	for _, tc := range []struct {
+		name   string
+		h      http.Header
+		status int
+		code   string
+	}{
+		{"plain GET", http.Header{}, 426, "websocket_upgrade_required"},
+		{"version 8", with("Sec-WebSocket-Version", "8"), 400, "unsupported_websocket_version"},
+		{"no key", with("Sec-WebSocket-Key", ""), 400, "invalid_websocket_handshake"},
+		{"short key", with("Sec-WebSocket-Key", "c2hvcnQ="), 400, "invalid_websocket_handshake"},
+		{"other site", with("Origin", "http://evil.example"), 403, "origin_not_allowed"},
+	} {
+		req, _ := http.NewRequest("GET", g.URL+"/v1/realtime?model=gpt-rt", nil)
+		req.Header = tc.h.Clone()
+		req.Header.Set("Authorization", "Bearer "+masterKey)
+		resp, err := (&http.Client{Timeout: 5 * time.Second}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode == http.StatusSwitchingProtocols {
+			resp.Body.Close()
+			t.Errorf("%s: upgraded", tc.name)
+			continue
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.status || gjson.GetBytes(body, "error.code").Str != tc.code ||
+			gjson.GetBytes(body, "error.type").Str != "invalid_request_error" {
+			t.Errorf("%s: %d %s", tc.name, resp.StatusCode, body)
+		}
+	}
+	up.mu.Lock()
+	sessions := up.sessions
+	up.mu.Unlock()
+	if sessions != 0 {
+		t.Fatalf("%d provider sessions opened for refused handshakes", sessions)
+	}
+	// A same-origin page still connects.
+	h := http.Header{"Authorization": {"Bearer " + masterKey}, "Origin": {g.URL}}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(g.URL, "http")+"/v1/realtime?model=gpt-rt", &websocket.DialOptions{HTTPHeader: h})
+	if err != nil {
+		t.Fatalf("same-origin dial: %v", err)
+	}
+	c.CloseNow()
 }

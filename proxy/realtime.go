@@ -66,6 +66,12 @@ func (s *Service) realtime(w http.ResponseWriter, r *http.Request) {
 	if info == nil {
 		info = reqinfo.New()
 	}
+	// The client's handshake is checked before anything else, so that a
+	// request that cannot be upgraded never opens a provider session.
+	if e := clientHandshakeError(w, r); e != nil {
+		apierr.WriteFor(w, r, e)
+		return
+	}
 	requested := r.URL.Query().Get("model")
 	if requested == "" {
 		apierr.WriteFor(w, r, apierr.InvalidRequest("model is required").WithParam("model").WithCode("missing_required_parameter"))
@@ -141,7 +147,7 @@ func (s *Service) realtime(w http.ResponseWriter, r *http.Request) {
 	}
 	defer cl.CloseNow()
 	cl.SetReadLimit(realtimeReadLimit)
-	rl := &relay{info: info, client: cl, upstream: up, budgets: s.Budgets, limits: s.Realtime}
+	rl := &relay{info: info, client: cl, upstream: up, budgets: s.Budgets, limits: s.Realtime, redact: s.Upstreams.redact}
 	reason := rl.run()
 	info.AddAttempt(reqinfo.Attempt{Provider: p.Name(), Model: model, StatusCode: http.StatusSwitchingProtocols,
 		StartedAt: started, Duration: time.Since(started)})
@@ -173,6 +179,9 @@ type relay struct {
 	client, upstream *websocket.Conn
 	budgets          BudgetChecker
 	limits           RealtimeLimits
+	// redact removes provider credentials from a close reason the
+	// upstream gives before the client gets it; nil passes it unchanged.
+	redact func(string) string
 
 	mu    sync.Mutex
 	usage tokens.Usage
@@ -181,12 +190,24 @@ type relay struct {
 }
 
 // end is why a session ended: the side whose read failed, its close
-// status, or the gateway's own reason.
+// status and reason, or the gateway's own reason.
 type end struct {
 	fromClient bool
 	status     websocket.StatusCode
+	text       string // the reason the closing side gave
 	reason     string // the gateway's reason, "" when a side closed
 	code       websocket.StatusCode
+}
+
+// closedBy returns how a read or write that failed with err ended: the
+// close status and the reason the peer gave.
+func closedBy(fromClient bool, err error) end {
+	e := end{fromClient: fromClient, status: websocket.CloseStatus(err)}
+	var ce websocket.CloseError
+	if errors.As(err, &ce) {
+		e.text = ce.Reason
+	}
+	return e
 }
 
 // run relays until the session ends and returns the gateway's reason for
@@ -232,13 +253,17 @@ wait:
 	case e.reason != "":
 		closeBoth(rl.client, rl.upstream, e.code, e.reason)
 	case e.fromClient:
-		_ = rl.upstream.Close(closeCode(e.status), "")
+		_ = rl.upstream.Close(closeCode(e.status), e.text)
 	default:
 		code := closeCode(e.status)
 		if e.status == -1 {
 			code = websocket.StatusGoingAway
 		}
-		_ = rl.client.Close(code, "")
+		text := e.text
+		if rl.redact != nil {
+			text = rl.redact(text)
+		}
+		_ = rl.client.Close(code, text)
 	}
 	return e.reason
 }
@@ -279,12 +304,12 @@ func (rl *relay) pump(ctx context.Context, src, dst *websocket.Conn, fromClient 
 	for {
 		typ, msg, err := src.Read(ctx)
 		if err != nil {
-			ends <- end{fromClient: fromClient, status: websocket.CloseStatus(err)}
+			ends <- closedBy(fromClient, err)
 			return
 		}
 		rl.touch()
 		if err := dst.Write(ctx, typ, msg); err != nil {
-			ends <- end{fromClient: !fromClient, status: websocket.CloseStatus(err)}
+			ends <- closedBy(!fromClient, err)
 			return
 		}
 		if !fromClient && typ == websocket.MessageText && rl.responseDone(msg) {

@@ -169,8 +169,8 @@ func TestRealtimeClientCloseReachesUpstream(t *testing.T) {
 	if err := client.Close(websocket.StatusCode(4000), "done"); err != nil {
 		t.Fatal(err)
 	}
-	if ce := closedWith(t, upstream); ce.Code != 4000 {
-		t.Fatalf("upstream closed with %v", ce.Code)
+	if ce := closedWith(t, upstream); ce.Code != 4000 || ce.Reason != "done" {
+		t.Fatalf("upstream closed with %v %q", ce.Code, ce.Reason)
 	}
 	if r := <-result; r != "" {
 		t.Fatalf("run returned %q", r)
@@ -184,5 +184,25 @@ func TestUpstreamProtocolsDropCredentials(t *testing.T) {
 	got := upstreamProtocols(r)
 	if strings.Join(got, ",") != "realtime,openai-beta.realtime-v1" {
 		t.Fatalf("forwarded %v", got)
+	}
+}
+
+// TestRealtimeUpstreamCloseReachesClient: the upstream's close code and
+// reason reach the client, with provider credentials removed.
+func TestRealtimeUpstreamCloseReachesClient(t *testing.T) {
+	gwClient, client := wsPair(t)
+	upstream, gwUpstream := wsPair(t)
+	u := NewUpstreams(nil, []string{"sk-secret-upstream"})
+	rl := &relay{info: reqinfo.New(), client: gwClient, upstream: gwUpstream, redact: u.redact}
+	result := make(chan string, 1)
+	go func() { result <- rl.run() }()
+	if err := upstream.Close(websocket.StatusCode(4001), "bye sk-secret-upstream"); err != nil {
+		t.Fatal(err)
+	}
+	if ce := closedWith(t, client); ce.Code != 4001 || ce.Reason != "bye [redacted]" {
+		t.Fatalf("client closed with %v %q", ce.Code, ce.Reason)
+	}
+	if r := <-result; r != "" {
+		t.Fatalf("run returned %q", r)
 	}
 }

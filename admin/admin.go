@@ -158,6 +158,11 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) {
 		apierr.WriteFor(w, r, apierr.New(http.StatusMethodNotAllowed, apierr.TypeInvalidRequest,
 			"method "+r.Method+" is not allowed on this route; use "+strings.ReplaceAll(rt.Allow(), ", ", " or ")).
 			WithCode("method_not_allowed"))
+	case r.Method != http.MethodGet && r.Method != http.MethodHead && routes.CrossSite(r):
+		// The dashboard is served by the gateway itself, so its calls are
+		// same-origin; a page elsewhere could otherwise change a gateway
+		// that admits the admin API without a key, with a form post.
+		apierr.WriteFor(w, r, apierr.OriginNotAllowed("admin changes from another site's pages are refused"))
 	default:
 		fn(h, w, r, rt.PathParams(routes.Path(r)))
 	}

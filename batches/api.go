@@ -11,14 +11,31 @@ import (
 // ErrInvalid wraps the reasons a request is refused.
 var ErrInvalid = errors.New("invalid request")
 
-// invalid returns an ErrInvalid error naming param.
+// invalid returns an ErrInvalid error naming param, code
+// CodeInvalidValue.
 func invalid(param, format string, args ...any) error {
-	return &InvalidError{Param: param, Message: fmt.Sprintf(format, args...)}
+	return &InvalidError{Param: param, Code: CodeInvalidValue, Message: fmt.Sprintf(format, args...)}
 }
 
-// InvalidError is a refused request: Param names the field at fault.
+// missing returns the ErrInvalid error of a required field left out, code
+// CodeMissing.
+func missing(param string) error {
+	return &InvalidError{Param: param, Code: CodeMissing, Message: param + " is required"}
+}
+
+// Codes of refused requests.
+const (
+	// CodeInvalidValue is a field with a value the API does not take.
+	CodeInvalidValue = "invalid_value"
+	// CodeMissing is a required field left out.
+	CodeMissing = "missing_required_parameter"
+)
+
+// InvalidError is a refused request: Param names the field at fault and
+// Code says what is wrong with it.
 type InvalidError struct {
 	Param   string
+	Code    string
 	Message string
 }
 
@@ -96,7 +113,7 @@ func (s *Service) Create(c Caller, req CreateRequest) (*Batch, string, error) {
 		return nil, "", invalid("completion_window", "completion_window must be \"24h\"")
 	}
 	if req.InputFileID == "" {
-		return nil, "", invalid("input_file_id", "input_file_id is required")
+		return nil, "", missing("input_file_id")
 	}
 	f, content, err := s.FileContent(c, req.InputFileID)
 	if errors.Is(err, ErrNotFound) {

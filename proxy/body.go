@@ -60,7 +60,7 @@ func sharedBody(r *http.Request) *reqinfo.Body {
 // checkSharedBody applies readBody's checks to a body read by an earlier
 // stage.
 func checkSharedBody(r *http.Request, body []byte, max int64) error {
-	if err := checkJSONMediaType(r.Header); err != nil {
+	if err := apierr.CheckJSONMediaType(r.Header); err != nil {
 		return err
 	}
 	return checkBody(body, max)
@@ -85,7 +85,7 @@ func checkBody(body []byte, max int64) error {
 // with another media type gets 415, an oversized one 413, a malformed one
 // 400; scanFields checks that it is an object.
 func readBody(r *http.Request, max int64) ([]byte, error) {
-	if err := checkJSONMediaType(r.Header); err != nil {
+	if err := apierr.CheckJSONMediaType(r.Header); err != nil {
 		return nil, err
 	}
 	if max > 0 && r.ContentLength > max {

@@ -97,6 +97,14 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			WithCode("method_not_allowed"))
 		return
 	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead && routes.CrossSite(r) {
+		// A page elsewhere could make a visitor's browser post a form or a
+		// multipart upload (a transcription, a batch file) to a gateway on
+		// the visitor's machine; JSON bodies need the browser's leave,
+		// which the gateway never gives, but those do not.
+		apierr.WriteFor(w, r, apierr.OriginNotAllowed("requests from another site's pages are refused"))
+		return
+	}
 	handlers[rt.Shape](s, w, r)
 }
 

@@ -3,6 +3,7 @@ package proxy
 import (
 	"net/http"
 
+	"github.com/modelgate/modelgate/apierr"
 	"github.com/modelgate/modelgate/reqinfo"
 	"github.com/modelgate/modelgate/routes"
 )
@@ -31,7 +32,7 @@ type Target struct {
 // proxy then answers the request itself.
 func (s *Service) ResolveTarget(r *http.Request, shape routes.Shape, body []byte) (t Target, ok bool) {
 	in, ok := ingressOf(shape)
-	if !ok || checkJSONMediaType(r.Header) != nil {
+	if !ok || apierr.CheckJSONMediaType(r.Header) != nil {
 		return t, false
 	}
 	var fields requestFields

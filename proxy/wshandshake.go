@@ -3,11 +3,11 @@ package proxy
 import (
 	"encoding/base64"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 
 	"github.com/modelgate/modelgate/apierr"
+	"github.com/modelgate/modelgate/routes"
 )
 
 // clientHandshakeError checks a realtime request's WebSocket opening
@@ -19,8 +19,8 @@ import (
 //     code unsupported_websocket_version, with Sec-WebSocket-Version: 13;
 //   - no Sec-WebSocket-Key, or one that is not 16 bytes in base64: 400,
 //     code invalid_websocket_handshake;
-//   - an Origin whose host is not the request's Host (a page of another
-//     site): 403, code origin_not_allowed.
+//   - a request a browser marks as sent by another site's page
+//     (routes.CrossSite): 403, code origin_not_allowed.
 //
 // The header a refusal names is set on w.
 func clientHandshakeError(w http.ResponseWriter, r *http.Request) *apierr.Error {
@@ -37,12 +37,8 @@ func clientHandshakeError(w http.ResponseWriter, r *http.Request) *apierr.Error 
 	if k, err := base64.StdEncoding.DecodeString(r.Header.Get("Sec-WebSocket-Key")); err != nil || len(k) != 16 {
 		return apierr.InvalidRequest("Sec-WebSocket-Key must be 16 bytes in base64").WithCode("invalid_websocket_handshake")
 	}
-	if origin := r.Header.Get("Origin"); origin != "" {
-		u, err := url.Parse(origin)
-		if err != nil || !strings.EqualFold(u.Host, r.Host) {
-			return apierr.New(http.StatusForbidden, apierr.TypeInvalidRequest,
-				"WebSocket requests from another site's pages are refused").WithCode("origin_not_allowed")
-		}
+	if routes.CrossSite(r) {
+		return apierr.OriginNotAllowed("WebSocket requests from another site's pages are refused")
 	}
 	return nil
 }

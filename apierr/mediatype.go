@@ -1,21 +1,20 @@
-package proxy
+package apierr
 
 import (
 	"net/http"
 	"strings"
-
-	"github.com/modelgate/modelgate/apierr"
 )
 
-// checkJSONMediaType admits a model request only when its Content-Type is
+// CheckJSONMediaType admits a request body only when its Content-Type is
 // application/json, in any letter case and with or without parameters
 // (charset=utf-8). Anything else, a missing header included, gets 415
 // invalid_request_error, code unsupported_media_type. A web page can make
 // a visitor's browser post form data, text/plain, or a bare byte body
 // without any Content-Type to a local gateway without the browser asking
 // first; only application/json needs that permission, so requiring it
-// keeps web pages from spending the visitor's provider credit.
-func checkJSONMediaType(h http.Header) error {
+// keeps web pages from spending the visitor's provider credit or changing
+// a gateway's settings.
+func CheckJSONMediaType(h http.Header) error {
 	ct := h.Get("Content-Type")
 	mt, _, _ := strings.Cut(ct, ";")
 	if strings.EqualFold(strings.TrimSpace(mt), "application/json") {
@@ -27,7 +26,7 @@ func checkJSONMediaType(h http.Header) error {
 	} else {
 		msg += " (got " + quoteMediaType(mt) + ")"
 	}
-	return apierr.New(http.StatusUnsupportedMediaType, apierr.TypeInvalidRequest, msg).
+	return New(http.StatusUnsupportedMediaType, TypeInvalidRequest, msg).
 		WithParam("Content-Type").WithCode("unsupported_media_type")
 }
 
@@ -44,4 +43,11 @@ func quoteMediaType(mt string) string {
 		}
 		return r
 	}, mt) + "\""
+}
+
+// OriginNotAllowed is the answer to a request that a browser marks as
+// sent by another site's page, where such requests are refused: 403
+// invalid_request_error, code origin_not_allowed, with msg.
+func OriginNotAllowed(msg string) *Error {
+	return New(http.StatusForbidden, TypeInvalidRequest, msg).WithCode("origin_not_allowed")
 }

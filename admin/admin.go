@@ -67,8 +67,8 @@ type Options struct {
 	// RateLimits is the rate-limit engine behind /admin/rate-limits; nil
 	// answers 503 rate_limits_unavailable there.
 	RateLimits *limits.Engine
-	// Budgets is the budgets service behind /admin/budgets; nil answers
-	// 503 budgets_unavailable there.
+	// Budgets is the budgets service behind /admin/budgets; nil (budget
+	// management off) answers 404 budgets_disabled there.
 	Budgets *budgets.Service
 	// VirtualModels is the virtual-model service behind
 	// /admin/virtual-models and /admin/failover; nil answers 503

@@ -36,12 +36,17 @@ type budgetKeyBody struct {
 	PeriodSeconds int64   `json:"period_seconds"`
 }
 
-// budgetService returns the budgets service, or answers 503 when there is
-// none.
+// budgetService returns the budgets service, or answers and returns nil
+// when budget management is off: switched off (BUDGETS_ENABLED=false), or
+// with usage tracking off, since budgets are enforced only on recorded
+// spend (config.BudgetsEnforced). Then every budget route answers 404
+// budgets_disabled, as a route that is not there, like the live log
+// stream when it is off.
 func (h *Handler) budgetService(w http.ResponseWriter) *budgets.Service {
-	if h.opts.Budgets == nil {
-		apierr.Write(w, apierr.New(http.StatusServiceUnavailable, apierr.TypeProvider,
-			"budget management is not available").WithCode("budgets_unavailable"))
+	if h.opts.Budgets == nil || !h.opts.Config.BudgetsEnforced() {
+		apierr.Write(w, apierr.NotFound("budget management is disabled: it needs BUDGETS_ENABLED and USAGE_ENABLED on").
+			WithCode("budgets_disabled"))
+		return nil
 	}
 	return h.opts.Budgets
 }

@@ -109,7 +109,30 @@ func TestBudgetSettingsRoutes(t *testing.T) {
 	}
 }
 
-func TestBudgetsUnavailable(t *testing.T) {
+// TestBudgetsDisabled: without budget management (no service, budgets
+// switched off, or usage tracking off) every budget route answers 404
+// budgets_disabled.
+func TestBudgetsDisabled(t *testing.T) {
 	h, _ := newTestHandler(t, nil)
-	do(h, "GET", "/admin/budgets", "").expectErr(t, 503, "provider_error", "budgets_unavailable")
+	do(h, "GET", "/admin/budgets", "").expectErr(t, 404, "not_found_error", "budgets_disabled")
+	for _, off := range []func(c *config.Config){
+		func(c *config.Config) { c.Budgets.Enabled = new(false) },
+		func(c *config.Config) { c.Usage.Enabled = new(false) },
+	} {
+		h, _ := newTestHandler(t, func(c *config.Config, o *Options) {
+			off(c)
+			s, err := budgets.New(budgets.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			o.Budgets = s
+		})
+		for _, r := range [][3]string{
+			{"GET", "/admin/budgets", ""}, {"GET", "/admin/budgets/settings", ""},
+			{"PUT", "/admin/budgets/%2Fa/daily", `{"amount":1}`}, {"DELETE", "/admin/budgets/%2Fa/daily", ""},
+			{"POST", "/admin/budgets/reset", `{"confirmation":"reset"}`},
+		} {
+			do(h, r[0], r[1], r[2]).expectErr(t, 404, "not_found_error", "budgets_disabled")
+		}
+	}
 }

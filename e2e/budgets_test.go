@@ -244,7 +244,7 @@ func TestBudgetOvershoot(t *testing.T) {
 
 // TestBudgetSwitches: an amount of 0 refuses every request; with
 // BUDGETS_ENABLED=false, or with usage tracking off, nothing is refused,
-// and /admin/budgets answers 503 only when budgets are switched off.
+// and /admin/budgets answers 404 budgets_disabled.
 func TestBudgetSwitches(t *testing.T) {
 	clearEnv(t)
 	t.Setenv("SET_BUDGET_TEAM", "daily=0")
@@ -257,7 +257,7 @@ func TestBudgetSwitches(t *testing.T) {
 	if res := budgetChatAs(t, g, "/team", budgetChat); res.Status != 200 {
 		t.Fatalf("budgets off: %d %s", res.Status, res.Body)
 	}
-	adminCall(t, g, "GET", "/admin/budgets", "").ExpectErr(t, 503, "provider_error", "budgets_unavailable")
+	adminCall(t, g, "GET", "/admin/budgets", "").ExpectErr(t, 404, "not_found_error", "budgets_disabled")
 
 	t.Setenv("BUDGETS_ENABLED", "true")
 	t.Setenv("USAGE_ENABLED", "false")
@@ -265,9 +265,7 @@ func TestBudgetSwitches(t *testing.T) {
 	if res := budgetChatAs(t, g, "/team", budgetChat); res.Status != 200 {
 		t.Fatalf("usage off: %d %s", res.Status, res.Body)
 	}
-	if res := adminCall(t, g, "GET", "/admin/budgets", ""); res.Status != 200 {
-		t.Fatalf("usage off, list: %d %s", res.Status, res.Body)
-	}
+	adminCall(t, g, "PUT", "/admin/budgets/%2Fteam/daily", `{"amount":1}`).ExpectErr(t, 404, "not_found_error", "budgets_disabled")
 }
 
 // TestBudgetUnpricedModelAdmitted: once a budget on /team is spent, a

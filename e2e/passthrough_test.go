@@ -168,7 +168,7 @@ func TestPassthrough(t *testing.T) {
 	// v2/voices works with its own credential header.
 	n := voice.count()
 	request(t, "GET", g.URL+"/p/voice/v1/voices", "", bearer(masterKey)...).
-		ExpectErr(t, http.StatusNotFound, "not_found_error", "unknown_route")
+		ExpectErr(t, http.StatusNotFound, "invalid_request_error", "unknown_route")
 	if voice.count() != n {
 		t.Error("the voice provider was called for a v1 path")
 	}

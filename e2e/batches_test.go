@@ -155,7 +155,22 @@ func TestBatchOnMockSurvivesRestart(t *testing.T) {
 	}
 
 	// One usage record per line, charged to the batch.
-	_, usage := auditRecords(t)
+	entries, usage := auditRecords(t)
+	// Every files and batches call is audited as event type batch.
+	calls := 0
+	for _, list := range entries {
+		for _, e := range list {
+			if strings.HasPrefix(e.Path, "/v1/files") || strings.HasPrefix(e.Path, "/v1/batches") {
+				calls++
+				if e.Data == nil || e.Data.EventType != "batch" {
+					t.Errorf("%s %s audited as %+v", e.Method, e.Path, e.Data)
+				}
+			}
+		}
+	}
+	if calls < 4 {
+		t.Errorf("%d files and batches calls audited, want at least 4", calls)
+	}
 	id, err := audit.ParseID(strings.TrimPrefix(b.ID, "batch_"))
 	if err != nil {
 		t.Fatal(err)

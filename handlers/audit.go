@@ -314,7 +314,7 @@ func eventType(s routes.Shape) string {
 	switch s {
 	case routes.ShapeRealtime:
 		return "realtime_session"
-	case routes.ShapeBatch:
+	case routes.ShapeBatch, routes.ShapeFiles:
 		return "batch"
 	}
 	return "request"

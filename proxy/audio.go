@@ -67,7 +67,7 @@ func (s *Service) transcription(w http.ResponseWriter, r *http.Request) {
 	resp.Body = &c.upstream
 	defer resp.Body.Close()
 	defer func() {
-		c.recordAttempt(started, resp.StatusCode, c.failure)
+		c.recordAttempt(started, resp.StatusCode, "")
 	}()
 	if resp.StatusCode >= 400 {
 		apierr.WriteFor(w, r, upstreamError(c.provider.Name(), resp, s.Upstreams))

@@ -44,7 +44,6 @@ type call struct {
 	limits   UpstreamLimits // how the provider's answer is read
 	upstream upstreamBody   // the answer's body under limits
 	answer   bufferedAnswer // a non-streamed answer read whole for translation
-	failure  string         // why reading the answer failed, for the attempt record
 	failed   *apierr.Error  // the call's failure as the gateway reports it, for the attempt record
 	slowdown float64        // the answer is delayed by this factor of the upstream's time
 	// characters is what a speech request is billed by: the characters
@@ -225,7 +224,7 @@ func (s *Service) try(w http.ResponseWriter, r *http.Request, c *call, last bool
 	resp.Body = &c.upstream
 	defer resp.Body.Close()
 	defer func() {
-		c.recordAttempt(started, resp.StatusCode, c.failure)
+		c.recordAttempt(started, resp.StatusCode, "")
 	}()
 	if resp.StatusCode >= 400 {
 		e := upstreamError(c.provider.Name(), resp, s.Upstreams)
@@ -459,9 +458,9 @@ func (s *Service) readAnswer(w http.ResponseWriter, r *http.Request, resp *http.
 // the attempt and sends the client the fixed error for it.
 func (s *Service) answerFailed(w http.ResponseWriter, r *http.Request, c *call, err error) {
 	e := readError(c.provider.Name(), err)
-	c.failure = *e.Code
+	c.failed = e
 	s.logger().Warn("reading the upstream answer failed", zap.String("provider", c.provider.Name()),
-		zap.String("code", c.failure), zap.Int64("max_response_bytes", c.limits.MaxResponseBytes), zap.Error(err))
+		zap.String("code", *e.Code), zap.Int64("max_response_bytes", c.limits.MaxResponseBytes), zap.Error(err))
 	apierr.WriteFor(w, r, e)
 }
 

@@ -104,7 +104,7 @@ func (s *Service) passthrough(w http.ResponseWriter, r *http.Request) {
 	resp.Body = &c.upstream
 	defer resp.Body.Close()
 	defer func() {
-		c.recordAttempt(started, resp.StatusCode, c.failure)
+		c.recordAttempt(started, resp.StatusCode, "")
 	}()
 	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
 		// The upstream's own words may quote part of its credential.
@@ -313,7 +313,7 @@ func (s *Service) copyFlushing(w http.ResponseWriter, r *http.Request, body io.R
 			if errors.Is(err, io.EOF) {
 				c.info.AnswerOpen = false
 			} else if r.Context().Err() == nil {
-				c.failure = readError(c.provider.Name(), err).Error()
+				c.failed = readError(c.provider.Name(), err)
 				s.logger().Warn("passthrough answer broke off", zap.String("provider", c.provider.Name()), zap.Error(err))
 			}
 			return

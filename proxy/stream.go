@@ -75,9 +75,9 @@ func (s *Service) endStream(r *http.Request, out *eventWriter, c *call, partial 
 		err = io.ErrUnexpectedEOF // the stream stopped inside an event
 	}
 	e := readError(c.provider.Name(), err)
-	c.failure = *e.Code
+	c.failed = e
 	s.logger().Warn("upstream stream failed", zap.String("provider", c.provider.Name()),
-		zap.String("code", c.failure), zap.Int("partial_event_bytes", len(partial)), zap.Error(err))
+		zap.String("code", *e.Code), zap.Int("partial_event_bytes", len(partial)), zap.Error(err))
 	if errors.Is(err, errUpstreamTimeout) || errors.Is(err, errEventTooLarge) {
 		out.end(streamErrorEvent(c.in, e))
 		return

@@ -118,7 +118,7 @@ func endTranslatedStream(out *eventWriter, conv translate.Stream, c *call, tail 
 	}
 	if err != io.EOF {
 		code, msg := streamFailure(err)
-		c.failure = code
+		c.failed = apierr.New(http.StatusBadGateway, apierr.TypeProvider, msg).WithCode(code)
 		c.tr.logger().Warn("upstream stream broke off", zap.String("provider", c.provider.Name()), zap.Error(err))
 		out.end(conv.Abort(code, msg))
 		return
@@ -128,8 +128,9 @@ func endTranslatedStream(out *eventWriter, conv translate.Stream, c *call, tail 
 		if ferr != nil {
 			c.tr.logger().Warn("upstream stream was cut off in the middle of an event", zap.String("provider", c.provider.Name()),
 				zap.Int("bytes", len(tail)))
-			c.failure = "stream_truncated"
-			out.end(conv.Abort("stream_truncated", "the upstream stream was cut off in the middle of an event"))
+			const msg = "the upstream stream was cut off in the middle of an event"
+			c.failed = apierr.New(http.StatusBadGateway, apierr.TypeProvider, msg).WithCode("stream_truncated")
+			out.end(conv.Abort("stream_truncated", msg))
 			return
 		}
 		if !out.send(c.in, b) {

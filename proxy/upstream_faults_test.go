@@ -540,3 +540,41 @@ func TestClientGoneBeforeUpstreamAnswers(t *testing.T) {
 		t.Errorf("attempt %+v", a)
 	}
 }
+
+// TestAnswerReadFailureAttempt: an upstream that answers 200 and then
+// breaks its body off, or sends one too large, leaves an attempt with the
+// gateway error it amounts to: type, code and the fixed message.
+func TestAnswerReadFailureAttempt(t *testing.T) {
+	for _, tc := range []struct {
+		name, code string
+		limits     UpstreamLimits
+		answer     func(w http.ResponseWriter)
+	}{
+		{"cut short", "upstream_read_failed", UpstreamLimits{}, func(w http.ResponseWriter) {
+			w.Header().Set("Content-Length", "1000")
+			_, _ = w.Write([]byte(`{"id":"x","object":`))
+		}},
+		{"too large", "upstream_response_too_large", UpstreamLimits{MaxResponseBytes: 64}, func(w http.ResponseWriter) {
+			_, _ = w.Write(bytes.Repeat([]byte("x"), 1000))
+		}},
+	} {
+		up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			tc.answer(w)
+		}))
+		p, err := providers.New(providers.Options{Name: "up", Type: "openai", BaseURL: up.URL + "/v1", APIKey: rigOpenAIKey, Client: up.Client()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		reg := providers.NewRegistry([]providers.Entry{{Provider: p, Models: []string{"m1"}, Allowlist: true}}, providers.RegistryOptions{})
+		s := &Service{Registry: reg, MaxBodyBytes: 1 << 20, Upstreams: NewUpstreams(map[string]UpstreamLimits{"up": tc.limits}, nil)}
+		rec, info := serve(s, "POST", "/v1/chat/completions", `{"model":"m1","messages":[]}`)
+		up.Close()
+		e := errorOf(t, rec)
+		a := info.Attempts()
+		if rec.Code != 502 || e["code"] != tc.code || len(a) != 1 || a[0].StatusCode != 200 ||
+			a[0].ErrCode != tc.code || a[0].ErrType != "provider_error" || a[0].Err != e["message"] {
+			t.Errorf("%s: %d %v; attempts %+v", tc.name, rec.Code, e, a)
+		}
+	}
+}

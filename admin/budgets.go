@@ -243,8 +243,8 @@ func (h *Handler) putBudgetSettings(w http.ResponseWriter, r *http.Request, _ pa
 
 // budgetError answers a budgets error. Configuration budgets are
 // read-only: writing or deleting one is a conflict with the configuration
-// (409 budget_read_only), as for rate-limit rules. param names the field
-// an invalid value most likely came from.
+// (409 budget_read_only), as for rate-limit rules. An invalid value names
+// its field in param: the one the error names, else param.
 func (h *Handler) budgetError(w http.ResponseWriter, err error, param string) {
 	msg := err.Error()
 	switch {
@@ -259,6 +259,9 @@ func (h *Handler) budgetError(w http.ResponseWriter, err error, param string) {
 		apierr.Write(w, apierr.NotFound(msg).WithCode("budget_not_found"))
 	case errors.Is(err, budgets.ErrInvalidBudget), errors.Is(err, budgets.ErrInvalidSettings):
 		e := apierr.InvalidRequest(msg).WithCode("invalid_value")
+		if p := apierr.ParamOf(err); p != "" {
+			param = p
+		}
 		if param != "" {
 			e = e.WithParam(param)
 		}

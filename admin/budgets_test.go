@@ -102,8 +102,20 @@ func TestBudgetSettingsRoutes(t *testing.T) {
 	if r := do(h, "PUT", "/admin/budgets/settings", `{"daily_reset_hour":6}`).json(t); r["daily_reset_hour"] != 6.0 || r["monthly_reset_day"] != 1.0 {
 		t.Fatalf("put settings %v", r)
 	}
-	do(h, "PUT", "/admin/budgets/settings", `{"daily_reset_hour":24}`).expectErr(t, 400, "invalid_request_error", "invalid_value")
-	do(h, "PUT", "/admin/budgets/settings", `{"monthly_reset_day":0}`).expectErr(t, 400, "invalid_request_error", "invalid_value")
+	// Each refusal names its field in param.
+	for _, c := range [][4]string{
+		{"PUT", "/admin/budgets/settings", `{"daily_reset_hour":24}`, "daily_reset_hour"},
+		{"PUT", "/admin/budgets/settings", `{"weekly_reset_weekday":7}`, "weekly_reset_weekday"},
+		{"PUT", "/admin/budgets/settings", `{"monthly_reset_day":0}`, "monthly_reset_day"},
+		{"PUT", "/admin/budgets/%2Fa%2F..%2Fb/hourly", `{"amount":1}`, "user_path"},
+		{"PUT", "/admin/budgets/%2Fa%20b/hourly", `{"amount":1}`, "user_path"},
+		{"PUT", "/admin/budgets/%2Fa/hourly", `{"amount":-1}`, "amount"},
+	} {
+		e := do(h, c[0], c[1], c[2]).expectErr(t, 400, "invalid_request_error", "invalid_value")
+		if e.Param == nil || *e.Param != c[3] {
+			t.Errorf("%s %s %s: param %v, want %s", c[0], c[1], c[2], e.Param, c[3])
+		}
+	}
 	if res := do(h, "PUT", "/admin/budgets/%2Fcustomers/daily", `{"amount":1,"per_child":true}`); res.status != 200 {
 		t.Fatalf("template with entitlement %d %s", res.status, res.body)
 	}

@@ -153,6 +153,11 @@ func TestRateLimitsRefusals(t *testing.T) {
 		{`{"scope":"provider","subject":"openai","period":"minute","max_requests":1,"per_child":true}`, "per_child"},
 		{`{"user_path":"/x","period":"minute","max_requests":1,"previous":{"user_path":"/x"}}`, "previous.period"},
 		{`{"user_path":"/x","period":"minute","max_requests":1,"requests_used":3}`, "requests_used"},
+		// Members of the wrong JSON type are named as the client wrote them.
+		{`{"user_path":"/x","period_seconds":1.5,"max_requests":1}`, "period_seconds"},
+		{`{"user_path":"/x","period_seconds":"60","max_requests":1}`, "period_seconds"},
+		{`{"user_path":"/x","period":5,"max_requests":1}`, "period"},
+		{`{"user_path":"/x","period":"minute","max_requests":1,"previous":{"user_path":"/x","period":7}}`, "previous.period"},
 	} {
 		e := do(h, "PUT", "/admin/rate-limits", c.body).err(t)
 		if e.StatusCode != 400 || e.Type != "invalid_request_error" || e.Param == nil || *e.Param != c.param {

@@ -52,7 +52,7 @@ func decodeBody(w http.ResponseWriter, r *http.Request, dst any) *apierr.Error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
-		return bodyError(err)
+		return bodyError(dst, err)
 	}
 	if dec.More() {
 		return apierr.InvalidRequest("request body must hold one JSON object").WithCode("invalid_json")
@@ -60,8 +60,9 @@ func decodeBody(w http.ResponseWriter, r *http.Request, dst any) *apierr.Error {
 	return nil
 }
 
-// bodyError turns a JSON decoding error into a 400 naming the field.
-func bodyError(err error) *apierr.Error {
+// bodyError turns an error decoding into dst into a 400 naming the
+// field by its JSON path.
+func bodyError(dst any, err error) *apierr.Error {
 	var typeErr *json.UnmarshalTypeError
 	var syntaxErr *json.SyntaxError
 	switch {
@@ -69,11 +70,12 @@ func bodyError(err error) *apierr.Error {
 		if typeErr.Field == "" {
 			return apierr.InvalidRequest("request body must be a JSON object").WithCode("invalid_json")
 		}
+		field := jsonPath(dst, typeErr.Field)
 		if msg, ok := wholeNumberMessage(typeErr); ok {
-			return apierr.InvalidRequest(typeErr.Field + " " + msg).WithCode("invalid_value").WithParam(typeErr.Field)
+			return apierr.InvalidRequest(field + " " + msg).WithCode("invalid_value").WithParam(field)
 		}
-		return apierr.InvalidRequest(typeErr.Field + " must be of type " + jsonType(typeErr.Type.String())).
-			WithCode("invalid_type").WithParam(typeErr.Field)
+		return apierr.InvalidRequest(field + " must be of type " + jsonType(typeErr.Type)).
+			WithCode("invalid_type").WithParam(field)
 	case errors.As(err, &syntaxErr), errors.Is(err, io.ErrUnexpectedEOF):
 		return apierr.InvalidRequest("request body is not valid JSON").WithCode("invalid_json")
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
@@ -113,19 +115,70 @@ func wholeNumberMessage(e *json.UnmarshalTypeError) (msg string, ok bool) {
 	return "is out of range: it must be a whole number from " + lo + " to " + hi, true
 }
 
-// jsonType names a Go type the way a JSON client thinks of it.
-func jsonType(goType string) string {
-	switch {
-	case goType == "string", strings.HasSuffix(goType, "*string"):
-		return "string"
-	case goType == "bool", strings.HasSuffix(goType, "*bool"):
-		return "boolean"
-	case strings.Contains(goType, "int"), strings.Contains(goType, "float"):
-		return "number"
-	case strings.Contains(goType, "Time"):
-		return "string (RFC 3339 time)"
+// jsonType names the JSON type a value of Go type t is written as.
+func jsonType(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
 	}
-	return goType
+	switch t.Kind() {
+	case reflect.String:
+		if t.PkgPath() == "time" {
+			return "string (RFC 3339 time)"
+		}
+		return "string"
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Slice, reflect.Array:
+		return "array"
+	case reflect.Map:
+		return "object"
+	case reflect.Struct:
+		if t.PkgPath() == "time" && t.Name() == "Time" {
+			return "string (RFC 3339 time)"
+		}
+		return "object"
+	}
+	if t.Kind() >= reflect.Int && t.Kind() <= reflect.Float64 {
+		return "number"
+	}
+	return "value"
+}
+
+// jsonPath returns the JSON path of a decoding error's field, as the
+// client wrote it: encoding/json names a field promoted from an embedded
+// struct with that struct's Go type name in front ("rateLimitKey.period_seconds"),
+// which the client never sees. dst is the value decoded into.
+func jsonPath(dst any, field string) string {
+	t := reflect.TypeOf(dst)
+	var out []string
+	for _, seg := range strings.Split(field, ".") {
+		for t != nil && (t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map) {
+			t = t.Elem()
+		}
+		if t != nil && t.Kind() == reflect.Struct {
+			if f, ok := t.FieldByName(seg); ok && f.Anonymous && f.Tag.Get("json") == "" {
+				t = f.Type
+				continue // an embedded struct: not part of the client's path
+			}
+			t = jsonField(t, seg)
+		} else {
+			t = nil
+		}
+		out = append(out, seg)
+	}
+	return strings.Join(out, ".")
+}
+
+// jsonField returns the type of the field of struct t (or of a struct
+// embedded in it) written as name in JSON, or nil.
+func jsonField(t reflect.Type, name string) reflect.Type {
+	for _, f := range reflect.VisibleFields(t) {
+		tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if tag == name || (tag == "" && strings.EqualFold(f.Name, name)) {
+			return f.Type
+		}
+	}
+	return nil
 }
 
 // fieldError is a field-level decoding error raised by a custom

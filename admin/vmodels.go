@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -208,7 +209,13 @@ func vmError(w http.ResponseWriter, err error, what string) {
 	case errors.Is(err, vmodels.ErrNotFound):
 		apierr.Write(w, apierr.NotFound(msg).WithCode(what+"_not_found"))
 	case errors.Is(err, vmodels.ErrInvalid):
-		apierr.Write(w, apierr.InvalidRequest(msg).WithCode("invalid_value"))
+		// The message without the sentinel's "invalid: ", and param
+		// naming the field when one is at fault.
+		e := apierr.InvalidRequest(strings.TrimPrefix(msg, vmodels.ErrInvalid.Error()+": ")).WithCode("invalid_value")
+		if param := apierr.ParamOf(err); param != "" {
+			e = e.WithParam(param)
+		}
+		apierr.Write(w, e)
 	default:
 		if writeUnavailable(w, err) {
 			return

@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/modelgate/modelgate/apierr"
 	"github.com/modelgate/modelgate/userpath"
 )
 
@@ -70,10 +71,11 @@ func (b Budget) Key() Key { return Key{UserPath: b.UserPath, Period: b.Period} }
 func NormalizeKey(k Key) (Key, error) {
 	p, err := userpath.Normalize(k.UserPath)
 	if err != nil {
-		return Key{}, fmt.Errorf("%w: user_path: %v", ErrInvalidBudget, err)
+		return Key{}, fmt.Errorf("%w: %w", ErrInvalidBudget, apierr.Field("user_path", err))
 	}
 	if !k.Period.Valid() {
-		return Key{}, fmt.Errorf("%w: period_seconds %d is not between 1 and %d", ErrInvalidBudget, int64(k.Period), MaxCustomSeconds)
+		return Key{}, fmt.Errorf("%w: %w", ErrInvalidBudget,
+			apierr.FieldMsg("period_seconds", fmt.Sprintf("%d is not between 1 and %d", int64(k.Period), MaxCustomSeconds)))
 	}
 	return Key{UserPath: p, Period: k.Period}, nil
 }
@@ -100,7 +102,7 @@ func (b Budget) Normalized() (Budget, error) {
 // checkAmount accepts finite amounts of at least 0.
 func checkAmount(a float64) error {
 	if math.IsNaN(a) || math.IsInf(a, 0) || a < 0 {
-		return fmt.Errorf("%w: amount must be a finite number of at least 0, got %v", ErrInvalidBudget, a)
+		return fmt.Errorf("%w: %w", ErrInvalidBudget, apierr.FieldMsg("amount", fmt.Sprintf("must be a finite number of at least 0, got %v", a)))
 	}
 	return nil
 }

@@ -1,6 +1,10 @@
 package budgets
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/modelgate/modelgate/apierr"
+)
 
 // Settings are the anchors at which named periods roll over, in UTC.
 type Settings struct {
@@ -26,11 +30,12 @@ func DefaultSettings() Settings {
 func (s Settings) Validate() error {
 	switch {
 	case s.DailyResetHour < 0 || s.DailyResetHour > 23:
-		return fmt.Errorf("%w: daily_reset_hour must be 0 to 23, got %d", ErrInvalidSettings, s.DailyResetHour)
+		return fmt.Errorf("%w: %w", ErrInvalidSettings, apierr.FieldMsg("daily_reset_hour", fmt.Sprintf("must be 0 to 23, got %d", s.DailyResetHour)))
 	case s.WeeklyResetWeekday < 0 || s.WeeklyResetWeekday > 6:
-		return fmt.Errorf("%w: weekly_reset_weekday must be 0 (Sunday) to 6 (Saturday), got %d", ErrInvalidSettings, s.WeeklyResetWeekday)
+		return fmt.Errorf("%w: %w", ErrInvalidSettings,
+			apierr.FieldMsg("weekly_reset_weekday", fmt.Sprintf("must be 0 (Sunday) to 6 (Saturday), got %d", s.WeeklyResetWeekday)))
 	case s.MonthlyResetDay < 1 || s.MonthlyResetDay > 31:
-		return fmt.Errorf("%w: monthly_reset_day must be 1 to 31, got %d", ErrInvalidSettings, s.MonthlyResetDay)
+		return fmt.Errorf("%w: %w", ErrInvalidSettings, apierr.FieldMsg("monthly_reset_day", fmt.Sprintf("must be 1 to 31, got %d", s.MonthlyResetDay)))
 	}
 	return nil
 }

@@ -21,8 +21,8 @@ func TestVirtualModelsAndFailoverErrors(t *testing.T) {
 		{"virtual_models:\n  - targets: [{provider: p, model: m}]\n", "virtual_models[0]: source: missing"},
 		{"virtual_models:\n  - source: a\n    colour: red\n", "line 3: field colour not found"},
 		{"admin:\n  virtual_models:\n    - source: a\n      slowdown: 0.01\n", "line 3: admin.virtual_models[0] (a): slowdown:"},
-		{"failover:\n  gpt-4o: []\n", `line 2: failover["gpt-4o"]: needs at least one target`},
-		{"failover:\n  gpt-4o: [groq/llama, gpt-4o]\n", `failover["gpt-4o"]: [1]: "gpt-4o" is the primary or an earlier target`},
+		{"failover:\n  gpt-4o: []\n", `line 2: failover["gpt-4o"]: targets: needs at least one target`},
+		{"failover:\n  gpt-4o: [groq/llama, gpt-4o]\n", `failover["gpt-4o"]: targets[1]: "gpt-4o" is the primary or an earlier target`},
 		{"failover:\n  gpt-4o: [groq/*]\n", "wildcards are not allowed"},
 	} {
 		_, err := ParseYAML([]byte(c.doc))
@@ -34,7 +34,7 @@ func TestVirtualModelsAndFailoverErrors(t *testing.T) {
 		`{"virtual_models":[{"source":"a","slowdown":11}]}`:      "virtual_models[0] (a): slowdown:",
 		`{"virtual_models":[{"source":"a","name":"x"}]}`:         `virtual_models: json: unknown field "name"`,
 		`{"admin":{"virtual_models":[{"source":" "}]}}`:          "virtual_models[0] ( ): source:",
-		`{"failover":{"gpt-4o":["a b"]}}`:                        `failover["gpt-4o"]: [0]:`,
+		`{"failover":{"gpt-4o":["a b"]}}`:                        `failover["gpt-4o"]: targets[0]:`,
 		`{"failover":{"gpt-4o":"groq/llama"}}`:                   "failover: json: cannot unmarshal",
 		`{"virtual_models":[{"source":"a","strategy":"cheap"}]}`: "strategy:",
 	} {

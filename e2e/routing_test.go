@@ -349,8 +349,26 @@ func TestVirtualModelAdmin(t *testing.T) {
 	adminCall(t, g, "PUT", "/admin/virtual-models", `{"source":"managed","targets":[{"provider":"b","model":"m2"}]}`).
 		ExpectErr(t, 409, "invalid_request_error", "virtual_model_managed")
 	adminCall(t, g, "DELETE", "/admin/virtual-models/managed", "").ExpectErr(t, 409, "invalid_request_error", "virtual_model_managed")
-	adminCall(t, g, "PUT", "/admin/virtual-models", `{"source":"x","targets":[{"provider":"zz","model":"m2"}]}`).
-		ExpectErr(t, 400, "invalid_request_error", "invalid_value")
+	if e := adminCall(t, g, "PUT", "/admin/virtual-models", `{"source":"x","targets":[{"provider":"zz","model":"m2"}]}`).
+		ExpectErr(t, 400, "invalid_request_error", "invalid_value"); orNull(e.Param) != "targets[0].provider" {
+		t.Errorf("unknown provider: param %s", orNull(e.Param))
+	}
+	// Each refusal names its field, as the client wrote it.
+	for body, param := range map[string]string{
+		`{"source":"x","targets":"m2"}`:                                        "targets",
+		`{"source":"x","slowdown":20}`:                                         "slowdown",
+		`{"source":"x","strategy":"random"}`:                                   "strategy",
+		`{"source":"x","targets":[{"provider":"a","model":"m1","weight":-1}]}`: "targets[0].weight",
+		`{"source":"x","user_paths":["/a/../b"]}`:                              "user_paths[0]",
+		`{"source":"x","targets":[{"provider":"a","model":5}]}`:                "targets.model",
+	} {
+		res := adminCall(t, g, "PUT", "/admin/virtual-models", body)
+		e := res.Err(t)
+		if res.Status != 400 || orNull(e.Param) != param || strings.Contains(e.Message, "vmodels.") || strings.HasPrefix(e.Message, "invalid: ") {
+			t.Errorf("%s: param %s, message %q", body, orNull(e.Param), e.Message)
+		}
+	}
+	adminCall(t, g, "PUT", "/admin/failover", `{"primary_model":"m1","targets":[]}`).ExpectErr(t, 400, "invalid_request_error", "invalid_value")
 	if res := adminCall(t, g, "PUT", "/admin/virtual-models", `{"source":"mine","targets":[{"provider":"b","model":"m2"}]}`); res.Status != 200 {
 		t.Fatalf("put: %d %s", res.Status, res.Body)
 	}

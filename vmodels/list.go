@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/modelgate/modelgate/apierr"
 )
 
 // List is the virtual_models setting (YAML, Caddy JSON config, the admin
@@ -84,21 +86,23 @@ func (f Failover) Problems() []Problem {
 	return out
 }
 
-// checkRoute checks one failover route.
+// checkRoute checks one failover route; its FieldError names the field
+// as the admin API's route object does (primary_model, targets[i]).
 func checkRoute(primary string, targets []string) error {
 	if err := checkSelector(primary, false); err != nil {
-		return fmt.Errorf("primary: %w", err)
+		return apierr.Field("primary_model", err)
 	}
 	if len(targets) == 0 {
-		return errors.New("needs at least one target")
+		return apierr.FieldMsg("targets", "needs at least one target")
 	}
 	seen := map[string]bool{primary: true}
 	for i, t := range targets {
+		at := fmt.Sprintf("targets[%d]", i)
 		if err := checkSelector(t, false); err != nil {
-			return fmt.Errorf("[%d]: %w", i, err)
+			return apierr.Field(at, err)
 		}
 		if seen[t] {
-			return fmt.Errorf("[%d]: %q is the primary or an earlier target", i, t)
+			return apierr.FieldMsg(at, fmt.Sprintf("%q is the primary or an earlier target", t))
 		}
 		seen[t] = true
 	}

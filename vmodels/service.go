@@ -197,7 +197,7 @@ func (s *Service) List() []Row {
 // break routing ErrInvalid.
 func (s *Service) Put(v VirtualModel, oldSource string) (Row, error) {
 	if err := v.Validate(); err != nil {
-		return Row{}, fmt.Errorf("%w: %v", ErrInvalid, err)
+		return Row{}, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -237,7 +237,7 @@ func (s *Service) Put(v VirtualModel, oldSource string) (Row, error) {
 	}
 	if _, err := build(s.rows(), s.failover(), s.opts.Providers, 0); err != nil {
 		undo()
-		return Row{}, fmt.Errorf("%w: %v", ErrInvalid, err)
+		return Row{}, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	if s.opts.Storage != nil {
 		if err := s.opts.Storage.PutVirtualModel(r, oldSource); err != nil {
@@ -296,7 +296,7 @@ func (s *Service) FailoverRoutes() []FailoverRoute {
 // PutFailover creates or replaces the stored route of primary.
 func (s *Service) PutFailover(primary string, targets []string) (FailoverRoute, error) {
 	if err := checkRoute(primary, targets); err != nil {
-		return FailoverRoute{}, fmt.Errorf("%w: %v", ErrInvalid, err)
+		return FailoverRoute{}, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

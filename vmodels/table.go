@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/modelgate/modelgate/apierr"
 	"github.com/modelgate/modelgate/catalog"
 )
 
@@ -69,8 +70,8 @@ func build(rows []Row, failover Failover, providers map[string]string, gen uint6
 		for j, tg := range r.Targets {
 			typ, ok := providers[tg.Provider]
 			if !ok {
-				return nil, fmt.Errorf("virtual model %q: targets[%d].provider: unknown provider %q (configured: %s)",
-					r.Source, j, tg.Provider, strings.Join(sortedNames(providers), ", "))
+				return nil, fmt.Errorf("virtual model %q: %w", r.Source, apierr.FieldMsg(fmt.Sprintf("targets[%d].provider", j),
+					fmt.Sprintf("unknown provider %q (configured: %s)", tg.Provider, strings.Join(sortedNames(providers), ", "))))
 			}
 			w := tg.Weight
 			if w == 0 {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/modelgate/modelgate/apierr"
 	"github.com/modelgate/modelgate/userpath"
 )
 
@@ -83,26 +84,26 @@ type VirtualModel struct {
 // Errors name the field ("targets[1].weight: must be positive").
 func (v *VirtualModel) Validate() error {
 	if err := checkSelector(v.Source, true); err != nil {
-		return fmt.Errorf("source: %w", err)
+		return apierr.Field("source", err)
 	}
 	switch v.Strategy {
 	case "", StrategyRoundRobin, StrategyCost:
 	default:
-		return fmt.Errorf("strategy: %q is not one of round_robin, cost", v.Strategy)
+		return apierr.FieldMsg("strategy", fmt.Sprintf("%q is not one of round_robin, cost", v.Strategy))
 	}
 	for i, t := range v.Targets {
 		at := fmt.Sprintf("targets[%d]", i)
 		if err := checkName(t.Provider); err != nil {
-			return fmt.Errorf("%s.provider: %w", at, err)
+			return apierr.Field(at+".provider", err)
 		}
 		if strings.Contains(t.Provider, "/") {
-			return fmt.Errorf("%s.provider: %q must not contain /", at, t.Provider)
+			return apierr.FieldMsg(at+".provider", fmt.Sprintf("%q must not contain /", t.Provider))
 		}
 		if err := checkName(t.Model); err != nil {
-			return fmt.Errorf("%s.model: %w", at, err)
+			return apierr.Field(at+".model", err)
 		}
 		if t.Weight < 0 || math.IsNaN(t.Weight) || math.IsInf(t.Weight, 0) {
-			return fmt.Errorf("%s.weight: must be a positive number (absent means 1)", at)
+			return apierr.FieldMsg(at+".weight", "must be a positive number (absent means 1)")
 		}
 	}
 	for i, p := range v.UserPaths {
@@ -111,12 +112,12 @@ func (v *VirtualModel) Validate() error {
 			if err == nil {
 				err = fmt.Errorf("must not be empty")
 			}
-			return fmt.Errorf("user_paths[%d]: %w", i, err)
+			return apierr.Field(fmt.Sprintf("user_paths[%d]", i), err)
 		}
 		v.UserPaths[i] = n
 	}
 	if s := v.Slowdown; s != nil && *s != 0 && !(*s >= MinSlowdown && *s <= MaxSlowdown) {
-		return fmt.Errorf("slowdown: %v is neither 0 nor between %v and %v", *s, MinSlowdown, MaxSlowdown)
+		return apierr.FieldMsg("slowdown", fmt.Sprintf("%v is neither 0 nor between %v and %v", *s, MinSlowdown, MaxSlowdown))
 	}
 	return nil
 }

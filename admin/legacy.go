@@ -44,6 +44,44 @@ func successor(legacyPath string) string {
 	return Prefix + rest
 }
 
+// LegacyBeforeAuth runs for a request under LegacyPrefix before its
+// credential is checked, so that every answer on the legacy path, a 401
+// included, carries the alias's headers (legacyHeaders), and a retired
+// alias answers 410 whoever asks: there is nothing left to protect. It
+// reports whether it answered. Other requests, and every request in off
+// mode, pass untouched.
+func (h *Handler) LegacyBeforeAuth(w http.ResponseWriter, r *http.Request) bool {
+	if !strings.HasPrefix(r.URL.Path, LegacyPrefix) || h.opts.Config.Admin.LegacyAliasMode() == config.LegacyAliasOff ||
+		!h.opts.Config.Admin.EndpointsOn() {
+		return false
+	}
+	h.legacyHeaders(w, r)
+	if !h.legacyServed(h.opts.Now()) {
+		h.legacyGone(w)
+		return true
+	}
+	return false
+}
+
+// legacyHeaders sets Deprecation, Sunset and, when the successor path is
+// an admin API route, a Link to it.
+func (h *Handler) legacyHeaders(w http.ResponseWriter, r *http.Request) {
+	next := successor(routes.Path(r)) // escaped when the client escaped
+	hdr := w.Header()
+	hdr.Set("Deprecation", "true")
+	hdr.Set("Sunset", h.opts.Sunset.UTC().Format(http.TimeFormat))
+	if rt, _ := routes.Lookup(r.Method, next); apiHandler(rt) != nil {
+		hdr.Set("Link", "<"+next+`>; rel="successor-version"`)
+	}
+}
+
+// legacyGone answers 410 endpoint_sunset.
+func (h *Handler) legacyGone(w http.ResponseWriter) {
+	apierr.Write(w, apierr.New(http.StatusGone, apierr.TypeInvalidRequest,
+		"the /admin/api/v1/ alias was retired on "+h.opts.Sunset.UTC().Format(time.DateOnly)+
+			"; replace /admin/api/v1/ with /admin/ (see the Link header)").WithCode("endpoint_sunset"))
+}
+
 // serveLegacy answers a request under LegacyPrefix: in off mode 404;
 // otherwise with Deprecation, Sunset and a Link to the successor path, then
 // 410 Gone once auto mode is past the sunset, or the successor route's
@@ -55,15 +93,9 @@ func (h *Handler) serveLegacy(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	next := successor(routes.Path(r)) // escaped when the client escaped
-
-	hdr := w.Header()
-	hdr.Set("Deprecation", "true")
-	hdr.Set("Sunset", h.opts.Sunset.UTC().Format(http.TimeFormat))
-	hdr.Set("Link", "<"+next+`>; rel="successor-version"`)
+	h.legacyHeaders(w, r)
 	if !h.legacyServed(h.opts.Now()) {
-		apierr.Write(w, apierr.New(http.StatusGone, apierr.TypeInvalidRequest,
-			"the /admin/api/v1/ alias was retired on "+h.opts.Sunset.UTC().Format(time.DateOnly)+
-				"; replace /admin/api/v1/ with /admin/ (see the Link header)").WithCode("endpoint_sunset"))
+		h.legacyGone(w)
 		return
 	}
 	r2 := new(http.Request)

@@ -32,11 +32,19 @@ func TestAccessLegacyAlias(t *testing.T) {
 			t.Fatalf("dashboard/config: %d %s", res.Status, res.Body)
 		}
 		checkHeaders(t, res, "/admin/runtime/config")
-		// The alias needs the same credentials as the admin API.
-		request(t, "GET", g.URL+"/admin/api/v1/auth-keys", "").ExpectErr(t, 401, "authentication_error", "missing_api_key")
+		// The alias needs the same credentials as the admin API; its
+		// refusals carry its headers too.
+		res = request(t, "GET", g.URL+"/admin/api/v1/auth-keys", "")
+		res.ExpectErr(t, 401, "authentication_error", "missing_api_key")
+		checkHeaders(t, res, "/admin/auth-keys")
 		plain := createKey(t, g, `{"name":"plain"}`)
 		request(t, "GET", g.URL+"/admin/api/v1/auth-keys", "", bearer(plain.Secret)...).
 			ExpectErr(t, 403, "authentication_error", "dashboard_access_denied")
+		// An unknown legacy path has no successor to link to.
+		res = adminCall(t, g, "GET", "/admin/api/v1/nonexistent", "")
+		if res.Status != 404 || res.Header.Get("Link") != "" || res.Header.Get("Deprecation") != "true" {
+			t.Fatalf("unknown legacy path: %d %v", res.Status, res.Header)
+		}
 	})
 
 	t.Run("auto", func(t *testing.T) {
@@ -48,6 +56,10 @@ func TestAccessLegacyAlias(t *testing.T) {
 			}
 		} else {
 			res.ExpectErr(t, 410, "invalid_request_error", "endpoint_sunset")
+			// Retired is retired, whoever asks.
+			anon := request(t, "GET", g.URL+"/admin/api/v1/runtime/config", "")
+			anon.ExpectErr(t, 410, "invalid_request_error", "endpoint_sunset")
+			checkHeaders(t, anon, "/admin/runtime/config")
 		}
 		checkHeaders(t, res, "/admin/runtime/config")
 	})

@@ -104,6 +104,9 @@ func (h *Auth) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.
 	}
 	cfg := h.app.Effective()
 	adminPath := need == routes.CredentialAdmin
+	if adminPath && h.app.AdminAPI().LegacyBeforeAuth(w, r) {
+		return nil // the retired legacy alias: 410 whoever asks
+	}
 	if adminPath && !cfg.Admin.EndpointsOn() {
 		// The admin API is switched off: the admin stage answers 404, and
 		// there is nothing to protect.

@@ -167,7 +167,7 @@ func (h *Handler) deleteKey(w http.ResponseWriter, _ *http.Request, p params) {
 // The id is not echoed: a caller who pasted a key where the id belongs
 // must not see it come back.
 func (h *Handler) keyError(w http.ResponseWriter, err error) {
-	var in *keys.InputError
+	var in *apierr.FieldError
 	switch {
 	case errors.Is(err, keys.ErrNotFound):
 		apierr.Write(w, apierr.NotFound("no API key has this id").WithCode("api_key_not_found").WithParam("id"))

@@ -62,9 +62,9 @@ func (k rateLimitKey) key(prefix string) (limits.Key, *apierr.Error) {
 		out.PeriodSeconds = 0
 	}
 	if err := out.Validate(); err != nil {
-		var fe *limits.FieldError
+		var fe *apierr.FieldError
 		if errors.As(err, &fe) && fe.Field == "subject" && strings.TrimSpace(k.UserPath) != "" {
-			return limits.Key{}, bad("user_path", fe.Reason) // the body named it so
+			return limits.Key{}, bad("user_path", fe.Err.Error()) // the body named it so
 		}
 		return limits.Key{}, ruleFieldError(prefix, err)
 	}
@@ -74,11 +74,11 @@ func (k rateLimitKey) key(prefix string) (limits.Key, *apierr.Error) {
 // ruleFieldError answers a rule validation failure with the field as param
 // (prefixed, e.g. "previous.period").
 func ruleFieldError(prefix string, err error) *apierr.Error {
-	var fe *limits.FieldError
+	var fe *apierr.FieldError
 	if !errors.As(err, &fe) {
 		return apierr.InvalidRequest(err.Error()).WithCode("invalid_value")
 	}
-	return apierr.InvalidRequest(prefix + fe.Field + ": " + fe.Reason).WithCode("invalid_value").WithParam(prefix + fe.Field)
+	return apierr.InvalidRequest(prefix + fe.Error()).WithCode("invalid_value").WithParam(prefix + fe.Field)
 }
 
 // rule checks and converts the body into the rule to write and the key of

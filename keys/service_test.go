@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/modelgate/modelgate/apierr"
 )
 
 func TestCreateAndAuthenticate(t *testing.T) {
@@ -158,13 +160,13 @@ func TestValidation(t *testing.T) {
 	}
 	for _, tc := range cases {
 		_, _, err := s.Create(tc.in)
-		var ie *InputError
+		var ie *apierr.FieldError
 		if !errors.As(err, &ie) || ie.Field != tc.field {
 			t.Errorf("Create(%+v) = %v, want an error on %s", tc.in, err, tc.field)
 		}
 	}
 	k, _ := mustCreate(t, s, NewKey{Name: "ok"})
-	var ie *InputError
+	var ie *apierr.FieldError
 	if _, err := s.Update(k.ID, Changes{UserPath: new("/x/./y")}); !errors.As(err, &ie) || ie.Field != "user_path" {
 		t.Fatalf("update user_path: %v", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/modelgate/modelgate/apierr"
 	"github.com/modelgate/modelgate/userpath"
 )
 
@@ -22,11 +23,11 @@ func cleanName(name string) (string, error) {
 	name = strings.TrimSpace(name)
 	switch {
 	case name == "":
-		return "", &InputError{"name", "is required"}
+		return "", apierr.FieldMsg("name", "is required")
 	case len(name) > MaxNameLen:
-		return "", &InputError{"name", "is longer than 128 bytes"}
+		return "", apierr.FieldMsg("name", "is longer than 128 bytes")
 	case !printable(name, false):
-		return "", &InputError{"name", "must be valid UTF-8 without control characters"}
+		return "", apierr.FieldMsg("name", "must be valid UTF-8 without control characters")
 	}
 	return name, nil
 }
@@ -36,9 +37,9 @@ func cleanDescription(d string) (string, error) {
 	d = strings.TrimSpace(d)
 	switch {
 	case len(d) > MaxDescriptionLen:
-		return "", &InputError{"description", "is longer than 1024 bytes"}
+		return "", apierr.FieldMsg("description", "is longer than 1024 bytes")
 	case !printable(d, true):
-		return "", &InputError{"description", "must be valid UTF-8 without control characters"}
+		return "", apierr.FieldMsg("description", "must be valid UTF-8 without control characters")
 	}
 	return d, nil
 }
@@ -51,7 +52,7 @@ func cleanUserPath(p string) (string, error) {
 	}
 	n, err := userpath.Normalize(p)
 	if err != nil {
-		return "", &InputError{"user_path", err.Error()}
+		return "", apierr.FieldMsg("user_path", err.Error())
 	}
 	return n, nil
 }
@@ -62,7 +63,7 @@ func checkExpiry(t *time.Time, now time.Time) (*time.Time, error) {
 		return nil, nil
 	}
 	if !t.After(now) {
-		return nil, &InputError{"expires_at", "must be in the future"}
+		return nil, apierr.FieldMsg("expires_at", "must be in the future")
 	}
 	u := t.UTC()
 	return &u, nil

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelgate/modelgate/apierr"
 	"github.com/modelgate/modelgate/userpath"
 )
 
@@ -204,35 +205,20 @@ func (r Rule) normalized() Rule {
 	return r
 }
 
-// FieldError is a validation failure of one field of a rule. It wraps
-// ErrInvalidRule; its message is "invalid rate-limit rule: <field>:
+// invalid returns the validation failure of one field of a rule, by its
+// JSON name (scope, subject, period, period_seconds, max_requests,
+// max_tokens, per_child, source): an apierr.FieldError wrapped in
+// ErrInvalidRule, whose message is "invalid rate-limit rule: <field>:
 // <reason>".
-type FieldError struct {
-	// Field is the rule field at fault, by its JSON name (scope, subject,
-	// period, period_seconds, max_requests, max_tokens, per_child, source).
-	Field string
-	// Reason says what is wrong with it.
-	Reason string
-}
-
-// Error implements error.
-func (e *FieldError) Error() string {
-	return ErrInvalidRule.Error() + ": " + e.Field + ": " + e.Reason
-}
-
-// Unwrap makes errors.Is(err, ErrInvalidRule) true.
-func (e *FieldError) Unwrap() error { return ErrInvalidRule }
-
-// invalid returns a FieldError.
 func invalid(field, format string, args ...any) error {
-	return &FieldError{Field: field, Reason: fmt.Sprintf(format, args...)}
+	return fmt.Errorf("%w: %w", ErrInvalidRule, apierr.FieldMsg(field, fmt.Sprintf(format, args...)))
 }
 
 // Validate checks k as written (before Normalize): a known scope, a valid
 // subject for it, and a named period or a custom window of 1 to
-// MaxPeriodSeconds seconds, not both. Failures are *FieldError. The
-// subject is checked after normalization, so "/team/" is accepted as
-// "/team".
+// MaxPeriodSeconds seconds, not both. Failures name their field
+// (apierr.FieldError). The subject is checked after normalization, so
+// "/team/" is accepted as "/team".
 func (k Key) Validate() error {
 	switch k.Scope {
 	case ScopeUserPath, ScopeProvider, ScopeModel:
@@ -264,8 +250,8 @@ func (k Key) Validate() error {
 
 // Validate checks r. entitled says whether the quota_templates entitlement
 // is active: a per_child rule without it fails with
-// ErrQuotaTemplatesNotEntitled. Every other failure is a *FieldError
-// (wrapping ErrInvalidRule) naming the offending field; the identity is
+// ErrQuotaTemplatesNotEntitled. Every other failure wraps ErrInvalidRule
+// and names the offending field (apierr.FieldError); the identity is
 // checked by Key.Validate.
 func (r Rule) Validate(entitled bool) error {
 	if err := (Key{Scope: r.Scope, Subject: r.Subject, Period: r.Period, PeriodSeconds: r.PeriodSeconds}).Validate(); err != nil {

@@ -2,7 +2,9 @@ package admin
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -125,6 +127,12 @@ func (h *Handler) putRateLimit(w http.ResponseWriter, r *http.Request, _ params)
 	rule, prev, ae := req.rule()
 	if ae != nil {
 		apierr.Write(w, ae)
+		return
+	}
+	if ps := h.opts.Config.Providers; rule.Scope == limits.ScopeProvider && !ps.Has(rule.Subject) {
+		// A typo would protect nothing, silently.
+		apierr.Write(w, apierr.InvalidRequest(fmt.Sprintf("subject: no provider named %q (configured: %s)",
+			rule.Subject, strings.Join(ps.Names(), ", "))).WithCode("invalid_value").WithParam("subject"))
 		return
 	}
 	if err := e.Upsert(rule, prev); err != nil {

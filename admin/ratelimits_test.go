@@ -158,6 +158,7 @@ func TestRateLimitsRefusals(t *testing.T) {
 		{`{"user_path":"/x","period_seconds":"60","max_requests":1}`, "period_seconds"},
 		{`{"user_path":"/x","period":5,"max_requests":1}`, "period"},
 		{`{"user_path":"/x","period":"minute","max_requests":1,"previous":{"user_path":"/x","period":7}}`, "previous.period"},
+		{`{"scope":"provider","subject":"opnai","period":"minute","max_requests":1}`, "subject"},
 	} {
 		e := do(h, "PUT", "/admin/rate-limits", c.body).err(t)
 		if e.StatusCode != 400 || e.Type != "invalid_request_error" || e.Param == nil || *e.Param != c.param {

@@ -1,5 +1,7 @@
 package config
 
+import "strings"
+
 // Provider configures one upstream provider instance.
 type Provider struct {
 	// Name is the instance name used in `provider_name/model` selectors.
@@ -65,4 +67,24 @@ func (ps Providers) Get(name string) (Provider, bool) {
 		}
 	}
 	return Provider{}, false
+}
+
+// Has reports whether a provider of this name exists, the name compared
+// without regard to case, as provider rate-limit rules match it.
+func (ps Providers) Has(name string) bool {
+	for _, p := range ps {
+		if strings.EqualFold(p.Name, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// Names returns the providers' names in order.
+func (ps Providers) Names() []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p.Name
+	}
+	return out
 }

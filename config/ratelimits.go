@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/modelgate/modelgate/limits"
 )
@@ -132,6 +133,11 @@ func (c Config) SeededRateLimitRules(env Env) ([]limits.Rule, error) {
 		if s.Rule.PerChild && !entitled {
 			return nil, fmt.Errorf("%s: per_child: %w; add %s to entitlements (YAML entitlements, Caddyfile entitlements or GATEWAY_ENTITLEMENTS)",
 				s.Origin, limits.ErrQuotaTemplatesNotEntitled, EntitlementQuotaTemplates)
+		}
+		if s.Rule.Scope == limits.ScopeProvider && !c.Providers.Has(s.Rule.Subject) {
+			// A typo would protect nothing, silently.
+			return nil, fmt.Errorf("%s: subject: no provider named %q (configured: %s)",
+				s.Origin, s.Rule.Subject, strings.Join(c.Providers.Names(), ", "))
 		}
 		out = append(out, s.Rule)
 	}

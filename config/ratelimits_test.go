@@ -11,6 +11,7 @@ import (
 
 func TestSeededRateLimitRules(t *testing.T) {
 	var c Config
+	c.Providers = Providers{{Name: "OpenAI-EU", Type: "openai"}}
 	c.RateLimits.UserPaths = []limits.RuleSpec{
 		{UserPath: "/team/", RPM: 10}, // the same key as SET_RATE_LIMIT_TEAM's
 		{UserPath: "/team", Period: limits.PeriodHour, MaxTokens: 500},
@@ -67,6 +68,30 @@ func TestSeededRateLimitRulesErrors(t *testing.T) {
 	}
 	if rules, err := yamlTmpl.SeededRateLimitRules(env); err != nil || len(rules) != 2 {
 		t.Fatalf("entitled: %v %v", rules, err)
+	}
+}
+
+// TestProviderRuleForUnknownProvider: a provider rule naming no
+// configured provider (a typo that would protect nothing) is refused,
+// naming the variable or entry and the providers there are.
+func TestProviderRuleForUnknownProvider(t *testing.T) {
+	c := Config{Providers: Providers{{Name: "openai", Type: "openai"}, {Name: "groq", Type: "groq"}}}
+	env, err := FromEnv([]string{"SET_PROVIDER_RATE_LIMIT_OPNAI=rpm=5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.SeededRateLimitRules(env); err == nil ||
+		err.Error() != `SET_PROVIDER_RATE_LIMIT_OPNAI: subject: no provider named "opnai" (configured: openai, groq)` {
+		t.Errorf("env: %v", err)
+	}
+	c.RateLimits.Providers = []limits.RuleSpec{{Provider: "nope", RPM: 5}}
+	if _, err := c.SeededRateLimitRules(Env{}); err == nil || !strings.Contains(err.Error(), `rate_limits.providers[0]`) ||
+		!strings.Contains(err.Error(), `no provider named "nope"`) {
+		t.Errorf("yaml: %v", err)
+	}
+	c.RateLimits.Providers = []limits.RuleSpec{{Provider: "GROQ", RPM: 5}}
+	if rules, err := c.SeededRateLimitRules(Env{}); err != nil || len(rules) != 1 {
+		t.Errorf("a provider named in another case: %v %v", rules, err)
 	}
 }
 

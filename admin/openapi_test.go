@@ -166,3 +166,39 @@ func TestOpenAPIFollowsSwitches(t *testing.T) {
 		t.Error("legacy alias not listed before the sunset")
 	}
 }
+
+// TestOpenAPIModelSchemas: the model object carries the catalog's
+// metadata, with every field of the model metadata, pricing, pricing
+// tier and ranking objects.
+func TestOpenAPIModelSchemas(t *testing.T) {
+	s := components()
+	props := func(name string) map[string]any {
+		t.Helper()
+		sc, _ := s[name].(schema)
+		p, ok := sc["properties"].(schema)
+		if !ok {
+			t.Fatalf("schema %s has no properties", name)
+		}
+		return p
+	}
+	if _, ok := props("Model")["metadata"]; !ok {
+		t.Error("Model has no metadata")
+	}
+	for name, fields := range map[string][]string{
+		"ModelMetadata": {"capabilities", "categories", "context_window", "description", "display_name", "family",
+			"max_output_tokens", "modes", "pricing", "pricing_sources", "rankings", "tags"},
+		"Pricing": {"audio_input_per_mtok", "audio_output_per_mtok", "batch_input_per_mtok", "batch_output_per_mtok",
+			"cache_write_per_mtok", "cached_input_per_mtok", "currency", "input_per_image", "input_per_mtok", "output_per_mtok",
+			"per_character_input", "per_image", "per_page", "per_request", "per_second_input", "per_second_output",
+			"reasoning_output_per_mtok", "tiers"},
+		"PricingTier": {"input_per_mtok", "output_per_mtok", "up_to_mtok", "up_to_tokens"},
+		"Ranking":     {"as_of", "elo", "rank"},
+	} {
+		p := props(name)
+		for _, f := range fields {
+			if _, ok := p[f]; !ok {
+				t.Errorf("%s has no %s", name, f)
+			}
+		}
+	}
+}

@@ -51,6 +51,13 @@ func object(desc string, props schema, required ...string) schema {
 	return s
 }
 
+// mapOf builds an object schema whose every property is of schema values.
+func mapOf(values schema, desc string) schema {
+	s := typ("object", desc)
+	s["additionalProperties"] = values
+	return s
+}
+
 // closed forbids properties other than the listed ones.
 func closed(s schema) schema {
 	s["additionalProperties"] = false
@@ -149,8 +156,28 @@ func components() schema {
 			"rate_limits": array(ref("RateLimitStatus"), ""),
 		}, "user_path", "server_time", "usage", "budgets", "rate_limits"),
 		"ModelList": object("", schema{"object": str(""), "data": array(ref("Model"), "")}, "object", "data"),
-		"Model":     object("", schema{"id": str(""), "object": str(""), "created": integer(""), "owned_by": str("")}, "id"),
-		"Health":    object("", schema{"status": str("")}, "status"),
+		"Model": object("", schema{"id": str(""), "object": str(""), "created": integer(""), "owned_by": str(""),
+			"metadata": ref("ModelMetadata")}, "id"),
+		"ModelMetadata": object("What the model catalog knows of the model; absent when the model is not in it.", schema{
+			"capabilities":   mapOf(boolean(""), "Capability (tools, vision, reasoning, ...) to whether the model has it."),
+			"categories":     array(schema{"type": "string", "enum": []string{"text_generation", "embedding", "image", "audio", "video", "utility"}}, ""),
+			"context_window": integer("Prompt plus completion, in tokens."), "description": str(""), "display_name": str(""),
+			"family": str(""), "max_output_tokens": integer(""), "modes": array(str(""), "API modes served (chat, embedding, ...)."),
+			"pricing": ref("Pricing"), "pricing_sources": mapOf(str(""), "Where the prices were taken from."),
+			"rankings": mapOf(ref("Ranking"), "Leaderboard name to the model's place on it."), "tags": array(str(""), ""),
+		}),
+		"Pricing": object("List prices; token prices per million tokens, in currency (USD when absent).", schema{
+			"audio_input_per_mtok": number(""), "audio_output_per_mtok": number(""), "batch_input_per_mtok": number(""),
+			"batch_output_per_mtok": number(""), "cache_write_per_mtok": number(""), "cached_input_per_mtok": number(""),
+			"currency": str(""), "input_per_image": number(""), "input_per_mtok": number(""), "output_per_mtok": number(""),
+			"per_character_input": number(""), "per_image": number(""), "per_page": number(""), "per_request": number(""),
+			"per_second_input": number(""), "per_second_output": number(""), "reasoning_output_per_mtok": number(""),
+			"tiers": array(ref("PricingTier"), "Prices by prompt size; the first bounded tier the prompt fits decides."),
+		}),
+		"PricingTier": object("", schema{"input_per_mtok": number(""), "output_per_mtok": number(""), "up_to_mtok": number(""),
+			"up_to_tokens": schema{"type": "integer", "minimum": 1}}),
+		"Ranking": object("", schema{"as_of": str(""), "elo": number(""), "rank": integer("")}),
+		"Health":  object("", schema{"status": str("")}, "status"),
 		"ModelRequest": schema{"type": "object", "description": "A request body in the OpenAI shape of this endpoint; model is required.",
 			"properties": schema{"model": str("A model id from GET /v1/models, or provider_name/model.")},
 			"required":   []string{"model"}, "additionalProperties": true},

@@ -93,7 +93,7 @@ func TestJSONConfigRefusesBadRule(t *testing.T) {
 		`{"rate_limits":{"providers":[{"provider":"openai","rpm":-1}]}}`:                         "rate_limits.providers[0] (openai): rpm: must be a positive integer",
 		`{"rate_limits":{"user_paths":[{"user_path":"/a","period":"weekly","max_requests":1}]}}`: "rate_limits.user_paths[0] (/a): invalid rate-limit rule: period:",
 		`{"virtual_models":[{"source":"fast","slowdown":50}]}`:                                   "virtual_models[0] (fast): slowdown:",
-		`{"failover":{"gpt-4o":[]}}`:                                                             `failover["gpt-4o"]: needs at least one target`,
+		`{"failover":{"gpt-4o":[]}}`:                                                             `failover["gpt-4o"]: targets: needs at least one target`,
 	} {
 		cfg := &caddy.Config{AppsRaw: caddy.ModuleMap{"modelgate": json.RawMessage(doc)}}
 		err := caddy.Validate(cfg)

@@ -37,7 +37,8 @@ func refusedField(err error) error {
 // whose model field picks the provider. The form goes upstream through
 // the provider's Transcriber (as sent on OpenAI-compatible upstreams but
 // for the model id, mapped on the voice provider); the answer comes back
-// whole, with its usage recorded when it reports some.
+// whole, or event by event when the upstream streams it, with its usage
+// recorded when it reports some.
 func (s *Service) transcription(w http.ResponseWriter, r *http.Request) {
 	c, t, f, err := s.prepareTranscription(r)
 	if err != nil {
@@ -63,7 +64,10 @@ func (s *Service) transcription(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	c.upstream.watch(ctx, cancel, resp.Body, c.limits, false, started)
+	// A streamed transcription (stream=true) is relayed event by event;
+	// its closing event carries the usage.
+	streamed := IsEventStream(resp.Header)
+	c.upstream.watch(ctx, cancel, resp.Body, c.limits, streamed, started)
 	resp.Body = &c.upstream
 	defer resp.Body.Close()
 	defer func() {
@@ -75,6 +79,11 @@ func (s *Service) transcription(w http.ResponseWriter, r *http.Request) {
 	}
 	copyResponseHeaders(w.Header(), resp.Header)
 	w.Header().Set("X-Modelgate-Provider", c.provider.Name())
+	if streamed {
+		c.info.Stream = true
+		s.relayStream(w, r, resp, c)
+		return
+	}
 	if body, ok := s.readAnswer(w, r, resp, c); ok {
 		relayBody(w, resp, c, body)
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/modelgate/modelgate/apierr"
 	"github.com/modelgate/modelgate/providers"
@@ -270,5 +271,88 @@ func TestPassthroughErrorRedacted(t *testing.T) {
 		if rec.Code != tc.status || strings.Contains(rec.Body.String(), key) || !strings.Contains(rec.Body.String(), "internal boom [redacted]") {
 			t.Errorf("%d %s: %d %s", tc.status, tc.ct, rec.Code, rec.Body)
 		}
+	}
+}
+
+// TestAudioRelayedAsItArrives: speech audio and a streamed transcription
+// reach the client while the upstream is still sending (the upstream
+// sends its second part only once the client has the first), and the
+// transcription's closing event leaves its usage; the speech request is
+// priced by its input's characters.
+func TestAudioRelayedAsItArrives(t *testing.T) {
+	gotFirst := make(chan struct{}, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var first, rest string
+		switch {
+		case strings.HasSuffix(r.URL.Path, "/audio/speech"):
+			w.Header().Set("Content-Type", "audio/mpeg")
+			first, rest = "ID3-part-one", "-part-two"
+		default:
+			w.Header().Set("Content-Type", "text/event-stream")
+			first = "data: {\"type\":\"transcript.text.delta\",\"delta\":\"The\"}\n\n"
+			rest = "data: {\"type\":\"transcript.text.done\",\"text\":\"The end\",\"usage\":{\"type\":\"tokens\",\"input_tokens\":14,\"output_tokens\":3,\"total_tokens\":17}}\n\n"
+		}
+		_, _ = io.WriteString(w, first)
+		w.(http.Flusher).Flush()
+		select {
+		case <-gotFirst:
+		case <-time.After(10 * time.Second):
+			return // the gateway held the first part back
+		}
+		_, _ = io.WriteString(w, rest)
+	}))
+	defer srv.Close()
+	p, err := providers.New(providers.Options{Name: "oai", Type: "openai", BaseURL: srv.URL + "/v1", APIKey: "k", Client: srv.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := providers.NewRegistry([]providers.Entry{{Provider: p, Models: []string{"tts-1", "gpt-4o-transcribe"}, Allowlist: true}},
+		providers.RegistryOptions{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	reg.Start(ctx)
+	<-reg.Ready()
+	s := &Service{Registry: reg, MaxBodyBytes: 1 << 20}
+	var info *reqinfo.Info
+	gw := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		info = reqinfo.New()
+		s.ServeHTTP(w, r.WithContext(reqinfo.With(r.Context(), info)))
+	}))
+	defer gw.Close()
+	call := func(path, ct, body, first string) string {
+		t.Helper()
+		resp, err := http.Post(gw.URL+path, ct, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		buf := make([]byte, len(first))
+		if _, err := io.ReadFull(resp.Body, buf); err != nil || string(buf) != first {
+			t.Fatalf("%s: first part %q %v", path, buf, err)
+		}
+		gotFirst <- struct{}{}
+		rest, _ := io.ReadAll(resp.Body)
+		return string(buf) + string(rest)
+	}
+	if got := call("/v1/audio/speech", "application/json", `{"model":"tts-1","input":"hello","voice":"alloy"}`, "ID3-part-one"); got != "ID3-part-one-part-two" {
+		t.Errorf("speech: %q", got)
+	}
+	if c, ok := info.Cost(); !ok || c.Total-5*1.5e-5 > 1e-12 || 5*1.5e-5-c.Total > 1e-12 {
+		t.Errorf("speech cost %v %v", c.Total, ok)
+	}
+
+	var form bytes.Buffer
+	mw := multipart.NewWriter(&form)
+	_ = mw.WriteField("model", "gpt-4o-transcribe")
+	_ = mw.WriteField("stream", "true")
+	fw, _ := mw.CreateFormFile("file", "a.wav")
+	_, _ = fw.Write([]byte("audio"))
+	_ = mw.Close()
+	got := call("/v1/audio/transcriptions", mw.FormDataContentType(), form.String(), "data: {\"type\":\"transcript.text.delta\",\"delta\":\"The\"}\n\n")
+	if !strings.Contains(got, "transcript.text.done") {
+		t.Errorf("transcription stream: %q", got)
+	}
+	if u, ok := info.Usage(); !ok || u.InputTokens != 14 || u.OutputTokens != 3 || !info.Stream {
+		t.Errorf("transcription usage %+v %v, stream %v", u, ok, info.Stream)
 	}
 }

@@ -219,8 +219,13 @@ func (s *Service) try(w http.ResponseWriter, r *http.Request, c *call, last bool
 		apierr.WriteFor(w, r, e)
 		return nil
 	}
-	streamed := c.stream && IsEventStream(resp.Header)
-	c.upstream.watch(ctx, cancel, resp.Body, c.limits, streamed, started)
+	// Speech is relayed as it arrives, so that a client plays the audio
+	// while the rest is generated: an event stream (stream_format sse)
+	// event by event, audio bytes read by read.
+	speech := c.ep == providers.EndpointSpeech && c.tr == nil
+	streamed := (c.stream || speech) && IsEventStream(resp.Header)
+	relayed := speech && !streamed
+	c.upstream.watch(ctx, cancel, resp.Body, c.limits, streamed || relayed, started)
 	resp.Body = &c.upstream
 	defer resp.Body.Close()
 	defer func() {
@@ -254,7 +259,19 @@ func (s *Service) try(w http.ResponseWriter, r *http.Request, c *call, last bool
 		resp.Body = &c.answer
 		relayTranslatedBody(w, r, resp, c)
 	case streamed:
+		if speech {
+			c.info.Stream = true
+		}
 		s.relayStream(w, r, resp, c)
+		if speech && !c.info.AnswerOpen && c.failed == nil {
+			recordUnits(c, nil)
+		}
+	case relayed:
+		w.Header().Del("Content-Length")
+		w.WriteHeader(resp.StatusCode)
+		if s.copyFlushing(w, r, resp.Body, c) {
+			recordUnits(c, nil)
+		}
 	default:
 		if body, ok := s.readAnswer(w, r, resp, c); ok {
 			relayBody(w, resp, c, body)

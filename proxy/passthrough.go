@@ -294,8 +294,9 @@ func isJSON(ct string) bool {
 }
 
 // copyFlushing relays an answer that is not read whole (streams, audio,
-// files) as it arrives, flushing after every read.
-func (s *Service) copyFlushing(w http.ResponseWriter, r *http.Request, body io.Reader, c *call) {
+// files) as it arrives, flushing after every read, and reports whether
+// the whole of it reached the client.
+func (s *Service) copyFlushing(w http.ResponseWriter, r *http.Request, body io.Reader, c *call) (complete bool) {
 	c.info.AnswerOpen = true
 	rc := http.NewResponseController(w)
 	buf := make([]byte, 32<<10)
@@ -303,20 +304,22 @@ func (s *Service) copyFlushing(w http.ResponseWriter, r *http.Request, body io.R
 		n, err := body.Read(buf)
 		if n > 0 {
 			if _, werr := w.Write(buf[:n]); werr != nil {
-				return
+				return false
 			}
 			if ferr := rc.Flush(); ferr != nil && !errors.Is(ferr, http.ErrNotSupported) {
-				return // the client is gone; the answer stays open
+				return false // the client is gone; the answer stays open
 			}
 		}
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				c.info.AnswerOpen = false
-			} else if r.Context().Err() == nil {
-				c.failed = readError(c.provider.Name(), err)
-				s.logger().Warn("passthrough answer broke off", zap.String("provider", c.provider.Name()), zap.Error(err))
+				return true
 			}
-			return
+			if r.Context().Err() == nil {
+				c.failed = readError(c.provider.Name(), err)
+				s.logger().Warn("relayed answer broke off", zap.String("provider", c.provider.Name()), zap.Error(err))
+			}
+			return false
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/tidwall/gjson"
 	"go.uber.org/zap"
 
+	"github.com/modelgate/modelgate/catalog"
 	"github.com/modelgate/modelgate/providers"
 	"github.com/modelgate/modelgate/providers/translate"
 )
@@ -182,6 +183,19 @@ func (c *call) inspectUsage(data []byte) bool {
 	case providers.EndpointResponses:
 		if u, ok := translate.ResponsesUsage(gjson.GetBytes(data, "response.usage")); ok {
 			c.info.SetUsage(u)
+		}
+		return true
+	case providers.EndpointTranscriptions, providers.EndpointSpeech:
+		// The closing event (transcript.text.done, speech.audio.done)
+		// carries the usage: tokens, or the seconds of audio transcribed.
+		u := gjson.GetBytes(data, "usage")
+		if u.Get("input_tokens").Exists() {
+			if tu, ok := translate.ResponsesUsage(u); ok {
+				c.info.SetUsage(tu)
+			}
+		}
+		if s, ok := transcriptionSeconds(data); ok && c.ep == providers.EndpointTranscriptions {
+			c.info.SetUnits(catalog.Consumption{InputSeconds: s})
 		}
 		return true
 	}

@@ -243,15 +243,15 @@ func (p *ElevenLabs) Transcribe(ctx context.Context, model string, f *Transcript
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxTranscriptBytes+1))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", ErrBadAnswer, err)
 	}
 	if len(raw) > maxTranscriptBytes {
-		return nil, fmt.Errorf("transcript exceeds %d bytes", maxTranscriptBytes)
+		return nil, fmt.Errorf("%w: transcript exceeds %d bytes", ErrBadAnswer, maxTranscriptBytes)
 	}
 	format, _ := f.Get("response_format")
 	out, outType, err := mapTranscript(raw, format, granularity == "word")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", ErrBadAnswer, err)
 	}
 	h := http.Header{"Content-Type": {outType}, "Content-Length": {strconv.Itoa(len(out))}}
 	if id := resp.Header.Get("Request-Id"); id != "" {

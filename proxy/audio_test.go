@@ -356,3 +356,38 @@ func TestAudioRelayedAsItArrives(t *testing.T) {
 		t.Errorf("transcription usage %+v %v, stream %v", u, ok, info.Stream)
 	}
 }
+
+// TestVoiceTranscriptCutShort: a voice-provider transcript that breaks off
+// is an answer the gateway could not read (502 upstream_read_failed), not
+// an unreachable upstream.
+func TestVoiceTranscriptCutShort(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Path == "/v1/models" {
+			_, _ = io.WriteString(w, `[]`)
+			return
+		}
+		_, _ = io.WriteString(w, `{"language_code":"en","text":"The qu`)
+	}))
+	defer srv.Close()
+	p, err := providers.New(providers.Options{Name: "el", Type: "elevenlabs", BaseURL: srv.URL, APIKey: "k", Client: srv.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := providers.NewRegistry([]providers.Entry{{Provider: p, Models: []string{"scribe_v2"}, Allowlist: true}}, providers.RegistryOptions{})
+	s := &Service{Registry: reg, MaxBodyBytes: 1 << 20}
+	var form bytes.Buffer
+	mw := multipart.NewWriter(&form)
+	_ = mw.WriteField("model", "scribe_v2")
+	fw, _ := mw.CreateFormFile("file", "a.wav")
+	_, _ = fw.Write([]byte("audio"))
+	_ = mw.Close()
+	info := reqinfo.New()
+	req := httptest.NewRequest("POST", "/v1/audio/transcriptions", &form)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	rec := httptest.NewRecorder()
+	s.ServeHTTP(rec, req.WithContext(reqinfo.With(req.Context(), info)))
+	if rec.Code != 502 || !strings.Contains(rec.Body.String(), `"upstream_read_failed"`) {
+		t.Errorf("%d %s", rec.Code, rec.Body)
+	}
+}

@@ -14,18 +14,23 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/modelgate/modelgate/apierr"
+	"github.com/modelgate/modelgate/providers"
 )
 
 // transportError maps an upstream call that failed before the response
 // headers: a timeout is 504 upstream_timeout, a connection the upstream
-// closed or reset is 502 upstream_read_failed, anything else (refused,
-// DNS, TLS) 502 upstream_unreachable. Clients get these fixed messages;
+// closed or reset is 502 upstream_read_failed, an answer an adapter could
+// not read (providers.ErrBadAnswer) is mapped as readError maps it,
+// anything else (refused, DNS, TLS) 502 upstream_unreachable. Clients get these fixed messages;
 // the Go error, which names addresses, goes to the log only.
 func transportError(provider string, err error) *apierr.Error {
 	var ne net.Error
 	switch {
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, errUpstreamTimeout) || (errors.As(err, &ne) && ne.Timeout()):
 		return upstreamTimeout(provider)
+	case errors.Is(err, providers.ErrBadAnswer):
+		// The upstream answered; its answer could not be read.
+		return readError(provider, err)
 	case brokenConnection(err):
 		return apierr.ProviderError(http.StatusBadGateway, provider,
 			"provider "+provider+" closed the connection before answering").WithCode("upstream_read_failed")

@@ -128,9 +128,22 @@ type RequestChecker interface {
 type RequestError struct {
 	// Param is the offending field.
 	Param string
+	// Code is the error code: "" for a field or value the provider does
+	// not support (unsupported_feature), CodeMissingParameter for a
+	// required field left out, CodeInvalidValue for a value of the wrong
+	// type.
+	Code string
 	// Message says why, for the client.
 	Message string
 }
+
+// Codes of a RequestError besides unsupported_feature.
+const (
+	// CodeMissingParameter is a required field left out.
+	CodeMissingParameter = "missing_required_parameter"
+	// CodeInvalidValue is a field whose value has the wrong type.
+	CodeInvalidValue = "invalid_value"
+)
 
 // Error implements error.
 func (e *RequestError) Error() string { return e.Message }

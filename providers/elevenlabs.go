@@ -148,16 +148,17 @@ func mapSpeech(body []byte, model string) (*speechRequest, error) {
 		voice = voice.Get("id")
 	}
 	if voice.Type != gjson.String || voice.Str == "" {
-		return nil, &RequestError{Param: "voice", Message: "voice must be a voice id of the voice provider's voice library"}
+		return nil, &RequestError{Param: "voice", Code: missingOrInvalid(voice),
+			Message: "voice must be a voice id of the voice provider's voice library"}
 	}
 	input := root.Get("input")
 	if input.Type != gjson.String || input.Str == "" {
-		return nil, &RequestError{Param: "input", Message: "input must be a non-empty string"}
+		return nil, &RequestError{Param: "input", Code: missingOrInvalid(input), Message: "input must be a non-empty string"}
 	}
 	b := elevenLabsSpeechBody{Text: input.Str, ModelID: model}
 	if v := root.Get("speed"); v.Exists() && v.Type != gjson.Null {
 		if v.Type != gjson.Number {
-			return nil, &RequestError{Param: "speed", Message: "speed must be a number"}
+			return nil, &RequestError{Param: "speed", Code: CodeInvalidValue, Message: "speed must be a number"}
 		}
 		b.VoiceSettings = &elevenLabsVoiceSetting{Speed: min(max(v.Float(), elevenLabsMinSpeed), elevenLabsMaxSpeed)}
 	}
@@ -351,4 +352,13 @@ func (p *ElevenLabs) ListModels(ctx context.Context) ([]Model, error) {
 		models = append(models, Model{ID: id, OwnedBy: p.t.Name})
 	}
 	return models, nil
+}
+
+// missingOrInvalid is the code of a refused required field: missing when
+// it is absent, null or empty, invalid when it has another type.
+func missingOrInvalid(v gjson.Result) string {
+	if !v.Exists() || v.Type == gjson.Null || (v.Type == gjson.String && v.Str == "") {
+		return CodeMissingParameter
+	}
+	return CodeInvalidValue
 }

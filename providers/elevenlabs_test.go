@@ -166,3 +166,24 @@ func TestRelayHeaders(t *testing.T) {
 		t.Errorf("relayed %s %v", path, got)
 	}
 }
+
+// TestElevenLabsSpeechRefusalCodes: a required field left out is
+// missing_required_parameter, one of the wrong type invalid_value, an
+// unsupported one unsupported_feature (no code of its own).
+func TestElevenLabsSpeechRefusalCodes(t *testing.T) {
+	for body, want := range map[string][2]string{
+		`{"voice":"v1"}`:                                 {"input", CodeMissingParameter},
+		`{"voice":"v1","input":""}`:                      {"input", CodeMissingParameter},
+		`{"voice":"v1","input":5}`:                       {"input", CodeInvalidValue},
+		`{"input":"hi"}`:                                 {"voice", CodeMissingParameter},
+		`{"voice":7,"input":"hi"}`:                       {"voice", CodeInvalidValue},
+		`{"voice":"v1","input":"hi","speed":"fast"}`:     {"speed", CodeInvalidValue},
+		`{"voice":"v1","input":"hi","instructions":"x"}`: {"instructions", ""},
+	} {
+		_, err := mapSpeech([]byte(body), "eleven_v3")
+		var re *RequestError
+		if !errors.As(err, &re) || re.Param != want[0] || re.Code != want[1] {
+			t.Errorf("%s: %v, want %s %q", body, err, want[0], want[1])
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io"
@@ -28,7 +29,7 @@ func (s *Service) speech(w http.ResponseWriter, r *http.Request) {
 func refusedField(err error) error {
 	var re *providers.RequestError
 	if errors.As(err, &re) {
-		return apierr.InvalidRequest(re.Message).WithParam(re.Param).WithCode("unsupported_feature")
+		return apierr.InvalidRequest(re.Message).WithParam(re.Param).WithCode(cmp.Or(re.Code, "unsupported_feature"))
 	}
 	return err
 }

@@ -148,7 +148,7 @@ func (f requestFields) modelName() (string, error) {
 		return "", apierr.InvalidRequest("missing required parameter: model").WithParam("model").WithCode("missing_required_parameter")
 	}
 	if len(raw) < 3 || raw[0] != '"' {
-		return "", apierr.InvalidRequest("model must be a non-empty string").WithParam("model")
+		return "", apierr.InvalidRequest("model must be a non-empty string").WithParam("model").WithCode("invalid_value")
 	}
 	if bytes.IndexByte(raw, '\\') < 0 {
 		return string(raw[1 : len(raw)-1]), nil

@@ -190,30 +190,32 @@ func TestVoiceProviderRefusals(t *testing.T) {
 	g, up := startVoiceGateway(t)
 	n := up.count()
 	speech := `{"model":"eleven_multilingual_v2","input":"hi","voice":"JBFqnCBsd6RMkjVDRZzb"`
-	for _, tc := range []struct{ body, param string }{
-		{speech + `,"response_format":"aac"}`, "response_format"},
-		{speech + `,"response_format":"flac"}`, "response_format"},
-		{speech + `,"instructions":"Speak slowly."}`, "instructions"},
-		{speech + `,"stream_format":"sse"}`, "stream_format"},
-		{`{"model":"eleven_multilingual_v2","input":"hi"}`, "voice"},
+	for _, tc := range []struct{ body, param, code string }{
+		{speech + `,"response_format":"aac"}`, "response_format", "unsupported_feature"},
+		{speech + `,"response_format":"flac"}`, "response_format", "unsupported_feature"},
+		{speech + `,"instructions":"Speak slowly."}`, "instructions", "unsupported_feature"},
+		{speech + `,"stream_format":"sse"}`, "stream_format", "unsupported_feature"},
+		{`{"model":"eleven_multilingual_v2","input":"hi"}`, "voice", "missing_required_parameter"},
+		{`{"model":"scribe_v2","input":"hi","voice":"JBFqnCBsd6RMkjVDRZzb"}`, "model", "unsupported_endpoint"},
 	} {
 		e := request(t, "POST", g.URL+"/v1/audio/speech", tc.body, bearer(masterKey)...).
-			ExpectErr(t, http.StatusBadRequest, "invalid_request_error", "unsupported_feature")
+			ExpectErr(t, http.StatusBadRequest, "invalid_request_error", tc.code)
 		if e.Param == nil || *e.Param != tc.param {
 			t.Errorf("%s: param %v, want %s", tc.body, orNull(e.Param), tc.param)
 		}
 	}
 	for _, tc := range []struct {
-		fields map[string]string
-		param  string
+		fields      map[string]string
+		param, code string
 	}{
-		{map[string]string{"model": "scribe_v2", "response_format": "srt"}, "response_format"},
-		{map[string]string{"model": "scribe_v2", "response_format": "vtt"}, "response_format"},
-		{map[string]string{"model": "scribe_v1", "prompt": "Names: Modelgate"}, "prompt"},
+		{map[string]string{"model": "scribe_v2", "response_format": "srt"}, "response_format", "unsupported_feature"},
+		{map[string]string{"model": "scribe_v2", "response_format": "vtt"}, "response_format", "unsupported_feature"},
+		{map[string]string{"model": "scribe_v1", "prompt": "Names: Modelgate"}, "prompt", "unsupported_feature"},
+		{map[string]string{"model": "eleven_multilingual_v2"}, "model", "unsupported_endpoint"},
 	} {
 		body, ct := multipartBody(t, tc.fields)
 		res := sendForm(t, g, body, ct)
-		ge := res.ExpectErr(t, http.StatusBadRequest, "invalid_request_error", "unsupported_feature")
+		ge := res.ExpectErr(t, http.StatusBadRequest, "invalid_request_error", tc.code)
 		if ge.Param == nil || *ge.Param != tc.param {
 			t.Errorf("%v: param %v, want %s", tc.fields, orNull(ge.Param), tc.param)
 		}

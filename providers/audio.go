@@ -121,6 +121,9 @@ type RequestChecker interface {
 	// CheckTranscription checks a transcription form; a refusal is a
 	// *RequestError.
 	CheckTranscription(f *TranscriptionForm) error
+	// CheckModel checks that the upstream model id model serves ep; a
+	// refusal is a *RequestError with code CodeUnsupportedEndpoint.
+	CheckModel(ep Endpoint, model string) error
 }
 
 // RequestError is a request field an upstream cannot honour: the client
@@ -143,6 +146,9 @@ const (
 	CodeMissingParameter = "missing_required_parameter"
 	// CodeInvalidValue is a field whose value has the wrong type.
 	CodeInvalidValue = "invalid_value"
+	// CodeUnsupportedEndpoint is a model that does not serve the
+	// endpoint asked.
+	CodeUnsupportedEndpoint = "unsupported_endpoint"
 )
 
 // Error implements error.

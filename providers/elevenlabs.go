@@ -114,6 +114,21 @@ type elevenLabsVoiceSetting struct {
 	Speed float64 `json:"speed"`
 }
 
+// CheckModel implements RequestChecker: the speech-to-text models
+// (scribe_*) serve transcription only, every other model speech only.
+func (p *ElevenLabs) CheckModel(ep Endpoint, model string) error {
+	transcribes := strings.HasPrefix(model, "scribe")
+	switch {
+	case ep == EndpointSpeech && transcribes:
+		return &RequestError{Param: "model", Code: CodeUnsupportedEndpoint,
+			Message: "model " + model + " transcribes speech; /v1/audio/speech needs a text-to-speech model"}
+	case ep == EndpointTranscriptions && !transcribes:
+		return &RequestError{Param: "model", Code: CodeUnsupportedEndpoint,
+			Message: "model " + model + " is a text-to-speech model; /v1/audio/transcriptions needs a speech-to-text model (scribe_v2, scribe_v1)"}
+	}
+	return nil
+}
+
 // CheckJSON implements RequestChecker: only speech bodies are accepted,
 // and only with fields the provider can honour.
 func (p *ElevenLabs) CheckJSON(ep Endpoint, body []byte) error {

@@ -187,3 +187,26 @@ func TestElevenLabsSpeechRefusalCodes(t *testing.T) {
 		}
 	}
 }
+
+// TestElevenLabsCheckModel: speech-to-text models transcribe only, the
+// others speak only.
+func TestElevenLabsCheckModel(t *testing.T) {
+	p := &ElevenLabs{}
+	for _, c := range []struct {
+		ep    Endpoint
+		model string
+		ok    bool
+	}{
+		{EndpointSpeech, "eleven_multilingual_v2", true},
+		{EndpointSpeech, "scribe_v2", false},
+		{EndpointTranscriptions, "scribe_v2", true},
+		{EndpointTranscriptions, "scribe_v1", true},
+		{EndpointTranscriptions, "eleven_multilingual_v2", false},
+	} {
+		err := p.CheckModel(c.ep, c.model)
+		var re *RequestError
+		if (err == nil) != c.ok || (err != nil && (!errors.As(err, &re) || re.Code != CodeUnsupportedEndpoint || re.Param != "model")) {
+			t.Errorf("%s %s: %v", c.ep, c.model, err)
+		}
+	}
+}

@@ -116,6 +116,9 @@ func (s *Service) prepareTranscription(r *http.Request) (*call, providers.Transc
 			WithParam("model").WithCode("unsupported_endpoint")
 	}
 	if rc, ok := p.(providers.RequestChecker); ok {
+		if err := refusedField(rc.CheckModel(providers.EndpointTranscriptions, model)); err != nil {
+			return nil, nil, nil, err
+		}
 		if err := refusedField(rc.CheckTranscription(f)); err != nil {
 			return nil, nil, nil, err
 		}

@@ -40,6 +40,9 @@ func (s *Service) plan(c *call) error {
 	if p.Supports(c.in.native) {
 		c.ep = c.in.native
 		if rc, ok := p.(providers.RequestChecker); ok {
+			if err := rc.CheckModel(c.ep, c.model); err != nil {
+				return refusedField(err)
+			}
 			return refusedField(rc.CheckJSON(c.ep, c.body))
 		}
 		return nil

@@ -97,9 +97,24 @@ func (r *Registry) refreshOne(ctx context.Context, e Entry) error {
 	if len(models) == 0 {
 		models = configured(e.Models)
 	}
+	models = distinct(models)
 	r.mu.Lock()
 	r.listings[e.Provider.Name()] = models
 	r.mu.Unlock()
 	r.rebuildIndex()
 	return nil
+}
+
+// distinct returns models without repeated ids, each id where it first
+// appears: a listing that names a model twice lists it once.
+func distinct(models []Model) []Model {
+	seen := make(map[string]bool, len(models))
+	out := models[:0:0]
+	for _, m := range models {
+		if !seen[m.ID] {
+			seen[m.ID] = true
+			out = append(out, m)
+		}
+	}
+	return out
 }

@@ -221,3 +221,25 @@ func TestShutdownStopsPendingRetries(t *testing.T) {
 		t.Fatalf("%d listing calls after shutdown, want 1", n)
 	}
 }
+
+// TestListingRepeatsListedOnce: a listing that names a model twice serves
+// it once.
+func TestListingRepeatsListedOnce(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"object":"list","data":[{"id":"a"},{"id":"b"},{"id":"a"},{"id":"b"},{"id":"c"}]}`)
+	}))
+	defer srv.Close()
+	p, err := New(Options{Name: "up", Type: "openai", BaseURL: srv.URL + "/v1", APIKey: "k", Client: srv.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewRegistry([]Entry{{Provider: p}}, RegistryOptions{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r.Start(ctx)
+	<-r.Ready()
+	if got := servedIDs(r); !reflect.DeepEqual(got, []string{"a", "b", "c"}) {
+		t.Errorf("served %v", got)
+	}
+}

@@ -22,12 +22,17 @@ import (
 //			request>headers>X-Api-Key delete
 //			request>headers>Api-Key delete
 //			request>headers>X-Goog-Api-Key delete
+//			request>headers>Sec-Websocket-Protocol delete
 //		}
 //	}
+//
+// The last is the WebSocket subprotocol list, in which browser clients of
+// OpenAI's realtime API put a key (openai-insecure-api-key.<key>).
 var CredentialLogFields = []string{
 	"request>headers>X-Api-Key",
 	"request>headers>Api-Key",
 	"request>headers>X-Goog-Api-Key",
+	"request>headers>Sec-Websocket-Protocol",
 }
 
 // accessLogRisks names, sorted, the servers of the http app that write an

@@ -19,6 +19,7 @@ const accessLogFilter = `format filter {
 				request>headers>X-Api-Key delete
 				request>headers>Api-Key delete
 				request>headers>X-Goog-Api-Key delete
+				request>headers>Sec-Websocket-Protocol delete
 			}
 		}`
 
@@ -77,6 +78,7 @@ func sendEveryCredential(t *testing.T, g *gateway) []string {
 			{"x-api-key", key},
 			{"api-key", key},
 			{"x-goog-api-key", key},
+			{"Sec-WebSocket-Protocol", "realtime, openai-insecure-api-key." + key},
 			{"Proxy-Authorization", "Bearer " + key},
 			{"x-api-key", key, "Authorization", "Bearer " + key},
 		} {
@@ -110,9 +112,9 @@ func readLog(t *testing.T, path string, want int) string {
 func TestAccessLogFilteredKeepsKeysOut(t *testing.T) {
 	g, accessLog, _ := startLoggedGateway(t, accessLogFilter)
 	secrets := sendEveryCredential(t, g)
-	log := readLog(t, accessLog, 24)
-	if n := strings.Count(log, `"handled request"`); n < 24 {
-		t.Fatalf("access log has %d entries, want at least 24:\n%s", n, log)
+	log := readLog(t, accessLog, 28)
+	if n := strings.Count(log, `"handled request"`); n < 28 {
+		t.Fatalf("access log has %d entries, want at least 28:\n%s", n, log)
 	}
 	for _, s := range secrets {
 		if strings.Contains(log, s) {

@@ -9,19 +9,35 @@ import (
 )
 
 // matchPath returns userPath in the form rules are matched on, or the
-// reason userpath.Normalize refuses it. Paths reaching admission were
-// normalized by authentication already; a cheap structural check (leading
-// slash, no trailing slash, no empty segment, no segment starting with a
-// dot) confirms that without rescanning every byte, and every other path
-// goes through userpath.Normalize. Only the structure decides which rules
-// and which template child a path matches.
+// reason userpath.Normalize refuses it: normalized and lower-cased, since
+// rule subjects match without regard to case (foldPath). Paths reaching
+// admission were normalized by authentication already; a cheap structural
+// check (leading slash, no trailing slash, no empty segment, no segment
+// starting with a dot) confirms that without rescanning every byte, and
+// every other path goes through userpath.Normalize. Only the structure
+// decides which rules and which template child a path matches.
 func matchPath(userPath string) (string, error) {
 	if n := len(userPath); n >= 2 && userPath[0] == '/' && userPath[n-1] != '/' &&
 		!strings.Contains(userPath, "//") &&
 		(strings.IndexByte(userPath, '.') < 0 || !strings.Contains(userPath, "/.")) {
-		return userPath, nil
+		return foldPath(userPath), nil
 	}
-	return userpath.Normalize(userPath)
+	p, err := userpath.Normalize(userPath)
+	return foldPath(p), err
+}
+
+// foldPath returns a normalized path lower-cased like lowerString: user
+// paths match rule subjects without regard to case, so "/Team/App" counts
+// against a rule on "/team" (and in the same template child as
+// "/team/app"). A path with no upper-case letter and no multi-byte
+// character, the common case, is returned as it is, without allocating.
+func foldPath(p string) string {
+	for i := 0; i < len(p); i++ {
+		if c := p[i]; c >= utf8.RuneSelf || ('A' <= c && c <= 'Z') {
+			return lowerString(p)
+		}
+	}
+	return p
 }
 
 // childOf returns the direct child segment of path under parent (a proper

@@ -103,3 +103,36 @@ func TestUserPathsUseTheOneNormalizer(t *testing.T) {
 		t.Fatal("customers/alice/ was not charged to /customers/alice")
 	}
 }
+
+// TestUserPathsMatchWithoutCase: a rule's user path matches a request's
+// without regard to case, as provider and model subjects do: the
+// same counter for "/Team/App" and "/team/app", the same template child
+// for "/CUSTOMERS/Carol" and "/customers/carol", and the same rule for a
+// subject written "/Team" and "/team".
+func TestUserPathsMatchWithoutCase(t *testing.T) {
+	clk := newClock()
+	tmpl := up("/customers", PeriodMinute, 1)
+	tmpl.PerChild = true
+	e := newEngine(t, clk, up("/Team", PeriodMinute, 1), tmpl)
+	admitN(t, e, "/Team/App", 1)
+	if allowed(e, "/team/app") || allowed(e, "/TEAM") {
+		t.Error("the rule on /Team did not count /team/app and /TEAM together")
+	}
+	admitN(t, e, "/CUSTOMERS/Carol", 1)
+	if allowed(e, "/customers/carol/app") {
+		t.Error("/customers/carol is another child than /CUSTOMERS/Carol")
+	}
+	admitN(t, e, "/customers/bob", 1)
+	if err := e.Upsert(up("/team", PeriodMinute, 5), nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(e.Rules()); n != 2 {
+		t.Errorf("/Team and /team are %d rules", n-1)
+	}
+	if st := e.StatusFor("/TEAM/x"); len(st) != 1 || st[0].Key.Subject != "/team" {
+		t.Errorf("status for /TEAM/x: %+v", st)
+	}
+	if foldPath("/team/app") != "/team/app" || foldPath("/Équipe") != "/équipe" {
+		t.Error(foldPath("/Équipe"))
+	}
+}

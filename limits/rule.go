@@ -185,7 +185,7 @@ func normalizeSubject(s Scope, subject string) string {
 	switch s {
 	case ScopeUserPath:
 		if p, err := userpath.Normalize(subject); err == nil {
-			return p
+			return foldPath(p)
 		}
 		return subject
 	case ScopeProvider, ScopeModel:

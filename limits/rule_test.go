@@ -77,11 +77,12 @@ func TestKey(t *testing.T) {
 	if k := r.Key(); k != (Key{Scope: ScopeModel, Subject: "openai/gpt-4o", Period: PeriodHour}) {
 		t.Fatalf("Key = %+v", k)
 	}
+	// Subjects match without regard to case, user paths too.
 	u := Rule{Scope: ScopeUserPath, Subject: "/Team/", PeriodSeconds: 30}
-	if k := u.Key(); k != (Key{Scope: ScopeUserPath, Subject: "/Team", PeriodSeconds: 30}) {
+	if k := u.Key(); k != (Key{Scope: ScopeUserPath, Subject: "/team", PeriodSeconds: 30}) {
 		t.Fatalf("Key = %+v", k)
 	}
-	if got := u.Key().String(); got != `user_path "/Team" 30s` {
+	if got := u.Key().String(); got != `user_path "/team" 30s` {
 		t.Fatalf("String = %q", got)
 	}
 }

@@ -1,10 +1,6 @@
 package limits
 
-import (
-	"time"
-
-	"github.com/modelgate/modelgate/userpath"
-)
+import "time"
 
 // Usage is the live state of one rule's counter.
 type Usage struct {
@@ -69,7 +65,7 @@ func (e *Engine) StatusFor(userPath string) []RuleStatus {
 	if len(set.paths) == 0 {
 		return nil
 	}
-	path, err := userpath.Normalize(userPath)
+	path, err := matchPath(userPath)
 	if err != nil {
 		return nil
 	}

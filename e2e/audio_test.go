@@ -225,3 +225,46 @@ func multipartBody(t *testing.T, fields map[string]string) (string, string) {
 	_ = mw.Close()
 	return b.String(), mime.FormatMediaType("multipart/form-data", map[string]string{"boundary": mw.Boundary()})
 }
+
+// TestAudioStreamsOnMock: the official SDK's streamed transcription and
+// a stream_format sse speech request get their events through the
+// gateway on the mock provider, and the transcription's closing event
+// leaves its usage.
+func TestAudioStreamsOnMock(t *testing.T) {
+	g := startMockGateway(t)
+	oa := openaiClient(g, masterKey)
+	ctx := context.Background()
+
+	stream := oa.Audio.Transcriptions.NewStreaming(ctx, openai.AudioTranscriptionNewParams{
+		File: openai.File(bytes.NewReader(fakeAudio), "hello.wav", "audio/wav"), Model: "mock-transcribe",
+	}, option.WithHeader("X-Request-Id", "mock-transcribe-stream"))
+	var text, done string
+	for stream.Next() {
+		switch ev := stream.Current(); ev.Type {
+		case "transcript.text.delta":
+			text += ev.Delta
+		case "transcript.text.done":
+			done = ev.Text
+		}
+	}
+	if err := stream.Err(); err != nil || text != "The quick brown fox jumps over the lazy dog." || done != text {
+		t.Fatalf("streamed transcript %q, done %q: %v", text, done, err)
+	}
+
+	p := speechParams("mock-tts", openai.AudioSpeechNewParamsResponseFormatPCM)
+	p.StreamFormat = openai.AudioSpeechNewParamsStreamFormatSSE
+	body, ct := speak(t, oa, p)
+	if ct != "text/event-stream" || !strings.Contains(string(body), `"type":"speech.audio.delta"`) ||
+		!strings.Contains(string(body), `"type":"speech.audio.done"`) {
+		t.Fatalf("sse speech: %s %.200s", ct, body)
+	}
+
+	entries, usage := auditRecords(t)
+	e := one(t, entries, "mock-transcribe-stream")
+	if !e.Stream || e.StatusCode != 200 {
+		t.Errorf("streamed transcription entry: stream %v status %d", e.Stream, e.StatusCode)
+	}
+	if u := usage[e.ID]; len(u) != 1 || u[0].OutputTokens != 9 {
+		t.Errorf("streamed transcription usage %+v", u)
+	}
+}

@@ -2,6 +2,7 @@ package mock
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/binary"
 	"mime/multipart"
 	"net/http"
@@ -92,5 +93,47 @@ func TestTranscriptionFormats(t *testing.T) {
 	}
 	if r := do(t, Options{}, "POST", "/v1/audio/transcriptions", `{"model":"mock-transcribe"}`); r.Code != http.StatusBadRequest {
 		t.Errorf("json body: %d", r.Code)
+	}
+}
+
+// TestAudioStreams: speech with stream_format sse is its audio in base64
+// delta events and a done event with usage; a transcription with
+// stream=true is one delta per word and a done event with the text and
+// usage.
+func TestAudioStreams(t *testing.T) {
+	whole := do(t, Options{}, "POST", "/v1/audio/speech", `{"model":"mock-tts","input":"hello there","voice":"alloy","response_format":"pcm"}`)
+	r := do(t, Options{}, "POST", "/v1/audio/speech", `{"model":"mock-tts","input":"hello there","voice":"alloy","response_format":"pcm","stream_format":"sse"}`)
+	if r.Code != 200 || r.Header().Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("speech stream %d %s", r.Code, r.Header())
+	}
+	events := sseEvents(t, r.Body.String())
+	var audio []byte
+	for _, ev := range events[:len(events)-1] {
+		j := mustJSON(t, ev)
+		b, err := base64.StdEncoding.DecodeString(j.Get("audio").Str)
+		if j.Get("type").Str != "speech.audio.delta" || err != nil {
+			t.Fatalf("delta %s", ev)
+		}
+		audio = append(audio, b...)
+	}
+	done := mustJSON(t, events[len(events)-1])
+	if !bytes.Equal(audio, whole.Body.Bytes()) || len(events) < 3 || done.Get("type").Str != "speech.audio.done" ||
+		done.Get("usage.total_tokens").Int() != done.Get("usage.input_tokens").Int()+done.Get("usage.output_tokens").Int() {
+		t.Errorf("speech stream of %d events, %d audio bytes, done %s", len(events), len(audio), done.Raw)
+	}
+	if r := do(t, Options{}, "POST", "/v1/audio/speech", `{"model":"mock-tts","input":"a","voice":"v","stream_format":"mp4"}`); r.Code != 400 {
+		t.Errorf("bad stream_format: %d", r.Code)
+	}
+
+	tr := transcribe(t, map[string]string{"model": "mock-transcribe", "stream": "true"}, true)
+	events = sseEvents(t, tr.Body.String())
+	var text string
+	for _, ev := range events[:len(events)-1] {
+		text += mustJSON(t, ev).Get("delta").Str
+	}
+	done = mustJSON(t, events[len(events)-1])
+	if text != "The quick brown fox jumps over the lazy dog." || done.Get("type").Str != "transcript.text.done" ||
+		done.Get("text").Str != text || done.Get("usage.output_tokens").Int() != 9 {
+		t.Errorf("transcript stream %q, done %s", text, done.Raw)
 	}
 }

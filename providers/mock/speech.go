@@ -30,7 +30,8 @@ const (
 )
 
 // handleSpeech serves POST /audio/speech: mp3 (the default), wav or pcm
-// audio of the input text.
+// audio of the input text, whole or, with stream_format "sse", as a
+// stream of events.
 func (h *handler) handleSpeech(w http.ResponseWriter, r *http.Request) {
 	root, _, ok := readJSON(w, r)
 	if !ok {
@@ -54,7 +55,17 @@ func (h *handler) handleSpeech(w http.ResponseWriter, r *http.Request) {
 		writeError(w, invalidRequest("voice", "Missing required parameter: 'voice'."))
 		return
 	}
-	ms := min(speechBaseMS+speechPerRuneMS*utf8.RuneCountInString(input.String()), speechMaxMS)
+	sse := false
+	switch f := root.Get("stream_format").String(); f {
+	case "", "audio":
+	case "sse":
+		sse = true
+	default:
+		writeError(w, invalidRequest("stream_format", "Invalid stream_format %q: use audio or sse.", f))
+		return
+	}
+	runes := utf8.RuneCountInString(input.String())
+	ms := min(speechBaseMS+speechPerRuneMS*runes, speechMaxMS)
 	var body []byte
 	var ct string
 	switch f := root.Get("response_format").String(); f {
@@ -67,6 +78,10 @@ func (h *handler) handleSpeech(w http.ResponseWriter, r *http.Request) {
 	default:
 		writeError(w, invalidRequest("response_format",
 			"The mock provider produces mp3, wav or pcm audio, not %q.", f))
+		return
+	}
+	if sse {
+		writeEvents(w, r, speechEvents(body, int64(runes/4+1)))
 		return
 	}
 	w.Header().Set("Content-Type", ct)

@@ -58,7 +58,8 @@ type verboseTranscript struct {
 
 // handleTranscription serves POST /audio/transcriptions (multipart): the
 // fixed transcript, with word timings when timestamp_granularities asks
-// for words, in json (the default), text, verbose_json, srt or vtt.
+// for words, in json (the default), text, verbose_json, srt or vtt, or
+// with stream=true as a stream of events.
 func (h *handler) handleTranscription(w http.ResponseWriter, r *http.Request) {
 	fields, audio, ok := readForm(w, r)
 	if !ok {
@@ -91,6 +92,10 @@ func (h *handler) handleTranscription(w http.ResponseWriter, r *http.Request) {
 	usage.TotalTokens = usage.InputTokens + usage.OutputTokens
 	if !wantWords {
 		words = nil
+	}
+	if first(fields, "stream") == "true" {
+		writeEvents(w, r, transcriptEvents(mockTranscript, text, usage))
+		return
 	}
 	switch f := first(fields, "response_format"); f {
 	case "", "json":

@@ -20,7 +20,12 @@ type dataFile struct {
 	Provider       string            `json:"provider"`
 	VendorPrefixes []string          `json:"vendor_prefixes"`
 	PricingSources map[string]string `json:"pricing_sources"`
-	Models         []dataModel       `json:"models"`
+	// ServesOtherVendors marks a type that also serves models of the
+	// other families (the built-in mock provider, configured with any
+	// model list): a model not in its own file is looked up as for a type
+	// without a catalog.
+	ServesOtherVendors bool        `json:"serves_other_vendors"`
+	Models             []dataModel `json:"models"`
 }
 
 // dataModel is one model of a data file: its id, extra ids that resolve to
@@ -42,6 +47,9 @@ type providerCatalog struct {
 	name   string
 	models map[string]*entry // canonical ids and aliases
 	ids    []string          // canonical ids, sorted
+	// servesOthers: a model not found here is looked up in the other
+	// families too (dataFile.ServesOtherVendors).
+	servesOthers bool
 }
 
 // index is the whole parsed catalog.
@@ -117,7 +125,7 @@ func parseFile(fsys fs.FS, name string) (*providerCatalog, []string, error) {
 	if want := strings.TrimSuffix(path.Base(name), ".json"); f.Provider != want {
 		return nil, nil, fmt.Errorf("provider %q does not match the file name", f.Provider)
 	}
-	c := &providerCatalog{name: f.Provider, models: make(map[string]*entry, 2*len(f.Models))}
+	c := &providerCatalog{name: f.Provider, models: make(map[string]*entry, 2*len(f.Models)), servesOthers: f.ServesOtherVendors}
 	for _, m := range f.Models {
 		if m.ID == "" {
 			return nil, nil, fmt.Errorf("model without id")

@@ -24,8 +24,9 @@ func selfHosted(providerType string) bool {
 //  3. a vendor prefix ("anthropic/claude-sonnet-4", "x-ai/grok-4",
 //     "google/gemini-2.5-pro") looked up, normalized, in that vendor's catalog;
 //  4. for types without a catalog of their own (openrouter, ollama, vllm,
-//     mock, unknown) every catalog in a fixed order, first-party vendors
-//     first, so openrouter's "openai/gpt-oss-120b" finds Groq's entry.
+//     unknown), and for mock, whose own catalog has only its built-in
+//     models, every catalog in a fixed order, first-party vendors first,
+//     so openrouter's "openai/gpt-oss-120b" finds Groq's entry.
 //
 // Ids reached through another vendor carry that vendor's list prices; for the
 // self-hosted types ollama and vllm Pricing is nil. The result shares maps,
@@ -77,7 +78,7 @@ func (idx *index) resolve(own *providerCatalog, id string) *entry {
 			}
 		}
 	}
-	if own == nil {
+	if own == nil || own.servesOthers {
 		for _, c := range idx.ordered {
 			if e := c.find(id); e != nil {
 				return e

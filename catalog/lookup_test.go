@@ -113,7 +113,7 @@ func TestLookupMisses(t *testing.T) {
 		{"groq", "groq/compound"},
 		{"ollama", "llama3.3:70b"},
 		{"openrouter", "some-vendor/some-model"},
-		{"mock", "mock-chat"},
+		{"mock", "not-a-mock-model"},
 	}
 	for _, tt := range tests {
 		if m, ok := Lookup(tt.typ, tt.id); ok {
@@ -213,5 +213,17 @@ func TestLookupExactDoesNotAllocate(t *testing.T) {
 	}
 	if n := testing.AllocsPerRun(100, func() { Lookup("ollama", "openai/gpt-oss-20b") }); n != 0 {
 		t.Errorf("self-hosted Lookup allocates %v times", n)
+	}
+}
+
+// TestMockModelsHaveCategories: the built-in mock provider's models have
+// metadata (so the inventory's category filter finds them) and no price.
+func TestMockModelsHaveCategories(t *testing.T) {
+	for id, cat := range map[string]string{"mock-chat": "text_generation", "mock-reasoner": "text_generation",
+		"mock-embedding": "embedding", "mock-tts": "audio", "mock-transcribe": "audio"} {
+		m, ok := Lookup("mock", id)
+		if !ok || len(m.Categories) != 1 || m.Categories[0] != cat || m.Pricing != nil {
+			t.Errorf("Lookup(mock, %s) = %+v %v", id, m, ok)
+		}
 	}
 }

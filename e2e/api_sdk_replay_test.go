@@ -480,7 +480,8 @@ func TestAPIModelsCarryCatalogMetadata(t *testing.T) {
 	if md := got["gpt-4o-mini"]; md == nil || md["pricing"] == nil || md["context_window"] == nil || md["display_name"] == nil {
 		t.Fatalf("gpt-4o-mini metadata: %v", md)
 	}
-	if md, ok := got["mock-chat"]; !ok || md != nil {
-		t.Fatalf("mock-chat should be listed without metadata: %v (listed %v)", md, ok)
+	// The mock's own models carry their categories, and no price.
+	if md, ok := got["mock-chat"]; !ok || string(md["categories"]) != `["text_generation"]` || md["pricing"] != nil {
+		t.Fatalf("mock-chat metadata: %v (listed %v)", md, ok)
 	}
 }

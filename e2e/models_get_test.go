@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"sort"
+	"strings"
 	"testing"
 
 	"github.com/openai/openai-go/v3"
@@ -77,4 +79,39 @@ func TestModelsGet(t *testing.T) {
 	request(t, "GET", g.URL+"/v1/models/gpt-4o-mini", "").ExpectErr(t, 401, "authentication_error", "missing_api_key")
 	res := request(t, "POST", g.URL+"/v1/models/gpt-4o-mini", "{}", bearer(masterKey)...)
 	res.ExpectErr(t, 405, "invalid_request_error", "method_not_allowed")
+}
+
+// TestInventoryCategoryOnMock: the inventory's category filter finds the
+// mock provider's models by their catalog categories.
+func TestInventoryCategoryOnMock(t *testing.T) {
+	clearEnv(t)
+	g := startGateway(t, mockBlock(""))
+	ids := func(category string) string {
+		t.Helper()
+		var rows []struct {
+			Model struct {
+				ID string `json:"id"`
+			} `json:"model"`
+		}
+		res := adminCall(t, g, "GET", "/admin/models?category="+category, "")
+		if err := json.Unmarshal(res.Body, &rows); res.Status != 200 || err != nil {
+			t.Fatalf("%s: %d %v %s", category, res.Status, err, res.Body)
+		}
+		var out []string
+		for _, r := range rows {
+			out = append(out, r.Model.ID)
+		}
+		sort.Strings(out)
+		return strings.Join(out, ",")
+	}
+	for category, want := range map[string]string{
+		"text_generation": "mock-chat,mock-reasoner",
+		"embedding":       "mock-embedding",
+		"audio":           "mock-transcribe,mock-tts",
+		"video":           "",
+	} {
+		if got := ids(category); got != want {
+			t.Errorf("category %s: %s, want %s", category, got, want)
+		}
+	}
 }

@@ -48,7 +48,7 @@ type jsonTime struct{ time.Time }
 // UnmarshalJSON implements json.Unmarshaler.
 func (t *jsonTime) UnmarshalJSON(b []byte) error {
 	if err := t.Time.UnmarshalJSON(b); err != nil {
-		return &fieldError{"expires_at", "expires_at must be an RFC 3339 time such as 2030-01-02T15:04:05Z"}
+		return apierr.FieldMsg("expires_at", "must be an RFC 3339 time such as 2030-01-02T15:04:05Z")
 	}
 	return nil
 }

@@ -7,11 +7,11 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"reflect"
 	"strconv"
 	"strings"
 
 	"github.com/modelgate/modelgate/apierr"
+	"github.com/modelgate/modelgate/jsonbody"
 	"github.com/modelgate/modelgate/reqinfo"
 )
 
@@ -155,8 +155,9 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request, c Caller, info 
 		apierr.WriteFor(w, r, err)
 		return
 	}
+	// Members this gateway does not read (newer API fields) pass.
 	var req CreateRequest
-	if e := decodeCreate(w, r, &req); e != nil {
+	if e := jsonbody.Decode(w, r, &req, jsonbody.Options{AllowUnknown: true}); e != nil {
 		apierr.WriteFor(w, r, e)
 		return
 	}
@@ -229,49 +230,4 @@ func writeJSON(w http.ResponseWriter, v any) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(b)
-}
-
-// maxCreateBytes caps the body of POST /v1/batches.
-const maxCreateBytes = 1 << 20
-
-// decodeCreate reads the body of POST /v1/batches into req: 413 over
-// maxCreateBytes, 400 invalid_json for a body that is not one JSON object,
-// 400 invalid_type naming the member of the wrong type.
-func decodeCreate(w http.ResponseWriter, r *http.Request, req *CreateRequest) *apierr.Error {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxCreateBytes))
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return apierr.New(http.StatusRequestEntityTooLarge, apierr.TypeInvalidRequest,
-				"request body is larger than 1 MiB").WithCode("request_too_large")
-		}
-		return apierr.InvalidRequest("could not read the request body").WithCode("invalid_json")
-	}
-	if !json.Valid(body) {
-		return apierr.InvalidRequest("request body is not valid JSON").WithCode("invalid_json")
-	}
-	if err := json.Unmarshal(body, req); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) && te.Field != "" {
-			return apierr.InvalidRequest(te.Field + " must be " + jsonKind(te.Type.Kind())).
-				WithParam(te.Field).WithCode("invalid_type")
-		}
-		return apierr.InvalidRequest("request body must be a JSON object").WithCode("invalid_json")
-	}
-	return nil
-}
-
-// jsonKind names the JSON type a Go value of kind k decodes from.
-func jsonKind(k reflect.Kind) string {
-	switch k {
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "a boolean"
-	case reflect.Map, reflect.Struct:
-		return "an object"
-	case reflect.Slice, reflect.Array:
-		return "an array"
-	}
-	return "a number"
 }

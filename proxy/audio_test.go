@@ -181,17 +181,7 @@ func TestAudioCost(t *testing.T) {
 		_, _ = w.Write([]byte(answer.Load().(string)))
 	}))
 	defer srv.Close()
-	p, err := providers.New(providers.Options{Name: "oai", Type: "openai", BaseURL: srv.URL + "/v1", APIKey: "k", Client: srv.Client()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg := providers.NewRegistry([]providers.Entry{{Provider: p, Models: []string{"tts-1", "whisper-1"}, Allowlist: true}},
-		providers.RegistryOptions{})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	reg.Start(ctx)
-	<-reg.Ready()
-	s := &Service{Registry: reg, MaxBodyBytes: 1 << 20}
+	s := openAIService(t, srv, "tts-1", "whisper-1")
 	send := func(path, ct, body string) *reqinfo.Info {
 		t.Helper()
 		info := reqinfo.New()
@@ -302,17 +292,7 @@ func TestAudioRelayedAsItArrives(t *testing.T) {
 		_, _ = io.WriteString(w, rest)
 	}))
 	defer srv.Close()
-	p, err := providers.New(providers.Options{Name: "oai", Type: "openai", BaseURL: srv.URL + "/v1", APIKey: "k", Client: srv.Client()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg := providers.NewRegistry([]providers.Entry{{Provider: p, Models: []string{"tts-1", "gpt-4o-transcribe"}, Allowlist: true}},
-		providers.RegistryOptions{})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	reg.Start(ctx)
-	<-reg.Ready()
-	s := &Service{Registry: reg, MaxBodyBytes: 1 << 20}
+	s := openAIService(t, srv, "tts-1", "gpt-4o-transcribe")
 	var info *reqinfo.Info
 	gw := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		info = reqinfo.New()
@@ -390,4 +370,20 @@ func TestVoiceTranscriptCutShort(t *testing.T) {
 	if rec.Code != 502 || !strings.Contains(rec.Body.String(), `"upstream_read_failed"`) {
 		t.Errorf("%d %s", rec.Code, rec.Body)
 	}
+}
+
+// openAIService returns a Service over one openai provider, oai, at
+// srv's /v1, serving models, its listing ready.
+func openAIService(t *testing.T, srv *httptest.Server, models ...string) *Service {
+	t.Helper()
+	p, err := providers.New(providers.Options{Name: "oai", Type: "openai", BaseURL: srv.URL + "/v1", APIKey: "k", Client: srv.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := providers.NewRegistry([]providers.Entry{{Provider: p, Models: models, Allowlist: true}}, providers.RegistryOptions{})
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	reg.Start(ctx)
+	<-reg.Ready()
+	return &Service{Registry: reg, MaxBodyBytes: 1 << 20}
 }

@@ -57,6 +57,39 @@ type shared struct {
 	mu     sync.Mutex
 	debts  map[SpendCell]float64
 	clears map[SpendWindow]struct{}
+
+	// restoreMu makes one caller at a time restore the store after it
+	// answered ErrSpendLost; restores counts the restores done, so a
+	// caller that waited knows another restored meanwhile.
+	restoreMu sync.Mutex
+	restores  atomic.Int64
+}
+
+// restore brings back the windows a store lost (ErrSpendLost): the
+// recovered hook reseeds every window the store does not hold from the
+// usage records, then Restored tells the store they are back. seen is
+// the restores count the caller saw before its call failed: when another
+// caller restored since, there is nothing left to do. It reports whether
+// the caller may try its call again.
+func (sh *shared) restore(seen int64) bool {
+	sh.restoreMu.Lock()
+	defer sh.restoreMu.Unlock()
+	if sh.restores.Load() != seen {
+		return true
+	}
+	sh.log.Info("budgets: the shared spend store lost its budget windows (restarted without its data); rebuilding them from the usage records")
+	if sh.recovered != nil {
+		sh.recovered()
+	}
+	ctx, cancel := sh.ctx()
+	err := sh.st.Restored(ctx)
+	cancel()
+	if err != nil {
+		sh.fail("restore", err)
+		return false
+	}
+	sh.restores.Add(1)
+	return true
 }
 
 // ShareSpend makes t keep its spend in st, shared with every process that
@@ -282,9 +315,15 @@ func (t *Tracker) checkShared(sh *shared, s *snapshot, userPath string, now time
 	if len(ms) == 0 {
 		return true, 0, nil, true
 	}
+	seen := sh.restores.Load()
 	ctx, cancel := sh.ctx()
 	got, err := sh.st.Spend(ctx, cells(ms))
 	cancel()
+	if errors.Is(err, ErrSpendLost) && sh.restore(seen) {
+		ctx, cancel := sh.ctx()
+		got, err = sh.st.Spend(ctx, cells(ms))
+		cancel()
+	}
 	if err != nil || len(got) != len(ms) {
 		sh.fail("check", errOr(err, len(got), len(ms)))
 		return false, 0, nil, false
@@ -323,9 +362,15 @@ func (t *Tracker) chargeShared(sh *shared, s *snapshot, userPath string, cost fl
 	var got []float64
 	var err error
 	if sh.up() {
+		seen := sh.restores.Load()
 		ctx, cancel := sh.ctx()
 		got, err = sh.st.Add(ctx, cs, cost)
 		cancel()
+		if errors.Is(err, ErrSpendLost) && sh.restore(seen) {
+			ctx, cancel := sh.ctx()
+			got, err = sh.st.Add(ctx, cs, cost)
+			cancel()
+		}
 		if err == nil && len(got) != len(kept) {
 			err = errOr(nil, len(got), len(kept))
 		}

@@ -102,6 +102,8 @@ func (m *memSpend) Seed(ctx context.Context, w SpendWindow, spend map[string]flo
 	return got[0], nil
 }
 
+func (m *memSpend) Restored(context.Context) error { return m.enter() }
+
 func (m *memSpend) Clear(_ context.Context, w SpendWindow) error {
 	if err := m.enter(); err != nil {
 		return err

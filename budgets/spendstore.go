@@ -2,8 +2,17 @@ package budgets
 
 import (
 	"context"
+	"errors"
 	"time"
 )
+
+// ErrSpendLost is what Spend and Add of a SpendStore return when the
+// store has lost the windows it held (a Redis server restarted without
+// its data) and has not been told they were restored since (Restored):
+// charging on would count a spent budget from zero again. The tracker
+// then reseeds every window the store no longer holds from the usage
+// records, calls Restored and tries again.
+var ErrSpendLost = errors.New("budgets: the shared spend store lost its windows")
 
 // SpendWindow names the spend of one budget in one period window: the
 // budget's own spend, or the spend of every child of a template. A budget
@@ -52,4 +61,8 @@ type SpendStore interface {
 	// Clear drops every cell of w and keeps w held with no spend: a
 	// reset.
 	Clear(ctx context.Context, w SpendWindow) error
+	// Restored tells the store that every window it did not hold has
+	// been seeded, after it answered ErrSpendLost (or when it is new):
+	// Spend and Add work again.
+	Restored(ctx context.Context) error
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -20,11 +21,22 @@ const spendKeep = time.Hour
 // never holds a control character, so no child is named so.
 const spendHeld = "\x00"
 
+// spendLost is the error reply of spendRead and spendAdd when the
+// server has lost the windows (see Budgets).
+const spendLost = "MODELGATE_SPEND_LOST"
+
 // Budgets implements budgets.SpendStore: one hash per budget window,
 // "spend:<user path>:<period>:<start unix nanos>:<a|c>" (c for a
 // per_child template), whose fields are the children's segments ("" for
 // the budget's own spend) holding their spend as decimal strings. The
 // hash expires an hour after the window ends.
+//
+// A server that restarts without its data loses every window at once,
+// and a charge would then count a spent budget from zero. The key
+// "spend-epoch" (no expiry) tells: Restored sets it once the windows are
+// seeded, and Spend and Add answer budgets.ErrSpendLost while it is
+// missing, so that the tracker reseeds the windows first. A new server
+// lacks it too: the first process seeds and sets it.
 type Budgets struct {
 	c *Client
 }
@@ -34,21 +46,30 @@ var _ budgets.SpendStore = (*Budgets)(nil)
 // NewBudgets returns the spend store over c.
 func NewBudgets(c *Client) *Budgets { return &Budgets{c: c} }
 
-// spendRead returns HGET KEYS[i] ARGV[i] for every i, "0" when unset.
+// spendRead returns HGET KEYS[i] ARGV[i] for every i but the last key,
+// "0" when unset; the last key is the epoch, whose absence is the error
+// spendLost.
 var spendRead = redis.NewScript(`
+if redis.call('EXISTS', KEYS[#KEYS]) == 0 then
+  return redis.error_reply('` + spendLost + `')
+end
 local out = {}
-for i, k in ipairs(KEYS) do
-  out[i] = redis.call('HGET', k, ARGV[i]) or '0'
+for i = 1, #KEYS - 1 do
+  out[i] = redis.call('HGET', KEYS[i], ARGV[i]) or '0'
 end
 return out`)
 
 // spendAdd adds ARGV[1] to field ARGV[2i] of KEYS[i], sets its expiry to
-// ARGV[2i+1] (unix ms) and returns the new totals.
+// ARGV[2i+1] (unix ms) and returns the new totals, for every key but the
+// last, the epoch, whose absence is the error spendLost (nothing added).
 var spendAdd = redis.NewScript(`
+if redis.call('EXISTS', KEYS[#KEYS]) == 0 then
+  return redis.error_reply('` + spendLost + `')
+end
 local out = {}
-for i, k in ipairs(KEYS) do
-  out[i] = redis.call('HINCRBYFLOAT', k, ARGV[2*i], ARGV[1])
-  redis.call('PEXPIREAT', k, ARGV[2*i+1])
+for i = 1, #KEYS - 1 do
+  out[i] = redis.call('HINCRBYFLOAT', KEYS[i], ARGV[2*i], ARGV[1])
+  redis.call('PEXPIREAT', KEYS[i], ARGV[2*i+1])
 end
 return out`)
 
@@ -83,6 +104,17 @@ func (b *Budgets) key(w budgets.SpendWindow) string {
 		strconv.FormatInt(w.Start.UnixNano(), 10), kind)
 }
 
+// epochKey marks the windows as held by this server (see Budgets).
+func (b *Budgets) epochKey() string { return b.c.Key("spend-epoch") }
+
+// lost turns the spendLost reply into budgets.ErrSpendLost.
+func lost(err error) error {
+	if err != nil && strings.Contains(err.Error(), spendLost) {
+		return budgets.ErrSpendLost
+	}
+	return err
+}
+
 // expireAt is when the hash of w expires, in unix milliseconds.
 func expireAt(w budgets.SpendWindow) string {
 	return strconv.FormatInt(w.End.Add(spendKeep).UnixMilli(), 10)
@@ -90,30 +122,30 @@ func expireAt(w budgets.SpendWindow) string {
 
 // Spend implements budgets.SpendStore in one script call.
 func (b *Budgets) Spend(ctx context.Context, cells []budgets.SpendCell) ([]float64, error) {
-	keys := make([]string, len(cells))
+	keys := make([]string, len(cells), len(cells)+1)
 	args := make([]any, len(cells))
 	for i, c := range cells {
 		keys[i], args[i] = b.key(c.Window), c.Child
 	}
-	res, err := spendRead.Run(ctx, b.c.R, keys, args...).StringSlice()
+	res, err := spendRead.Run(ctx, b.c.R, append(keys, b.epochKey()), args...).StringSlice()
 	if err != nil {
-		return nil, fmt.Errorf("redis: reading budget spend: %w", err)
+		return nil, fmt.Errorf("redis: reading budget spend: %w", lost(err))
 	}
 	return floats(res, len(cells))
 }
 
 // Add implements budgets.SpendStore in one script call.
 func (b *Budgets) Add(ctx context.Context, cells []budgets.SpendCell, cost float64) ([]float64, error) {
-	keys := make([]string, len(cells))
+	keys := make([]string, len(cells), len(cells)+1)
 	args := make([]any, 1, 1+2*len(cells))
 	args[0] = strconv.FormatFloat(cost, 'f', -1, 64)
 	for i, c := range cells {
 		keys[i] = b.key(c.Window)
 		args = append(args, c.Child, expireAt(c.Window))
 	}
-	res, err := spendAdd.Run(ctx, b.c.R, keys, args...).StringSlice()
+	res, err := spendAdd.Run(ctx, b.c.R, append(keys, b.epochKey()), args...).StringSlice()
 	if err != nil {
-		return nil, fmt.Errorf("redis: charging budget spend: %w", err)
+		return nil, fmt.Errorf("redis: charging budget spend: %w", lost(err))
 	}
 	return floats(res, len(cells))
 }
@@ -162,6 +194,14 @@ func (b *Budgets) Seed(ctx context.Context, w budgets.SpendWindow, spend map[str
 		m[res[i]] = res[i+1]
 	}
 	return spendMap(m)
+}
+
+// Restored implements budgets.SpendStore: it sets the epoch key.
+func (b *Budgets) Restored(ctx context.Context) error {
+	if err := b.c.R.Set(ctx, b.epochKey(), "1", 0).Err(); err != nil {
+		return fmt.Errorf("redis: marking budget spend restored: %w", err)
+	}
+	return nil
 }
 
 // Clear implements budgets.SpendStore in one script call.

@@ -2,6 +2,7 @@ package redisstore
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -95,6 +96,14 @@ func TestBudgetSpendSeedOnce(t *testing.T) {
 	got, err = st.Seed(ctx, w, map[string]float64{"alice": 9})
 	if err != nil || got["alice"] != 0.25 {
 		t.Fatalf("second seed: %v, %v", got, err)
+	}
+	// A server that never held the windows answers ErrSpendLost until
+	// told they are restored.
+	if _, err := st.Add(ctx, []budgets.SpendCell{{Window: w, Child: "alice"}}, 0.5); !errors.Is(err, budgets.ErrSpendLost) {
+		t.Fatalf("add before Restored: %v", err)
+	}
+	if err := st.Restored(ctx); err != nil {
+		t.Fatal(err)
 	}
 	totals, err := st.Add(ctx, []budgets.SpendCell{{Window: w, Child: "alice"}, {Window: w, Child: "carol"}}, 0.5)
 	if err != nil || totals[0] != 0.75 || totals[1] != 0.5 {
@@ -201,5 +210,56 @@ func BenchmarkBudgetChargeRedis(b *testing.B) {
 	}
 	if n := s.Tracker().SpendFallbacks(); n != 0 {
 		b.Fatalf("%d charges fell back to memory", n)
+	}
+}
+
+// spendSource is a budgets.SpendSource with fixed sums by prefix.
+type spendSource map[string]float64
+
+func (s spendSource) SpendSince(prefix string, perChild bool, _ time.Time) (map[string]float64, error) {
+	return map[string]float64{prefix: s[prefix]}, nil
+}
+
+// TestBudgetSpendRebuiltAfterRedisLosesItsData: when the Redis server
+// restarts without its data (every key of the gateway gone), a spent
+// budget stays spent: the next check finds the windows lost, reseeds them
+// from the usage records and refuses, at every process.
+func TestBudgetSpendRebuiltAfterRedisLosesItsData(t *testing.T) {
+	url, prefix := redistest.New(t)
+	now := time.Now().UTC()
+	src := spendSource{"/team": 1}
+	open := func() *budgets.Service {
+		s, err := budgets.New(budgets.Options{Spend: NewBudgets(openTest(t, url, prefix)), Source: src,
+			Now: func() time.Time { return now }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Put(budgets.Key{UserPath: "/team", Period: budgets.Daily}, 1, false); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	p1, p2 := open(), open()
+	if ok, _, _ := p1.Check("/team/app", now); ok {
+		t.Fatal("admitted with $1 of $1 spent")
+	}
+	// The server restarts empty.
+	c := openTest(t, url, prefix)
+	ctx := context.Background()
+	keys, err := c.R.Keys(ctx, prefix+"*").Result()
+	if err != nil || len(keys) == 0 {
+		t.Fatalf("keys %v %v", keys, err)
+	}
+	if err := c.R.Del(ctx, keys...).Err(); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range []*budgets.Service{p2, p1} {
+		p.Charge("/team/app", 0.1, now)
+		if ok, _, _ := p.Check("/team/app", now); ok {
+			t.Fatalf("process %d admitted after Redis lost the spend", i+1)
+		}
+	}
+	if es := p1.List(); len(es) != 1 || es[0].Spent < 1.0999 || es[0].Spent > 1.2001 {
+		t.Fatalf("spend after the loss: %+v", es)
 	}
 }

@@ -51,6 +51,8 @@ func Open(ctx context.Context, opts Options) (*Client, error) {
 	}
 	if opts.Logger == nil {
 		opts.Logger = zap.NewNop()
+	} else {
+		routeLibraryLog(opts.Logger)
 	}
 	if opts.Prefix == "" {
 		opts.Prefix = DefaultPrefix

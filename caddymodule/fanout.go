@@ -17,6 +17,12 @@ const (
 	// fanoutReloadEvery is how often every shared domain is reloaded
 	// anyway, in case a change message was lost.
 	fanoutReloadEvery = 30 * time.Second
+	// busCheckEvery is how often the bus's server is pinged. While it
+	// does not answer, no change message can arrive, so every shared
+	// domain is reloaded from shared storage at this pace instead: a key
+	// deactivated at one process is refused at the others within about
+	// this long even without the bus.
+	busCheckEvery = time.Second
 	// livePublishBatch is the most live events sent in one message.
 	livePublishBatch = 256
 	// busPublishTimeout bounds one publish, so that an unreachable Redis
@@ -37,7 +43,11 @@ type fanout struct {
 	out       *audit.LiveOutbox
 	reloaders map[string]func() error
 	every     time.Duration
-	logger    *zap.Logger
+	// check is how often the bus is pinged (busCheckEvery); busDown, used
+	// by the reload loop only, says the last ping failed.
+	check   time.Duration
+	busDown bool
+	logger  *zap.Logger
 
 	mu       sync.Mutex
 	dirty    map[string]bool // domains to reload
@@ -64,7 +74,7 @@ func newFanout(c *redisstore.Client, hub *audit.Hub, reloaders map[string]func()
 		logger = zap.NewNop()
 	}
 	return &fanout{
-		c: c, hub: hub, reloaders: reloaders, every: fanoutReloadEvery, logger: logger,
+		c: c, hub: hub, reloaders: reloaders, every: fanoutReloadEvery, check: busCheckEvery, logger: logger,
 		dirty: map[string]bool{}, pending: map[string]bool{},
 		reloadC: make(chan struct{}, 1), announce: make(chan struct{}, 1),
 	}
@@ -208,20 +218,43 @@ func (f *fanout) take(set map[string]bool) []string {
 }
 
 // reloadLoop reloads the domains other processes changed as soon as they
-// say so, and every domain every f.every.
+// say so, every domain every f.every, and every domain every f.check
+// while the bus's server does not answer a ping (and once more when it
+// answers again: messages sent meanwhile were lost).
 func (f *fanout) reloadLoop(ctx context.Context) {
 	t := time.NewTicker(f.every)
 	defer t.Stop()
+	check := time.NewTicker(f.check)
+	defer check.Stop()
+	all := func() {
+		f.mu.Lock()
+		for d := range f.reloaders {
+			f.dirty[d] = true
+		}
+		f.mu.Unlock()
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			f.mu.Lock()
-			for d := range f.reloaders {
-				f.dirty[d] = true
+			all()
+		case <-check.C:
+			pctx, cancel := context.WithTimeout(ctx, busPublishTimeout)
+			down := f.c.R.Ping(pctx).Err() != nil
+			cancel()
+			if !down && !f.busDown {
+				continue
 			}
-			f.mu.Unlock()
+			if down != f.busDown {
+				f.busDown = down
+				if down {
+					f.logger.Warn("the change bus does not answer; reloading shared settings every " + f.check.String() + " until it does")
+				} else {
+					f.logger.Info("the change bus answers again")
+				}
+			}
+			all()
 		case <-f.reloadC:
 		}
 		for _, d := range f.take(f.dirty) {

@@ -371,3 +371,28 @@ func TestAppWiresTheFanoutFromItsBackends(t *testing.T) {
 	hub.PublishAudit(&audit.AuditPreview{Phase: audit.PhaseStart, RequestID: "from-app"})
 	within(t, 2*time.Second, "the other process got the app's event", func() bool { return other.hub.Last() == 1 })
 }
+
+// TestBusDownReloadsFromSharedStorage: while the bus's server does not
+// answer, a process cannot hear of changes and reloads every shared
+// domain at the bus-check pace instead, so a key revoked elsewhere is
+// refused within about a second, not at the next periodic reload.
+func TestBusDownReloadsFromSharedStorage(t *testing.T) {
+	kb := newSharedKeys()
+	url, prefix := redistest.New(t)
+	one := newProcess(t, url, prefix, kb, 0)
+	// Nothing listens on this port: the other process's bus is down.
+	two := newProcess(t, "redis://127.0.0.1:1/0", "mgtest:busdown:", kb, time.Hour)
+	k, secret, err := one.keys.Create(keys.NewKey{Name: "revoked"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	within(t, 10*time.Second, "the process without a bus took the key in", func() bool {
+		return two.keys.Authenticate(secret).State == keys.StateActive
+	})
+	if _, err := one.keys.Update(k.ID, keys.Changes{Enabled: new(false)}); err != nil {
+		t.Fatal(err)
+	}
+	within(t, 10*time.Second, "the process without a bus refused the revoked key", func() bool {
+		return two.keys.Authenticate(secret).State != keys.StateActive
+	})
+}

@@ -3,7 +3,9 @@ package admin
 import (
 	"fmt"
 	"testing"
+	"time"
 
+	"github.com/modelgate/modelgate/audit"
 	"github.com/modelgate/modelgate/config"
 	"github.com/modelgate/modelgate/keys"
 	"github.com/modelgate/modelgate/limits"
@@ -56,5 +58,37 @@ func TestAdminWritesAnswer503WhenStorageIsUnreachable(t *testing.T) {
 		expectErr(t, 503, "provider_error", "storage_unavailable")
 	if len(eng.Rules()) != 0 {
 		t.Fatalf("rule in force although not stored: %+v", eng.Rules())
+	}
+}
+
+// downEntries is an audit.EntryStorage whose server stopped answering.
+type downEntries struct{}
+
+func (downEntries) AppendEntry(*audit.Entry) bool { return false }
+func (downEntries) Entry(audit.ID) (*audit.Entry, error) {
+	return nil, fmt.Errorf("%w: connection refused", store.ErrUnavailable)
+}
+func (downEntries) ListEntries(audit.EntryQuery) (audit.EntryPage, error) {
+	return audit.EntryPage{}, fmt.Errorf("postgres: listing audit entries: %w", fmt.Errorf("%w: connection refused", store.ErrUnavailable))
+}
+func (downEntries) SessionEntryIDs(string, string) ([]audit.ID, error) {
+	return nil, fmt.Errorf("%w: timeout", store.ErrUnavailable)
+}
+func (downEntries) AuditHours(time.Time, time.Time) ([]audit.AuditHour, error) {
+	return nil, fmt.Errorf("%w: timeout", store.ErrUnavailable)
+}
+func (downEntries) DeleteEntriesBefore(time.Time, int) (int, error) { return 0, nil }
+
+// TestAdminReadsAnswer503WhenStorageIsUnreachable: a read of the audit log
+// while its storage does not answer is 503 storage_unavailable with
+// Retry-After, as writes are, not 500.
+func TestAdminReadsAnswer503WhenStorageIsUnreachable(t *testing.T) {
+	h, _ := newTestHandler(t, func(_ *config.Config, o *Options) { o.Audit = audit.NewQueries(downEntries{}, nil) })
+	for _, path := range []string{"/admin/audit/log", "/admin/audit/stats"} {
+		res := do(h, "GET", path, "")
+		res.expectErr(t, 503, "provider_error", "storage_unavailable")
+		if res.header.Get("Retry-After") == "" {
+			t.Errorf("%s: no Retry-After", path)
+		}
 	}
 }

@@ -81,12 +81,17 @@ func (h *Handler) usageSessions(w http.ResponseWriter, r *http.Request, _ params
 }
 
 // readFailed answers a failed read of the record: the error itself when it
-// is a gateway error (a bad parameter, an unknown id), else a 500 that
-// points to the log, where the cause is written.
+// is a gateway error (a bad parameter, an unknown id), 503
+// storage_unavailable while the storage backend cannot be reached, else a
+// 500 that points to the log, where the cause is written.
 func (h *Handler) readFailed(w http.ResponseWriter, err error) {
 	var ae *apierr.Error
 	if errors.As(err, &ae) {
 		apierr.Write(w, ae)
+		return
+	}
+	if writeReadUnavailable(w, err) {
+		h.opts.Logger.Warn("reading the audit or usage record failed: the storage backend is unreachable", zap.Error(err))
 		return
 	}
 	h.opts.Logger.Error("reading the audit or usage record failed", zap.Error(err))

@@ -33,7 +33,7 @@ func (a *Audit) Entry(id audit.ID) (*audit.Entry, error) {
 		return nil, audit.ErrNotFound
 	}
 	if err != nil {
-		return nil, fmt.Errorf("postgres: reading audit entry: %w", err)
+		return nil, classify(fmt.Errorf("postgres: reading audit entry: %w", err))
 	}
 	e, err := decodeHead(head)
 	if err != nil {
@@ -124,14 +124,14 @@ func (a *Audit) ListEntries(q audit.EntryQuery) (audit.EntryPage, error) {
 	rows, err := a.db.Pool.Query(ctx, `SELECT head FROM mg_audit_entries`+w.sql()+
 		` ORDER BY id DESC LIMIT `+strconv.Itoa(limit)+` OFFSET `+strconv.Itoa(offset), w.args...)
 	if err != nil {
-		return page, fmt.Errorf("postgres: listing audit entries: %w", err)
+		return page, classify(fmt.Errorf("postgres: listing audit entries: %w", err))
 	}
 	page.Entries = make([]*audit.Entry, 0, limit)
 	for rows.Next() {
 		var head []byte
 		if err := rows.Scan(&head); err != nil {
 			rows.Close()
-			return page, fmt.Errorf("postgres: listing audit entries: %w", err)
+			return page, classify(fmt.Errorf("postgres: listing audit entries: %w", err))
 		}
 		e, err := decodeHead(head)
 		if err != nil {
@@ -141,7 +141,7 @@ func (a *Audit) ListEntries(q audit.EntryQuery) (audit.EntryPage, error) {
 		page.Entries = append(page.Entries, e)
 	}
 	if err := rows.Err(); err != nil {
-		return page, fmt.Errorf("postgres: listing audit entries: %w", err)
+		return page, classify(fmt.Errorf("postgres: listing audit entries: %w", err))
 	}
 	if !filtered && hourAligned(q.From) && hourAligned(q.To) {
 		var hw where
@@ -155,7 +155,7 @@ func (a *Audit) ListEntries(q audit.EntryQuery) (audit.EntryPage, error) {
 		err = a.db.Pool.QueryRow(ctx, `SELECT count(*) FROM mg_audit_entries`+w.sql(), w.args...).Scan(&page.Total)
 	}
 	if err != nil {
-		return page, fmt.Errorf("postgres: counting audit entries: %w", err)
+		return page, classify(fmt.Errorf("postgres: counting audit entries: %w", err))
 	}
 	return page, nil
 }
@@ -190,7 +190,7 @@ func (a *Audit) AuditHours(from, to time.Time) ([]audit.AuditHour, error) {
 	rows, err := a.db.Pool.Query(ctx, `SELECT hour, provider, requests, status_2xx, status_4xx, status_5xx,
 		status_other, duration_ns, latency_count, latency_ns FROM mg_audit_hours`+w.sql()+` ORDER BY hour, provider`, w.args...)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: reading audit hours: %w", err)
+		return nil, classify(fmt.Errorf("postgres: reading audit hours: %w", err))
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (audit.AuditHour, error) {
 		var h audit.AuditHour
@@ -200,7 +200,7 @@ func (a *Audit) AuditHours(from, to time.Time) ([]audit.AuditHour, error) {
 		return h, err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("postgres: reading audit hours: %w", err)
+		return nil, classify(fmt.Errorf("postgres: reading audit hours: %w", err))
 	}
 	return out, nil
 }
@@ -213,7 +213,7 @@ func (a *Audit) SessionEntryIDs(userPath, sessionID string) ([]audit.ID, error) 
 	rows, err := a.db.Pool.Query(ctx, `SELECT id FROM mg_audit_entries WHERE session_id = $1 AND user_path = $2 ORDER BY id`,
 		cleanText(sessionID), cleanText(userPath))
 	if err != nil {
-		return nil, fmt.Errorf("postgres: reading session entries: %w", err)
+		return nil, classify(fmt.Errorf("postgres: reading session entries: %w", err))
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (audit.ID, error) {
 		var b []byte
@@ -224,7 +224,7 @@ func (a *Audit) SessionEntryIDs(userPath, sessionID string) ([]audit.ID, error) 
 		return audit.ID(b), err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("postgres: reading session entries: %w", err)
+		return nil, classify(fmt.Errorf("postgres: reading session entries: %w", err))
 	}
 	return out, nil
 }
@@ -251,7 +251,7 @@ func (a *Audit) DeleteEntriesBefore(cutoff time.Time, max int) (int, error) {
 		return err
 	})
 	if err != nil {
-		return 0, fmt.Errorf("postgres: deleting audit entries: %w", err)
+		return 0, classify(fmt.Errorf("postgres: deleting audit entries: %w", err))
 	}
 	return n, nil
 }

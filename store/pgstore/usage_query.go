@@ -30,7 +30,7 @@ func (a *Audit) UsageAggregates(g audit.Granularity, from, to time.Time) ([]audi
 		input_tokens, output_tokens, total_tokens, cached_input_tokens, cache_write_input_tokens, reasoning_tokens, cost
 		FROM `+aggTable(g)+w.sql()+` ORDER BY start, user_path, provider, model`, w.args...)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: reading usage aggregates: %w", err)
+		return nil, classify(fmt.Errorf("postgres: reading usage aggregates: %w", err))
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (audit.UsageAggregate, error) {
 		var x audit.UsageAggregate
@@ -42,7 +42,7 @@ func (a *Audit) UsageAggregates(g audit.Granularity, from, to time.Time) ([]audi
 		return x, err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("postgres: reading usage aggregates: %w", err)
+		return nil, classify(fmt.Errorf("postgres: reading usage aggregates: %w", err))
 	}
 	return out, nil
 }
@@ -56,24 +56,24 @@ func (a *Audit) UsageRecords(from, to time.Time, fn func(*audit.UsageRecord) boo
 	defer cancel()
 	rows, err := a.db.Pool.Query(ctx, `SELECT record FROM mg_usage_records`+w.sql()+` ORDER BY id`, w.args...)
 	if err != nil {
-		return fmt.Errorf("postgres: reading usage records: %w", err)
+		return classify(fmt.Errorf("postgres: reading usage records: %w", err))
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var b []byte
 		if err := rows.Scan(&b); err != nil {
-			return fmt.Errorf("postgres: reading usage records: %w", err)
+			return classify(fmt.Errorf("postgres: reading usage records: %w", err))
 		}
 		r := new(audit.UsageRecord)
 		if err := json.Unmarshal(b, r); err != nil {
-			return fmt.Errorf("postgres: decode usage record: %w", err)
+			return classify(fmt.Errorf("postgres: decode usage record: %w", err))
 		}
 		if !fn(r) {
 			return nil
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("postgres: reading usage records: %w", err)
+		return classify(fmt.Errorf("postgres: reading usage records: %w", err))
 	}
 	return nil
 }
@@ -126,7 +126,7 @@ func (a *Audit) Sessions(q audit.SessionQuery) ([]audit.SessionTotals, string, e
 		cost, models FROM mg_usage_sessions`+w.sql()+` ORDER BY last_seen DESC, user_path DESC, session_id DESC
 		LIMIT `+fmt.Sprint(limit+1), w.args...)
 	if err != nil {
-		return nil, "", fmt.Errorf("postgres: reading sessions: %w", err)
+		return nil, "", classify(fmt.Errorf("postgres: reading sessions: %w", err))
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (audit.SessionTotals, error) {
 		var s audit.SessionTotals
@@ -141,7 +141,7 @@ func (a *Audit) Sessions(q audit.SessionQuery) ([]audit.SessionTotals, string, e
 		return s, err
 	})
 	if err != nil {
-		return nil, "", fmt.Errorf("postgres: reading sessions: %w", err)
+		return nil, "", classify(fmt.Errorf("postgres: reading sessions: %w", err))
 	}
 	if len(out) <= limit {
 		return out, "", nil
@@ -188,7 +188,7 @@ func (a *Audit) DeleteUsageBefore(cutoff time.Time, max int) (int, error) {
 		return nil
 	})
 	if err != nil {
-		return 0, fmt.Errorf("postgres: deleting usage records: %w", err)
+		return 0, classify(fmt.Errorf("postgres: deleting usage records: %w", err))
 	}
 	return n, nil
 }

@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"time"
@@ -45,7 +46,21 @@ func (h *Handler) liveLogs(w http.ResponseWriter, r *http.Request, _ params) {
 	hd.Set("Cache-Control", "no-store, no-transform")
 	hd.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	err = hub.Stream(r.Context(), w, rc.Flush, cursor, hasCursor, h.opts.LiveHeartbeat)
+	// The stream ends when the server starts shutting down (a reload or a
+	// stop), which would otherwise wait for the client to leave; the
+	// client reconnects with its last id, to the new configuration.
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	if stop := serverStopping(r); stop != nil {
+		go func() {
+			select {
+			case <-stop:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+	}
+	err = hub.Stream(ctx, w, rc.Flush, cursor, hasCursor, h.opts.LiveHeartbeat)
 	if errors.Is(err, audit.ErrSlowSubscriber) {
 		h.opts.Logger.Info("live log client fell behind and was disconnected")
 	} else if err != nil {

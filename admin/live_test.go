@@ -243,3 +243,21 @@ func TestLiveLogsOutlivesWriteTimeout(t *testing.T) {
 		t.Fatalf("after the write timeout %+v", ev)
 	}
 }
+
+// TestLiveLogsEndWhenTheServerShutsDown: an open live stream does not hold
+// the server's shutdown (a config reload or a stop): it ends, and the
+// client reconnects to what serves next.
+func TestLiveLogsEndWhenTheServerShutsDown(t *testing.T) {
+	hub := audit.NewHub(8)
+	srv := liveServer(t, hub, time.Hour)
+	c := openLive(t, srv, "", "")
+	c.waitConnected()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Config.Shutdown(ctx); err != nil {
+		t.Fatalf("shutdown waited for the live stream: %v", err)
+	}
+	if _, err := c.rd.ReadString('\n'); err == nil {
+		t.Fatal("the stream is still open after the shutdown")
+	}
+}

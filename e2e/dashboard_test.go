@@ -250,7 +250,9 @@ func TestDashboardInBrowser(t *testing.T) {
 		dialogInput(t, b, "name", "made-in-browser")
 		dialogInput(t, b, "user_path", "/ui/made")
 		dialogInput(t, b, "expires_at", "2099-01-31")
+		// A double click creates one key: the button waits for the first.
 		clickJS(t, b, `dialog[open] button[data-action="create"]`)
+		_ = eval[bool](t, b, `(() => { const el = document.querySelector('dialog[open] button[data-action="create"]'); if (el) el.click(); return true; })()`)
 		b.waitFor(t, "key shown once", `(document.getElementById("new-key-value") || {}).textContent?.startsWith("sk_mg_")`, 10*time.Second)
 		b.waitFor(t, "key listed", `document.querySelector('[data-key-name="made-in-browser"]')`, 10*time.Second)
 		secret := eval[string](t, b, `document.getElementById("new-key-value").textContent`)
@@ -265,12 +267,14 @@ func TestDashboardInBrowser(t *testing.T) {
 			} `json:"keys"`
 		}
 		adminJSON(t, g, "/admin/auth-keys", &list)
-		found := false
+		found := 0
 		for _, k := range list.Keys {
-			found = found || (k.Name == "made-in-browser" && k.UserPath == "/ui/made" && strings.HasPrefix(k.ExpiresAt, "2099-01-31T00:00:00"))
+			if k.Name == "made-in-browser" && k.UserPath == "/ui/made" && strings.HasPrefix(k.ExpiresAt, "2099-01-31T00:00:00") {
+				found++
+			}
 		}
-		if !found {
-			t.Fatal("the API does not list the key")
+		if found != 1 {
+			t.Fatalf("the API lists %d such keys, want 1", found)
 		}
 		// Grant dashboard access, then delete the key, from the page.
 		id := eval[string](t, b, `document.querySelector('[data-key-name="made-in-browser"]').closest("tr").dataset.id`)
@@ -300,6 +304,18 @@ func TestDashboardInBrowser(t *testing.T) {
 		clickJS(t, b, `dialog[open] button[data-action="save"]`)
 		row := `document.querySelector('#rate-limits tr[data-subject="/team/a"][data-period="minute"]')`
 		b.waitFor(t, "rule listed", row, 10*time.Second)
+		// A new rule with the key of an existing one (case aside) is
+		// refused in the form, not saved over it.
+		clickJS(t, b, "#new-rule")
+		b.waitFor(t, "dialog", `document.querySelector("dialog[open]")`, 5*time.Second)
+		dialogInput(t, b, "subject", "/Team/A/")
+		dialogInput(t, b, "max_requests", "7")
+		clickJS(t, b, `dialog[open] button[data-action="save"]`)
+		b.waitFor(t, "duplicate refused", `document.querySelector("dialog[open] .error:not([hidden])")?.textContent.includes("exists already")`, 5*time.Second)
+		clickJS(t, b, `dialog[open] button[data-action="cancel"]`)
+		if st := rateRule(t, g, "user_path", "/team/a", "minute"); st == nil || st["max_requests"] != 100.0 {
+			t.Fatalf("the existing rule changed: %v", st)
+		}
 		for i := 0; i < 3; i++ {
 			chatAs(t, g, "/team/a")
 		}
@@ -317,9 +333,12 @@ func TestDashboardInBrowser(t *testing.T) {
 		if used := rateUsed(t, g, "user_path", "/team/a", "minute"); used != 0 {
 			t.Errorf("API still counts %v", used)
 		}
-		// A budget created from the page, shown with its bar.
+		// A budget created from the page, shown with its bar; an empty
+		// amount is refused, not saved as $0.
 		clickJS(t, b, "#new-budget")
 		dialogInput(t, b, "user_path", "/team/a")
+		clickJS(t, b, `dialog[open] button[data-action="save"]`)
+		b.waitFor(t, "empty amount refused", `document.querySelector("dialog[open] .error:not([hidden])")?.textContent.includes("amount")`, 5*time.Second)
 		dialogInput(t, b, "amount", "5")
 		clickJS(t, b, `dialog[open] button[data-action="save"]`)
 		b.waitFor(t, "budget listed", `[...document.querySelectorAll("#budgets tbody tr")].some(tr => tr.textContent.includes("/team/a") && tr.textContent.includes("$5.00"))`, 10*time.Second)

@@ -118,21 +118,29 @@ export function toast(msg, isError) {
  * dialog opens a modal with content and buttons; it resolves with the
  * value of the button pressed (or null when dismissed). A button may carry
  * check(): its result, when not true, is shown and keeps the dialog open.
+ * While a check runs every button is disabled, so a double click sends
+ * one request, not two.
  */
 export function dialog(title, content, buttons) {
   return new Promise((resolve) => {
     const err = h("p", { class: "error", role: "alert", hidden: true });
-    const dlg = h("dialog", {}, h("form", { method: "dialog" }, h("h2", {}, title), content, err,
-      h("div", { class: "actions" }, buttons.map((b) => h("button", {
+    const actions = h("div", { class: "actions" });
+    const dlg = h("dialog", {}, h("form", { method: "dialog" }, h("h2", {}, title), content, err, actions));
+    const busy = (on) => { for (const el of actions.querySelectorAll("button")) el.disabled = on; };
+    for (const b of buttons) {
+      actions.append(h("button", {
         type: "button", class: b.class || null, "data-action": b.value,
         onclick: async () => {
           if (b.check) {
-            const ok = await b.check();
+            busy(true);
+            let ok;
+            try { ok = await b.check(); } finally { busy(false); }
             if (ok !== true) { err.textContent = ok; err.hidden = false; return; }
           }
           dlg.close(); dlg.remove(); resolve(b.value);
         },
-      }, b.label)))));
+      }, b.label));
+    }
     dlg.addEventListener("cancel", () => { dlg.remove(); resolve(null); });
     document.body.append(dlg);
     dlg.showModal();

@@ -18,6 +18,25 @@ function ruleKey(r) {
   return k;
 }
 
+// normPath writes a user path as the gateway stores it: a leading slash,
+// no trailing one.
+function normPath(p) {
+  p = "/" + p.trim().replace(/^\/+|\/+$/g, "");
+  return p;
+}
+
+// sameRule reports whether rules a and b (rows or bodies) have one key:
+// scope, subject (compared as the gateway does, without regard to case)
+// and period.
+function sameRule(a, b) {
+  const subj = (r) => {
+    const s = (r.subject || r.user_path || "").trim().toLowerCase();
+    return (r.scope || "user_path") === "user_path" ? normPath(s) : s;
+  };
+  return (a.scope || "user_path") === (b.scope || "user_path") && subj(a) === subj(b) &&
+    (a.period || null) === (b.period || null) && (a.period ? true : (a.period_seconds || 0) === (b.period_seconds || 0));
+}
+
 function budgetKey(b) {
   return b.period ? { user_path: b.user_path, period: b.period } : { user_path: b.user_path, period_seconds: b.period_seconds };
 }
@@ -49,6 +68,11 @@ export async function render(root) {
         h("button", { type: "button", class: "danger", id: "reset-all-budgets", onclick: resetAllBudgets }, "Reset all")),
       budgetsBox));
 
+  // The rules and budgets last loaded, so that a new one does not
+  // silently replace one of the same key.
+  let currentRules = [];
+  let currentBudgets = [];
+
   async function loadRules() {
     let res;
     try { res = await api("GET", "/admin/rate-limits"); } catch (err) {
@@ -56,6 +80,7 @@ export async function render(root) {
       return;
     }
     const rules = res.rules || [];
+    currentRules = rules;
     const usage = (r) => {
       if (r.period === "concurrent") return [r.in_flight || 0, r.max_requests, "in flight"];
       return [r.requests_used || 0, r.max_requests, "requests"];
@@ -66,9 +91,15 @@ export async function render(root) {
       { title: "Period", cell: (r) => periodOf(r) + (r.per_child ? " · per child" : "") },
       { title: "Requests", cell: (r) => {
         const [used, cap, label] = usage(r);
+        // A template has no counter of its own: each child has one.
+        if (r.per_child) return cap ? num(cap) + " " + label + " per child" : "–";
         return cap ? h("div", {}, h("span", { "data-used": used }, num(used) + " / " + num(cap) + " " + label), bar(used, cap)) : "–";
       } },
-      { title: "Tokens", cell: (r) => (r.max_tokens ? h("div", {}, num(r.tokens_used || 0) + " / " + num(r.max_tokens), bar(r.tokens_used || 0, r.max_tokens)) : "–") },
+      { title: "Tokens", cell: (r) => {
+        if (!r.max_tokens) return "–";
+        if (r.per_child) return num(r.max_tokens) + " per child";
+        return h("div", {}, num(r.tokens_used || 0) + " / " + num(r.max_tokens), bar(r.tokens_used || 0, r.max_tokens));
+      } },
       { title: "Window ends", cell: (r) => (r.window_end ? when(r.window_end) : "–"), phone: false },
       { title: "Source", cell: (r) => r.source + (r.read_only ? " (read-only)" : ""), phone: false },
       { title: "", cell: (r) => h("div", { class: "actions" },
@@ -103,6 +134,8 @@ export async function render(root) {
         const body = { scope: scope.value, subject: subject.value.trim(), max_requests: Number(maxReq.value) || 0, max_tokens: Number(maxTok.value) || 0, per_child: perChild.checked };
         if (period.value === "custom") body.period_seconds = Number(seconds.value) || 0; else body.period = period.value;
         if (r) body.previous = ruleKey(r);
+        const taken = currentRules.find((o) => (!r || !sameRule(o, r)) && sameRule(o, body));
+        if (taken) return `A ${periodOf(taken)} rule on ${taken.scope} ${taken.subject} exists already: edit that one instead.`;
         try { await api("PUT", "/admin/rate-limits", body); return true; } catch (err) { return err.message; }
       } },
     ]);
@@ -134,9 +167,10 @@ export async function render(root) {
       return;
     }
     const list = res.budgets || [];
+    currentBudgets = list;
     const t = table([
       { title: "User path", cell: (b) => h("code", {}, b.user_path) },
-      { title: "Period", cell: (b) => (b.period_label || b.period || b.period_seconds + " s") + (b.per_child ? " · per child" : "") },
+      { title: "Period", cell: (b) => budgetPeriod(b) + (b.per_child ? " · per child" : "") },
       { title: "Spent", cell: (b) => h("div", {}, h("span", { "data-spent": b.spent }, cost(b.spent) + " / " + cost(b.amount)), bar(b.spent, b.amount)) },
       { title: "Remaining", num: true, cell: (b) => cost(b.remaining), phone: false },
       { title: "Period ends", cell: (b) => when(b.period_end), phone: false },
@@ -147,6 +181,13 @@ export async function render(root) {
         b.source === "manual" ? h("button", { type: "button", class: "danger small", "data-action": "delete", onclick: () => deleteBudget(b) }, "Delete") : null) },
     ], list, { empty: "No budgets." });
     fill(budgetsBox, t);
+  }
+
+  // budgetPeriod names a budget's period and the current window of it:
+  // "monthly (2026-11)", or "600 s (from 14:50)" for a custom period.
+  function budgetPeriod(b) {
+    if (b.period) return b.period + (b.period_label ? " (" + b.period_label + ")" : "");
+    return b.period_seconds + " s" + (b.period_start ? " (from " + when(b.period_start) + ")" : "");
   }
 
   function budgetPath(b) {
@@ -173,6 +214,11 @@ export async function render(root) {
       { label: "Save", value: "save", check: async () => {
         const key = { user_path: path.value.trim(), period: period.value === "custom" ? null : period.value, period_seconds: Number(seconds.value) || 0 };
         if (!key.user_path) return "A user path is required.";
+        if (amount.value.trim() === "" || !Number.isFinite(Number(amount.value))) return "An amount in USD is required (0 refuses every priced request).";
+        if (!b && currentBudgets.some((o) => o.user_path === normPath(key.user_path) && (o.period || null) === key.period &&
+          (key.period || o.period_seconds === key.period_seconds))) {
+          return "A budget with this user path and period exists already: edit that one instead.";
+        }
         try { await api("PUT", budgetPath(key), { amount: Number(amount.value), per_child: perChild.checked }); return true; } catch (err) { return err.message; }
       } },
     ]);

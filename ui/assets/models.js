@@ -42,7 +42,12 @@ function parseTargets(s) {
     const i = ref.indexOf("/");
     if (i <= 0 || i === ref.length - 1) throw new Error(`target “${x}”: write it as provider/model`);
     const t = { provider: ref.slice(0, i), model: ref.slice(i + 1) };
-    if (w !== undefined) t.weight = Number(w);
+    if (w !== undefined) {
+      t.weight = Number(w);
+      if (w.trim() === "" || !Number.isFinite(t.weight) || t.weight <= 0) {
+        throw new Error(`target “${x}”: the weight after * must be a positive number`);
+      }
+    }
     return t;
   });
 }
@@ -110,9 +115,14 @@ export async function render(root) {
       h("button", { type: "button", class: "secondary small", "data-action": "edit", onclick: () => edit(r) }, "Edit"),
       h("button", { type: "button", class: "danger small", "data-action": "delete", onclick: () => del(r) }, "Delete")));
 
+  // The virtual models last loaded, so that a new one does not silently
+  // replace one of the same name.
+  let currentVMs = [];
+
   async function loadVM() {
     let list;
     try { list = (await api("GET", "/admin/virtual-models")).virtual_models; } catch (err) { failed(vmBox, "virtual models", err); return; }
+    currentVMs = list;
     const t = table([
       { title: "Name", cell: (v) => h("code", {}, v.source) },
       { title: "Targets", cell: (v) => (v.targets || []).map(targetText).join(", ") || "access policy" },
@@ -157,6 +167,9 @@ export async function render(root) {
         }));
         if (!body.source) return "A name is required.";
         if (v && v.source !== body.source) body.old_source = v.source;
+        if ((!v || v.source !== body.source) && currentVMs.some((o) => o.source === body.source)) {
+          return `A virtual model named “${body.source}” exists already: edit that one instead.`;
+        }
         try { await api("PUT", "/admin/virtual-models", body); return true; } catch (err) { return err.message; }
       } },
     ]);
@@ -169,9 +182,13 @@ export async function render(root) {
     await Promise.all([loadVM(), loadInventory()]);
   }
 
+  // The failover routes last loaded (see currentVMs).
+  let currentFO = [];
+
   async function loadFO() {
     let list;
     try { list = (await api("GET", "/admin/failover")).routes; } catch (err) { failed(foBox, "failover routes", err); return; }
+    currentFO = list;
     const t = table([
       { title: "Primary model", cell: (r) => h("code", {}, r.primary_model) },
       { title: "Then try", cell: (r) => r.targets.join(" → ") },
@@ -191,6 +208,9 @@ export async function render(root) {
       { label: "Save", value: "save", check: async () => {
         const list = targets.value.split(",").map((x) => x.trim()).filter(Boolean);
         if (!primary.value.trim() || !list.length) return "A primary model and at least one fallback are required.";
+        if (!r && currentFO.some((o) => o.primary_model === primary.value.trim())) {
+          return `A failover route for “${primary.value.trim()}” exists already: edit that one instead.`;
+        }
         try { await api("PUT", "/admin/failover", { primary_model: primary.value.trim(), targets: list }); return true; } catch (err) { return err.message; }
       } },
     ]);

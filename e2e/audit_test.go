@@ -362,9 +362,9 @@ func TestAuditRecordsEveryOutcome(t *testing.T) {
 	}
 	e = one(t, entries, "limited-2")
 	if e.StatusCode != 429 || e.ErrorType != "rate_limit_error" || e.UserPath != "/limited" || len(usage[e.ID]) != 0 ||
-		len(e.Data.Attempts) != 0 {
-		t.Errorf("rate-limited entry: %d %q %q usage %d attempts %d", e.StatusCode, e.ErrorType, e.UserPath,
-			len(usage[e.ID]), len(e.Data.Attempts))
+		len(e.Data.Attempts) != 0 || e.RequestedModel == "" || e.ResolvedModel != "" {
+		t.Errorf("rate-limited entry: %d %q %q usage %d attempts %d requested %q resolved %q", e.StatusCode, e.ErrorType, e.UserPath,
+			len(usage[e.ID]), len(e.Data.Attempts), e.RequestedModel, e.ResolvedModel)
 	}
 
 	for id, status := range map[string]int{"wrong-method": 405, "unknown-route": 404, "escaped": 404} {

@@ -235,6 +235,11 @@ func (a *auditRequest) finish(aw *auditWriter, r *http.Request, serveErr error) 
 	e.Stream = info.Stream
 	e.SessionID, e.UserPath = info.SessionID, info.UserPath
 	e.RequestedModel, e.ResolvedModel, e.AliasUsed = info.RequestedModel, info.ResolvedModel, info.AliasUsed
+	if e.RequestedModel == "" {
+		// Refused before the proxy read the model (a rate limit, a spent
+		// budget): the model the body asked for, when it was read.
+		e.RequestedModel = a.bodyModel()
+	}
 	e.Provider, e.ProviderName = info.ProviderType, info.ProviderName
 	e.AuthMethod = authMethod(info.AuthMethod)
 	e.AuthKeyID = info.KeyID
@@ -388,6 +393,16 @@ func (a *auditRequest) requestFields(d *audit.Data) {
 		}
 	}
 	a.entry.ConversationPayload = reqbody.IsArray(f.Messages) || f.Input != nil
+}
+
+// bodyModel returns the model a request body that was read asks for, or
+// "" when none was read or its model is not a string.
+func (a *auditRequest) bodyModel() string {
+	b := a.info.Body()
+	if b == nil || b.ScanErr != nil || len(b.Fields.Model) == 0 || b.Fields.Model[0] != '"' {
+		return ""
+	}
+	return gjson.ParseBytes(b.Fields.Model).Str
 }
 
 // number reads a raw JSON number.

@@ -66,7 +66,10 @@ export async function api(method, path, body, opts = {}) {
   if (!resp.ok) {
     const e = (data && data.error) || {};
     const err = new ApiError(resp.status, e.code || "", e.message || resp.status + " " + resp.statusText);
-    if (resp.status === 401 && !opts.quiet) onAuthLost(err);
+    // A key refused (401), or one that lost its dashboard access (403),
+    // sends the operator back to sign-in.
+    const lost = resp.status === 401 || (resp.status === 403 && e.code === "dashboard_access_denied");
+    if (lost && !opts.quiet) onAuthLost(err);
     throw err;
   }
   return data;

@@ -93,7 +93,11 @@ async function start() {
 }
 
 document.addEventListener("DOMContentLoaded", () => {
-  onUnauthorized(() => { forget(); showLogin("Your key is no longer accepted (401). Sign in again."); });
+  onUnauthorized((err) => {
+    forget();
+    showLogin(err.status === 403 ? "This key no longer has dashboard access (403). Sign in with another." :
+      "Your key is no longer accepted (401). Sign in again.");
+  });
   document.getElementById("login-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
     const input = document.getElementById("login-key");

@@ -232,6 +232,7 @@ func multipartBody(t *testing.T, fields map[string]string) (string, string) {
 // leaves its usage.
 func TestAudioStreamsOnMock(t *testing.T) {
 	g := startMockGateway(t)
+	waitListed(t, g, masterKey, "mock-transcribe", "mock-tts")
 	oa := openaiClient(g, masterKey)
 	ctx := context.Background()
 

@@ -18,6 +18,7 @@ import (
 func TestCrossSiteRefused(t *testing.T) {
 	clearEnv(t)
 	g := startGateway(t, mockBlock(""))
+	waitListed(t, g, masterKey, "mock-transcribe")
 	send := func(method, path, ct, body string, h map[string]string) (int, gatewayError, []byte) {
 		t.Helper()
 		req, err := http.NewRequest(method, g.URL+path, strings.NewReader(body))

@@ -86,6 +86,7 @@ func TestModelsGet(t *testing.T) {
 func TestInventoryCategoryOnMock(t *testing.T) {
 	clearEnv(t)
 	g := startGateway(t, mockBlock(""))
+	waitListed(t, g, masterKey, "mock-transcribe") // the inventory is [] until the listing arrives
 	ids := func(category string) string {
 		t.Helper()
 		var rows []struct {

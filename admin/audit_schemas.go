@@ -6,7 +6,7 @@ func auditSchemas() schema {
 		"status_5xx": integer(""), "status_other": integer("")}
 	bucket := schema{"start": dateTime("The bucket's start.")}
 	summary := schema{"success_rate": number("status_2xx / requests, 0 to 1; 0 without requests."),
-		"avg_duration_ms": number("Mean duration of all requests; 0 without requests.")}
+		"avg_duration_ms": number("Mean duration, in milliseconds, of the successful (2xx) requests that reached a provider, response-cache hits excluded; 0 without any.")}
 	for k, v := range counts {
 		bucket[k], summary[k] = v, v
 	}

@@ -48,8 +48,10 @@ type StatsSummary struct {
 	// SuccessRate is Status2xx / Requests, from 0 to 1; 0 without
 	// requests.
 	SuccessRate float64 `json:"success_rate"`
-	// AvgDurationMs is the mean duration of all requests in
-	// milliseconds; 0 without requests.
+	// AvgDurationMs is the mean duration, in milliseconds, of the
+	// requests the provider latency covers: successful (2xx) requests that
+	// reached a provider, not answered by the response cache (failed and
+	// refused requests would skew it); 0 without any.
 	AvgDurationMs float64 `json:"avg_duration_ms"`
 }
 
@@ -95,7 +97,7 @@ func (qs *Queries) Stats(w Window) (Stats, error) {
 	}
 	type sums struct{ n, ns []int64 }
 	lat := map[string]*sums{}
-	var durNs int64
+	var latNs, latN int64
 	for i := range rows {
 		r := &rows[i]
 		k := int(r.Hour.Sub(w.Start) / step)
@@ -104,7 +106,7 @@ func (qs *Queries) Stats(w Window) (Stats, error) {
 		}
 		st.Buckets[k].add(r.StatusCounts)
 		st.Summary.add(r.StatusCounts)
-		durNs += r.DurationNs
+		latNs, latN = latNs+r.LatencyNs, latN+r.LatencyCount
 		if r.Provider == "" {
 			continue
 		}
@@ -118,7 +120,9 @@ func (qs *Queries) Stats(w Window) (Stats, error) {
 	}
 	if n := st.Summary.Requests; n > 0 {
 		st.Summary.SuccessRate = float64(st.Summary.Status2xx) / float64(n)
-		st.Summary.AvgDurationMs = float64(durNs) / float64(n) / 1e6
+	}
+	if latN > 0 {
+		st.Summary.AvgDurationMs = float64(latNs) / float64(latN) / 1e6
 	}
 	for name, s := range lat {
 		pl := ProviderLatency{Provider: name, Requests: s.n, AvgDurationMs: make([]*float64, len(s.n))}

@@ -389,6 +389,11 @@ func TestAuditRecordsEveryOutcome(t *testing.T) {
 	if e.StatusCode != 499 || e.Data.ErrorCode != "client_disconnected" || !e.Stream || e.ProviderName != "gemini" {
 		t.Errorf("disconnect entry: status %d code %q stream %v provider %q", e.StatusCode, e.Data.ErrorCode, e.Stream, e.ProviderName)
 	}
+	// A stream the client left before its usage arrived is not a completed
+	// request: no usage record, as its entry counts none.
+	if len(usage[e.ID]) != 0 || e.Usage.Entries != 0 {
+		t.Errorf("disconnect: %d usage records, entry counts %d", len(usage[e.ID]), e.Usage.Entries)
+	}
 
 	// No credential reached the store file.
 	db, err := os.ReadFile(filepath.Join(g.DataDir, "modelgate.db"))

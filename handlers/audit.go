@@ -291,8 +291,13 @@ func (a *auditRequest) finish(aw *auditWriter, r *http.Request, serveErr error) 
 		}
 		e.Data = d
 	}
+	// One usage record per completed request: a cache hit, or an answer
+	// a provider gave. A client that left before the end (499) leaves one
+	// only when the answer reported the tokens it used, which are spent
+	// whether or not the client read them.
 	var u *audit.UsageRecord
-	if au.Usage && (info.CacheHit || answered(attempts)) {
+	gone := e.StatusCode == StatusClientClosed
+	if au.Usage && (info.CacheHit || answered(attempts)) && (!gone || hasUsage) {
 		u = a.usageRecord(usage)
 	}
 	if a.shape == routes.ShapeResponses && info.SessionID != "" && e.Data != nil {

@@ -1,5 +1,30 @@
 package admin
 
+import (
+	"reflect"
+
+	"github.com/modelgate/modelgate/audit"
+	"github.com/modelgate/modelgate/selfusage"
+)
+
+// entryDescriptions describe some properties of the audit entry and its
+// parts, by JSON name.
+var entryDescriptions = map[string]string{
+	"status_code":     "0 when the client left before a status was sent.",
+	"auth_method":     "master_key, api_key or none.",
+	"provider":        "Provider type.",
+	"provider_name":   "Provider instance.",
+	"cache_type":      `"exact" for a response-cache hit, else empty.`,
+	"principal_id":    `"master" for the master key, the key id for a managed key.`,
+	"bodies_omitted":  "The bodies were not recorded (LOGGING_LOG_BODIES off).",
+	"usage":           "The usage object: token counts of the request and what is derived from them.",
+	"data":            "The audit data object: redacted headers, bodies (only in single-entry and conversation answers), upstream attempts, workflow features; null when not recorded.",
+	"request_body":    "The request body as recorded (JSON), or a summary of a binary one; null when not recorded.",
+	"response_body":   "The response body; a stream as the final object it adds up to.",
+	"attempts":        "Every upstream call of the request, in order.",
+	"request_headers": "Redacted: credentials read [REDACTED].",
+}
+
 // auditSchemas returns the schemas of the audit-log answers.
 func auditSchemas() schema {
 	counts := schema{"requests": integer(""), "status_2xx": integer(""), "status_4xx": integer(""),
@@ -10,21 +35,12 @@ func auditSchemas() schema {
 	for k, v := range counts {
 		bucket[k], summary[k] = v, v
 	}
-	entry := schema{"type": "object", "additionalProperties": true,
-		"description": "One audited request: ids, timing, status, models, provider, user path, session, " +
-			"authentication, token usage and, under data, redacted headers, bodies (only in single-entry and conversation answers) and upstream attempts.",
-		"properties": schema{
-			"id": str(""), "request_id": str(""), "session_id": str(""), "timestamp": dateTime(""),
-			"method": str(""), "path": str(""), "status_code": integer("0 when the client left before a status was sent."),
-			"duration_ns": integer(""), "stream": boolean(""), "alias_used": boolean(""),
-			"auth_method": str("master_key, api_key or none."), "auth_key_id": str(""),
-			"provider": str("Provider type."), "provider_name": str("Provider instance."),
-			"requested_model": str(""), "resolved_model": str(""), "user_path": str(""),
-			"cache_type": str(`"exact" for a response-cache hit, else empty.`), "error_type": str(""),
-			"usage": schema{"type": "object", "description": "Token counts of the request."},
-			"data":  schema{"type": []string{"object", "null"}, "description": "Details: headers, bodies, attempts, workflow features."},
-		},
-		"required": []string{"id", "timestamp", "method", "path", "status_code", "user_path"}}
+	// The entry's schema is its Go type's JSON form, so it lists every
+	// field the server sends.
+	entry := schemaOf(reflect.TypeOf(audit.Entry{}), entryDescriptions)
+	entry["description"] = "One audited request: ids, timing, status, models, provider, user path, session, " +
+		"authentication, token usage and, under data, redacted headers, bodies (only in single-entry and conversation answers) and upstream attempts."
+	entry["required"] = []string{"id", "timestamp", "method", "path", "status_code", "user_path"}
 	return schema{
 		"AuditEntry": entry,
 		"AuditLogPage": object("Empty when audit logging is off.", schema{
@@ -48,11 +64,21 @@ func auditSchemas() schema {
 			"entries":   array(ref("AuditEntry"), "With bodies."),
 			"truncated": boolean("The session has more entries than returned."),
 		}, "anchor_id", "entries", "truncated"),
-		"UsageTotals": object("Usage totals of a period.", schema{
-			"requests": integer("Requests, response-cache hits included."), "input_tokens": integer(""),
-			"output_tokens": integer(""), "total_tokens": integer(""), "cached_input_tokens": integer(""),
-			"cache_write_input_tokens": integer(""), "cost": number("Spend: priced requests that reached a provider."),
-			"since": dateTime("Start of the period."),
-		}, "requests", "input_tokens", "output_tokens", "total_tokens", "cost", "since"),
+		"UsageTotals": withMeta(schemaOf(reflect.TypeOf(selfusage.PeriodUsage{}), map[string]string{
+			"requests": "Requests, response-cache hits included.", "cost": "Spend: priced requests that reached a provider.",
+			"since": "Start of the period.",
+		}), "Usage totals of a period.", "requests", "input_tokens", "output_tokens", "total_tokens", "cost", "since"),
 	}
+}
+
+// withMeta sets a generated object schema's description and required
+// properties.
+func withMeta(s schema, desc string, required ...string) schema {
+	if desc != "" {
+		s["description"] = desc
+	}
+	if len(required) > 0 {
+		s["required"] = required
+	}
+	return s
 }

@@ -202,3 +202,56 @@ func TestOpenAPIModelSchemas(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenAPIAuditSchemas: the audit entry, its usage and data objects,
+// an attempt, a session row and the self-usage totals list every field
+// of the spec's tables, typed as served.
+func TestOpenAPIAuditSchemas(t *testing.T) {
+	s := components()
+	props := func(sc any, path ...string) schema {
+		t.Helper()
+		cur, _ := sc.(schema)
+		for _, p := range path {
+			next, _ := cur["properties"].(schema)[p].(schema)
+			if items, ok := next["items"].(schema); ok {
+				next = items
+			}
+			cur = next
+		}
+		p, ok := cur["properties"].(schema)
+		if !ok {
+			t.Fatalf("%v has no properties", path)
+		}
+		return p
+	}
+	for _, c := range []struct {
+		name   string
+		path   []string
+		fields string
+	}{
+		{"AuditEntry", nil, "alias_used auth_key_id auth_method bodies_omitted cache_type client_ip conversation_payload data duration_ns error_type " +
+			"id method path principal_id provider provider_name request_id requested_model resolved_model session_id status_code stream timestamp usage user_path workflow_version_id"},
+		{"AuditEntry", []string{"usage"}, "cache_write_input_tokens cached_input_ratio cached_input_tokens entries estimated_cached_characters input_tokens " +
+			"output_tokens rewrite_cost_saved rewrite_tokens_saved total_tokens uncached_input_tokens"},
+		{"AuditEntry", []string{"data"}, "api_key_hash attempts error_code error_message event_type failover labels max_tokens request_body " +
+			"request_body_too_big_to_handle request_headers request_revisions response_body response_body_too_big_to_handle response_headers temperature user_agent workflow_features"},
+		{"AuditEntry", []string{"data", "attempts"}, "duration_ns error_code error_message error_type kind model provider_name provider_type response_body response_headers seq started_at status_code success"},
+		{"AuditEntry", []string{"data", "request_revisions"}, "body bytes_after bytes_before detail no_change rewriter seq tokens_saved"},
+		{"AuditEntry", []string{"data", "workflow_features"}, "audit budget cache failover guardrails usage"},
+		{"UsageSession", nil, "session_id user_path requests input_tokens output_tokens total_tokens cached_input_tokens cache_write_input_tokens reasoning_tokens cost cache_hits"},
+		{"UsageTotals", nil, "since requests input_tokens output_tokens total_tokens cached_input_tokens reasoning_tokens cost"},
+	} {
+		p := props(s[c.name], c.path...)
+		for _, f := range strings.Fields(c.fields) {
+			if _, ok := p[f]; !ok {
+				t.Errorf("%s %v has no %s", c.name, c.path, f)
+			}
+		}
+	}
+	if typ := props(s["AuditEntry"])["id"].(schema)["type"]; typ != "string" {
+		t.Errorf("an entry id is typed %v", typ)
+	}
+	if typ := props(s["AuditEntry"])["timestamp"].(schema)["format"]; typ != "date-time" {
+		t.Errorf("a timestamp is formatted %v", typ)
+	}
+}

@@ -1,5 +1,11 @@
 package admin
 
+import (
+	"reflect"
+
+	"github.com/modelgate/modelgate/audit"
+)
+
 // JSON Schema helpers for the OpenAPI document (OpenAPI 3.1 uses JSON
 // Schema 2020-12, so nullable types are type arrays).
 
@@ -103,10 +109,7 @@ func components() schema {
 	period := object("", schema{"date": str("YYYY-MM-DD, YYYY-Www, YYYY-MM or YYYY by interval."),
 		"requests": integer(""), "input_tokens": integer(""), "output_tokens": integer(""),
 		"total_tokens": integer(""), "cost": number("")}, "date", "requests", "input_tokens", "output_tokens", "total_tokens", "cost")
-	session := object("", schema{"session_id": str(""), "user_path": str(""), "first_seen": dateTime(""),
-		"last_seen": dateTime(""), "requests": integer(""), "input_tokens": integer(""), "output_tokens": integer(""),
-		"total_tokens": integer(""), "cost": number(""), "cache_hits": integer(""), "models": array(str(""), "")},
-		"session_id", "user_path", "requests")
+	session := withMeta(schemaOf(reflect.TypeOf(audit.SessionTotals{}), nil), "", "session_id", "user_path", "requests")
 	boolMap := schema{"type": "object", "additionalProperties": schema{"type": "boolean"}}
 	out := schema{
 		"GatewayError":  gwErr,

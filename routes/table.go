@@ -163,7 +163,7 @@ var table = []Route{
 			Query: withWindow(
 				Param{Name: "limit", Desc: "Page size; default 50, at most 200.", Type: "integer", Min: 1},
 				Param{Name: "cursor", Desc: "Cursor from next_cursor.", Type: "string"},
-				Param{Name: "user_path", Desc: "Only sessions of this user path.", Type: "string"}),
+				Param{Name: "user_path", Desc: "Only sessions of this user path and the paths below it.", Type: "string"}),
 			Status: http.StatusOK, Result: "UsageSessions", Errors: []int{400}}),
 	adminRoute("listAuditLog", http.MethodGet, "/admin/audit/log",
 		&Doc{Summary: "Audit log entries, newest first, filtered and paged (empty when audit logging is off)", Tag: "audit",

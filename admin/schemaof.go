@@ -1,0 +1,76 @@
+package admin
+
+import (
+	"encoding"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"time"
+)
+
+// schemaOf returns the JSON schema of the JSON form of Go type t: the
+// properties of a struct by their json names (embedded structs flattened),
+// pointers nullable, raw JSON any value, times as date-time strings.
+// Answers whose Go type is the API's type describe themselves with it, so
+// the document cannot lose a field the server sends. describe adds the
+// description of a property by its JSON name, where there is one.
+func schemaOf(t reflect.Type, describe map[string]string) schema {
+	nullable := false
+	for t.Kind() == reflect.Pointer {
+		t, nullable = t.Elem(), true
+	}
+	var s schema
+	switch {
+	case t != reflect.TypeOf(time.Time{}) && t.Implements(reflect.TypeOf((*encoding.TextMarshaler)(nil)).Elem()):
+		s = schema{"type": "string"} // an id
+	case t == reflect.TypeOf(time.Time{}):
+		s = schema{"type": "string", "format": "date-time"}
+	case t == reflect.TypeOf(json.RawMessage(nil)):
+		s = schema{"description": "Any JSON value."}
+		return s
+	default:
+		switch t.Kind() {
+		case reflect.String:
+			s = schema{"type": "string"}
+		case reflect.Bool:
+			s = schema{"type": "boolean"}
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+			s = schema{"type": "integer"}
+		case reflect.Float32, reflect.Float64:
+			s = schema{"type": "number"}
+		case reflect.Slice, reflect.Array:
+			s = schema{"type": "array", "items": schemaOf(t.Elem(), describe)}
+		case reflect.Map:
+			s = schema{"type": "object", "additionalProperties": schemaOf(t.Elem(), describe)}
+		case reflect.Struct:
+			props := schema{}
+			for _, f := range reflect.VisibleFields(t) {
+				if f.Anonymous || !f.IsExported() {
+					continue
+				}
+				name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+				if name == "-" {
+					continue
+				}
+				if name == "" {
+					name = f.Name
+				}
+				p := schemaOf(f.Type, describe)
+				if d := describe[name]; d != "" {
+					p["description"] = d
+				}
+				props[name] = p
+			}
+			s = schema{"type": "object", "properties": props}
+		default:
+			s = schema{}
+		}
+	}
+	if nullable {
+		if typ, ok := s["type"].(string); ok {
+			s["type"] = []string{typ, "null"}
+		}
+	}
+	return s
+}

@@ -205,7 +205,7 @@ func (a *App) Provision(ctx caddy.Context) error {
 	if err := a.provisionBudgets(); err != nil {
 		return err
 	}
-	if err := a.provisionVirtualModels(); err != nil {
+	if err := a.provisionVirtualModels(env.Config.VirtualModels); err != nil {
 		return err
 	}
 	a.proxy.Budgets = a.budgetRef

@@ -102,3 +102,21 @@ func TestJSONConfigRefusesBadRule(t *testing.T) {
 		}
 	}
 }
+
+// TestVirtualModelErrorNamesItsSetting: a virtual model whose target names
+// an unknown provider aborts the load naming the setting it came from:
+// the VIRTUAL_MODELS variable, or virtual_models in the config.
+func TestVirtualModelErrorNamesItsSetting(t *testing.T) {
+	bad := `[{"source":"a","targets":[{"provider":"nope","model":"x"}]}]`
+	t.Setenv("VIRTUAL_MODELS", bad)
+	cfg := &caddy.Config{AppsRaw: caddy.ModuleMap{"modelgate": json.RawMessage(`{}`)}}
+	if err := caddy.Validate(cfg); err == nil || !strings.Contains(err.Error(), `VIRTUAL_MODELS: virtual model "a": targets[0].provider: unknown provider "nope"`) {
+		t.Errorf("from the environment: %v", err)
+	}
+	t.Setenv("VIRTUAL_MODELS", "")
+	cfg = &caddy.Config{AppsRaw: caddy.ModuleMap{"modelgate": json.RawMessage(`{"virtual_models":` + bad + `}`)}}
+	if err := caddy.Validate(cfg); err == nil || !strings.Contains(err.Error(), `virtual_models: virtual model "a"`) ||
+		strings.Contains(err.Error(), "VIRTUAL_MODELS") {
+		t.Errorf("from the config: %v", err)
+	}
+}

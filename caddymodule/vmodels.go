@@ -1,7 +1,9 @@
 package caddymodule
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 
 	"go.uber.org/zap"
 
@@ -11,15 +13,22 @@ import (
 
 // provisionVirtualModels puts the configuration's virtual models and
 // failover routes in force for the proxy. A target naming an unknown
-// provider, or a looping or too deep chain, aborts the config load.
-func (a *App) provisionVirtualModels() error {
+// provider, or a looping or too deep chain, aborts the config load,
+// naming the setting the row came from: VIRTUAL_MODELS when fromEnv (the
+// rows of that variable) holds it, else virtual_models.
+func (a *App) provisionVirtualModels(fromEnv vmodels.List) error {
 	provs := map[string]string{}
 	for _, p := range a.registry.Providers() {
 		provs[p.Name()] = p.Type()
 	}
 	s, err := vmodels.New(vmodels.Options{Managed: a.effective.VirtualModels, ManagedFailover: a.effective.Failover, Providers: provs})
 	if err != nil {
-		return fmt.Errorf("modelgate: virtual_models: %w", err)
+		setting := "virtual_models"
+		var re *vmodels.RowError
+		if errors.As(err, &re) && slices.ContainsFunc(fromEnv, func(v vmodels.VirtualModel) bool { return v.Source == re.Source }) {
+			setting = "VIRTUAL_MODELS"
+		}
+		return fmt.Errorf("modelgate: %s: %w", setting, err)
 	}
 	a.vmodels = s
 	a.proxy.VirtualModels = s

@@ -70,8 +70,8 @@ func build(rows []Row, failover Failover, providers map[string]string, gen uint6
 		for j, tg := range r.Targets {
 			typ, ok := providers[tg.Provider]
 			if !ok {
-				return nil, fmt.Errorf("virtual model %q: %w", r.Source, apierr.FieldMsg(fmt.Sprintf("targets[%d].provider", j),
-					fmt.Sprintf("unknown provider %q (configured: %s)", tg.Provider, strings.Join(sortedNames(providers), ", "))))
+				return nil, &RowError{Source: r.Source, Err: apierr.FieldMsg(fmt.Sprintf("targets[%d].provider", j),
+					fmt.Sprintf("unknown provider %q (configured: %s)", tg.Provider, strings.Join(sortedNames(providers), ", ")))}
 			}
 			w := tg.Weight
 			if w == 0 {
@@ -120,11 +120,11 @@ func build(rows []Row, failover Failover, providers map[string]string, gen uint6
 // checkChain refuses a cycle or a chain deeper than MaxChainDepth from a.
 func checkChain(a *alias, path []string) error {
 	if slices.Contains(path, a.source) {
-		return fmt.Errorf("virtual model %q: targets form a cycle: %s", a.source, strings.Join(append(path, a.source), " → "))
+		return &RowError{Source: a.source, Err: fmt.Errorf("targets form a cycle: %s", strings.Join(append(path, a.source), " → "))}
 	}
 	path = append(path, a.source)
 	if len(path) > MaxChainDepth {
-		return fmt.Errorf("virtual model %q: chain %s is deeper than %d", path[0], strings.Join(path, " → "), MaxChainDepth)
+		return &RowError{Source: path[0], Err: fmt.Errorf("chain %s is deeper than %d", strings.Join(path, " → "), MaxChainDepth)}
 	}
 	for _, tg := range a.targets {
 		if tg.sub != nil {

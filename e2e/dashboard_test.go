@@ -200,6 +200,13 @@ func TestDashboardInBrowser(t *testing.T) {
 			t.Fatalf("probe request: %d", res.Status)
 		}
 		b.waitFor(t, "the live row completed", `[...document.querySelectorAll("#audit-list tbody tr")].some(tr => tr.textContent.includes("/live/probe") && tr.dataset.phase === "complete" && tr.textContent.includes("200"))`, 5*time.Second)
+		// The footer counts the live row, and the page keeps its 50 rows.
+		if got := eval[string](t, b, `document.getElementById("audit-total").dataset.total`); got != strconv.Itoa(total+1) {
+			t.Errorf("after the live row the footer counts %s, want %d", got, total+1)
+		}
+		if n := eval[int](t, b, `document.querySelectorAll("#audit-list tbody tr[data-id]").length`); n != min(total+1, 50) {
+			t.Errorf("%d rows after the live row, want %d", n, min(total+1, 50))
+		}
 		if eval[string](t, b, `location.pathname + location.search`) != "/admin/dashboard/audit" {
 			t.Error("the page reloaded or moved")
 		}

@@ -62,12 +62,26 @@ export async function render(root, ctx) {
 
   const open = (e) => { location.href = "/admin/dashboard/audit?id=" + encodeURIComponent(e.id); };
 
+  // The footer's figures: the entries matching, and how many this page
+  // shows; live rows added at the top count in both.
+  let total = 0;
+  let shown = 0;
+
+  function renderPager() {
+    const last = offset + shown;
+    fill(pager,
+      h("span", { class: "grow muted", id: "audit-total", "data-total": total }, total ? `${num(offset + 1)}–${num(last)} of ${num(total)}` : "0 entries"),
+      h("button", { type: "button", class: "secondary", disabled: offset === 0, onclick: () => { offset = Math.max(0, offset - PAGE); syncURL(); load(); } }, "Newer"),
+      h("button", { type: "button", class: "secondary", disabled: last >= total, onclick: () => { offset += PAGE; syncURL(); load(); } }, "Older"));
+  }
+
   async function load() {
     let page;
     try {
       page = await api("GET", "/admin/audit/log" + qs(Object.assign({ limit: PAGE, offset }, filters)));
     } catch (err) {
       fill(listBox, h("p", { class: "error", role: "alert" }, "Could not load the audit log: " + err.message));
+      fill(pager);
       return;
     }
     rows.clear();
@@ -75,11 +89,9 @@ export async function render(root, ctx) {
     const trs = t.querySelectorAll("tbody tr");
     page.entries.forEach((e, i) => { trs[i].dataset.id = e.id; rows.set(e.id, trs[i]); });
     fill(listBox, t);
-    const last = Math.min(page.total, offset + page.entries.length);
-    fill(pager,
-      h("span", { class: "grow muted", id: "audit-total", "data-total": page.total }, page.total ? `${num(offset + 1)}–${num(last)} of ${num(page.total)}` : "0 entries"),
-      h("button", { type: "button", class: "secondary", disabled: offset === 0, onclick: () => { offset = Math.max(0, offset - PAGE); syncURL(); load(); } }, "Newer"),
-      h("button", { type: "button", class: "secondary", disabled: last >= page.total, onclick: () => { offset += PAGE; syncURL(); load(); } }, "Older"));
+    total = page.total;
+    shown = Math.min(page.entries.length, Math.max(0, total - offset));
+    renderPager();
   }
 
   function live(p) {
@@ -96,6 +108,17 @@ export async function render(root, ctx) {
       if (empty) empty.parentElement.remove();
       tr.classList.add("fresh");
       tbody.prepend(tr);
+      // A new entry: the page keeps PAGE rows, the oldest leaving it.
+      total++;
+      const trs = tbody.querySelectorAll("tr");
+      if (trs.length > PAGE) {
+        const gone = trs[trs.length - 1];
+        rows.delete(gone.dataset.id);
+        gone.remove();
+      } else {
+        shown++;
+      }
+      renderPager();
     }
     rows.set(p.id, tr);
   }

@@ -3,6 +3,7 @@ package responses
 import (
 	"bytes"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -157,7 +158,9 @@ func (s *ChatToResponsesStream) Feed(ev translate.Event) ([]byte, error) {
 		}
 	}
 	if finish.Type == gjson.String && finish.Str != "" {
-		s.finish = finish.Str
+		// Copied: the event's data is borrowed, and under Chain the
+		// first converter writes its next event over it.
+		s.finish = strings.Clone(finish.Str)
 	}
 	return s.out.Buf, nil
 }

@@ -144,3 +144,33 @@ func TestResponsesToChatRequestTarget(t *testing.T) {
 		t.Fatalf("%s", out)
 	}
 }
+
+// TestMessagesToResponsesStreamKeepsTheLimit: an Anthropic stream that
+// stops at max_tokens ends the chained Responses stream with
+// response.incomplete (reason max_output_tokens), as the same stream read
+// back from text does: the finish reason kept from one event must not be
+// overwritten by the first converter's next one.
+func TestMessagesToResponsesStreamKeepsTheLimit(t *testing.T) {
+	up := "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"claude\",\"content\":[],\"stop_reason\":null,\"usage\":{\"input_tokens\":5,\"output_tokens\":1}}}\n\n" +
+		"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n" +
+		"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Hello\"}}\n\n" +
+		"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n" +
+		"event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"max_tokens\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":16}}\n\n" +
+		"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
+	s := NewMessagesToResponsesStream("alias", []byte(`{"model":"claude","input":"hi","stream":true,"max_output_tokens":16}`))
+	var out []byte
+	for _, ev := range translate.SplitEvents([]byte(up)) {
+		b, err := s.Feed(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, b...)
+	}
+	out = append(out, s.Finish()...)
+	evs := translate.SplitEvents(out)
+	last := evs[len(evs)-1]
+	if last.Name != "response.incomplete" || gjson.GetBytes(last.Data, "response.status").Str != "incomplete" ||
+		gjson.GetBytes(last.Data, "response.incomplete_details.reason").Str != "max_output_tokens" {
+		t.Fatalf("last event %s %s", last.Name, last.Data)
+	}
+}

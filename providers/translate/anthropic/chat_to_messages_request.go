@@ -63,6 +63,14 @@ func ChatToMessagesRequest(chat []byte, defaultMaxTokens int) (messages []byte, 
 		maxTokens = fallbackMaxTokens
 	}
 	thinking, budget, err := r.thinking()
+	if thinking && unsignedToolTurn(r.messages) {
+		// With thinking on, Anthropic refuses a conversation whose last
+		// assistant turn used a tool without the signed thinking block it
+		// began with (a client that did not send thinking_blocks back, or
+		// a Responses client, whose reasoning items carry no signature):
+		// that request goes without thinking rather than failing.
+		thinking = false
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -383,4 +391,30 @@ func (r *chatRequest) writeMetadata(w *translate.Writer) error {
 		return nil
 	}
 	return nil
+}
+
+// unsignedToolTurn reports whether the last assistant message of a chat
+// conversation called a tool without carrying a signed thinking block
+// (thinking_blocks with a signature, or a redacted one) to begin its
+// Anthropic turn with.
+func unsignedToolTurn(messages gjson.Result) bool {
+	var last gjson.Result
+	messages.ForEach(func(_, m gjson.Result) bool {
+		if m.Get("role").Str == "assistant" {
+			last = m
+		}
+		return true
+	})
+	if !last.Exists() || !last.Get("tool_calls").IsArray() || len(last.Get("tool_calls").Array()) == 0 {
+		return false
+	}
+	signed := false
+	last.Get("thinking_blocks").ForEach(func(_, b gjson.Result) bool {
+		if b.Get("signature").Str != "" || b.Get("type").Str == "redacted_thinking" {
+			signed = true
+			return false
+		}
+		return true
+	})
+	return !signed
 }

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/modelgate/modelgate/providers/translate"
 )
 
@@ -39,7 +41,10 @@ func TestChatRequestRoundTrip(t *testing.T) {
 }
 
 // An Anthropic request with thinking, tools, tool results and an image goes
-// to chat and back without losing anything.
+// to chat and back without losing anything. (Its last assistant turn used
+// no tool: one that did would need the signed thinking block that the
+// chat form does not carry, and would go back without thinking; see
+// TestThinkingOffForUnsignedToolTurn.)
 func TestMessagesRequestRoundTrip(t *testing.T) {
 	messages := `{"model":"m","max_tokens":20000,"system":"Be exact.",
 		"messages":[
@@ -49,7 +54,9 @@ func TestMessagesRequestRoundTrip(t *testing.T) {
 				{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{"location":"Paris","units":["c"]}},
 				{"type":"tool_use","id":"toolu_2","name":"get_time","input":{}}]},
 			{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"18C"},
-				{"type":"tool_result","tool_use_id":"toolu_2","content":"noon"},{"type":"text","text":"And tomorrow?"}]}],
+				{"type":"tool_result","tool_use_id":"toolu_2","content":"noon"}]},
+			{"role":"assistant","content":[{"type":"text","text":"18C at noon."}]},
+			{"role":"user","content":"And tomorrow?"}],
 		"tools":[{"name":"get_weather","description":"Weather","input_schema":{"type":"object","properties":{"location":{"type":"string"}}}},
 			{"name":"get_time","input_schema":{"type":"object","properties":{}}}],
 		"tool_choice":{"type":"auto","disable_parallel_tool_use":true},
@@ -117,5 +124,34 @@ func TestToolIDsStayPaired(t *testing.T) {
 	}
 	if strings.Count(string(req), `call_7_a`) != 2 {
 		t.Fatalf("%s", req)
+	}
+}
+
+// TestThinkingOffForUnsignedToolTurn: with reasoning asked for, a
+// conversation whose last assistant turn called a tool goes to Anthropic
+// with thinking only when that turn carries its signed thinking block
+// (Anthropic refuses the request otherwise); without one, it goes without
+// thinking.
+func TestThinkingOffForUnsignedToolTurn(t *testing.T) {
+	turns := func(assistant string) string {
+		return `{"model":"m","reasoning_effort":"high","messages":[{"role":"user","content":"weather?"},` + assistant +
+			`,{"role":"tool","tool_call_id":"call_1","content":"18C"}]}`
+	}
+	call := `"tool_calls":[{"id":"call_1","type":"function","function":{"name":"w","arguments":"{}"}}]`
+	for _, c := range []struct {
+		assistant string
+		thinking  bool
+	}{
+		{`{"role":"assistant","content":null,` + call + `}`, false},
+		{`{"role":"assistant","content":null,` + call + `,"thinking_blocks":[{"type":"thinking","thinking":"t","signature":"sig"}]}`, true},
+		{`{"role":"assistant","content":"It is warm."}`, true},
+	} {
+		msgs, err := ChatToMessagesRequest([]byte(turns(c.assistant)), 4096)
+		if err != nil {
+			t.Fatalf("%s: %v", c.assistant, err)
+		}
+		if on := gjson.GetBytes(msgs, "thinking.type").Str == "enabled"; on != c.thinking {
+			t.Errorf("%s: thinking %s, want on=%v", c.assistant, gjson.GetBytes(msgs, "thinking").Raw, c.thinking)
+		}
 	}
 }

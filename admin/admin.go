@@ -171,6 +171,5 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) {
 // unknownRoute answers 404 as the model endpoints do for unknown routes,
 // without echoing the path (a pasted key must not come back).
 func unknownRoute(w http.ResponseWriter, r *http.Request) {
-	apierr.WriteFor(w, r, apierr.New(http.StatusNotFound, apierr.TypeInvalidRequest,
-		"unknown admin route: no "+r.Method+" endpoint at this path").WithCode("unknown_route"))
+	apierr.WriteFor(w, r, apierr.UnknownRoute("unknown admin route: no "+r.Method+" endpoint at this path"))
 }

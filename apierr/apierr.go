@@ -73,6 +73,12 @@ func NotFound(message string) *Error {
 	return New(http.StatusNotFound, TypeNotFound, message)
 }
 
+// UnknownRoute is the 404 invalid_request_error with code unknown_route that
+// answers a method and path no endpoint serves.
+func UnknownRoute(message string) *Error {
+	return New(http.StatusNotFound, TypeInvalidRequest, message).WithCode("unknown_route")
+}
+
 // Unauthorized is a 401 authentication_error.
 func Unauthorized(message string) *Error {
 	return New(http.StatusUnauthorized, TypeAuthentication, message)

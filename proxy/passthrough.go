@@ -143,7 +143,7 @@ func (s *Service) passthroughTarget(r *http.Request) (providers.Provider, provid
 	escaped := r.URL.EscapedPath()
 	rest, ok := strings.CutPrefix(escaped, passthroughPrefix)
 	if !ok {
-		return nil, nil, "", apierr.New(http.StatusNotFound, apierr.TypeInvalidRequest, "unknown route: "+r.Method+" "+r.URL.Path).WithCode("unknown_route")
+		return nil, nil, "", apierr.UnknownRoute("unknown route: " + r.Method + " " + r.URL.Path)
 	}
 	name, path, _ := strings.Cut(rest, "/")
 	if dec, err := url.PathUnescape(name); err == nil {
@@ -165,8 +165,8 @@ func (s *Service) passthroughTarget(r *http.Request) (providers.Provider, provid
 	}
 	if segs[0] == "v1" {
 		if !strings.HasSuffix(rl.BaseURL(), "/v1") {
-			return nil, nil, "", apierr.New(http.StatusNotFound, apierr.TypeInvalidRequest, "provider "+p.Name()+" has no /v1 API root here; "+
-				"write the path as the provider's API reference does below "+rl.BaseURL()).WithCode("unknown_route")
+			return nil, nil, "", apierr.UnknownRoute("provider " + p.Name() + " has no /v1 API root here; " +
+				"write the path as the provider's API reference does below " + rl.BaseURL())
 		}
 		path = strings.Join(segs[1:], "/")
 	}

@@ -131,8 +131,7 @@ func (s *Service) batches(w http.ResponseWriter, r *http.Request) {
 
 // unknownRoute answers 404 unknown_route.
 func unknownRoute(w http.ResponseWriter, r *http.Request) {
-	apierr.WriteFor(w, r, apierr.New(http.StatusNotFound, apierr.TypeInvalidRequest,
-		"unknown route: "+r.Method+" "+r.URL.Path).WithCode("unknown_route"))
+	apierr.WriteFor(w, r, apierr.UnknownRoute("unknown route: "+r.Method+" "+r.URL.Path))
 }
 
 func (s *Service) logger() *zap.Logger {

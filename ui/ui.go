@@ -96,8 +96,7 @@ func (Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Referrer-Policy", "no-referrer")
 	f, ok := files[path]
 	if !ok {
-		apierr.Write(w, apierr.New(http.StatusNotFound, apierr.TypeInvalidRequest,
-			"unknown dashboard route: no page or asset at this path").WithCode("unknown_route"))
+		apierr.Write(w, apierr.UnknownRoute("unknown dashboard route: no page or asset at this path"))
 		return
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {

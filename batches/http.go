@@ -65,7 +65,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		writeJSON(w, viewBatch(b))
 	default:
-		apierr.WriteFor(w, r, apierr.NotFound("unknown route: "+r.Method+" "+r.URL.Path).WithCode("unknown_route"))
+		apierr.WriteFor(w, r, apierr.UnknownRoute("unknown route: "+r.Method+" "+r.URL.Path))
 	}
 }
 

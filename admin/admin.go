@@ -158,7 +158,7 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) {
 		apierr.WriteFor(w, r, apierr.New(http.StatusMethodNotAllowed, apierr.TypeInvalidRequest,
 			"method "+r.Method+" is not allowed on this route; use "+strings.ReplaceAll(rt.Allow(), ", ", " or ")).
 			WithCode("method_not_allowed"))
-	case r.Method != http.MethodGet && r.Method != http.MethodHead && routes.CrossSite(r):
+	case routes.CrossSiteChange(r):
 		// The dashboard is served by the gateway itself, so its calls are
 		// same-origin; a page elsewhere could otherwise change a gateway
 		// that admits the admin API without a key, with a form post.

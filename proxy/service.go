@@ -97,7 +97,7 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			WithCode("method_not_allowed"))
 		return
 	}
-	if r.Method != http.MethodGet && r.Method != http.MethodHead && routes.CrossSite(r) {
+	if routes.CrossSiteChange(r) {
 		// A page elsewhere could make a visitor's browser post a form or a
 		// multipart upload (a transcription, a batch file) to a gateway on
 		// the visitor's machine; JSON bodies need the browser's leave,

@@ -26,3 +26,9 @@ func CrossSite(r *http.Request) bool {
 	u, err := url.Parse(origin)
 	return err != nil || u.Host == "" || !strings.EqualFold(u.Host, r.Host)
 }
+
+// CrossSiteChange reports whether r may change state (its method is neither
+// GET nor HEAD) and CrossSite marks it as sent from another site's page.
+func CrossSiteChange(r *http.Request) bool {
+	return r.Method != http.MethodGet && r.Method != http.MethodHead && CrossSite(r)
+}

@@ -35,3 +35,20 @@ func TestCrossSite(t *testing.T) {
 		}
 	}
 }
+
+func TestCrossSiteChange(t *testing.T) {
+	for _, c := range []struct {
+		method string
+		want   bool
+	}{{"GET", false}, {"HEAD", false}, {"POST", true}, {"PUT", true}, {"DELETE", true}, {"OPTIONS", true}} {
+		r := httptest.NewRequest(c.method, "http://gw.local:8080/v1/audio/transcriptions", nil)
+		r.Header.Set("Sec-Fetch-Site", "cross-site")
+		if got := CrossSiteChange(r); got != c.want {
+			t.Errorf("cross-site %s: %v, want %v", c.method, got, c.want)
+		}
+		r.Header.Del("Sec-Fetch-Site")
+		if CrossSiteChange(r) {
+			t.Errorf("same-site %s counted as a cross-site change", c.method)
+		}
+	}
+}

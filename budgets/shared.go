@@ -65,6 +65,21 @@ type shared struct {
 	restores  atomic.Int64
 }
 
+// restoring runs call under the store timeout; when the store answers
+// ErrSpendLost, it restores the lost windows and runs call once more.
+func (sh *shared) restoring(call func(context.Context) ([]float64, error)) ([]float64, error) {
+	seen := sh.restores.Load()
+	ctx, cancel := sh.ctx()
+	got, err := call(ctx)
+	cancel()
+	if errors.Is(err, ErrSpendLost) && sh.restore(seen) {
+		ctx, cancel := sh.ctx()
+		got, err = call(ctx)
+		cancel()
+	}
+	return got, err
+}
+
 // restore brings back the windows a store lost (ErrSpendLost): the
 // recovered hook reseeds every window the store does not hold from the
 // usage records, then Restored tells the store they are back. seen is
@@ -315,15 +330,8 @@ func (t *Tracker) checkShared(sh *shared, s *snapshot, userPath string, now time
 	if len(ms) == 0 {
 		return true, 0, nil, true
 	}
-	seen := sh.restores.Load()
-	ctx, cancel := sh.ctx()
-	got, err := sh.st.Spend(ctx, cells(ms))
-	cancel()
-	if errors.Is(err, ErrSpendLost) && sh.restore(seen) {
-		ctx, cancel := sh.ctx()
-		got, err = sh.st.Spend(ctx, cells(ms))
-		cancel()
-	}
+	cs := cells(ms)
+	got, err := sh.restoring(func(ctx context.Context) ([]float64, error) { return sh.st.Spend(ctx, cs) })
 	if err != nil || len(got) != len(ms) {
 		sh.fail("check", errOr(err, len(got), len(ms)))
 		return false, 0, nil, false
@@ -362,15 +370,7 @@ func (t *Tracker) chargeShared(sh *shared, s *snapshot, userPath string, cost fl
 	var got []float64
 	var err error
 	if sh.up() {
-		seen := sh.restores.Load()
-		ctx, cancel := sh.ctx()
-		got, err = sh.st.Add(ctx, cs, cost)
-		cancel()
-		if errors.Is(err, ErrSpendLost) && sh.restore(seen) {
-			ctx, cancel := sh.ctx()
-			got, err = sh.st.Add(ctx, cs, cost)
-			cancel()
-		}
+		got, err = sh.restoring(func(ctx context.Context) ([]float64, error) { return sh.st.Add(ctx, cs, cost) })
 		if err == nil && len(got) != len(kept) {
 			err = errOr(nil, len(got), len(kept))
 		}

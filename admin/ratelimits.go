@@ -2,9 +2,7 @@ package admin
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -129,10 +127,8 @@ func (h *Handler) putRateLimit(w http.ResponseWriter, r *http.Request, _ params)
 		apierr.Write(w, ae)
 		return
 	}
-	if ps := h.opts.Config.Providers; rule.Scope == limits.ScopeProvider && !ps.Has(rule.Subject) {
-		// A typo would protect nothing, silently.
-		apierr.Write(w, apierr.InvalidRequest(fmt.Sprintf("subject: no provider named %q (configured: %s)",
-			rule.Subject, strings.Join(ps.Names(), ", "))).WithCode("invalid_value").WithParam("subject"))
+	if err := h.opts.Config.Providers.CheckRule(rule); err != nil {
+		apierr.Write(w, apierr.InvalidRequest(err.Error()).WithCode("invalid_value").WithParam(apierr.ParamOf(err)))
 		return
 	}
 	if err := e.Upsert(rule, prev); err != nil {

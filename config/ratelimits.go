@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/modelgate/modelgate/apierr"
 	"github.com/modelgate/modelgate/limits"
 )
 
@@ -134,10 +135,8 @@ func (c Config) SeededRateLimitRules(env Env) ([]limits.Rule, error) {
 			return nil, fmt.Errorf("%s: per_child: %w; add %s to entitlements (YAML entitlements, Caddyfile entitlements or GATEWAY_ENTITLEMENTS)",
 				s.Origin, limits.ErrQuotaTemplatesNotEntitled, EntitlementQuotaTemplates)
 		}
-		if s.Rule.Scope == limits.ScopeProvider && !c.Providers.Has(s.Rule.Subject) {
-			// A typo would protect nothing, silently.
-			return nil, fmt.Errorf("%s: subject: no provider named %q (configured: %s)",
-				s.Origin, s.Rule.Subject, strings.Join(c.Providers.Names(), ", "))
+		if err := c.Providers.CheckRule(s.Rule); err != nil {
+			return nil, fmt.Errorf("%s: %w", s.Origin, err)
 		}
 		out = append(out, s.Rule)
 	}
@@ -160,4 +159,15 @@ func joinProblems(ps []problem) error {
 		errs[i] = p.err
 	}
 	return errors.Join(errs...)
+}
+
+// CheckRule refuses a provider rule whose subject names no configured
+// provider (a typo would protect nothing, silently); the error is a
+// FieldError of "subject". Rules of other scopes pass.
+func (ps Providers) CheckRule(rule limits.Rule) error {
+	if rule.Scope != limits.ScopeProvider || ps.Has(rule.Subject) {
+		return nil
+	}
+	return apierr.FieldMsg("subject", fmt.Sprintf("no provider named %q (configured: %s)",
+		rule.Subject, strings.Join(ps.Names(), ", ")))
 }

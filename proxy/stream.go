@@ -11,7 +11,6 @@ import (
 	"github.com/tidwall/gjson"
 	"go.uber.org/zap"
 
-	"github.com/modelgate/modelgate/catalog"
 	"github.com/modelgate/modelgate/providers"
 	"github.com/modelgate/modelgate/providers/translate"
 )
@@ -187,15 +186,14 @@ func (c *call) inspectUsage(data []byte) bool {
 		return true
 	case providers.EndpointTranscriptions, providers.EndpointSpeech:
 		// The closing event (transcript.text.done, speech.audio.done)
-		// carries the usage: tokens, or the seconds of audio transcribed.
-		u := gjson.GetBytes(data, "usage")
-		if u.Get("input_tokens").Exists() {
-			if tu, ok := translate.ResponsesUsage(u); ok {
-				c.info.SetUsage(tu)
-			}
+		// carries the usage as a whole transcription answer does: tokens,
+		// or the seconds of audio transcribed. A speech stream's
+		// characters are recorded when it ends well.
+		if u, ok := bodyUsage(providers.EndpointTranscriptions, data); ok {
+			c.info.SetUsage(u)
 		}
-		if s, ok := transcriptionSeconds(data); ok && c.ep == providers.EndpointTranscriptions {
-			c.info.SetUnits(catalog.Consumption{InputSeconds: s})
+		if c.ep == providers.EndpointTranscriptions {
+			recordUnits(c, data)
 		}
 		return true
 	}

@@ -404,10 +404,11 @@ func (a *auditRequest) requestFields(d *audit.Data) {
 // "" when none was read or its model is not a string.
 func (a *auditRequest) bodyModel() string {
 	b := a.info.Body()
-	if b == nil || b.ScanErr != nil || len(b.Fields.Model) == 0 || b.Fields.Model[0] != '"' {
+	if b == nil || b.ScanErr != nil {
 		return ""
 	}
-	return gjson.ParseBytes(b.Fields.Model).Str
+	s, _ := reqbody.Text(b.Fields.Model)
+	return s
 }
 
 // number reads a raw JSON number.

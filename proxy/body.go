@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +10,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/modelgate/modelgate/apierr"
+	"github.com/modelgate/modelgate/reqbody"
 	"github.com/modelgate/modelgate/reqinfo"
 )
 
@@ -150,10 +150,8 @@ func (f requestFields) modelName() (string, error) {
 	if len(raw) < 3 || raw[0] != '"' {
 		return "", apierr.InvalidRequest("model must be a non-empty string").WithParam("model").WithCode("invalid_value")
 	}
-	if bytes.IndexByte(raw, '\\') < 0 {
-		return string(raw[1 : len(raw)-1]), nil
-	}
-	return gjson.ParseBytes(raw).Str, nil
+	s, _ := reqbody.Text(raw)
+	return s, nil
 }
 
 // streamOn reports whether the request asks for a stream, reading the

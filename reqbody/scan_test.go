@@ -129,3 +129,24 @@ func FuzzMember(f *testing.F) {
 		}
 	})
 }
+
+func TestText(t *testing.T) {
+	for _, c := range []struct {
+		raw    string
+		want   string
+		wantOK bool
+	}{
+		{`"gpt-4o"`, "gpt-4o", true},
+		{`""`, "", true},
+		{`"gpt\u002d4o"`, "gpt-4o", true},
+		{`"a\"b"`, `a"b`, true},
+		{`null`, "", false},
+		{`42`, "", false},
+		{``, "", false},
+	} {
+		got, ok := Text([]byte(c.raw))
+		if got != c.want || ok != c.wantOK {
+			t.Errorf("Text(%s) = %q, %v; want %q, %v", c.raw, got, ok, c.want, c.wantOK)
+		}
+	}
+}

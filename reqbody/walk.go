@@ -70,6 +70,19 @@ func Elements(arr []byte, fn func(elem []byte) bool) {
 	}
 }
 
+// Text returns the text of the raw JSON string value raw, unescaped, and
+// whether raw is a string at all. A string without escapes is copied
+// without parsing.
+func Text(raw []byte) (string, bool) {
+	if !IsString(raw) {
+		return "", false
+	}
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw[1 : len(raw)-1]), true
+	}
+	return unquote(raw), true
+}
+
 // IsString reports whether raw is a JSON string value.
 func IsString(raw []byte) bool { return len(raw) >= 2 && raw[0] == '"' }
 

@@ -1,9 +1,7 @@
 package e2e
 
 import (
-	"bytes"
 	"io"
-	"mime/multipart"
 	"net/http"
 	"strings"
 	"testing"
@@ -44,19 +42,14 @@ func TestCrossSiteRefused(t *testing.T) {
 		}
 		return resp.StatusCode, e, b
 	}
-	var form bytes.Buffer
-	mw := multipart.NewWriter(&form)
-	_ = mw.WriteField("model", "mock-transcribe")
-	fw, _ := mw.CreateFormFile("file", "a.wav")
-	_, _ = fw.Write([]byte("RIFF audio"))
-	_ = mw.Close()
+	form, formCT := multipartBody(t, map[string]string{"model": "mock-transcribe"})
 	rule := `{"user_path":"/csrf","period":"minute","max_requests":5}`
 
 	for _, h := range []map[string]string{
 		{"Sec-Fetch-Site": "cross-site"},
 		{"Origin": "http://evil.example"},
 	} {
-		if st, e, b := send("POST", "/v1/audio/transcriptions", mw.FormDataContentType(), form.String(), h); st != 403 || orNull(e.Code) != "origin_not_allowed" {
+		if st, e, b := send("POST", "/v1/audio/transcriptions", formCT, form, h); st != 403 || orNull(e.Code) != "origin_not_allowed" {
 			t.Errorf("cross-site transcription %v: %d %s", h, st, b)
 		}
 		if st, e, b := send("PUT", "/admin/rate-limits", "text/plain", rule, h); st != 403 || orNull(e.Code) != "origin_not_allowed" || e.Type != "invalid_request_error" {
@@ -67,7 +60,7 @@ func TestCrossSiteRefused(t *testing.T) {
 		}
 	}
 	same := map[string]string{"Sec-Fetch-Site": "same-origin", "Origin": g.URL}
-	if st, _, b := send("POST", "/v1/audio/transcriptions", mw.FormDataContentType(), form.String(), same); st != 200 {
+	if st, _, b := send("POST", "/v1/audio/transcriptions", formCT, form, same); st != 200 {
 		t.Errorf("same-origin transcription: %d %s", st, b)
 	}
 	// curl -d sends application/x-www-form-urlencoded: not a browser, served.

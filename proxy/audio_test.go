@@ -43,12 +43,7 @@ func TestAudioAndPassthroughBudgets(t *testing.T) {
 	s := &Service{Registry: reg, MaxBodyBytes: 1 << 20, Passthrough: Passthrough{Enabled: []string{"oai"}}}
 	spent := apierr.New(http.StatusTooManyRequests, apierr.TypeRateLimit, "budget exceeded").WithCode("budget_exceeded")
 
-	var form bytes.Buffer
-	mw := multipart.NewWriter(&form)
-	_ = mw.WriteField("model", "gpt-4o-transcribe")
-	fw, _ := mw.CreateFormFile("file", "a.wav")
-	_, _ = fw.Write([]byte("audio"))
-	_ = mw.Close()
+	formCT, form := transcriptionForm("model", "gpt-4o-transcribe")
 
 	send := func(method, path, ct, body string) (*httptest.ResponseRecorder, *reqinfo.Info) {
 		info := reqinfo.New()
@@ -64,7 +59,7 @@ func TestAudioAndPassthroughBudgets(t *testing.T) {
 	}
 	for _, tc := range []struct{ method, path, ct, body string }{
 		{"POST", "/v1/audio/speech", "application/json", `{"model":"tts-1","input":"hi","voice":"alloy"}`},
-		{"POST", "/v1/audio/transcriptions", mw.FormDataContentType(), form.String()},
+		{"POST", "/v1/audio/transcriptions", formCT, form},
 		{"POST", "/p/oai/v1/audio/speech", "application/json", `{"model":"tts-1","input":"hi","voice":"alloy"}`},
 	} {
 		rec, info := send(tc.method, tc.path, tc.ct, tc.body)
@@ -203,15 +198,7 @@ func TestAudioCost(t *testing.T) {
 		t.Errorf("speech cost %v %v, want %v", c.Total, ok, 10*1.5e-5)
 	}
 
-	form := func() (string, string) {
-		var b bytes.Buffer
-		mw := multipart.NewWriter(&b)
-		_ = mw.WriteField("model", "whisper-1")
-		fw, _ := mw.CreateFormFile("file", "a.wav")
-		_, _ = fw.Write([]byte("audio"))
-		_ = mw.Close()
-		return mw.FormDataContentType(), b.String()
-	}
+	form := func() (string, string) { return transcriptionForm("model", "whisper-1") }
 	ct, body := form()
 	info = send("/v1/audio/transcriptions", ct, body)
 	if c, ok := info.Cost(); !ok || !near(c.Total, 12.5*1e-4) {
@@ -321,14 +308,8 @@ func TestAudioRelayedAsItArrives(t *testing.T) {
 		t.Errorf("speech cost %v %v", c.Total, ok)
 	}
 
-	var form bytes.Buffer
-	mw := multipart.NewWriter(&form)
-	_ = mw.WriteField("model", "gpt-4o-transcribe")
-	_ = mw.WriteField("stream", "true")
-	fw, _ := mw.CreateFormFile("file", "a.wav")
-	_, _ = fw.Write([]byte("audio"))
-	_ = mw.Close()
-	got := call("/v1/audio/transcriptions", mw.FormDataContentType(), form.String(), "data: {\"type\":\"transcript.text.delta\",\"delta\":\"The\"}\n\n")
+	ct, form := transcriptionForm("model", "gpt-4o-transcribe", "stream", "true")
+	got := call("/v1/audio/transcriptions", ct, form, "data: {\"type\":\"transcript.text.delta\",\"delta\":\"The\"}\n\n")
 	if !strings.Contains(got, "transcript.text.done") {
 		t.Errorf("transcription stream: %q", got)
 	}
@@ -356,15 +337,10 @@ func TestVoiceTranscriptCutShort(t *testing.T) {
 	}
 	reg := providers.NewRegistry([]providers.Entry{{Provider: p, Models: []string{"scribe_v2"}, Allowlist: true}}, providers.RegistryOptions{})
 	s := &Service{Registry: reg, MaxBodyBytes: 1 << 20}
-	var form bytes.Buffer
-	mw := multipart.NewWriter(&form)
-	_ = mw.WriteField("model", "scribe_v2")
-	fw, _ := mw.CreateFormFile("file", "a.wav")
-	_, _ = fw.Write([]byte("audio"))
-	_ = mw.Close()
+	ct, form := transcriptionForm("model", "scribe_v2")
 	info := reqinfo.New()
-	req := httptest.NewRequest("POST", "/v1/audio/transcriptions", &form)
-	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req := httptest.NewRequest("POST", "/v1/audio/transcriptions", strings.NewReader(form))
+	req.Header.Set("Content-Type", ct)
 	rec := httptest.NewRecorder()
 	s.ServeHTTP(rec, req.WithContext(reqinfo.With(req.Context(), info)))
 	if rec.Code != 502 || !strings.Contains(rec.Body.String(), `"upstream_read_failed"`) {
@@ -386,4 +362,18 @@ func openAIService(t *testing.T, srv *httptest.Server, models ...string) *Servic
 	reg.Start(ctx)
 	<-reg.Ready()
 	return &Service{Registry: reg, MaxBodyBytes: 1 << 20}
+}
+
+// transcriptionForm returns the content type and body of a transcription
+// form: the fields, given as name and value pairs, and a file a.wav.
+func transcriptionForm(fields ...string) (string, string) {
+	var b bytes.Buffer
+	mw := multipart.NewWriter(&b)
+	for i := 0; i+1 < len(fields); i += 2 {
+		_ = mw.WriteField(fields[i], fields[i+1])
+	}
+	fw, _ := mw.CreateFormFile("file", "a.wav")
+	_, _ = fw.Write([]byte("audio"))
+	_ = mw.Close()
+	return mw.FormDataContentType(), b.String()
 }

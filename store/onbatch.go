@@ -14,6 +14,10 @@ type BatchHook interface {
 	// error fails the transaction, which is retried like a failed commit,
 	// so it should return only errors of the transaction itself.
 	EndBatch(tx *bbolt.Tx) error
+	// BatchDone runs once a batch is over: committed, or given up after
+	// its retries. State kept from one try of a batch to the next (what
+	// its writes' Take prepared) is dropped there.
+	BatchDone()
 }
 
 // OnBatch registers h for every batch from now on. A domain uses it to

@@ -40,6 +40,16 @@ type Write struct {
 	// committed (its value, or what Apply will write), for the queue's
 	// byte budget (Options.MaxBatchBytes); 0 when negligible.
 	Size int
+	// Take, when non-nil, is called once, on the writer goroutine and
+	// outside any transaction, when the writer moves the write from the
+	// queue into its batch. A write holding large values may there turn
+	// them into the smaller form it will store (compressed, packed with
+	// the batch's others) and let go of the originals. Take returns the
+	// bytes the batch holds for the write from then on, instead of Size:
+	// what it added less what it released, which may be negative when
+	// packing it shrank what earlier writes of the batch hold. Take
+	// cannot fail: a write that cannot be stored is refused by Apply.
+	Take func() int
 }
 
 // Enqueue queues w for the writer and reports whether it was accepted. It

@@ -38,10 +38,13 @@ func newWriter(s *Store) *writer {
 }
 
 // run is the writer goroutine. It sleeps until the FlushInterval ticker
-// fires or it is kicked (enough writes waiting, a Flush marker, Close), then
-// drains the queue, committing every MaxBatch writes, at each Flush marker
-// and once the queue is empty, so it never sleeps holding uncommitted
-// writes. It returns after committing everything once the queue is closed.
+// fires or it is kicked (enough writes or bytes waiting, a Flush marker,
+// Close), then drains the queue, committing every MaxBatch writes or
+// MaxBatchBytes, at each Flush marker and once the queue is empty. The
+// one batch that may wait is one that shrank as its writes were taken
+// (see holdsLittle), and only until the next tick, so no write stays
+// uncommitted longer than FlushInterval while the writer keeps up. It
+// returns after committing everything once the queue is closed.
 //
 // Sleeping instead of waiting on each write keeps Enqueue cheap: it only
 // appends under a lock and wakes the writer once enough is waiting.
@@ -50,18 +53,32 @@ func (w *writer) run() {
 	tick := time.NewTicker(w.interval)
 	defer tick.Stop()
 	for {
+		due := false
 		select {
 		case <-tick.C:
+			due = true
 		case <-w.s.kick:
 		}
 		open := w.drain()
-		w.commit()
+		if due || !open || !w.holdsLittle() {
+			w.commit()
+		}
 		if !open {
 			return
 		}
 		w.reportDrops()
 		w.releaseMapped()
 	}
+}
+
+// holdsLittle reports whether the pending batch may wait for the next
+// tick: woken early because the queue held MaxBatchBytes, the writer
+// found that the batch holds less once its writes were taken (see
+// Write.Take), so committing now would only cut a small batch. A batch
+// as long as the queue length that wakes the writer is committed, so a
+// small queue keeps draining. A batch never waits past the next tick.
+func (w *writer) holdsLittle() bool {
+	return len(w.batch) < w.s.kickAt && w.batchBytes < w.s.opts.MaxBatchBytes/2
 }
 
 // reportDrops logs a warning (at most once per second) if Enqueue dropped
@@ -109,8 +126,14 @@ func (w *writer) take(o *op) {
 		return
 	}
 	w.s.queued.Add(-1)
+	size := int64(o.w.Size)
+	if o.w.Take != nil {
+		held := int64(o.w.Take())
+		w.s.queuedBytes.Add(held - size)
+		size = held
+	}
 	w.batch = append(w.batch, o.w)
-	w.batchBytes += int64(o.w.Size)
+	w.batchBytes += size
 	if len(w.batch) >= w.maxBatch || w.batchBytes >= w.s.opts.MaxBatchBytes {
 		w.commit()
 	}
@@ -153,6 +176,7 @@ func (w *writer) commit() error {
 		}
 		if permanent(err) || closingTries > closeRetries {
 			w.reset()
+			w.batchDone()
 			w.s.ctr.failed.Add(uint64(n))
 			w.s.log.Error("batch commit failed; writes dropped",
 				zap.Int("writes", n), zap.Int("tries", try), zap.Error(err))
@@ -165,6 +189,7 @@ func (w *writer) commit() error {
 		w.reportDrops()
 	}
 	w.reset()
+	w.batchDone()
 	w.s.ctr.batches.Add(1)
 	w.reportDrops()
 	if bad > 0 {
@@ -214,6 +239,13 @@ func (w *writer) tryCommit() (bad uint64, firstBad error, err error) {
 	})
 	clear(w.buckets)
 	return bad, firstBad, err
+}
+
+// batchDone tells the batch hooks that the batch is over.
+func (w *writer) batchDone() {
+	for _, h := range w.s.batchHooksList() {
+		h.BatchDone()
+	}
 }
 
 // reset empties the pending batch, dropping references to callers' slices,

@@ -101,7 +101,8 @@ type entryWrite struct {
 	// entryMeta.terms).
 	terms [][]byte
 	// The bodies as recorded (not copies: the audit stage hands the
-	// entry over and never changes it), written into a body chunk.
+	// entry over and never changes it), packed into a body chunk, and
+	// let go, when the writer takes the entry.
 	reqBody, respBody json.RawMessage
 	attempts          []audit.Attempt
 	revisions         []audit.Revision
@@ -122,7 +123,12 @@ func (a *Audit) AppendEntry(e *audit.Entry) bool {
 		a.rejected.Add(1)
 		return false
 	}
-	return a.s.Enqueue(store.Write{Apply: w.apply, Size: w.bodySize + len(w.head)})
+	return a.s.Enqueue(w.write())
+}
+
+// write is the store write of w.
+func (w *entryWrite) write() store.Write {
+	return store.Write{Apply: w.apply, Take: w.take, Size: w.bodySize + len(w.head)}
 }
 
 // errNoID rejects records without an id.
@@ -160,6 +166,13 @@ func (a *Audit) newEntryWrite(e *audit.Entry) (*entryWrite, error) {
 	w.hourKey = hk[:len(hk):len(hk)]
 	w.head = head[:len(head):len(head)]
 	return w, nil
+}
+
+// take packs the entry's bodies with the batch's (see bodyPacker) as the
+// writer takes it into the batch, and returns the change in the bytes the
+// batch holds for them and the head.
+func (w *entryWrite) take() int {
+	return len(w.head) + w.aggs.pack.take(w)
 }
 
 // empty is the value of index keys.

@@ -123,7 +123,7 @@ func BenchmarkWriterOnly(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		ws = append(ws, store.Write{Apply: ew.apply}, store.Write{Apply: uw.apply})
+		ws = append(ws, ew.write(), store.Write{Apply: uw.apply})
 	}
 	b.ResetTimer()
 	cpu0 := processCPU()

@@ -29,16 +29,15 @@ type batchAggs struct {
 	posts    []posting
 	termPost []int32
 	postIDs  []audit.ID
-	// arena holds the keys and values the batch hands to bbolt (body
-	// chunks as stored among them), which keeps them until the commit;
-	// it is reused by the next batch.
+	// arena holds the keys and values the batch hands to bbolt, which
+	// keeps them until the commit; it is reused by the next batch.
 	arena arena
-	// packBuf is the buffer body chunks are packed in, and sealBuf the
-	// one they are compressed in, both reused chunk after chunk.
-	packBuf, sealBuf []byte
-	auditHours       map[string]*audit.AuditHour
-	usageHours       map[string]*audit.UsageAggregate
-	usageDays        map[string]*audit.UsageAggregate
+	// pack holds the batch's bodies, packed in chunks as its entries
+	// were taken; it outlives a failed try of the batch.
+	pack       bodyPacker
+	auditHours map[string]*audit.AuditHour
+	usageHours map[string]*audit.UsageAggregate
+	usageDays  map[string]*audit.UsageAggregate
 	// sessIdx maps a session key (aliasing the record's) to its place in
 	// sess; each session's records are a list through usage and next.
 	sessIdx map[string]int32
@@ -94,6 +93,9 @@ func (a *batchAggs) BeginBatch() {
 	clear(a.usage)
 	a.usage, a.next = a.usage[:0], a.next[:0]
 }
+
+// BatchDone drops the body chunks of the batch that is over.
+func (a *batchAggs) BatchDone() { a.pack.done() }
 
 // addEntry adds an entry to the batch and its hour row to the sums.
 func (a *batchAggs) addEntry(w *entryWrite) {

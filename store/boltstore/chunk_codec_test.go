@@ -99,10 +99,9 @@ func TestIncompressibleChunkIsStoredAsPacked(t *testing.T) {
 }
 
 func TestSealChunkKeepsWhatDoesNotShrink(t *testing.T) {
-	var ar arena
 	raw := append([]byte{bodiesVersion1}, make([]byte, 4000)...)
 	_, _ = rand.Read(raw[1:])
-	v, _ := sealChunk(&ar, nil, raw)
+	v, _ := sealChunk(nil, raw)
 	if !bytes.Equal(v, raw) {
 		t.Fatal("random chunk was not stored as packed")
 	}
@@ -111,7 +110,7 @@ func TestSealChunkKeepsWhatDoesNotShrink(t *testing.T) {
 		t.Fatalf("openChunk(packed) = %d bytes, %v", len(got), err)
 	}
 	text := bytes.Repeat([]byte(`{"role":"user","content":"hello"},`), 200)
-	v, scratch := sealChunk(&ar, nil, text)
+	v, scratch := sealChunk(nil, text)
 	if v[0] != chunkCompressed || len(v) >= len(text)/4 {
 		t.Fatalf("repetitive chunk stored in %d bytes (first %#x)", len(v), v[0])
 	}

@@ -5,7 +5,6 @@ import (
 
 	"go.etcd.io/bbolt"
 
-	"github.com/modelgate/modelgate/audit"
 	"github.com/modelgate/modelgate/store"
 )
 
@@ -42,71 +41,26 @@ func (a *batchAggs) flushEntries(tx *bbolt.Tx) error {
 	return a.writePostings(tx)
 }
 
-// writeChunks packs the bodies of the batch into chunks, stores each
-// sealed (see sealChunk) and points each head to its record.
+// writeChunks stores the batch's body chunks: the ones sealed as its
+// entries were taken (see bodyPacker) and the open one, sealed now.
 func (a *batchAggs) writeChunks(tx *bbolt.Tx) error {
-	var (
-		chunks  *bbolt.Bucket
-		members []*entryWrite
-		newest  audit.ID
-	)
-	chunk := a.packBuf[:0]
-	put := func() error {
-		if len(members) == 0 {
-			return nil
-		}
-		if chunks == nil {
-			var err error
-			if chunks, err = bucket(tx, bucketBodyChunks); err != nil {
-				return err
-			}
-			chunks.FillPercent = appendFill
-		}
-		for _, w := range members {
-			off, n := bodiesRefPending(w)
-			setBodiesRef(w.head, &newest, off, n)
-		}
-		var v []byte
-		v, a.sealBuf = sealChunk(&a.arena, a.sealBuf, chunk)
-		if err := chunks.Put(newest[:], v); err != nil {
-			return err
-		}
-		chunk, members, newest = chunk[:0], members[:0], audit.ID{}
+	a.pack.seal()
+	if len(a.pack.sealed) == 0 {
 		return nil
 	}
-	var none audit.ID
-	for i, w := range a.entries {
-		store.Yield(i)
-		if w.bodySize == 0 {
-			setBodiesRef(w.head, &none, 0, 0)
-			continue
-		}
-		off := len(chunk)
-		chunk = appendBodies(chunk, w)
-		// The offset and length wait in the head until the chunk's key is
-		// known.
-		setBodiesRef(w.head, &none, off, len(chunk)-off)
-		members = append(members, w)
-		if compareIDs(w.id, newest) > 0 {
-			newest = w.id
-		}
-		if len(chunk) >= chunkTarget {
-			if err := put(); err != nil {
-				return err
-			}
+	chunks, err := bucket(tx, bucketBodyChunks)
+	if err != nil {
+		return err
+	}
+	chunks.FillPercent = appendFill
+	for i := range a.pack.sealed {
+		c := &a.pack.sealed[i]
+		if err := chunks.Put(c.key[:], c.value); err != nil {
+			return err
 		}
 	}
-	err := put()
-	if cap(chunk) <= maxPackBuf {
-		a.packBuf = chunk[:0]
-	}
-	return err
+	return nil
 }
-
-// maxPackBuf is the largest packing buffer kept for later batches: a
-// chunk holds bodies up to chunkTarget and then the one that crosses it,
-// so a larger buffer is kept only after an outsized body.
-const maxPackBuf = 4 * chunkTarget
 
 // bodiesRefPending reads the offset and length setBodiesRef left in w's
 // head.

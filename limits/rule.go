@@ -290,6 +290,12 @@ func (r Rule) Validate(entitled bool) error {
 	return nil
 }
 
+// MaxSubjectLen is the longest provider or model subject, in bytes, the
+// same bound as a user path's (userpath.MaxLen). A rule's subject is part
+// of its storage key, and the embedded store refuses keys over 32 KiB: a
+// longer subject must be a 400, not a failed write.
+const MaxSubjectLen = userpath.MaxLen
+
 // validateSubject checks a subject after normalization (so a user path
 // "team/" is accepted as "/team").
 func validateSubject(s Scope, subject string) error {
@@ -301,6 +307,9 @@ func validateSubject(s Scope, subject string) error {
 		return err
 	}
 	n := normalizeSubject(s, subject)
+	if len(n) > MaxSubjectLen {
+		return fmt.Errorf("is longer than %d bytes", MaxSubjectLen)
+	}
 	for i := 0; i < len(n); i++ {
 		if c := n[i]; c < 0x20 || c == 0x7f {
 			return fmt.Errorf("%q contains a control character", subject)

@@ -15,6 +15,7 @@ func TestValidate(t *testing.T) {
 		{Scope: ScopeProvider, Subject: "OpenAI", Period: PeriodConcurrent, MaxRequests: 4},
 		{Scope: ScopeModel, Subject: "openai/gpt-4o", Period: PeriodDay, MaxRequests: 1, MaxTokens: 2},
 		{Scope: ScopeModel, Subject: "gpt-4o", Period: PeriodMinute, MaxRequests: 1, Source: SourceConfig},
+		{Scope: ScopeModel, Subject: strings.Repeat("m", MaxSubjectLen), Period: PeriodMinute, MaxRequests: 1},
 	}
 	for _, r := range ok {
 		if err := r.Validate(true); err != nil {
@@ -32,6 +33,8 @@ func TestValidate(t *testing.T) {
 		{Rule{Scope: ScopeModel, Subject: "/gpt", Period: PeriodMinute, MaxRequests: 1}, "subject"},
 		{Rule{Scope: ScopeUserPath, Subject: "/a\x00b", Period: PeriodMinute, MaxRequests: 1}, "subject"},
 		{Rule{Scope: ScopeProvider, Subject: "open ai", Period: PeriodMinute, MaxRequests: 1}, "subject"},
+		{Rule{Scope: ScopeModel, Subject: strings.Repeat("m", MaxSubjectLen+1), Period: PeriodMinute, MaxRequests: 1}, "subject"},
+		{Rule{Scope: ScopeProvider, Subject: strings.Repeat("p", MaxSubjectLen+1), Period: PeriodMinute, MaxRequests: 1}, "subject"},
 		{Rule{Scope: ScopeUserPath, Subject: "/x", Period: "week", MaxRequests: 1}, "period"},
 		{Rule{Scope: ScopeUserPath, Subject: "/x", MaxRequests: 1}, "period"},
 		{Rule{Scope: ScopeUserPath, Subject: "/x", Period: PeriodMinute, PeriodSeconds: 60, MaxRequests: 1}, "period_seconds"},

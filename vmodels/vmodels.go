@@ -122,11 +122,21 @@ func (v *VirtualModel) Validate() error {
 	return nil
 }
 
-// checkName refuses an empty name or one with white space or control
-// characters.
+// MaxNameLen is the longest model selector, provider or model name a
+// virtual model or failover route may hold, in bytes, the same bound as a
+// user path's (userpath.MaxLen). Selectors are storage keys, and the
+// embedded store refuses keys over 32 KiB: a longer one must be a 400,
+// not a failed write.
+const MaxNameLen = userpath.MaxLen
+
+// checkName refuses an empty name, one longer than MaxNameLen, or one with
+// white space or control characters.
 func checkName(s string) error {
 	if s == "" {
 		return fmt.Errorf("missing")
+	}
+	if len(s) > MaxNameLen {
+		return fmt.Errorf("is longer than %d bytes", MaxNameLen)
 	}
 	for _, r := range s {
 		if unicode.IsSpace(r) || unicode.IsControl(r) {

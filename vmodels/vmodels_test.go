@@ -16,6 +16,7 @@ func TestVirtualModelValidate(t *testing.T) {
 		{Source: "a", Slowdown: ptr(0.0)},
 		{Source: "a", Slowdown: ptr(0.1)},
 		{Source: "a", Slowdown: ptr(10.0)},
+		{Source: strings.Repeat("s", MaxNameLen)},
 	}
 	for _, v := range ok {
 		if err := v.Validate(); err != nil {
@@ -42,6 +43,8 @@ func TestVirtualModelValidate(t *testing.T) {
 		{VirtualModel{Source: "a", Slowdown: ptr(0.09)}, "slowdown:"},
 		{VirtualModel{Source: "a", Slowdown: ptr(10.5)}, "slowdown:"},
 		{VirtualModel{Source: "a", Slowdown: ptr(math.NaN())}, "slowdown:"},
+		{VirtualModel{Source: strings.Repeat("s", MaxNameLen+1)}, "source: is longer than"},
+		{VirtualModel{Source: "a", Targets: []Target{{Provider: "p", Model: strings.Repeat("m", MaxNameLen+1)}}}, "targets[0].model: is longer than"},
 	} {
 		if err := c.v.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want %q", c.v, err, c.want)
@@ -53,6 +56,12 @@ func TestFailoverProblems(t *testing.T) {
 	f := Failover{"gpt-4o": {"groq/llama", "openai/gpt-4o-mini"}, "b": {"c"}}
 	if ps := f.Problems(); len(ps) != 0 {
 		t.Fatal(ps)
+	}
+	long := strings.Repeat("m", MaxNameLen+1)
+	for _, f := range []Failover{{long: {"b"}}, {"a": {long}}} {
+		if ps := f.Problems(); len(ps) != 1 || !strings.Contains(ps[0].Error(), "is longer than") {
+			t.Errorf("%d-byte name: problems %v", len(long), ps)
+		}
 	}
 	f = Failover{"z": {}, "a": {"a"}}
 	ps := f.Problems()

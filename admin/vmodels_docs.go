@@ -4,7 +4,7 @@ package admin
 // model-inventory routes.
 func vmodelSchemas() schema {
 	target := object("", schema{"provider": str("Provider instance name."), "model": str("Model id on that provider."),
-		"weight": number("Share under round_robin; absent means 1.")}, "provider", "model")
+		"weight": number("Share under round_robin, up to 1000000; absent means 1.")}, "provider", "model")
 	fields := schema{
 		"source":           str("The model name callers use, or, without targets, the selector a policy applies to: provider/model, provider/*, model or *."),
 		"model":            str(""),

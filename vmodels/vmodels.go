@@ -7,7 +7,6 @@ package vmodels
 
 import (
 	"fmt"
-	"math"
 	"strings"
 	"unicode"
 
@@ -40,10 +39,16 @@ type Target struct {
 	Provider string `json:"provider" yaml:"provider"`
 	// Model is the model id on that provider.
 	Model string `json:"model" yaml:"model"`
-	// Weight is the target's share under round_robin: a positive number;
-	// 0 (absent) counts as 1.
+	// Weight is the target's share under round_robin: a positive number
+	// up to MaxWeight; 0 (absent) counts as 1.
 	Weight float64 `json:"weight,omitempty" yaml:"weight,omitempty"`
 }
+
+// MaxWeight is the largest target weight. Round robin adds the weights of
+// the available targets on every pick; without a bound two weights near
+// the float64 maximum add up to +Inf and the rotation sticks to one
+// target.
+const MaxWeight = 1e6
 
 // VirtualModel is one declarative row: with Targets it redirects Source
 // to them; without Targets it is an access policy for the models Source
@@ -102,8 +107,8 @@ func (v *VirtualModel) Validate() error {
 		if err := checkName(t.Model); err != nil {
 			return apierr.Field(at+".model", err)
 		}
-		if t.Weight < 0 || math.IsNaN(t.Weight) || math.IsInf(t.Weight, 0) {
-			return apierr.FieldMsg(at+".weight", "must be a positive number (absent means 1)")
+		if !(t.Weight >= 0 && t.Weight <= MaxWeight) {
+			return apierr.FieldMsg(at+".weight", "must be a positive number up to 1000000 (absent means 1)")
 		}
 	}
 	for i, p := range v.UserPaths {

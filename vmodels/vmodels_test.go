@@ -17,6 +17,7 @@ func TestVirtualModelValidate(t *testing.T) {
 		{Source: "a", Slowdown: ptr(0.1)},
 		{Source: "a", Slowdown: ptr(10.0)},
 		{Source: strings.Repeat("s", MaxNameLen)},
+		{Source: "b", Targets: []Target{{Provider: "p", Model: "m", Weight: MaxWeight}, {Provider: "p", Model: "n", Weight: 0.001}}},
 	}
 	for _, v := range ok {
 		if err := v.Validate(); err != nil {
@@ -38,6 +39,8 @@ func TestVirtualModelValidate(t *testing.T) {
 		{VirtualModel{Source: "a", Targets: []Target{{Provider: "p/q", Model: "m"}}}, "targets[0].provider:"},
 		{VirtualModel{Source: "a", Targets: []Target{{Provider: "p"}}}, "targets[0].model: missing"},
 		{VirtualModel{Source: "a", Targets: []Target{{Provider: "p", Model: "m", Weight: math.Inf(1)}}}, "targets[0].weight:"},
+		{VirtualModel{Source: "a", Targets: []Target{{Provider: "p", Model: "m", Weight: math.NaN()}}}, "targets[0].weight:"},
+		{VirtualModel{Source: "a", Targets: []Target{{Provider: "p", Model: "m"}, {Provider: "p", Model: "n", Weight: 1e308}}}, "targets[1].weight:"},
 		{VirtualModel{Source: "a", UserPaths: []string{""}}, "user_paths[0]: must not be empty"},
 		{VirtualModel{Source: "a", UserPaths: []string{"/x/../y"}}, "user_paths[0]:"},
 		{VirtualModel{Source: "a", Slowdown: ptr(0.09)}, "slowdown:"},

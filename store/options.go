@@ -45,10 +45,12 @@ type Options struct {
 	// Default 4096.
 	MaxBatch int
 	// MaxBatchBytes bounds the memory that queued writes hold (the sum of
-	// their Write.Size): once the writes waiting reach it the writer is
-	// woken, and a batch is committed as soon as its writes reach it,
-	// without waiting for FlushInterval, so large records (bodies) do not
-	// pile up in memory between two ticks. Default 2 MiB.
+	// their Write.Size, or, once the writer has taken a write into its
+	// batch, of what its Write.Take returned): once the writes waiting
+	// reach it the writer is woken, and a batch is committed as soon as
+	// its writes hold it, without waiting for FlushInterval, so large
+	// records (bodies) do not pile up in memory between two ticks.
+	// Default 2 MiB.
 	MaxBatchBytes int64
 	// OpenTimeout is how long Open waits for bbolt's exclusive file lock
 	// before failing with an error saying the file is locked by another

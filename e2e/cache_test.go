@@ -264,3 +264,54 @@ func TestCacheHitNotServedForDeniedModel(t *testing.T) {
 	}
 	cachedCall(t, g, "/v1/chat/completions", "/team/a", budgetChat).ExpectErr(t, 403, "invalid_request_error", "model_access_denied")
 }
+
+// TestCacheFollowsVirtualModels: a request for a virtual model is cached
+// under the target it is routed to. Its repeat is a hit (audited with
+// alias_used), and once the virtual model is pointed elsewhere the
+// answer stored for its old target (here, the provider model the name
+// used to route to before an alias of that name shadowed it) is not
+// served: the request goes to the new target.
+func TestCacheFollowsVirtualModels(t *testing.T) {
+	clearEnv(t)
+	g, u, _ := startCacheGateway(t, filepath.Join(t.TempDir(), "mg.db"))
+	upstreamModel := func() string {
+		t.Helper()
+		m, _ := u.LastChat(t).JSON(t)["model"].(string)
+		return m
+	}
+
+	expectCache(t, "provider model", cachedCall(t, g, "/v1/chat/completions", "/team/a", budgetChat), 200, "miss")
+	if res := adminCall(t, g, "PUT", "/admin/virtual-models", `{"source":"gpt-4o-mini","targets":[{"provider":"openai","model":"gpt-4"}]}`); res.Status != 200 {
+		t.Fatalf("alias: %d %s", res.Status, res.Body)
+	}
+	expectCache(t, "after the alias", cachedCall(t, g, "/v1/chat/completions", "/team/a", budgetChat), 200, "miss")
+	if n, m := upstreamChats(u), upstreamModel(); n != 2 || m != "gpt-4" {
+		t.Fatalf("after the alias: %d upstream calls, last for %q; want 2 and gpt-4", n, m)
+	}
+	hit := cachedCall(t, g, "/v1/chat/completions", "/team/a", budgetChat)
+	expectCache(t, "alias repeated", hit, 200, "hit")
+	if n := upstreamChats(u); n != 2 {
+		t.Fatalf("alias repeated: %d upstream calls, want 2", n)
+	}
+	e := lastHitEntry(t, g)
+	if e["cache_type"] != "exact" || e["alias_used"] != true || e["requested_model"] != "gpt-4o-mini" || e["resolved_model"] != "gpt-4" {
+		t.Fatalf("hit audited as %v", e)
+	}
+}
+
+// lastHitEntry waits for the newest audit entry to be a cache hit's and
+// returns it.
+func lastHitEntry(t *testing.T, g *gateway) map[string]any {
+	t.Helper()
+	var e map[string]any
+	for try := 0; try < 100; try++ {
+		if es, _ := adminCall(t, g, "GET", "/admin/audit/log?limit=1", "").JSON(t)["entries"].([]any); len(es) == 1 {
+			if e = es[0].(map[string]any); e["cache_type"] == "exact" {
+				return e
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("the newest audit entry is no cache hit: %v", e)
+	return nil
+}

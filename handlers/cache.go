@@ -174,6 +174,7 @@ func keyRequest(rc *caddymodule.ResponseCache, rt *routes.Route, info *reqinfo.I
 func serveHit(w http.ResponseWriter, info *reqinfo.Info, t proxy.Target, ans *cache.Answer) {
 	info.CacheHit = true
 	info.RequestedModel, info.ResolvedModel = t.Requested, t.Model
+	info.AliasUsed = t.Alias
 	info.ProviderName, info.ProviderType = t.Provider, ans.ProviderType
 	info.Stream = ans.Stream
 	if ans.HasUsage {

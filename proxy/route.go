@@ -31,7 +31,7 @@ func (s *Service) route(ctx context.Context, req *request) (routed, error) {
 		vm = nil
 	}
 	if vm != nil {
-		ch, isAlias, err := vm.Resolve(req.requested, info.UserPath, info.SessionID, availability{s})
+		ch, isAlias, err := s.aliasChoice(req)
 		if isAlias {
 			if err != nil {
 				return routed{}, accessDenied(req.requested)
@@ -60,6 +60,16 @@ func (s *Service) route(ctx context.Context, req *request) (routed, error) {
 		}
 	}
 	return t, nil
+}
+
+// aliasChoice resolves req's model through the virtual models: to the
+// target an earlier stage chose for it (the response cache, which keyed
+// on it), else afresh.
+func (s *Service) aliasChoice(req *request) (vmodels.Choice, bool, error) {
+	if r, ok := req.info.TakeRouted(req.requested); ok {
+		return vmodels.Choice{Provider: r.Provider, Model: r.Model, Slowdown: r.Slowdown}, true, nil
+	}
+	return s.VirtualModels.Resolve(req.requested, req.info.UserPath, req.info.SessionID, availability{s})
 }
 
 // accessDenied is the 403 for a model the caller may not use.

@@ -6,6 +6,7 @@ import (
 	"github.com/modelgate/modelgate/apierr"
 	"github.com/modelgate/modelgate/reqinfo"
 	"github.com/modelgate/modelgate/routes"
+	"github.com/modelgate/modelgate/vmodels"
 )
 
 // Target is where a model request goes, as the proxy resolves it, found
@@ -21,6 +22,9 @@ type Target struct {
 	Model string
 	// Stream reports whether the client asked for a stream.
 	Stream bool
+	// Alias reports that Requested is a virtual model, resolved to
+	// Provider and Model.
+	Alias bool
 }
 
 // ResolveTarget reads the model and stream flag of body, the body of r, a
@@ -30,6 +34,11 @@ type Target struct {
 // media type, body or model), the model does not resolve, or the shape is
 // not one the proxy forwards, or the caller may not use the model: the
 // proxy then answers the request itself.
+//
+// A virtual model is resolved to one of its targets here, as the proxy
+// would, and the choice is recorded on the request's reqinfo.Info
+// (SetRouted): the proxy then sends the request to that target, the one
+// the caller keys on, and a weighted pick is made once per request.
 func (s *Service) ResolveTarget(r *http.Request, shape routes.Shape, body []byte) (t Target, ok bool) {
 	in, ok := ingressOf(shape)
 	if !ok || apierr.CheckJSONMediaType(r.Header) != nil {
@@ -51,13 +60,27 @@ func (s *Service) ResolveTarget(r *http.Request, shape routes.Shape, body []byte
 	if in == ingressMessages && fields.MaxTokens == nil {
 		return t, false
 	}
+	info := reqinfo.From(r.Context())
+	if ch, isAlias, ok := s.resolveAlias(info, t.Requested); isAlias {
+		if !ok {
+			return t, false
+		}
+		p, found := s.Registry.Provider(ch.Provider)
+		if !found {
+			return t, false
+		}
+		info.SetRouted(reqinfo.Routed{Requested: t.Requested, Provider: ch.Provider, Model: ch.Model, Slowdown: ch.Slowdown})
+		t.Provider, t.ProviderType, t.Model, t.Alias = p.Name(), p.Type(), ch.Model, true
+		t.Stream = in.streams && fields.streamOn()
+		return t, true
+	}
 	p, model, err := s.resolve(r.Context(), t.Requested)
 	if err != nil {
 		return t, false
 	}
 	// A model the caller may not use is refused by the proxy (403), not
 	// served from anything stored before a policy disabled it.
-	if info := reqinfo.From(r.Context()); info != nil {
+	if info != nil {
 		if _, err := s.VirtualModels.Access(info.UserPath, p.Name(), model); err != nil {
 			return t, false
 		}
@@ -80,4 +103,16 @@ func ingressOf(shape routes.Shape) (ingress, bool) {
 		return ingressResponses, true
 	}
 	return ingress{}, false
+}
+
+// resolveAlias resolves requested when it is a virtual model's source
+// (isAlias), for the caller info describes. ok is false when the caller
+// may not use it, or no info says who the caller is: the proxy then
+// answers the request itself.
+func (s *Service) resolveAlias(info *reqinfo.Info, requested string) (c vmodels.Choice, isAlias, ok bool) {
+	if info == nil {
+		return c, s.VirtualModels.IsAlias(requested), false
+	}
+	c, isAlias, err := s.VirtualModels.Resolve(requested, info.UserPath, info.SessionID, availability{s})
+	return c, isAlias, err == nil
 }

@@ -118,6 +118,10 @@ type Info struct {
 	body    Body
 	hasBody bool
 
+	// routed is the virtual model target an earlier stage resolved
+	// (SetRouted, TakeRouted).
+	routed Routed
+
 	mu       sync.Mutex
 	usage    tokens.Usage
 	hasUsage bool

@@ -221,6 +221,12 @@ func (s *Service) HasFailover() bool {
 	return s != nil && len(s.snap.Load().failover) > 0
 }
 
+// IsAlias reports whether requested is the source of a virtual model
+// with targets.
+func (s *Service) IsAlias(requested string) bool {
+	return s != nil && s.snap.Load().aliases[requested] != nil
+}
+
 // Aliases returns the virtual models with targets a caller at userPath
 // may use, by source.
 func (s *Service) Aliases(userPath string) []Row {

@@ -91,6 +91,11 @@ func (v *VirtualModel) Validate() error {
 	if err := checkSelector(v.Source, true); err != nil {
 		return apierr.Field("source", err)
 	}
+	if len(v.Targets) > 0 && strings.Contains(v.Source, "*") {
+		// A virtual model is found by the exact name a client sends: a
+		// wildcard there would redirect nothing but the name "*".
+		return apierr.FieldMsg("source", fmt.Sprintf("%q: a row with targets needs a model name; wildcards select models only in access policies (rows without targets)", v.Source))
+	}
 	switch v.Strategy {
 	case "", StrategyRoundRobin, StrategyCost:
 	default:

@@ -34,6 +34,8 @@ func TestVirtualModelValidate(t *testing.T) {
 		{VirtualModel{}, "source: missing"},
 		{VirtualModel{Source: "a b"}, "source:"},
 		{VirtualModel{Source: "/gpt"}, "source:"},
+		{VirtualModel{Source: "*", Targets: []Target{{Provider: "p", Model: "m"}}}, "source: \"*\": a row with targets needs a model name"},
+		{VirtualModel{Source: "openai/*", Targets: []Target{{Provider: "p", Model: "m"}}}, "source:"},
 		{VirtualModel{Source: "a", Strategy: "fastest"}, "strategy:"},
 		{VirtualModel{Source: "a", Targets: []Target{{Model: "m"}}}, "targets[0].provider: missing"},
 		{VirtualModel{Source: "a", Targets: []Target{{Provider: "p/q", Model: "m"}}}, "targets[0].provider:"},

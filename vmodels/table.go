@@ -80,7 +80,6 @@ func build(rows []Row, failover Failover, providers map[string]string, gen uint6
 			a.targets = append(a.targets, target{provider: tg.Provider, model: tg.Model, weight: w, price: priceOf(typ, tg.Model)})
 			a.total += w
 		}
-		scaleWeights(a.targets)
 		a.current = make([]float64, len(a.targets))
 		t.aliases[r.Source] = a
 	}
@@ -176,23 +175,4 @@ func sortedAliases(m map[string]*alias) []string {
 	}
 	slices.Sort(out)
 	return out
-}
-
-// scaleWeights scales the weights of targets by one power of two so that
-// the largest is below 1 when it is outside [2^-20, 2^20]: their ratios
-// stay exact, and their sum, which the weighted round robin adds up,
-// stays finite however large each is (two weights of 1e308 would
-// otherwise add up to +Inf and send every pick to the first target).
-func scaleWeights(targets []target) {
-	max := 0.0
-	for _, tg := range targets {
-		max = math.Max(max, tg.weight)
-	}
-	if max == 0 || (max <= 1<<20 && max >= 1.0/(1<<20)) {
-		return
-	}
-	_, exp := math.Frexp(max)
-	for i := range targets {
-		targets[i].weight = math.Ldexp(targets[i].weight, -exp)
-	}
 }

@@ -360,7 +360,7 @@ func TestVirtualModelAdmin(t *testing.T) {
 		`{"source":"x","strategy":"random"}`:                                   "strategy",
 		`{"source":"x","targets":[{"provider":"a","model":"m1","weight":-1}]}`: "targets[0].weight",
 		`{"source":"x","user_paths":["/a/../b"]}`:                              "user_paths[0]",
-		`{"source":"x","targets":[{"provider":"a","model":5}]}`:                "targets.model",
+		`{"source":"x","targets":[{"provider":"a","model":5}]}`:                "targets[0].model",
 	} {
 		res := adminCall(t, g, "PUT", "/admin/virtual-models", body)
 		e := res.Err(t)

@@ -63,7 +63,7 @@ func Decode(w http.ResponseWriter, r *http.Request, dst any, o Options) *apierr.
 		dec.DisallowUnknownFields()
 	}
 	if err := dec.Decode(dst); err != nil {
-		return bodyError(dst, err)
+		return bodyError(dst, data, err)
 	}
 	if dec.More() {
 		return apierr.InvalidRequest("request body must hold one JSON object").WithCode("invalid_json")
@@ -71,9 +71,10 @@ func Decode(w http.ResponseWriter, r *http.Request, dst any, o Options) *apierr.
 	return nil
 }
 
-// bodyError turns an error decoding into dst into a 400 naming the
-// field by its JSON path.
-func bodyError(dst any, err error) *apierr.Error {
+// bodyError turns an error decoding data into dst into a 400 naming the
+// field by its JSON path, with the indexes of the array elements it is
+// in (see fieldPath).
+func bodyError(dst any, data []byte, err error) *apierr.Error {
 	var typeErr *json.UnmarshalTypeError
 	var syntaxErr *json.SyntaxError
 	switch {
@@ -81,7 +82,7 @@ func bodyError(dst any, err error) *apierr.Error {
 		if typeErr.Field == "" {
 			return apierr.InvalidRequest("request body must be a JSON object").WithCode("invalid_json")
 		}
-		field := jsonPath(dst, typeErr.Field)
+		field := fieldPath(dst, data, typeErr)
 		if msg, ok := wholeNumberMessage(typeErr); ok {
 			return apierr.InvalidRequest(field + " " + msg).WithCode("invalid_value").WithParam(field)
 		}
@@ -153,6 +154,36 @@ func jsonType(t reflect.Type) string {
 		return "number"
 	}
 	return "value"
+}
+
+// fieldPath returns the JSON path of the member a type error refused, as
+// the client wrote it: with array indexes ("targets[1].weight") when the
+// value at the error's offset is that member, else without them. The
+// offset of an error from a member's own UnmarshalJSON counts from that
+// member's start, not the body's, and then names some other value.
+func fieldPath(dst any, data []byte, e *json.UnmarshalTypeError) string {
+	field := jsonPath(dst, e.Field)
+	if p := pathAt(data, e.Offset); withoutIndexes(p) == field {
+		return p
+	}
+	return field
+}
+
+// withoutIndexes drops the array indexes of a path: "a[1].b[0]" is "a.b".
+func withoutIndexes(p string) string {
+	var sb strings.Builder
+	for {
+		i := strings.IndexByte(p, '[')
+		if i < 0 {
+			return sb.String() + p
+		}
+		sb.WriteString(p[:i])
+		j := strings.IndexByte(p[i:], ']')
+		if j < 0 {
+			return sb.String()
+		}
+		p = p[i+j+1:]
+	}
 }
 
 // jsonPath returns the JSON path of a decoding error's field, as the

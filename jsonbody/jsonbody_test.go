@@ -1,6 +1,7 @@
 package jsonbody
 
 import (
+	"encoding/json"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -27,12 +28,19 @@ func (s *stamp) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// wrapped decodes itself, as types with their own UnmarshalJSON do: the
+// offsets of its errors count from its own start.
+type wrapped struct{ t target }
+
+func (w *wrapped) UnmarshalJSON(b []byte) error { return json.Unmarshal(b, &w.t) }
+
 type body struct {
 	key
-	Name      string   `json:"name"`
-	Targets   []target `json:"targets"`
-	On        *bool    `json:"on"`
-	ExpiresAt *stamp   `json:"expires_at"`
+	Wrapped   []wrapped `json:"wrapped"`
+	Name      string    `json:"name"`
+	Targets   []target  `json:"targets"`
+	On        *bool     `json:"on"`
+	ExpiresAt *stamp    `json:"expires_at"`
 }
 
 func TestDecode(t *testing.T) {
@@ -47,7 +55,9 @@ func TestDecode(t *testing.T) {
 		{`{"period_seconds":1.5}`, Options{}, 400, "invalid_value", "period_seconds", "must be a whole number"},
 		{`{"period_seconds":"60"}`, Options{}, 400, "invalid_type", "period_seconds", "must be of type number"},
 		{`{"targets":"x"}`, Options{}, 400, "invalid_type", "targets", "must be of type array"},
-		{`{"targets":[{"model":5}]}`, Options{}, 400, "invalid_type", "targets.model", "must be of type string"},
+		{`{"targets":[{"model":5}]}`, Options{}, 400, "invalid_type", "targets[0].model", "targets[0].model must be of type string"},
+		{`{"targets":[{"model":"a"},{"weight":"x"}]}`, Options{}, 400, "invalid_type", "targets[1].weight", "must be of type number"},
+		{`{"name":"abcdefghijklmnop","wrapped":[{},{"model":1}]}`, Options{}, 400, "invalid_type", "wrapped.model", "must be of type string"},
 		{`{"on":"yes"}`, Options{}, 400, "invalid_type", "on", "must be of type boolean"},
 		{`{"name":{}}`, Options{}, 400, "invalid_type", "name", "must be of type string"},
 		{`{"expires_at":"soon"}`, Options{}, 400, "invalid_value", "expires_at", "RFC 3339"},

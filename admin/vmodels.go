@@ -239,5 +239,5 @@ func (h *Handler) listModels(w http.ResponseWriter, r *http.Request, _ params) {
 	if h.opts.Models != nil {
 		rows, _ = h.opts.Models(category, MaxInventoryRows)
 	}
-	writeJSON(w, http.StatusOK, rows)
+	writeJSON(w, http.StatusOK, inventoryView(rows))
 }

@@ -366,6 +366,12 @@ func (a *auditRequest) attempts(in []reqinfo.Attempt) []audit.Attempt {
 			ErrorCode:    at.ErrCode,
 			Success:      at.Err == "" && at.StatusCode > 0 && at.StatusCode < 400,
 		}
+		if at.ResponseHeader != nil && a.au.Headers {
+			out[i].ResponseHeaders = a.au.Redactor.Headers(at.ResponseHeader)
+		}
+		if a.au.Bodies {
+			out[i].ResponseBody, _ = audit.CaptureBody(at.ResponseHeader.Get("Content-Type"), at.ResponseBody, a.au.MaxBodyBytes)
+		}
 		if out[i].ProviderType == "" && at.Provider == a.info.ProviderName {
 			out[i].ProviderType = a.info.ProviderType
 		}

@@ -75,6 +75,7 @@ func (s *Service) transcription(w http.ResponseWriter, r *http.Request) {
 		c.recordAttempt(started, resp.StatusCode, "")
 	}()
 	if resp.StatusCode >= 400 {
+		c.keepFailedAnswer(resp, s.Upstreams)
 		apierr.WriteFor(w, r, upstreamError(c.provider.Name(), resp, s.Upstreams))
 		return
 	}

@@ -46,6 +46,10 @@ type call struct {
 	answer   bufferedAnswer // a non-streamed answer read whole for translation
 	failed   *apierr.Error  // the call's failure as the gateway reports it, for the attempt record
 	slowdown float64        // the answer is delayed by this factor of the upstream's time
+	// failedHeader and failedBody are the upstream's error answer, for
+	// the attempt record (keepFailedAnswer).
+	failedHeader http.Header
+	failedBody   []byte
 	// characters is what a speech request is billed by: the characters
 	// of its input.
 	characters int64
@@ -86,6 +90,8 @@ func (c *call) recordAttempt(started time.Time, status int, failure string) {
 	if c.failed != nil {
 		failedWith(&at, c.failed)
 	}
+	at.ResponseHeader, at.ResponseBody = c.failedHeader, c.failedBody
+	c.failedHeader, c.failedBody = nil, nil
 	c.info.AddAttempt(at)
 }
 
@@ -232,6 +238,7 @@ func (s *Service) try(w http.ResponseWriter, r *http.Request, c *call, last bool
 		c.recordAttempt(started, resp.StatusCode, "")
 	}()
 	if resp.StatusCode >= 400 {
+		c.keepFailedAnswer(resp, s.Upstreams)
 		e := upstreamError(c.provider.Name(), resp, s.Upstreams)
 		c.failed = e
 		if !last && failsOver(resp.StatusCode) {

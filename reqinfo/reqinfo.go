@@ -7,6 +7,7 @@ package reqinfo
 import (
 	"context"
 	"github.com/modelgate/modelgate/catalog"
+	"net/http"
 	"sync"
 	"time"
 
@@ -38,6 +39,11 @@ type Attempt struct {
 	// ErrType and ErrCode are the gateway error type and code of the
 	// call's failure, when it has them.
 	ErrType, ErrCode string
+	// ResponseHeader and ResponseBody are the upstream's error answer,
+	// when the call got one (the body capped and without provider
+	// credentials); nil otherwise.
+	ResponseHeader http.Header
+	ResponseBody   []byte
 }
 
 // Info is the request-scoped state. Fields are written by one stage at a

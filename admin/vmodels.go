@@ -67,8 +67,13 @@ func virtualModelView(row vmodels.Row) VirtualModelView {
 	if v.Strategy == "" {
 		v.Strategy = vmodels.StrategyRoundRobin
 	}
-	if v.Targets == nil {
-		v.Targets = []vmodels.Target{}
+	// A target's weight is spelled out too: absent (0) counts as 1.
+	v.Targets = make([]vmodels.Target, len(row.Targets))
+	for i, t := range row.Targets {
+		if t.Weight == 0 {
+			t.Weight = 1
+		}
+		v.Targets[i] = t
 	}
 	if v.UserPaths == nil {
 		v.UserPaths = []string{}

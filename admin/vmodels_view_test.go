@@ -33,3 +33,22 @@ func TestVirtualModelView(t *testing.T) {
 		t.Errorf("explicit values lost: %s", b)
 	}
 }
+
+// TestVirtualModelViewTargetWeight: a target without a weight shows the
+// weight it counts as (1), so every target carries the spec's weight
+// field; an explicit weight is kept, and the row itself is not changed.
+func TestVirtualModelViewTargetWeight(t *testing.T) {
+	row := vmodels.Row{VirtualModel: vmodels.VirtualModel{Source: "fast", Targets: []vmodels.Target{
+		{Provider: "openai", Model: "gpt-4o-mini"}, {Provider: "mock", Model: "mock-chat", Weight: 3}}}}
+	b, err := json.Marshal(virtualModelView(row))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `"targets":[{"provider":"openai","model":"gpt-4o-mini","weight":1},{"provider":"mock","model":"mock-chat","weight":3}]`
+	if !strings.Contains(string(b), want) {
+		t.Errorf("want %s in %s", want, b)
+	}
+	if row.Targets[0].Weight != 0 {
+		t.Errorf("row changed: %+v", row.Targets[0])
+	}
+}

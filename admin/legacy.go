@@ -57,7 +57,7 @@ func (h *Handler) LegacyBeforeAuth(w http.ResponseWriter, r *http.Request) bool 
 	}
 	h.legacyHeaders(w, r)
 	if !h.legacyServed(h.opts.Now()) {
-		h.legacyGone(w)
+		h.legacyGone(w, r)
 		return true
 	}
 	return false
@@ -75,11 +75,17 @@ func (h *Handler) legacyHeaders(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// legacyGone answers 410 endpoint_sunset.
-func (h *Handler) legacyGone(w http.ResponseWriter) {
+// legacyGone answers 410 endpoint_sunset for r. The message says where
+// to go: a path that moved elsewhere (legacyMoved) is named, since
+// replacing the prefix would not reach it.
+func (h *Handler) legacyGone(w http.ResponseWriter, r *http.Request) {
+	how := "replace /admin/api/v1/ with /admin/ (see the Link header)"
+	rest := strings.TrimSuffix(strings.TrimPrefix(routes.Path(r), LegacyPrefix), "/")
+	if moved, ok := legacyMoved[rest]; ok {
+		how = "this endpoint is now " + moved
+	}
 	apierr.Write(w, apierr.New(http.StatusGone, apierr.TypeInvalidRequest,
-		"the /admin/api/v1/ alias was retired on "+h.opts.Sunset.UTC().Format(time.DateOnly)+
-			"; replace /admin/api/v1/ with /admin/ (see the Link header)").WithCode("endpoint_sunset"))
+		"the /admin/api/v1/ alias was retired on "+h.opts.Sunset.UTC().Format(time.DateOnly)+"; "+how).WithCode("endpoint_sunset"))
 }
 
 // serveLegacy answers a request under LegacyPrefix: in off mode 404;
@@ -95,7 +101,7 @@ func (h *Handler) serveLegacy(w http.ResponseWriter, r *http.Request) {
 	next := successor(routes.Path(r)) // escaped when the client escaped
 	h.legacyHeaders(w, r)
 	if !h.legacyServed(h.opts.Now()) {
-		h.legacyGone(w)
+		h.legacyGone(w, r)
 		return
 	}
 	r2 := new(http.Request)

@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -83,4 +84,21 @@ func TestLegacyRoutes(t *testing.T) {
 	do(h, "PUT", "/admin/api/v1/auth-keys", "").expectErr(t, 405, "invalid_request_error", "method_not_allowed")
 	// The dashboard is not aliased.
 	do(h, "GET", "/admin/api/v1/dashboard", "").expectErr(t, 404, "invalid_request_error", "unknown_route")
+}
+
+// TestLegacyGoneNamesMovedPath: after the sunset, the 410 of a legacy
+// path that moved elsewhere than /admin/ + the same rest names where it
+// went, since following the prefix rule would lead to a 404; other paths
+// keep the prefix rule.
+func TestLegacyGoneNamesMovedPath(t *testing.T) {
+	h, clk := newTestHandler(t, nil)
+	clk.now = LegacySunset.Add(time.Hour)
+	e := do(h, "GET", "/admin/api/v1/dashboard/config", "").expectErr(t, 410, "invalid_request_error", "endpoint_sunset")
+	if !strings.Contains(e.Message, "/admin/runtime/config") {
+		t.Errorf("moved path: %q", e.Message)
+	}
+	e = do(h, "GET", "/admin/api/v1/auth-keys", "").expectErr(t, 410, "invalid_request_error", "endpoint_sunset")
+	if !strings.Contains(e.Message, "replace /admin/api/v1/ with /admin/") {
+		t.Errorf("other path: %q", e.Message)
+	}
 }

@@ -3,6 +3,7 @@ package audit
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"strconv"
 	"strings"
@@ -115,12 +116,18 @@ func parseStatus(s string) (code, class int, err error) {
 }
 
 // intParam reads an integer parameter of at least minimum, or def when
-// absent.
+// absent. A whole number too large for an int counts as math.MaxInt, so
+// the caller's clamp brings it inside its bound like any other large
+// value instead of refusing it as not a number.
 func intParam(v url.Values, name string, def, minimum int) (int, error) {
 	if !v.Has(name) {
 		return def, nil
 	}
-	n, err := strconv.Atoi(v.Get(name))
+	s := v.Get(name)
+	n, err := strconv.Atoi(s)
+	if errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(s, "-") {
+		n, err = math.MaxInt, nil
+	}
 	if err != nil || n < minimum {
 		if minimum == 1 {
 			return 0, badParam(name, name+" must be a positive integer")

@@ -107,6 +107,9 @@ func (w *writer) drain() bool {
 		}
 		for b := head; b != nil; {
 			for i := range b.ops[:b.n] {
+				// Taking a write may pack and compress its values
+				// (Write.Take): yield as the batch's loops do.
+				Yield(i)
 				w.take(&b.ops[i])
 			}
 			next := b.next
@@ -176,7 +179,6 @@ func (w *writer) commit() error {
 		}
 		if permanent(err) || closingTries > closeRetries {
 			w.reset()
-			w.batchDone()
 			w.s.ctr.failed.Add(uint64(n))
 			w.s.log.Error("batch commit failed; writes dropped",
 				zap.Int("writes", n), zap.Int("tries", try), zap.Error(err))
@@ -189,7 +191,6 @@ func (w *writer) commit() error {
 		w.reportDrops()
 	}
 	w.reset()
-	w.batchDone()
 	w.s.ctr.batches.Add(1)
 	w.reportDrops()
 	if bad > 0 {
@@ -241,21 +242,18 @@ func (w *writer) tryCommit() (bad uint64, firstBad error, err error) {
 	return bad, firstBad, err
 }
 
-// batchDone tells the batch hooks that the batch is over.
-func (w *writer) batchDone() {
-	for _, h := range w.s.batchHooksList() {
-		h.BatchDone()
-	}
-}
-
-// reset empties the pending batch, dropping references to callers' slices,
-// and takes its bytes off the queue's budget.
+// reset ends the pending batch, committed or given up: it empties it,
+// dropping references to callers' slices, takes its bytes off the
+// queue's budget and tells the batch hooks it is over.
 func (w *writer) reset() {
 	clear(w.batch)
 	w.batch = w.batch[:0]
 	if w.batchBytes != 0 {
 		w.s.queuedBytes.Add(-w.batchBytes)
 		w.batchBytes = 0
+	}
+	for _, h := range w.s.batchHooksList() {
+		h.BatchDone()
 	}
 }
 

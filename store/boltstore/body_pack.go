@@ -73,12 +73,18 @@ func (p *bodyPacker) seal() int {
 	var v []byte
 	v, p.sealBuf = sealChunk(p.sealBuf, p.open)
 	p.sealed = append(p.sealed, sealedChunk{key: p.newest, value: v})
+	p.dropOpen()
+	return len(v)
+}
+
+// dropOpen empties the open chunk, keeping its buffer for the next one
+// unless an outsized body grew it past maxPackBuf.
+func (p *bodyPacker) dropOpen() {
 	clear(p.members)
 	p.open, p.members, p.newest = p.open[:0], p.members[:0], audit.ID{}
 	if cap(p.open) > maxPackBuf {
 		p.open = nil
 	}
-	return len(v)
 }
 
 // done drops the chunks of a batch that is over. The open chunk is
@@ -87,8 +93,13 @@ func (p *bodyPacker) seal() int {
 func (p *bodyPacker) done() {
 	clear(p.sealed)
 	p.sealed = p.sealed[:0]
-	clear(p.members)
-	p.open, p.members, p.newest = p.open[:0], p.members[:0], audit.ID{}
+	p.dropOpen()
+}
+
+// bodiesRefPending reads the offset and length take left in w's head.
+func bodiesRefPending(w *entryWrite) (off, n int) {
+	_, off, n = bodiesRef(w.head)
+	return off, n
 }
 
 // maxPackBuf is the largest packing buffer kept for later chunks: a

@@ -62,13 +62,6 @@ func (a *batchAggs) writeChunks(tx *bbolt.Tx) error {
 	return nil
 }
 
-// bodiesRefPending reads the offset and length setBodiesRef left in w's
-// head.
-func bodiesRefPending(w *entryWrite) (off, n int) {
-	_, off, n = bodiesRef(w.head)
-	return off, n
-}
-
 // writePostings groups the batch's entries by index term and slot and
 // stores one posting per group, without allocating per entry: a first
 // pass finds each term's posting and counts its entries, a second places

@@ -70,9 +70,7 @@ func virtualModelView(row vmodels.Row) VirtualModelView {
 	// A target's weight is spelled out too: absent (0) counts as 1.
 	v.Targets = make([]vmodels.Target, len(row.Targets))
 	for i, t := range row.Targets {
-		if t.Weight == 0 {
-			t.Weight = 1
-		}
+		t.Weight = t.Share()
 		v.Targets[i] = t
 	}
 	if v.UserPaths == nil {

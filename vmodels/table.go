@@ -73,10 +73,7 @@ func build(rows []Row, failover Failover, providers map[string]string, gen uint6
 				return nil, &RowError{Source: r.Source, Err: apierr.FieldMsg(fmt.Sprintf("targets[%d].provider", j),
 					fmt.Sprintf("unknown provider %q (configured: %s)", tg.Provider, strings.Join(sortedNames(providers), ", ")))}
 			}
-			w := tg.Weight
-			if w == 0 {
-				w = 1
-			}
+			w := tg.Share()
 			a.targets = append(a.targets, target{provider: tg.Provider, model: tg.Model, weight: w, price: priceOf(typ, tg.Model)})
 			a.total += w
 		}

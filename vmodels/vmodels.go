@@ -44,6 +44,15 @@ type Target struct {
 	Weight float64 `json:"weight,omitempty" yaml:"weight,omitempty"`
 }
 
+// Share is the weight round robin counts for t: Weight, or 1 when it is
+// absent (0).
+func (t Target) Share() float64 {
+	if t.Weight == 0 {
+		return 1
+	}
+	return t.Weight
+}
+
 // MaxWeight is the largest target weight. Round robin adds the weights of
 // the available targets on every pick; without a bound two weights near
 // the float64 maximum add up to +Inf and the rotation sticks to one

@@ -6,8 +6,9 @@ import (
 	"net/http"
 )
 
-// maxAttemptBody bounds the error answer kept for an attempt's record; it
-// is also all that upstreamError reads of one.
+// maxAttemptBody bounds what is read of an upstream error answer: the
+// body kept for an attempt's record (keepFailedAnswer), and all that
+// upstreamError reads of it.
 const maxAttemptBody = 1 << 20
 
 // keepFailedAnswer reads resp, an upstream error answer, for the record of

@@ -81,7 +81,7 @@ const maxRelayedMessage = 2048
 // say, gives the status text. Every configured provider credential is
 // stripped from what is relayed, and 401/403 messages are replaced.
 func upstreamError(provider string, resp *http.Response, u *Upstreams) *apierr.Error {
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxAttemptBody))
 	msg, code, param := "", "", ""
 	if gjson.ValidBytes(body) {
 		e := gjson.GetBytes(body, "error")

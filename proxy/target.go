@@ -62,30 +62,26 @@ func (s *Service) ResolveTarget(r *http.Request, shape routes.Shape, body []byte
 	}
 	info := reqinfo.From(r.Context())
 	if ch, isAlias, ok := s.resolveAlias(info, t.Requested); isAlias {
-		if !ok {
-			return t, false
-		}
 		p, found := s.Registry.Provider(ch.Provider)
-		if !found {
+		if !ok || !found {
 			return t, false
 		}
 		info.SetRouted(reqinfo.Routed{Requested: t.Requested, Provider: ch.Provider, Model: ch.Model, Slowdown: ch.Slowdown})
 		t.Provider, t.ProviderType, t.Model, t.Alias = p.Name(), p.Type(), ch.Model, true
-		t.Stream = in.streams && fields.streamOn()
-		return t, true
-	}
-	p, model, err := s.resolve(r.Context(), t.Requested)
-	if err != nil {
-		return t, false
-	}
-	// A model the caller may not use is refused by the proxy (403), not
-	// served from anything stored before a policy disabled it.
-	if info != nil {
-		if _, err := s.VirtualModels.Access(info.UserPath, p.Name(), model); err != nil {
+	} else {
+		p, model, err := s.resolve(r.Context(), t.Requested)
+		if err != nil {
 			return t, false
 		}
+		// A model the caller may not use is refused by the proxy (403),
+		// not served from anything stored before a policy disabled it.
+		if info != nil {
+			if _, err := s.VirtualModels.Access(info.UserPath, p.Name(), model); err != nil {
+				return t, false
+			}
+		}
+		t.Provider, t.ProviderType, t.Model = p.Name(), p.Type(), model
 	}
-	t.Provider, t.ProviderType, t.Model = p.Name(), p.Type(), model
 	t.Stream = in.streams && fields.streamOn()
 	return t, true
 }

@@ -136,7 +136,7 @@ func (h *Handler) putBudget(w http.ResponseWriter, r *http.Request, p params) {
 	}
 	h.changed(ChangedBudgets)
 	h.opts.Logger.Info("budget written", zap.String("user_path", e.UserPath), zap.String("period", k.Period.String()),
-		zap.Float64("amount", e.Amount), zap.Bool("per_child", e.PerChild))
+		zap.Float64("amount", float64(e.Amount)), zap.Bool("per_child", e.PerChild))
 	writeJSON(w, http.StatusOK, e)
 }
 

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/modelgate/modelgate/money"
 	"github.com/modelgate/modelgate/tokens"
 )
 
@@ -156,7 +157,7 @@ type SessionTotals struct {
 	tokens.Usage
 	// Cost sums the spend: response-cache hits and unpriced models add
 	// nothing.
-	Cost float64 `json:"cost"`
+	Cost money.Amount `json:"cost"`
 	// CacheHits counts records answered by the response cache.
 	CacheHits int64 `json:"cache_hits"`
 	// Models lists the models used, in order of first use, at most
@@ -179,7 +180,7 @@ func (s *SessionTotals) AddRecord(r *UsageRecord) {
 	}
 	s.Requests++
 	s.Usage = s.Usage.Add(r.Usage)
-	s.Cost += r.Spend()
+	s.Cost += money.Amount(r.Spend())
 	if r.IsCacheHit() {
 		s.CacheHits++
 	}

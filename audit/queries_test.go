@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelgate/modelgate/apierr"
 	"github.com/modelgate/modelgate/audit"
+	"github.com/modelgate/modelgate/money"
 	"github.com/modelgate/modelgate/store"
 	"github.com/modelgate/modelgate/store/boltstore"
 	"github.com/modelgate/modelgate/tokens"
@@ -139,7 +140,7 @@ func TestUsagePeriods(t *testing.T) {
 	uq := usageFixture(t)
 	w := window(t, "start_date=2025-12-01&end_date=2026-04-02")
 	p := func(date string, reqs, in int64, cost float64) audit.UsagePeriod {
-		return audit.UsagePeriod{Date: date, Requests: reqs, InputTokens: in, OutputTokens: in / 10, TotalTokens: in * 11 / 10, Cost: cost}
+		return audit.UsagePeriod{Date: date, Requests: reqs, InputTokens: in, OutputTokens: in / 10, TotalTokens: in * 11 / 10, Cost: money.Amount(cost)}
 	}
 	cases := []struct {
 		interval audit.Interval
@@ -189,7 +190,7 @@ func TestUsageSessions(t *testing.T) {
 	var got []row
 	for _, s := range page.Sessions {
 		got = append(got, row{s.UserPath, s.SessionID, s.FirstSeen.Format(time.DateTime), s.LastSeen.Format(time.DateTime),
-			s.Requests, s.CacheHits, s.InputTokens, s.Cost})
+			s.Requests, s.CacheHits, s.InputTokens, float64(s.Cost)})
 	}
 	// Ordered by latest activity; the cache hit of s2 counts in requests
 	// and tokens, not in cost; /team/b's s1 is not /team/a's s1; u6 has no
@@ -549,4 +550,43 @@ func TestSpendSinceSeesQueuedRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	jsonEq(t, "spend", got, map[string]float64{"/t": 3})
+}
+
+// TestUsageViewsShowMoneyRounded: the summary, the periods and the session
+// rows add costs at full precision but show the sum rounded to a
+// billionth of a dollar: 0.35 + 0.7 reads 1.05, not 1.0499999999999998.
+func TestUsageViewsShowMoneyRounded(t *testing.T) {
+	st, s := openStore(t)
+	for i, c := range []float64{0.35, 0.7} {
+		cost := c
+		when := at("2026-04-02 09:00:00.000").Add(time.Duration(i) * time.Minute)
+		if !st.AppendUsage(&audit.UsageRecord{ID: audit.NewID(when), Timestamp: when, UserPath: "/team", SessionID: "s1",
+			ProviderName: "p1", ProviderType: "openai", Model: "gpt", Endpoint: "/v1/chat/completions",
+			Usage: tokens.Usage{InputTokens: 1, TotalTokens: 1}, TotalCost: &cost}) {
+			t.Fatal("usage refused")
+		}
+	}
+	flush(t, s)
+	uq := audit.NewUsageQueries(st, clock)
+	sum, err := uq.Summary(window(t, "days=1"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if float64(sum.TotalCost) == 1.05 {
+		t.Fatal("the test needs a sum with float noise")
+	}
+	periods, err := uq.Periods(window(t, "days=1"), audit.IntervalDaily, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := uq.Sessions(audit.SessionQuery{Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for what, v := range map[string]any{"summary": sum, "periods": periods, "sessions": page} {
+		raw, _ := json.Marshal(v)
+		if !strings.Contains(string(raw), "_cost\":1.05,") && !strings.Contains(string(raw), "\"cost\":1.05") {
+			t.Errorf("%s JSON %s shows no cost of 1.05", what, raw)
+		}
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/modelgate/modelgate/money"
 	"github.com/modelgate/modelgate/userpath"
 )
 
@@ -55,7 +56,7 @@ type UsageSummary struct {
 	// CacheWriteInputTokens sums input tokens written to a provider cache.
 	CacheWriteInputTokens int64 `json:"cache_write_input_tokens"`
 	// TotalCost sums the spend: priced requests that reached a provider.
-	TotalCost float64 `json:"total_cost"`
+	TotalCost money.Amount `json:"total_cost"`
 	// StartDate is the window's first day, YYYY-MM-DD.
 	StartDate string `json:"start_date"`
 	// EndDate is the window's last day, YYYY-MM-DD.
@@ -86,7 +87,7 @@ func (uq *UsageQueries) Summary(w Window, userPath string) (UsageSummary, error)
 	for _, r := range rows {
 		t.Add(r)
 	}
-	s.TotalRequests, s.TotalCost = t.Requests, t.Cost
+	s.TotalRequests, s.TotalCost = t.Requests, money.Amount(t.Cost)
 	s.TotalInputTokens, s.TotalOutputTokens, s.TotalTokens = t.Tokens.InputTokens, t.Tokens.OutputTokens, t.Tokens.TotalTokens
 	s.CachedInputTokens, s.CacheWriteInputTokens = t.Tokens.CachedInputTokens, t.Tokens.CacheWriteInputTokens
 	return s, nil
@@ -149,7 +150,7 @@ type UsagePeriod struct {
 	// TotalTokens sums all tokens.
 	TotalTokens int64 `json:"total_tokens"`
 	// Cost sums the spend.
-	Cost float64 `json:"cost"`
+	Cost money.Amount `json:"cost"`
 }
 
 // Periods returns the usage of w per period of interval i, newest first,
@@ -177,7 +178,7 @@ func (uq *UsageQueries) Periods(w Window, i Interval, userPath string) ([]UsageP
 		a.p.InputTokens += r.Tokens.InputTokens
 		a.p.OutputTokens += r.Tokens.OutputTokens
 		a.p.TotalTokens += r.Tokens.TotalTokens
-		a.p.Cost += r.Cost
+		a.p.Cost += money.Amount(r.Cost)
 	}
 	accs := make([]*acc, 0, len(by))
 	for _, a := range by {

@@ -442,3 +442,36 @@ func TestServiceMonthlyAndCustom30Days(t *testing.T) {
 		t.Fatalf("after delete %+v", l)
 	}
 }
+
+// TestEntryShowsMoneyRounded: spend keeps full precision, but the entry's
+// JSON shows amounts rounded to a billionth of a dollar, so 0.35 + 0.7
+// reads 1.05 rather than 1.0499999999999998.
+func TestEntryShowsMoneyRounded(t *testing.T) {
+	c := &clock{now: ts(t, "2026-11-23T10:00:00Z")}
+	s := newTestService(t, newMemStorage(), &fakeSource{}, c, false)
+	if _, err := s.Put(Key{"/team", Daily}, 2.1, false); err != nil {
+		t.Fatal(err)
+	}
+	s.Charge("/team/a", 0.35, c.Now())
+	s.Charge("/team/b", 0.7, c.Now())
+	e := s.List()[0]
+	if float64(e.Spent) == 1.05 {
+		t.Fatal("the test needs a spend with float noise")
+	}
+	raw, err := json.Marshal(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	if m["spent"] != 1.05 || m["remaining"] != 1.05 || m["amount"] != 2.1 {
+		t.Fatalf("entry JSON %s", raw)
+	}
+	for _, v := range s.For("/team/a") {
+		if raw, _ := json.Marshal(v); !contains(string(raw), `"spent":1.05,`) {
+			t.Fatalf("caller entry JSON %s", raw)
+		}
+	}
+}

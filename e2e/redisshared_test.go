@@ -78,7 +78,7 @@ func TestRedisSharesSpendAndCache(t *testing.T) {
 		t.Fatal("refused at the other process after one request of 2.5")
 	}
 	es := other.List()
-	if len(es) != 1 || es[0].Spent < c*0.999 || es[0].Spent > c*1.001 {
+	if len(es) != 1 || float64(es[0].Spent) < c*0.999 || float64(es[0].Spent) > c*1.001 {
 		t.Fatalf("the other process sees %+v, want spent %v", es, c)
 	}
 	// The other process spends the rest: the gateway refuses.

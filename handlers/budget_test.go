@@ -186,7 +186,7 @@ func TestBudgetEnforcedAndCharged(t *testing.T) {
 	if rec.Code != 200 {
 		t.Fatalf("cache hit %d", rec.Code)
 	}
-	if got := bs.List()[0].Spent; got != 2*c {
+	if got := bs.List()[0].Spent; float64(got) != 2*c {
 		t.Fatalf("spent %v, want %v", got, 2*c)
 	}
 	// Not budgeted routes pass.
@@ -229,7 +229,7 @@ func TestBudgetEnforcedAndCharged(t *testing.T) {
 	if n := ollama.calls.Load(); n != 2 {
 		t.Fatalf("unpriced upstream called %d times, want 2", n)
 	}
-	if got := bs.List()[0].Spent; got != 2*c {
+	if got := bs.List()[0].Spent; float64(got) != 2*c {
 		t.Fatalf("spent %v after unpriced requests, want %v", got, 2*c)
 	}
 	if rec := budgetServe(bs, e, "POST", "/v1/chat/completions", "/team-alpha", chat, false, next); rec.Code != 200 {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/modelgate/modelgate/audit"
+	"github.com/modelgate/modelgate/money"
 	"github.com/modelgate/modelgate/tokens"
 )
 
@@ -29,7 +30,7 @@ type PeriodUsage struct {
 	// Usage sums the token counts, response-cache hits included.
 	tokens.Usage
 	// Cost sums the spend: priced requests that reached a provider.
-	Cost float64 `json:"cost"`
+	Cost money.Amount `json:"cost"`
 }
 
 // UsageReport is the usage object of GET /v1/usage: the caller's user
@@ -78,7 +79,7 @@ func (t Totals) Usage(_ context.Context, userPath string) any {
 			}
 			return nil
 		}
-		*p.out = PeriodUsage{Since: p.since, Requests: a.Requests, Usage: a.Tokens, Cost: a.Cost}
+		*p.out = PeriodUsage{Since: p.since, Requests: a.Requests, Usage: a.Tokens, Cost: money.Amount(a.Cost)}
 	}
 	return &rep
 }

@@ -88,3 +88,25 @@ func TestUsageUnreadable(t *testing.T) {
 		}
 	}
 }
+
+// noisyTotals sums to a cost with float noise (0.35 + 0.7).
+type noisyTotals struct{ a, b float64 }
+
+func (n noisyTotals) Totals(string, time.Time) (audit.UsageAggregate, error) {
+	return audit.UsageAggregate{Requests: 2, Cost: n.a + n.b}, nil
+}
+
+// TestUsageCostRounded: the caller's cost is shown rounded to a billionth
+// of a dollar, as in every admin view.
+func TestUsageCostRounded(t *testing.T) {
+	src := noisyTotals{0.35, 0.7}
+	if src.a+src.b == 1.05 {
+		t.Fatal("the test needs a sum with float noise")
+	}
+	u := get(t, &Handler{Usage: Totals{Source: src}}, "/x")["usage"].(map[string]any)
+	for _, period := range []string{"today", "last_30_days"} {
+		if p := u[period].(map[string]any); p["cost"] != 1.05 {
+			t.Errorf("%s cost %v, want 1.05", period, p["cost"])
+		}
+	}
+}

@@ -102,7 +102,7 @@ func testSessions(t *testing.T, open Open) {
 		g := rows[i]
 		if g.UserPath != w.path || g.SessionID != w.id || !g.FirstSeen.Equal(Base.Add(w.first)) ||
 			!g.LastSeen.Equal(Base.Add(w.last)) || g.Requests != w.reqs || g.CacheHits != w.hits ||
-			g.Cost != w.cost || g.InputTokens != w.input || fmt.Sprint(g.Models) != fmt.Sprint(w.models) {
+			float64(g.Cost) != w.cost || g.InputTokens != w.input || fmt.Sprint(g.Models) != fmt.Sprint(w.models) {
 			t.Fatalf("session %d = %+v, want %+v", i, g, w)
 		}
 	}
@@ -250,7 +250,7 @@ func testBatchSums(t *testing.T, open Open) {
 	for i, got := range sessions {
 		w := wantSessions[got.UserPath+"|"+got.SessionID]
 		if w == nil || got.Requests != w.Requests || !got.LastSeen.Equal(w.LastSeen) || !got.FirstSeen.Equal(w.FirstSeen) ||
-			math.Abs(got.Cost-w.Cost) > 1e-9 || got.Usage != w.Usage {
+			math.Abs(float64(got.Cost-w.Cost)) > 1e-9 || got.Usage != w.Usage {
 			t.Errorf("session %+v, want %+v", got, w)
 		}
 		if i > 0 && got.LastSeen.After(sessions[i-1].LastSeen) {

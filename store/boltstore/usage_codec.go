@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/modelgate/modelgate/audit"
+	"github.com/modelgate/modelgate/money"
 	"github.com/modelgate/modelgate/tokens"
 )
 
@@ -158,7 +159,7 @@ func appendSession(b []byte, s *audit.SessionTotals) []byte {
 	b = binary.AppendVarint(b, s.Requests)
 	b = binary.AppendVarint(b, s.CacheHits)
 	b = appendTokens(b, &s.Usage)
-	b = appendFloat(b, s.Cost)
+	b = appendFloat(b, float64(s.Cost))
 	b = binary.AppendUvarint(b, uint64(len(s.Models)))
 	for _, m := range s.Models {
 		b = appendLP(b, m)
@@ -193,9 +194,11 @@ func decodeSessionSums(b []byte, s *audit.SessionTotals) error {
 	if b, ok = readTokens(b, &s.Usage); !ok {
 		return errCorrupt
 	}
-	if s.Cost, b, ok = readFloat(b); !ok {
+	var cost float64
+	if cost, b, ok = readFloat(b); !ok {
 		return errCorrupt
 	}
+	s.Cost = money.Amount(cost)
 	n, b, ok := readUvarint(b)
 	if !ok || n > audit.MaxSessionModels {
 		return errCorrupt

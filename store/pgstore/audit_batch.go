@@ -336,7 +336,7 @@ func upsertSessions(ctx context.Context, tx pgx.Tx, sessions map[sessionKey]*aud
 			return err
 		}
 		paths[i], sids[i], models[i] = k.path, k.id, string(mj)
-		firsts[i], lasts[i], costs[i] = s.FirstSeen, s.LastSeen, s.Cost
+		firsts[i], lasts[i], costs[i] = s.FirstSeen, s.LastSeen, float64(s.Cost)
 		u := &s.Usage
 		for j, v := range [...]int64{s.Requests, s.CacheHits, u.InputTokens, u.OutputTokens,
 			u.TotalTokens, u.CachedInputTokens, u.CacheWriteInputTokens, u.ReasoningTokens} {

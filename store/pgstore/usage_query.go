@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/modelgate/modelgate/audit"
+	"github.com/modelgate/modelgate/money"
 )
 
 // aggTable returns the table of a granularity's rows.
@@ -130,10 +131,12 @@ func (a *Audit) Sessions(q audit.SessionQuery) ([]audit.SessionTotals, string, e
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (audit.SessionTotals, error) {
 		var s audit.SessionTotals
+		var cost float64
 		u := &s.Usage
 		err := r.Scan(&s.UserPath, &s.SessionID, &s.FirstSeen, &s.LastSeen, &s.Requests, &s.CacheHits,
 			&u.InputTokens, &u.OutputTokens, &u.TotalTokens, &u.CachedInputTokens, &u.CacheWriteInputTokens,
-			&u.ReasoningTokens, &s.Cost, &s.Models)
+			&u.ReasoningTokens, &cost, &s.Models)
+		s.Cost = money.Amount(cost)
 		s.FirstSeen, s.LastSeen = s.FirstSeen.UTC(), s.LastSeen.UTC()
 		if s.Models == nil {
 			s.Models = []string{}

@@ -160,8 +160,8 @@ func (h *Handler) deleteKey(w http.ResponseWriter, _ *http.Request, p params) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
-// keyError answers a keys.Service error: 404 for an unknown id, 400 for
-// invalid input, 500 for a storage failure (logged; the key service's
+// keyError answers a keys.Service error: 404 for an unknown id, 409 for
+// enabling an expired key, 400 for invalid input, 500 for a storage failure (logged; the key service's
 // errors name keys by id only).
 //
 // The id is not echoed: a caller who pasted a key where the id belongs
@@ -171,6 +171,9 @@ func (h *Handler) keyError(w http.ResponseWriter, err error) {
 	switch {
 	case errors.Is(err, keys.ErrNotFound):
 		apierr.Write(w, apierr.NotFound("no API key has this id").WithCode("api_key_not_found").WithParam("id"))
+	case errors.Is(err, keys.ErrExpiredEnable):
+		apierr.Write(w, apierr.New(http.StatusConflict, apierr.TypeInvalidRequest,
+			"this API key has expired and cannot be enabled again; create a new key").WithCode("api_key_expired").WithParam("enabled"))
 	case errors.As(err, &in):
 		apierr.Write(w, apierr.InvalidRequest(in.Error()).WithCode("invalid_value").WithParam(in.Field))
 	default:

@@ -126,3 +126,33 @@ func TestAuthKeysErrors(t *testing.T) {
 		t.Fatalf("trailing slash: %d", res.status)
 	}
 }
+
+// TestAuthKeysExpiredCannotBeEnabled: enabling an expired key is refused
+// with 409 api_key_expired and changes nothing, rather than answering 200
+// with a key that stays unusable; deactivating it and renaming it work.
+func TestAuthKeysExpiredCannotBeEnabled(t *testing.T) {
+	h, clk := newTestHandler(t, nil)
+	exp := clk.now.Add(time.Hour).Format(time.RFC3339)
+	id := do(h, "POST", "/admin/auth-keys", `{"name":"temp","expires_at":"`+exp+`"}`).json(t)["id"].(string)
+	clk.now = clk.now.Add(2 * time.Hour)
+	before := do(h, "GET", "/admin/auth-keys/"+id, "")
+	if before.json(t)["state"] != "expired" {
+		t.Fatalf("not expired: %s", before.body)
+	}
+	for _, body := range []string{`{"enabled":true}`, `{"enabled":true,"name":"renamed"}`} {
+		e := do(h, "PATCH", "/admin/auth-keys/"+id, body).expectErr(t, 409, "invalid_request_error", "api_key_expired")
+		if e.Param == nil || *e.Param != "enabled" || !strings.Contains(e.Message, "create a new key") {
+			t.Fatalf("%s: error %+v", body, e)
+		}
+	}
+	if after := do(h, "GET", "/admin/auth-keys/"+id, ""); string(after.body) != string(before.body) {
+		t.Fatalf("a refused PATCH changed the key:\n%s\n%s", before.body, after.body)
+	}
+	if got := do(h, "PATCH", "/admin/auth-keys/"+id, `{"name":"renamed"}`).json(t); got["name"] != "renamed" || got["state"] != "expired" {
+		t.Fatalf("rename: %v", got)
+	}
+	if got := do(h, "PATCH", "/admin/auth-keys/"+id, `{"enabled":false}`).json(t); got["enabled"] != false || got["state"] != "deactivated" {
+		t.Fatalf("disable: %v", got)
+	}
+	do(h, "PATCH", "/admin/auth-keys/"+id, `{"enabled":true}`).expectErr(t, 409, "invalid_request_error", "api_key_expired")
+}

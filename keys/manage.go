@@ -33,7 +33,8 @@ type Changes struct {
 	UserPath *string
 	// DashboardAccess grants or revokes dashboard access.
 	DashboardAccess *bool
-	// Enabled deactivates (false) or re-activates (true) the key.
+	// Enabled deactivates (false) or re-activates (true) the key. An
+	// expired key cannot be re-activated (ErrExpiredEnable).
 	Enabled *bool
 }
 
@@ -113,7 +114,8 @@ func (s *Service) Get(id string) (Key, error) {
 }
 
 // Update applies c to the key with the given id, persists it and returns
-// the new view. An empty Changes returns the key unchanged.
+// the new view. An empty Changes returns the key unchanged. Enabling a key
+// past its expiry time changes nothing and returns ErrExpiredEnable.
 func (s *Service) Update(id string, c Changes) (Key, error) {
 	var err error
 	var name, path string
@@ -127,7 +129,10 @@ func (s *Service) Update(id string, c Changes) (Key, error) {
 			return Key{}, err
 		}
 	}
-	return s.change(id, func(r *record, now time.Time) {
+	return s.change(id, func(r *record, now time.Time) error {
+		if c.Enabled != nil && *c.Enabled && r.ExpiresAt != nil && !now.Before(*r.ExpiresAt) {
+			return ErrExpiredEnable
+		}
 		if c.Name != nil {
 			r.Name = name
 		}
@@ -140,13 +145,17 @@ func (s *Service) Update(id string, c Changes) (Key, error) {
 		if c.Enabled != nil {
 			setEnabled(r, *c.Enabled, now)
 		}
+		return nil
 	})
 }
 
 // Deactivate switches the key off; it is refused from then on. Deactivating
 // a deactivated key changes nothing.
 func (s *Service) Deactivate(id string) (Key, error) {
-	return s.change(id, func(r *record, now time.Time) { setEnabled(r, false, now) })
+	return s.change(id, func(r *record, now time.Time) error {
+		setEnabled(r, false, now)
+		return nil
+	})
 }
 
 // Delete removes the key for good.
@@ -180,8 +189,8 @@ func setEnabled(r *record, on bool, now time.Time) {
 }
 
 // change copies the record of id, lets edit change the copy, and persists
-// and installs it when it differs.
-func (s *Service) change(id string, edit func(r *record, now time.Time)) (Key, error) {
+// and installs it when it differs; an error from edit changes nothing.
+func (s *Service) change(id string, edit func(r *record, now time.Time) error) (Key, error) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	s.mu.RLock()
@@ -196,7 +205,9 @@ func (s *Service) change(id string, edit func(r *record, now time.Time)) (Key, e
 	}
 	now := s.now().UTC()
 	before := rec
-	edit(&rec, now)
+	if err := edit(&rec, now); err != nil {
+		return Key{}, err
+	}
 	if rec != before {
 		rec.UpdatedAt = now
 		if err := s.persist(&rec); err != nil {

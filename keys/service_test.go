@@ -285,3 +285,26 @@ func BenchmarkAuthenticateManaged(b *testing.B) {
 		}
 	}
 }
+
+// TestEnableExpired: an expired key cannot be enabled again, deactivated
+// or not; the refused update changes nothing.
+func TestEnableExpired(t *testing.T) {
+	c := newClock()
+	s := mustOpen(t, newMem(), c)
+	exp := c.Now().Add(time.Hour)
+	k, _ := mustCreate(t, s, NewKey{Name: "temp", ExpiresAt: &exp})
+	c.Add(time.Hour)
+	before, _ := s.Get(k.ID)
+	if _, err := s.Update(k.ID, Changes{Enabled: new(true), Name: new("x")}); !errors.Is(err, ErrExpiredEnable) {
+		t.Fatalf("enable expired: %v", err)
+	}
+	if got, _ := s.Get(k.ID); got != before {
+		t.Fatalf("refused update changed %+v into %+v", before, got)
+	}
+	if _, err := s.Deactivate(k.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Update(k.ID, Changes{Enabled: new(true)}); !errors.Is(err, ErrExpiredEnable) {
+		t.Fatalf("enable expired and deactivated: %v", err)
+	}
+}

@@ -145,7 +145,7 @@ var table = []Route{
 		&Doc{Summary: "Get one managed API key", Tag: "auth-keys", Status: http.StatusOK, Result: "ManagedKey", Errors: []int{404}}),
 	adminRoute("updateAuthKey", http.MethodPatch, "/admin/auth-keys/{id}",
 		&Doc{Summary: "Change a key's name, user path, dashboard access or enabled state", Tag: "auth-keys",
-			Body: "UpdateKeyRequest", Status: http.StatusOK, Result: "ManagedKey", Errors: []int{400, 404, 413}}),
+			Body: "UpdateKeyRequest", Status: http.StatusOK, Result: "ManagedKey", Errors: []int{400, 404, 409, 413}}),
 	adminRoute("deleteAuthKey", http.MethodDelete, "/admin/auth-keys/{id}",
 		&Doc{Summary: "Delete a managed API key", Tag: "auth-keys", Status: http.StatusNoContent, Errors: []int{404}}),
 	adminRoute("deactivateAuthKey", http.MethodPost, "/admin/auth-keys/{id}/deactivate",

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/url"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -47,7 +48,7 @@ func Open(ctx context.Context, opts Options) (*Client, error) {
 	}
 	ro, err := redis.ParseURL(opts.URL)
 	if err != nil {
-		return nil, fmt.Errorf("redis: the URL is not valid: %w", err)
+		return nil, fmt.Errorf("redis: the URL is not valid: %w", redactURLError(err))
 	}
 	if opts.Logger == nil {
 		opts.Logger = zap.NewNop()
@@ -72,6 +73,18 @@ func Open(ctx context.Context, opts Options) (*Client, error) {
 		c.logger.Warn("redis does not answer; serving without it until it returns", zap.String("addr", ro.Addr), zap.Error(err))
 	}
 	return c, nil
+}
+
+// redactURLError keeps the errors of redis.ParseURL that name only a part
+// of the URL (its scheme, database number or options) and replaces one
+// that quotes the whole URL, a syntax error, which would put its password
+// in the log.
+func redactURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return errors.New("it does not parse as a URL; check its syntax (the error is not shown because it may contain the password)")
+	}
+	return err
 }
 
 // Key returns the prefixed name of a key made of parts joined by ':'.

@@ -45,7 +45,7 @@ func ParseYAML(data []byte) (Config, error) {
 		if errors.Is(err, io.EOF) {
 			return Config{}, nil
 		}
-		return Config{}, err
+		return Config{}, nameSettings(err, data)
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
@@ -179,6 +179,90 @@ func fractionalInts(n *yaml.Node, t reflect.Type, at string) []error {
 		}
 	}
 	return errs
+}
+
+// nameSettings puts the name of the setting a value belongs to into
+// yaml's type errors, which give only a line and Go's type: "line 2:
+// cannot unmarshal !!str `maybe` into bool" becomes "line 2:
+// admin.ui_enabled: cannot unmarshal !!str `maybe` into bool". The
+// setting is the one whose value of the error's kind (a scalar, a
+// mapping, a sequence) is on that line, the innermost when nested ones
+// start there; a line holding unrelated values of that kind (flow style)
+// keeps yaml's message. Other errors are returned as they are.
+func nameSettings(err error, data []byte) error {
+	var te *yaml.TypeError
+	if !errors.As(err, &te) {
+		return err
+	}
+	var doc yaml.Node
+	if yaml.Unmarshal(data, &doc) != nil {
+		return err
+	}
+	lines := map[yaml.Kind]map[int][]string{yaml.ScalarNode: {}, yaml.MappingNode: {}, yaml.SequenceNode: {}}
+	settingLines(&doc, "", lines)
+	out := make([]string, len(te.Errors))
+	for i, msg := range te.Errors {
+		out[i] = msg
+		var line int
+		if _, e := fmt.Sscanf(msg, "line %d:", &line); e != nil {
+			continue
+		}
+		rest := strings.TrimPrefix(msg, fmt.Sprintf("line %d: ", line))
+		kind := yaml.ScalarNode
+		switch {
+		case !strings.HasPrefix(rest, "cannot unmarshal "):
+			continue
+		case strings.HasPrefix(rest, "cannot unmarshal !!seq"):
+			kind = yaml.SequenceNode
+		case strings.HasPrefix(rest, "cannot unmarshal !!map"):
+			kind = yaml.MappingNode
+		}
+		if name, ok := innermost(lines[kind][line]); ok {
+			out[i] = fmt.Sprintf("line %d: %s: %s", line, name, rest)
+		}
+	}
+	return &yaml.TypeError{Errors: out}
+}
+
+// innermost returns the last of names when each one lies inside the one
+// before it, as nested values starting on one line do.
+func innermost(names []string) (string, bool) {
+	if len(names) == 0 {
+		return "", false
+	}
+	for i := 1; i < len(names); i++ {
+		if !strings.HasPrefix(names[i], names[i-1]+".") && !strings.HasPrefix(names[i], names[i-1]+"[") {
+			return "", false
+		}
+	}
+	return names[len(names)-1], true
+}
+
+// settingLines records the dotted name of every value under n (itself
+// the value of setting at) by kind and line, outer values before the
+// values inside them. Aliases are not followed: an error in an anchored
+// value is reported at the anchor.
+func settingLines(n *yaml.Node, at string, lines map[yaml.Kind]map[int][]string) {
+	add := func(name string, v *yaml.Node) {
+		if m := lines[v.Kind]; m != nil {
+			m[v.Line] = append(m[v.Line], name)
+			settingLines(v, name, lines)
+		}
+	}
+	switch n.Kind {
+	case yaml.DocumentNode:
+		for _, c := range n.Content {
+			settingLines(c, at, lines)
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			add(joinSetting(at, n.Content[i].Value), n.Content[i+1])
+		}
+	case yaml.SequenceNode:
+		for i, e := range n.Content {
+			add(fmt.Sprintf("%s[%d]", at, i), e)
+		}
+	}
 }
 
 // joinSetting appends a key to a dotted setting name.

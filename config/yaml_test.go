@@ -24,7 +24,7 @@ func TestParseYAMLRejectsUnknownKeys(t *testing.T) {
 		{"duplicate provider field", "providers:\n  openai:\n    api_key: a\n    api_key: b\n", "line 4:"},
 		{"providers not a map", "providers:\n  - openai\n", "line 2: providers must be a mapping"},
 		{"provider not a map", "providers:\n  openai: 3\n", `provider "openai": settings must be a mapping`},
-		{"bad type in provider", "providers:\n  openai:\n    timeout_seconds: soon\n", "line 3: cannot unmarshal"},
+		{"bad type in provider", "providers:\n  openai:\n    timeout_seconds: soon\n", "line 3: providers.openai.timeout_seconds: cannot unmarshal"},
 		{"two documents", "storage: a\n---\nstorage: b\n", "single YAML document"},
 	}
 	for _, tt := range tests {
@@ -162,5 +162,26 @@ func TestLoadYAMLFile(t *testing.T) {
 
 	if _, err := LoadYAMLFile(filepath.Join(dir, "missing.yaml")); err == nil {
 		t.Fatal("missing file: no error")
+	}
+}
+
+// TestParseYAMLNamesSettingOfBadValue: a value of the wrong type is an
+// error naming its line and its setting, not only Go's type.
+func TestParseYAMLNamesSettingOfBadValue(t *testing.T) {
+	tests := []struct{ doc, want string }{
+		{"admin:\n  ui_enabled: maybe\n", "line 2: admin.ui_enabled: cannot unmarshal !!str `maybe` into bool"},
+		{"server:\n  user_path_header: X-P\n  max_request_body_bytes: big\n", "line 3: server.max_request_body_bytes: cannot unmarshal"},
+		{"providers:\n  openai:\n    timeout_seconds: soon\n", "line 3: providers.openai.timeout_seconds: cannot unmarshal"},
+		{"providers:\n  openai:\n    models:\n      - a\n      - [b]\n", "line 5: providers.openai.models[1]: cannot unmarshal !!seq"},
+		{"logging:\n  enabled: [true]\n", "line 2: logging.enabled: cannot unmarshal !!seq"},
+		{"providers:\n  openai:\n    models: {a: b}\n", "line 3: providers.openai.models: cannot unmarshal !!map"},
+		{"virtual_models:\n  a: 1\n", "line 2: virtual_models: cannot unmarshal !!map"},
+		{"cache: {enabled: x, ttl_seconds: y}\n", "line 1: cannot unmarshal"}, // two settings on the line: yaml's words
+	}
+	for _, tt := range tests {
+		_, err := ParseYAML([]byte(tt.doc))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%q: error %v, want it to contain %q", tt.doc, err, tt.want)
+		}
 	}
 }

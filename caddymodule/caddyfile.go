@@ -193,6 +193,29 @@ func durationArg(d *caddyfile.Dispenser) (time.Duration, error) {
 	return dur, nil
 }
 
+// positiveDurationArg reads one duration argument that must be above
+// zero: these settings take their default when unset, so a zero or
+// negative value would otherwise be silently replaced by the default.
+func positiveDurationArg(d *caddyfile.Dispenser) (time.Duration, error) {
+	name := d.Val()
+	dur, err := durationArg(d)
+	if err == nil && dur <= 0 {
+		return 0, d.Errf("%s: must be positive, got %s (leave it out for the default)", name, dur)
+	}
+	return dur, err
+}
+
+// positiveSizeArg reads one byte-size argument that must be above zero,
+// for the same reason as positiveDurationArg.
+func positiveSizeArg(d *caddyfile.Dispenser) (int64, error) {
+	name := d.Val()
+	n, err := sizeArg(d)
+	if err == nil && n == 0 {
+		return 0, d.Errf("%s: must be positive, got 0 (leave it out for the default)", name)
+	}
+	return n, err
+}
+
 // sizeArg reads one byte-size argument such as 64MiB or 1000000.
 func sizeArg(d *caddyfile.Dispenser) (int64, error) {
 	name := d.Val()
@@ -260,7 +283,7 @@ func parseProvider(d *caddyfile.Dispenser) (config.Provider, error) {
 			p.APIVersion, err = oneArg(d)
 		case "timeout":
 			var dur time.Duration
-			if dur, err = durationArg(d); err == nil {
+			if dur, err = positiveDurationArg(d); err == nil {
 				p.TimeoutSeconds = int((dur + time.Second - 1) / time.Second)
 			}
 		case "latency":
@@ -270,13 +293,13 @@ func parseProvider(d *caddyfile.Dispenser) (config.Provider, error) {
 			}
 		case "read_idle_timeout":
 			var dur time.Duration
-			if dur, err = durationArg(d); err == nil {
+			if dur, err = positiveDurationArg(d); err == nil {
 				p.ReadIdleTimeoutMS = int((dur + time.Millisecond - 1) / time.Millisecond)
 			}
 		case "max_response_body":
-			p.MaxResponseBytes, err = sizeArg(d)
+			p.MaxResponseBytes, err = positiveSizeArg(d)
 		case "max_stream_event":
-			p.MaxEventBytes, err = sizeArg(d)
+			p.MaxEventBytes, err = positiveSizeArg(d)
 		default:
 			return p, d.Errf("provider %s: unrecognized option %q", p.Name, d.Val())
 		}

@@ -122,6 +122,11 @@ func TestCaddyfileErrors(t *testing.T) {
 		"provider type missing":     {"modelgate {\n provider a {\n type\n }\n}", "wrong argument count"},
 		"bad timeout":               {"modelgate {\n provider a {\n timeout soon\n }\n}", `timeout: "soon" is not a duration`},
 		"bad latency":               {"modelgate {\n provider a {\n latency -\n }\n}", `latency: "-" is not a duration`},
+		"zero timeout":              {"modelgate {\n provider a {\n timeout 0s\n }\n}", `timeout: must be positive, got 0s`},
+		"negative timeout":          {"modelgate {\n provider a {\n timeout -5s\n }\n}", `timeout: must be positive, got -5s`},
+		"zero read idle timeout":    {"modelgate {\n provider a {\n read_idle_timeout 0\n }\n}", `read_idle_timeout: must be positive`},
+		"zero response cap":         {"modelgate {\n provider a {\n max_response_body 0\n }\n}", `max_response_body: must be positive, got 0`},
+		"zero event cap":            {"modelgate {\n provider a {\n max_stream_event 0B\n }\n}", `max_stream_event: must be positive, got 0`},
 		"duplicate provider":        {"modelgate {\n provider a {\n type mock\n }\n provider a {\n type openai\n }\n}", `provider "a" is defined twice`},
 	} {
 		_, err := parse(t, c.input)

@@ -143,6 +143,15 @@ func validateProviders(ps Providers) []error {
 		if p.TimeoutSeconds < 0 {
 			bad("timeout_seconds", "must not be negative, got %d", p.TimeoutSeconds)
 		}
+		if p.ReadIdleTimeoutMS < 0 {
+			bad("read_idle_timeout_ms", "must not be negative, got %d", p.ReadIdleTimeoutMS)
+		}
+		if p.MaxResponseBytes < 0 {
+			bad("max_response_bytes", "must not be negative, got %d", p.MaxResponseBytes)
+		}
+		if p.MaxEventBytes < 0 {
+			bad("max_event_bytes", "must not be negative, got %d", p.MaxEventBytes)
+		}
 		if p.LatencyMS < 0 {
 			bad("latency_ms", "must not be negative, got %d", p.LatencyMS)
 		} else if p.LatencyMS != 0 && !TypeInProcess(p.Type) {

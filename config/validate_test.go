@@ -104,6 +104,21 @@ func TestResolveValidation(t *testing.T) {
 			want: "providers.mock.timeout_seconds: must not be negative",
 		},
 		{
+			name: "negative read idle timeout",
+			yaml: "providers: {mock: {read_idle_timeout_ms: -5}}",
+			want: "providers.mock.read_idle_timeout_ms: must not be negative",
+		},
+		{
+			name: "negative response cap",
+			app:  Config{Providers: Providers{{Name: "mock", Type: "mock", MaxResponseBytes: -1}}},
+			want: "providers.mock.max_response_bytes: must not be negative",
+		},
+		{
+			name: "negative event cap",
+			yaml: "providers: {mock: {max_event_bytes: -1}}",
+			want: "providers.mock.max_event_bytes: must not be negative",
+		},
+		{
 			name: "negative latency",
 			yaml: "providers: {mock: {latency_ms: -5}}",
 			want: "providers.mock.latency_ms: must not be negative",

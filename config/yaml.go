@@ -58,7 +58,7 @@ func ParseYAML(data []byte) (Config, error) {
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return Config{}, err
 	}
-	if errs := fractionalInts(&doc, reflect.TypeFor[Config](), ""); len(errs) > 0 {
+	if errs := append(fractionalInts(&doc, reflect.TypeFor[Config](), ""), explicitZeros(&doc)...); len(errs) > 0 {
 		return Config{}, errors.Join(errs...)
 	}
 	if probs := c.problems(); len(probs) > 0 {
@@ -263,6 +263,55 @@ func settingLines(n *yaml.Node, at string, lines map[yaml.Kind]map[int][]string)
 			add(fmt.Sprintf("%s[%d]", at, i), e)
 		}
 	}
+}
+
+// zeroMeansDefault lists, by section, the settings whose zero value stands
+// for "not set": a 0 written in the file would silently become the
+// default, so it is refused instead. The environment refuses 0 for the
+// same settings.
+var zeroMeansDefault = map[string][]string{
+	"server":    {"max_request_body_bytes", "models_refresh_seconds", "models_timeout_seconds"},
+	"providers": {"timeout_seconds", "read_idle_timeout_ms", "max_response_bytes", "max_event_bytes"},
+}
+
+// explicitZeros reports the settings of zeroMeansDefault written as 0 in
+// doc: in server, and in every provider of providers.
+func explicitZeros(doc *yaml.Node) []error {
+	root := resolveAlias(doc)
+	if root.Kind == yaml.DocumentNode && len(root.Content) > 0 {
+		root = resolveAlias(root.Content[0])
+	}
+	var errs []error
+	check := func(m *yaml.Node, at string, names []string) {
+		if m == nil || m.Kind != yaml.MappingNode {
+			return
+		}
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			k, v := m.Content[i].Value, resolveAlias(m.Content[i+1])
+			if !slices.Contains(names, k) || v.Kind != yaml.ScalarNode {
+				continue
+			}
+			zero := false
+			switch v.ShortTag() {
+			case "!!int":
+				n, err := strconv.ParseInt(v.Value, 0, 64)
+				zero = err == nil && n == 0
+			case "!!float":
+				f, err := strconv.ParseFloat(v.Value, 64)
+				zero = err == nil && f == 0
+			}
+			if zero {
+				errs = append(errs, fmt.Errorf("yaml: line %d: %s.%s: must be positive, got 0 (leave the setting out for the default)", v.Line, at, k))
+			}
+		}
+	}
+	check(childAt(root, "server"), "server", zeroMeansDefault["server"])
+	if ps := childAt(root, "providers"); ps != nil && ps.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(ps.Content); i += 2 {
+			check(resolveAlias(ps.Content[i+1]), "providers."+ps.Content[i].Value, zeroMeansDefault["providers"])
+		}
+	}
+	return errs
 }
 
 // joinSetting appends a key to a dotted setting name.

@@ -185,3 +185,32 @@ func TestParseYAMLNamesSettingOfBadValue(t *testing.T) {
 		}
 	}
 }
+
+// TestParseYAMLRefusesZeroForDefault: a setting whose zero means "not set"
+// written as 0 is an error naming its line and setting, rather than
+// silently taking the default (a provider timeout_seconds: 0 would wait
+// 300 s, not forever); other zeros stay allowed.
+func TestParseYAMLRefusesZeroForDefault(t *testing.T) {
+	for doc, want := range map[string]string{
+		"server:\n  max_request_body_bytes: 0\n":                          "line 2: server.max_request_body_bytes: must be positive, got 0",
+		"server:\n  models_refresh_seconds: 0\n":                          "line 2: server.models_refresh_seconds: must be positive",
+		"server: {models_timeout_seconds: 0.0}\n":                         "line 1: server.models_timeout_seconds: must be positive",
+		"providers:\n  mock:\n    timeout_seconds: 0\n":                   "line 3: providers.mock.timeout_seconds: must be positive",
+		"providers:\n  m:\n    type: mock\n    read_idle_timeout_ms: 0\n": "line 4: providers.m.read_idle_timeout_ms: must be positive",
+		"providers: {mock: {max_response_bytes: 0}}\n":                    "providers.mock.max_response_bytes: must be positive",
+		"providers: {mock: {max_event_bytes: 0x0}}\n":                     "providers.mock.max_event_bytes: must be positive",
+	} {
+		if _, err := ParseYAML([]byte(doc)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: error %v, want it to contain %q", doc, err, want)
+		}
+	}
+	for _, doc := range []string{
+		"providers: {mock: {latency_ms: 0, timeout_seconds: 5}}\n",
+		"logging: {retention_days: 0}\nrate_limits: {flush_interval: 0}\n",
+		"server: {max_request_body_bytes: 1024}\n",
+	} {
+		if _, err := ParseYAML([]byte(doc)); err != nil {
+			t.Errorf("%q: %v", doc, err)
+		}
+	}
+}

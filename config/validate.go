@@ -77,6 +77,11 @@ func validate(c Config) error {
 			bad(fmt.Sprintf("passthrough.enabled_providers[%d]", i), "must not be empty")
 		}
 	}
+	if c.Redis != "" {
+		if err := checkRedisURL(c.Redis); err != nil {
+			bad("redis", "%v", err)
+		}
+	}
 	for _, e := range c.Entitlements {
 		if !knownEntitlement(e) {
 			bad("entitlements", "unknown entitlement %q (known: %s)", e, strings.Join(knownEntitlements, ", "))
@@ -171,6 +176,19 @@ func supplyHint(p Provider, field, varSuffix string) string {
 }
 
 // checkHTTPURL reports whether s is an absolute http or https URL with a host.
+// checkRedisURL checks that s is a redis://, rediss:// or unix:// URL.
+// The URL is never quoted: it may carry the password.
+func checkRedisURL(s string) error {
+	u, err := url.Parse(s)
+	switch {
+	case err != nil:
+		return errors.New("does not parse as a URL; check its syntax (not shown: it may contain the password)")
+	case u.Scheme != "redis" && u.Scheme != "rediss" && u.Scheme != "unix":
+		return fmt.Errorf("the URL's scheme is %q; want redis, rediss or unix", u.Scheme)
+	}
+	return nil
+}
+
 func checkHTTPURL(s string) error {
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

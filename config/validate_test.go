@@ -104,6 +104,17 @@ func TestResolveValidation(t *testing.T) {
 			want: "providers.mock.timeout_seconds: must not be negative",
 		},
 		{
+			name:    "redis URL of another scheme",
+			environ: []string{"MODELGATE_REDIS_URL=http://u:pw-secret@cache:6379/0"},
+			want:    `redis: the URL's scheme is "http"; want redis, rediss or unix`,
+		},
+		{
+			name: "redis URL that does not parse",
+			app:  Config{Redis: "redis://u:pw%zz@cache:6379"},
+			want: "redis: does not parse as a URL",
+		},
+		{name: "redis URL", yaml: "redis: rediss://u:p@cache:6380/2", app: Config{Providers: Providers{{Name: "mock", Type: "mock"}}}},
+		{
 			name: "negative read idle timeout",
 			yaml: "providers: {mock: {read_idle_timeout_ms: -5}}",
 			want: "providers.mock.read_idle_timeout_ms: must not be negative",
@@ -213,6 +224,17 @@ func TestValidHeaderName(t *testing.T) {
 	} {
 		if got := validHeaderName(s); got != want {
 			t.Errorf("validHeaderName(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+// TestRedisURLErrorHidesPassword: an invalid Redis URL is refused at
+// start (and by modelgate validate) without quoting it.
+func TestRedisURLErrorHidesPassword(t *testing.T) {
+	for _, u := range []string{"http://u:pw-secret@cache:6379/0", "redis://u:pw-secret%zz@cache:6379"} {
+		_, _, err := Resolve(Config{}, Config{Redis: u, Providers: Providers{{Name: "mock", Type: "mock"}}}, mustEnv(t))
+		if err == nil || strings.Contains(err.Error(), "pw-secret") {
+			t.Errorf("%s: error %v", u, err)
 		}
 	}
 }

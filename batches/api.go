@@ -45,6 +45,19 @@ func (e *InvalidError) Error() string { return e.Message }
 // Unwrap makes errors.Is(err, ErrInvalid) true.
 func (e *InvalidError) Unwrap() error { return ErrInvalid }
 
+// FinishedError refuses to cancel a batch that has already reached a
+// final status: nothing is left to cancel, and answering as if the cancel
+// had happened would hide that the batch ran to its end.
+type FinishedError struct {
+	// Status is the batch's final status.
+	Status string
+}
+
+// Error implements error.
+func (e *FinishedError) Error() string {
+	return fmt.Sprintf("cannot cancel a batch with status %q", e.Status)
+}
+
 // Caller is who asks: the user path the request runs under, and whether
 // the caller may see every user path's files and batches (an admin).
 type Caller struct {
@@ -209,7 +222,8 @@ func (s *Service) List(c Caller, after string, limit int) ([]*Batch, bool, error
 
 // Cancel cancels c's batch id: lines not yet run are dropped, and the
 // batch ends cancelled with the results of the lines that ran. A batch
-// that has finished is returned unchanged.
+// that has finished is refused with a *FinishedError; one already
+// cancelling is returned unchanged.
 func (s *Service) Cancel(c Caller, id string) (*Batch, error) {
 	if _, err := s.Batch(c, id); err != nil {
 		return nil, err
@@ -219,8 +233,14 @@ func (s *Service) Cancel(c Caller, id string) (*Batch, error) {
 	s.mu.Unlock()
 	if rn == nil {
 		b, err := s.st.Batch(id)
-		if err != nil || b.Finished() {
-			return b, err
+		if err != nil {
+			return nil, err
+		}
+		if b.Finished() {
+			return nil, &FinishedError{Status: b.Status}
+		}
+		if b.Status == StatusCancelling {
+			return b, nil
 		}
 		if b.UpstreamID != "" {
 			if err := s.cancelRemote(b); err != nil {
@@ -232,7 +252,12 @@ func (s *Service) Cancel(c Caller, id string) (*Batch, error) {
 	}
 	rn.mu.Lock()
 	remote := rn.b.UpstreamID != ""
-	if !rn.b.Finished() {
+	if rn.b.Finished() {
+		status := rn.b.Status
+		rn.mu.Unlock()
+		return nil, &FinishedError{Status: status}
+	}
+	if rn.b.Status != StatusCancelling {
 		if remote {
 			if err := s.cancelRemote(rn.b); err != nil {
 				rn.mu.Unlock()

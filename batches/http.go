@@ -201,11 +201,15 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request, c Caller) {
 }
 
 // writeErr answers err: 404 for ErrNotFound (naming what), 400 for a
-// refused request, 500 otherwise.
+// refused request, 409 for a cancel of a finished batch, 500 otherwise.
 func writeErr(w http.ResponseWriter, r *http.Request, err error, what string) {
 	var inv *InvalidError
 	var up *UpstreamError
+	var fin *FinishedError
 	switch {
+	case errors.As(err, &fin):
+		apierr.WriteFor(w, r, apierr.New(http.StatusConflict, apierr.TypeInvalidRequest, err.Error()).
+			WithCode("batch_not_cancellable"))
 	case errors.As(err, &up):
 		apierr.WriteFor(w, r, apierr.ProviderError(http.StatusBadGateway, up.Provider, err.Error()))
 	case errors.Is(err, ErrNotFound):

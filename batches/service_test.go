@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/tidwall/gjson"
 
 	"github.com/modelgate/modelgate/audit"
 	"github.com/modelgate/modelgate/batches"
@@ -213,5 +216,35 @@ func TestRefusalsNameTheField(t *testing.T) {
 	}
 	if _, err := s.Batch(batches.Caller{Admin: true}, b.ID); err != nil {
 		t.Errorf("an admin cannot read the batch: %v", err)
+	}
+}
+
+func TestCancelFinishedBatchIsConflict(t *testing.T) {
+	s := newService(t, &slowExec{}, &usageSink{})
+	c := batches.Caller{UserPath: "/"}
+	f, err := s.Upload(c, "in.jsonl", "batch", input(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _, err := s.Create(c, batches.CreateRequest{InputFileID: f.ID, Endpoint: "/v1/chat/completions", CompletionWindow: "24h"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, s, c, b.ID, func(b *batches.Batch) bool { return b.Status == batches.StatusCompleted })
+
+	var fin *batches.FinishedError
+	if _, err := s.Cancel(c, b.ID); !errors.As(err, &fin) || fin.Status != batches.StatusCompleted {
+		t.Fatalf("cancel of a completed batch: %v", err)
+	}
+	h := &batches.Handler{Service: s}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("POST", "/v1/batches/"+b.ID+"/cancel", nil))
+	if rec.Code != 409 || gjson.Get(rec.Body.String(), "error.type").Str != "invalid_request_error" ||
+		gjson.Get(rec.Body.String(), "error.code").Str != "batch_not_cancellable" ||
+		!strings.Contains(gjson.Get(rec.Body.String(), "error.message").Str, `"completed"`) {
+		t.Fatalf("cancel of a completed batch answered %d %s", rec.Code, rec.Body)
+	}
+	if after, err := s.Batch(c, b.ID); err != nil || after.Status != batches.StatusCompleted || after.CancellingAt != 0 {
+		t.Fatalf("the refused cancel changed the batch: %+v %v", after, err)
 	}
 }

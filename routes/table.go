@@ -118,7 +118,7 @@ var table = []Route{
 	{ID: "getBatch", Method: http.MethodGet, Path: "/v1/batches/{id}", Shape: ShapeBatch, Audited: true, Served: true,
 		Doc: &Doc{Summary: "A batch's status", Tag: "batches", Status: http.StatusOK, Result: "ModelResponse", Errors: []int{404}}},
 	{ID: "cancelBatch", Method: http.MethodPost, Path: "/v1/batches/{id}/cancel", Shape: ShapeBatch, Audited: true, Served: true,
-		Doc: &Doc{Summary: "Cancel a batch", Tag: "batches", Status: http.StatusOK, Result: "ModelResponse", Errors: []int{404}}},
+		Doc: &Doc{Summary: "Cancel a batch", Tag: "batches", Status: http.StatusOK, Result: "ModelResponse", Errors: []int{404, 409}}},
 
 	// The gateway's own answers.
 	{ID: "listModels", Method: http.MethodGet, Path: "/v1/models", Shape: ShapeModels, Served: true,

@@ -90,6 +90,25 @@ func ProviderError(status int, provider, message string) *Error {
 	return New(status, TypeProvider, message).WithProvider(provider)
 }
 
+// TypeForStatus is the error type of an upstream's error answer of
+// status: authentication_error for 401 and 403, not_found_error for 404,
+// rate_limit_error for 429, provider_error for 5xx and
+// invalid_request_error for the rest.
+func TypeForStatus(status int) string {
+	switch {
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return TypeAuthentication
+	case status == http.StatusNotFound:
+		return TypeNotFound
+	case status == http.StatusTooManyRequests:
+		return TypeRateLimit
+	case status >= 500:
+		return TypeProvider
+	default:
+		return TypeInvalidRequest
+	}
+}
+
 // From returns err as an *Error, wrapping any other error as a 500
 // provider_error whose message is err's text.
 func From(err error) *Error {

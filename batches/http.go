@@ -2,11 +2,13 @@ package batches
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -211,7 +213,7 @@ func writeErr(w http.ResponseWriter, r *http.Request, err error, what string) {
 		apierr.WriteFor(w, r, apierr.New(http.StatusConflict, apierr.TypeInvalidRequest, err.Error()).
 			WithCode("batch_not_cancellable"))
 	case errors.As(err, &up):
-		apierr.WriteFor(w, r, apierr.ProviderError(http.StatusBadGateway, up.Provider, err.Error()))
+		apierr.WriteFor(w, r, upstreamErr(up))
 	case errors.Is(err, ErrNotFound):
 		apierr.WriteFor(w, r, apierr.New(http.StatusNotFound, apierr.TypeNotFound, "no "+what).WithCode("not_found"))
 	case errors.As(err, &inv):
@@ -223,6 +225,40 @@ func writeErr(w http.ResponseWriter, r *http.Request, err error, what string) {
 	default:
 		apierr.WriteFor(w, r, apierr.New(http.StatusInternalServerError, apierr.TypeProvider, "storage failure").WithCode("storage_error"))
 	}
+}
+
+// upstreamErr is the answer to a provider's refusal or failure while it
+// was asked to run or cancel a batch: the provider's own status, type by
+// status and code when it answered with an error (so that a refusal the
+// client should not retry is not reported as a gateway failure, which
+// SDKs retry); 504 upstream_timeout or 502 upstream_unreachable, with a
+// fixed message, when it could not be reached in time; 502 otherwise. The
+// provider's words have had its key removed.
+func upstreamErr(up *UpstreamError) *apierr.Error {
+	var ans UpstreamAnswer
+	if errors.As(up.Err, &ans) && ans.UpstreamStatus() >= 400 {
+		status := ans.UpstreamStatus()
+		e := apierr.New(status, apierr.TypeForStatus(status), up.Error()).WithProvider(up.Provider)
+		if c := ans.UpstreamCode(); c != "" {
+			e.WithCode(c)
+		}
+		if ra := ans.UpstreamRetryAfter(); ra != "" {
+			e.RetryAfterHeader = ra
+		} else if status == http.StatusTooManyRequests {
+			e.RetryAfter = 1
+		}
+		return e
+	}
+	var ue *url.Error
+	switch {
+	case errors.Is(up.Err, context.DeadlineExceeded) || (errors.As(up.Err, &ue) && ue.Timeout()):
+		return apierr.ProviderError(http.StatusGatewayTimeout, up.Provider,
+			"provider "+up.Provider+" did not answer in time").WithCode("upstream_timeout")
+	case ue != nil:
+		return apierr.ProviderError(http.StatusBadGateway, up.Provider,
+			"provider "+up.Provider+" is unreachable").WithCode("upstream_unreachable")
+	}
+	return apierr.ProviderError(http.StatusBadGateway, up.Provider, up.Error())
 }
 
 // writeJSON answers v as JSON with status 200.

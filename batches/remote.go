@@ -58,6 +58,16 @@ func (e *UpstreamError) Error() string { return "provider " + e.Provider + ": " 
 // Unwrap returns the cause.
 func (e *UpstreamError) Unwrap() error { return e.Err }
 
+// UpstreamAnswer is an error answer of a provider's batch API, found in
+// the chain of an UpstreamError's cause: the provider's HTTP status, its
+// error code ("" for none) and its Retry-After header ("" for none).
+type UpstreamAnswer interface {
+	error
+	UpstreamStatus() int
+	UpstreamCode() string
+	UpstreamRetryAfter() string
+}
+
 // submitRemote hands b's lines to a provider's batch API when every line's
 // model routes to the same provider that has one; it reports whether it
 // did. The lines go up with the provider's own model ids.

@@ -6,6 +6,7 @@ package e2e
 // usage and cost per line from the provider's result files.
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -209,4 +210,64 @@ func TestBatchOnOpenAIUsesItsBatchAPI(t *testing.T) {
 		t.Fatalf("the upstream cancelled %q", cancelled)
 	}
 	waitBatch(t, c, b2.ID, func(b *openai.Batch) bool { return b.Status == openai.BatchStatusCancelled })
+}
+
+// TestBatchSubmitUpstreamRefusal: when the provider's batch API refuses a
+// submission, the client gets the provider's status (a refusal is not a
+// gateway failure that SDKs would retry) and never the provider's key,
+// whole or in part.
+func TestBatchSubmitUpstreamRefusal(t *testing.T) {
+	clearEnv(t)
+	const key = "sk-upstream-0123456789abcdef"
+	var mu sync.Mutex
+	status, answer := 0, ""
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Path == "/v1/models" {
+			_, _ = w.Write([]byte(`{"object":"list","data":[{"id":"gpt-4o-mini","object":"model","owned_by":"openai"}]}`))
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if status == 429 {
+			w.Header().Set("Retry-After", "7")
+		}
+		w.WriteHeader(status)
+		_, _ = w.Write([]byte(answer))
+	}))
+	t.Cleanup(up.Close)
+	g := startGateway(t, mockBlock(providerBlock("oa", "openai", key, up.URL+"/v1")))
+	waitListed(t, g, masterKey, "gpt-4o-mini")
+	c := openaiClient(g, masterKey)
+	f := uploadBatchFile(t, c, []byte(`{"custom_id":"a","method":"POST","url":"/v1/chat/completions","body":{"model":"oa/gpt-4o-mini","messages":[{"role":"user","content":"1"}]}}`+"\n"))
+	create := `{"input_file_id":"` + f.ID + `","endpoint":"/v1/chat/completions","completion_window":"24h"}`
+
+	for _, tc := range []struct {
+		status         int
+		answer         string
+		typ, code      string
+		wantStatus     int
+		message, retry string
+	}{
+		{401, `{"error":{"message":"Incorrect API key provided: sk-upstr********cdef.","type":"invalid_request_error","code":"invalid_api_key"}}`,
+			"authentication_error", "upstream_auth_failed", 401, "refused the gateway's credentials", ""},
+		{400, `{"error":{"message":"bad file for key ` + key + `","type":"invalid_request_error","code":"invalid_file"}}`,
+			"invalid_request_error", "invalid_file", 400, "bad file for key [redacted]", ""},
+		{429, `{"error":{"message":"Enqueued token limit reached","type":"invalid_request_error","code":"token_limit_exceeded"}}`,
+			"rate_limit_error", "token_limit_exceeded", 429, "Enqueued token limit reached", "7"},
+		{503, `<html>down</html>`, "provider_error", "", 503, "Service Unavailable", ""},
+	} {
+		mu.Lock()
+		status, answer = tc.status, tc.answer
+		mu.Unlock()
+		res := request(t, "POST", g.URL+"/v1/batches", create, bearer(masterKey)...)
+		e := res.Err(t)
+		if res.Status != tc.wantStatus || e.Type != tc.typ || orNull(e.Code) != cmp.Or(tc.code, "<null>") || e.Provider != "oa" ||
+			!strings.Contains(e.Message, tc.message) || res.Header.Get("Retry-After") != tc.retry {
+			t.Errorf("upstream %d: gateway answered %d, Retry-After %q: %s", tc.status, res.Status, res.Header.Get("Retry-After"), res.Body)
+		}
+		if strings.Contains(string(res.Body), "sk-upstr") || strings.Contains(string(res.Body), "cdef") {
+			t.Errorf("upstream %d: the answer quotes the provider's key: %s", tc.status, res.Body)
+		}
+	}
 }

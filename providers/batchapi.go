@@ -9,6 +9,8 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/url"
+	"strconv"
+	"strings"
 
 	"github.com/tidwall/gjson"
 )
@@ -127,11 +129,60 @@ func (p *OpenAICompat) batchCall(ctx context.Context, method, path, contentType 
 		return nil, err
 	}
 	if resp.StatusCode >= 400 {
-		msg := gjson.GetBytes(out, "error.message").Str
-		if msg == "" {
-			msg = http.StatusText(resp.StatusCode)
-		}
-		return nil, fmt.Errorf("%s %s: status %d: %s", method, path, resp.StatusCode, msg)
+		return nil, fmt.Errorf("%s %s: %w", method, path, p.batchError(resp, out))
 	}
 	return out, nil
+}
+
+// BatchStatusError is an error answer of an upstream's files and batches
+// API: its status, and its message and code with the provider's key
+// removed. The message of a 401 or 403 is replaced, since upstreams quote
+// part of the key in it.
+type BatchStatusError struct {
+	// Status is the upstream's HTTP status.
+	Status int
+	// Message is what the upstream said, or the status text.
+	Message string
+	// Code is the upstream's error code, "" when it gave none.
+	Code string
+	// RetryAfter is the upstream's Retry-After header, as sent.
+	RetryAfter string
+}
+
+// Error implements error.
+func (e *BatchStatusError) Error() string {
+	return "status " + strconv.Itoa(e.Status) + ": " + e.Message
+}
+
+// UpstreamStatus returns the upstream's HTTP status.
+func (e *BatchStatusError) UpstreamStatus() int { return e.Status }
+
+// UpstreamCode returns the upstream's error code.
+func (e *BatchStatusError) UpstreamCode() string { return e.Code }
+
+// UpstreamRetryAfter returns the upstream's Retry-After header.
+func (e *BatchStatusError) UpstreamRetryAfter() string { return e.RetryAfter }
+
+// batchError reads an error answer of the files and batches API.
+func (p *OpenAICompat) batchError(resp *http.Response, body []byte) *BatchStatusError {
+	e := &BatchStatusError{Status: resp.StatusCode, RetryAfter: strings.TrimSpace(resp.Header.Get("Retry-After"))}
+	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+		e.Message = "the upstream refused the gateway's credentials"
+		e.Code = "upstream_auth_failed"
+		return e
+	}
+	f := gjson.GetManyBytes(body, "error.message", "error.code")
+	e.Message, e.Code = p.withoutKey(f[0].Str), p.withoutKey(f[1].Str)
+	if e.Message == "" {
+		e.Message = http.StatusText(resp.StatusCode)
+	}
+	return e
+}
+
+// withoutKey is s with the provider's API key replaced by [redacted].
+func (p *OpenAICompat) withoutKey(s string) string {
+	if p.key == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, p.key, "[redacted]")
 }

@@ -21,6 +21,7 @@ type OpenAICompat struct {
 	name       string
 	baseURL    string
 	auth       string // the AuthHeader value, "" when no key is configured
+	key        string // the API key, removed from upstream error text
 	apiVersion string
 	client     *http.Client
 	userAgent  string
@@ -37,6 +38,7 @@ func newOpenAICompat(t *TypeInfo, o Options) *OpenAICompat {
 	}
 	if o.APIKey != "" {
 		p.auth = t.authValue(o.APIKey)
+		p.key = o.APIKey
 	}
 	return p
 }

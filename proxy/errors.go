@@ -124,7 +124,7 @@ func upstreamError(provider string, resp *http.Response, u *Upstreams) *apierr.E
 		msg = "the upstream refused the gateway's credentials (status " + strconv.Itoa(resp.StatusCode) + ")"
 		code = "upstream_auth_failed"
 	}
-	ge := apierr.New(resp.StatusCode, typeForStatus(resp.StatusCode), "provider "+provider+": "+msg).WithProvider(provider)
+	ge := apierr.New(resp.StatusCode, apierr.TypeForStatus(resp.StatusCode), "provider "+provider+": "+msg).WithProvider(provider)
 	if code = u.redact(code); code != "" {
 		ge.WithCode(code)
 	}
@@ -145,19 +145,4 @@ func statusText(status int) string {
 		return t
 	}
 	return "status " + strconv.Itoa(status)
-}
-
-func typeForStatus(status int) string {
-	switch {
-	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		return apierr.TypeAuthentication
-	case status == http.StatusNotFound:
-		return apierr.TypeNotFound
-	case status == http.StatusTooManyRequests:
-		return apierr.TypeRateLimit
-	case status >= 500:
-		return apierr.TypeProvider
-	default:
-		return apierr.TypeInvalidRequest
-	}
 }

@@ -154,10 +154,7 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) {
 	case fn == nil:
 		unknownRoute(w, r)
 	case !ok:
-		w.Header().Set("Allow", rt.Allow())
-		apierr.WriteFor(w, r, apierr.New(http.StatusMethodNotAllowed, apierr.TypeInvalidRequest,
-			"method "+r.Method+" is not allowed on this route; use "+strings.ReplaceAll(rt.Allow(), ", ", " or ")).
-			WithCode("method_not_allowed"))
+		apierr.WriteMethodNotAllowed(w, r, rt.Allow())
 	case routes.CrossSiteChange(r):
 		// The dashboard is served by the gateway itself, so its calls are
 		// same-origin; a page elsewhere could otherwise change a gateway

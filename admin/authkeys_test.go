@@ -112,7 +112,7 @@ func TestAuthKeysErrors(t *testing.T) {
 			}
 		})
 	}
-	if res := do(h, "PUT", "/admin/auth-keys", ""); res.header.Get("Allow") != "GET, POST" {
+	if res := do(h, "PUT", "/admin/auth-keys", ""); res.header.Get("Allow") != "GET, HEAD, POST" {
 		t.Fatalf("Allow %q", res.header.Get("Allow"))
 	}
 	// A key pasted where the id belongs is not echoed back.

@@ -114,7 +114,7 @@ func TestAPIErrors(t *testing.T) {
 		{name: "chunked body over max_request_body", method: "POST", url: chatURL, body: strings.Repeat(" ", 1500) + chatBody("mock-chat"), chunked: true, status: 413, typ: "invalid_request_error", code: "request_too_large"},
 		{name: "GET chat completions", method: "GET", url: chatURL, status: 405, typ: "invalid_request_error", code: "method_not_allowed", header: map[string]string{"Allow": "POST"}},
 		{name: "GET embeddings", method: "GET", url: g.URL + "/v1/embeddings", status: 405, typ: "invalid_request_error", code: "method_not_allowed", header: map[string]string{"Allow": "POST"}},
-		{name: "POST models", method: "POST", url: g.URL + "/v1/models", body: `{}`, status: 405, typ: "invalid_request_error", code: "method_not_allowed", header: map[string]string{"Allow": "GET"}},
+		{name: "POST models", method: "POST", url: g.URL + "/v1/models", body: `{}`, status: 405, typ: "invalid_request_error", code: "method_not_allowed", header: map[string]string{"Allow": "GET, HEAD"}},
 		{name: "unknown route", method: "POST", url: g.URL + "/v1/nope", body: `{}`, status: 404, typ: "invalid_request_error", code: "unknown_route"},
 		{name: "unknown route GET", method: "GET", url: g.URL + "/v2/models", status: 404, typ: "invalid_request_error", code: "unknown_route"},
 		{name: "unreachable upstream", method: "POST", url: chatURL, body: chatBody("down-model"), status: 502, typ: "provider_error", code: "upstream_unreachable", provider: "down", msgHasNot: []string{"sk-down"}},

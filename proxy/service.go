@@ -6,7 +6,6 @@ package proxy
 
 import (
 	"net/http"
-	"strings"
 
 	"go.uber.org/zap"
 
@@ -87,14 +86,7 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !ok {
-		path := r.URL.Path
-		if len(path) > 1 {
-			path = strings.TrimSuffix(path, "/")
-		}
-		w.Header().Set("Allow", rt.Allow())
-		apierr.WriteFor(w, r, apierr.New(http.StatusMethodNotAllowed, apierr.TypeInvalidRequest,
-			"method "+r.Method+" is not allowed on "+path+"; use "+strings.ReplaceAll(rt.Allow(), ", ", " or ")).
-			WithCode("method_not_allowed"))
+		apierr.WriteMethodNotAllowed(w, r, rt.Allow())
 		return
 	}
 	if routes.CrossSiteChange(r) {

@@ -281,9 +281,13 @@ func newIndex(routes []Route) (*index, error) {
 		if head := methodIndex(http.MethodHead); g.byMethod[head] == nil {
 			g.byMethod[head] = g.byMethod[methodIndex(http.MethodGet)]
 		}
-		names := make([]string, len(g.routes))
-		for i, r := range g.routes {
-			names[i] = r.Method
+		// HEAD is taken wherever GET is, so Allow names it after GET.
+		names := make([]string, 0, len(g.routes)+1)
+		for _, r := range g.routes {
+			names = append(names, r.Method)
+			if r.Method == http.MethodGet && g.byMethod[methodIndex(http.MethodHead)] == r {
+				names = append(names, http.MethodHead)
+			}
 		}
 		g.allow = strings.Join(names, ", ")
 		cut := strings.IndexAny(g.pattern, "{*")

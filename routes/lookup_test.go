@@ -82,10 +82,12 @@ func TestLookupDoesNotAllocate(t *testing.T) {
 	}
 }
 
+// Allow lists every method a path takes: HEAD, answered by the GET route,
+// is named after GET.
 func TestAllow(t *testing.T) {
 	for path, want := range map[string]string{
-		"/v1/chat/completions": "POST", "/v1/batches": "POST, GET", "/admin/auth-keys/x": "GET, PATCH, DELETE",
-		"/admin/auth-keys": "GET, POST", "/p/x/y": "*",
+		"/v1/chat/completions": "POST", "/v1/batches": "POST, GET, HEAD", "/admin/auth-keys/x": "GET, HEAD, PATCH, DELETE",
+		"/admin/auth-keys": "GET, HEAD, POST", "/p/x/y": "*", "/v1/models": "GET, HEAD", "/v1/files/x": "GET, HEAD",
 	} {
 		r, _ := Lookup("OPTIONS", path)
 		if r == nil || r.Allow() != want {

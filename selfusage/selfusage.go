@@ -107,9 +107,7 @@ type Handler struct {
 // ServeHTTP answers one request for Path.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		w.Header().Set("Allow", http.MethodGet)
-		apierr.Write(w, apierr.New(http.StatusMethodNotAllowed, apierr.TypeInvalidRequest,
-			"method "+r.Method+" is not allowed on "+r.URL.Path+"; use GET").WithCode("method_not_allowed"))
+		apierr.WriteMethodNotAllowed(w, r, "GET, HEAD")
 		return
 	}
 	path := userpath.Root

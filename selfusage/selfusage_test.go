@@ -69,7 +69,7 @@ func TestProviders(t *testing.T) {
 func TestMethod(t *testing.T) {
 	rec := httptest.NewRecorder()
 	(&Handler{}).ServeHTTP(rec, httptest.NewRequest("POST", "/v1/usage", nil))
-	if rec.Code != 405 || rec.Header().Get("Allow") != "GET" {
+	if rec.Code != 405 || rec.Header().Get("Allow") != "GET, HEAD" {
 		t.Fatalf("%d %v", rec.Code, rec.Header())
 	}
 }

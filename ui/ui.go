@@ -100,9 +100,7 @@ func (Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		w.Header().Set("Allow", "GET, HEAD")
-		apierr.Write(w, apierr.New(http.StatusMethodNotAllowed, apierr.TypeInvalidRequest,
-			"method "+r.Method+" is not allowed on "+path+"; use GET").WithCode("method_not_allowed"))
+		apierr.WriteMethodNotAllowed(w, r, "GET, HEAD")
 		return
 	}
 	body, err := assets.ReadFile(f.name)

@@ -51,7 +51,8 @@ func (rc *record) add(t *testing.T, at time.Time, status int, userPath, session,
 		Provider: "openai", ProviderName: "openai-main", RequestedModel: model, ResolvedModel: model,
 		Usage: audit.UsageOf(u),
 		Data: &audit.Data{RequestBody: json.RawMessage(`{"model":"` + model + `","messages":[{"role":"user","content":"hi"}]}`),
-			ResponseBody: json.RawMessage(`{"id":"chatcmpl-1"}`)},
+			ResponseBody: json.RawMessage(`{"id":"chatcmpl-1"}`),
+			Attempts:     []audit.Attempt{{Seq: 1, ProviderName: "openai-main", StatusCode: status, Success: status < 400}}},
 	}
 	if !rc.bolt.AppendEntry(e) {
 		t.Fatal("entry rejected")

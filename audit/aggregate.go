@@ -60,7 +60,8 @@ type AuditHour struct {
 	// DurationNs sums the requests' durations.
 	DurationNs int64
 	// LatencyCount counts successful (2xx) requests that reached the
-	// provider: not answered by the response cache.
+	// provider: one of its calls produced the answer, so neither a
+	// response-cache hit nor an answer the gateway made itself.
 	LatencyCount int64
 	// LatencyNs sums the durations of those requests.
 	LatencyNs int64
@@ -71,7 +72,7 @@ type AuditHour struct {
 func AuditHourOf(e *Entry) AuditHour {
 	h := AuditHour{Hour: e.ID.Time().Truncate(time.Hour), Provider: e.ProviderName, DurationNs: e.DurationNs}
 	h.count(e.StatusCode)
-	if e.StatusCode/100 == 2 && e.ProviderName != "" && !e.IsCacheHit() {
+	if e.StatusCode/100 == 2 && e.ProviderName != "" && !e.IsCacheHit() && e.ReachedProvider() {
 		h.LatencyCount, h.LatencyNs = 1, e.DurationNs
 	}
 	return h

@@ -77,6 +77,23 @@ type Entry struct {
 // IsCacheHit reports whether the response cache answered the request.
 func (e *Entry) IsCacheHit() bool { return e.CacheType != "" }
 
+// ReachedProvider reports whether a provider produced the answer: one of
+// the entry's upstream calls succeeded. A response-cache hit, a refusal
+// and an answer the gateway made itself (the input-token estimate of
+// count_tokens on a provider without a native counter, which still names
+// the provider the model resolved to) did not reach one.
+func (e *Entry) ReachedProvider() bool {
+	if e.Data == nil {
+		return false
+	}
+	for i := range e.Data.Attempts {
+		if e.Data.Attempts[i].Success {
+			return true
+		}
+	}
+	return false
+}
+
 // EntryUsage is the usage object of an audit entry: the token counts plus
 // what is derived from them.
 type EntryUsage struct {

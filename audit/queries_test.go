@@ -273,6 +273,9 @@ func statsFixture(t *testing.T) *audit.Queries {
 			StatusCode: status, ProviderName: provider, DurationNs: int64(dur), UserPath: "/team/a"}
 		if cache {
 			e.CacheType = audit.CacheTypeExact
+		} else if provider != "" {
+			// The provider's call, as the audit stage records it.
+			e.Data = &audit.Data{Attempts: []audit.Attempt{{Seq: 1, ProviderName: provider, StatusCode: status, Success: status < 400}}}
 		}
 		if !st.AppendEntry(e) {
 			t.Fatal("entry refused")

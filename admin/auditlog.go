@@ -18,7 +18,7 @@ func (h *Handler) auditReads() *audit.Queries {
 // auditLog answers GET /admin/audit/log: one page of entries matching the
 // filters, newest first, without bodies, with the total match count.
 func (h *Handler) auditLog(w http.ResponseWriter, r *http.Request, _ params) {
-	q, err := audit.ParseListQuery(r.URL.Query())
+	q, err := audit.ParseListQuery(r.URL.Query(), h.opts.Now())
 	if err != nil {
 		h.readFailed(w, err)
 		return

@@ -64,12 +64,25 @@ func TestAuditLogList(t *testing.T) {
 	}
 }
 
+// TestAuditLogDays: days bounds the list to the last days days, today
+// included, as on the other reads of the record.
+func TestAuditLogDays(t *testing.T) {
+	h, _, _ := seeded(t, nil)
+	if m := do(h, "GET", "/admin/audit/log?days=1", "").json(t); m["total"] != 2.0 || len(m["entries"].([]any)) != 2 {
+		t.Fatalf("days=1 %v", m)
+	}
+	if m := do(h, "GET", "/admin/audit/log?days=2", "").json(t); m["total"] != 3.0 {
+		t.Fatalf("days=2 %v", m)
+	}
+}
+
 func TestAuditLogBadParams(t *testing.T) {
 	h, _, _ := seeded(t, nil)
 	for _, c := range []struct{ q, param string }{
 		{"limit=0", "limit"}, {"limit=x", "limit"}, {"offset=-1", "offset"}, {"status=abc", "status"},
 		{"status=600", "status"}, {"start_date=May", "start_date"}, {"end_date=2026-02-30", "end_date"},
 		{"start_date=2026-05-04&end_date=2026-05-01", "end_date"}, {"user_path=/a/../b", "user_path"},
+		{"days=0", "days"}, {"days=367", "days"}, {"days=week", "days"},
 	} {
 		e := do(h, "GET", "/admin/audit/log?"+c.q, "").expectErr(t, 400, "invalid_request_error", "invalid_value")
 		if e.Param == nil || *e.Param != c.param {

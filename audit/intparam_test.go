@@ -21,7 +21,7 @@ func TestOversizedLimitIsClamped(t *testing.T) {
 		t.Fatalf("sessions: limit %d, %v", sq.Limit, err)
 	}
 	v, _ = url.ParseQuery("limit=" + huge + "&offset=" + huge)
-	if q, err := audit.ParseListQuery(v); err != nil || q.Limit != audit.MaxListLimit {
+	if q, err := audit.ParseListQuery(v, time.Now()); err != nil || q.Limit != audit.MaxListLimit {
 		t.Fatalf("log: limit %d, %v", q.Limit, err)
 	}
 	// A negative number stays a bad value.

@@ -54,9 +54,11 @@ type ListResult struct {
 // DefaultListLimit, clamped to MaxListLimit), offset, search, model,
 // provider, user_path, session_id, status (a code such as 404, or a class
 // such as 4xx) and start_date/end_date (YYYY-MM-DD, UTC, both included,
-// either may be left open). Invalid values are 400 errors naming the
-// parameter.
-func ParseListQuery(v url.Values) (EntryQuery, error) {
+// either may be left open). days (1 to MaxDays) bounds the list to a
+// window as ParseWindow reads it, now being the current time: the last
+// days days, today included, or the days days up to end_date; explicit
+// dates win over it. Invalid values are 400 errors naming the parameter.
+func ParseListQuery(v url.Values, now time.Time) (EntryQuery, error) {
 	q := EntryQuery{
 		Limit:     DefaultListLimit,
 		Search:    strings.TrimSpace(v.Get("search")),
@@ -81,6 +83,14 @@ func ParseListQuery(v url.Values) (EntryQuery, error) {
 		if q.StatusCode, q.StatusClass, err = parseStatus(s); err != nil {
 			return q, err
 		}
+	}
+	if v.Has("days") {
+		w, err := ParseWindow(v, now)
+		if err != nil {
+			return q, err
+		}
+		q.From, q.To = w.Start, w.End
+		return q, nil
 	}
 	from, hasFrom, err := parseDate(v, "start_date")
 	if err != nil {

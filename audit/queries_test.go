@@ -507,7 +507,7 @@ func TestListAndGetThroughQueries(t *testing.T) {
 	flush(t, s)
 	qs := audit.NewQueries(st, clock)
 	v, _ := url.ParseQuery("status=2xx&limit=1&offset=1")
-	q, err := audit.ParseListQuery(v)
+	q, err := audit.ParseListQuery(v, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

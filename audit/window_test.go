@@ -51,9 +51,29 @@ func TestParseWindow(t *testing.T) {
 	}
 }
 
+func TestParseListQueryDays(t *testing.T) {
+	now := time.Date(2026, 3, 1, 15, 4, 5, 0, time.UTC) // a month's first day
+	day := func(d int) time.Time { return time.Date(2026, 2, d, 0, 0, 0, 0, time.UTC) }
+	for _, c := range []struct {
+		query    string
+		from, to time.Time
+	}{
+		{"days=1", now.Truncate(24 * time.Hour), now.Truncate(24 * time.Hour).Add(24 * time.Hour)},
+		{"days=2", day(28), day(28).AddDate(0, 0, 2)},
+		{"days=3&end_date=2026-02-10", day(8), day(11)},
+		{"days=3&start_date=2026-02-20&end_date=2026-02-21", day(20), day(22)},
+	} {
+		v, _ := url.ParseQuery(c.query)
+		q, err := ParseListQuery(v, now)
+		if err != nil || !q.From.Equal(c.from) || !q.To.Equal(c.to) {
+			t.Errorf("%s: [%v, %v) %v, want [%v, %v)", c.query, q.From, q.To, err, c.from, c.to)
+		}
+	}
+}
+
 func TestParseListQuery(t *testing.T) {
 	v, _ := url.ParseQuery("limit=500&offset=20&search=%20Boom%20&model=m&provider=p&user_path=team/a/&session_id=s&status=4xx&start_date=2026-03-01&end_date=2026-03-02")
-	q, err := ParseListQuery(v)
+	q, err := ParseListQuery(v, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,13 +83,14 @@ func TestParseListQuery(t *testing.T) {
 	if q != want {
 		t.Fatalf("got %+v\nwant %+v", q, want)
 	}
-	if q, _ := ParseListQuery(url.Values{"status": {"404"}}); q.StatusCode != 404 || q.Limit != DefaultListLimit {
+	if q, _ := ParseListQuery(url.Values{"status": {"404"}}, time.Now()); q.StatusCode != 404 || q.Limit != DefaultListLimit {
 		t.Fatalf("status 404: %+v", q)
 	}
 	for _, bad := range []string{"limit=0", "limit=x", "offset=-1", "status=99", "status=6xx", "status=abc",
-		"user_path=a//b", "start_date=x", "start_date=2026-03-02&end_date=2026-03-01"} {
+		"user_path=a//b", "start_date=x", "start_date=2026-03-02&end_date=2026-03-01",
+		"days=0", "days=367", "days=x", "days=1&end_date=x"} {
 		v, _ := url.ParseQuery(bad)
-		if _, err := ParseListQuery(v); err == nil {
+		if _, err := ParseListQuery(v, time.Now()); err == nil {
 			t.Fatalf("%q accepted", bad)
 		}
 	}

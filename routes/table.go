@@ -29,6 +29,7 @@ var auditFilters = []Param{
 	{Name: "status", Desc: "A status code (404) or class (4xx).", Type: "string"},
 	{Name: "start_date", Desc: "First day, YYYY-MM-DD (UTC).", Type: "string", Format: "date"},
 	{Name: "end_date", Desc: "Last day, YYYY-MM-DD (UTC), included.", Type: "string", Format: "date"},
+	{Name: "days", Desc: "Only the last days days, today included (or the days up to end_date). Explicit dates win.", Type: "integer", Min: 1, Max: maxUsageDays},
 }
 
 // withWindow returns the usage window parameters followed by more.

@@ -89,6 +89,11 @@ func ParseWindow(v url.Values, now time.Time) (Window, error) {
 		start = end.AddDate(0, 0, 1-days)
 	}
 	if end.Before(start) {
+		if !hasEnd {
+			// The window would end today, before it starts: the error
+			// names the parameter the caller gave.
+			return Window{}, badParam("start_date", "start_date is after today (UTC); give an end_date to ask for a later range")
+		}
 		return Window{}, badParam("end_date", "end_date is before start_date")
 	}
 	w := Window{Start: start, End: end.Add(day)}

@@ -9,6 +9,24 @@ import (
 	"github.com/modelgate/modelgate/apierr"
 )
 
+// TestParseWindowStartAfterToday: a start_date after today without an
+// end_date is refused naming start_date, the parameter the caller gave,
+// not an end_date it never sent.
+func TestParseWindowStartAfterToday(t *testing.T) {
+	now := time.Date(2026, 3, 30, 15, 4, 5, 0, time.UTC)
+	v, _ := url.ParseQuery("start_date=2026-03-31")
+	_, err := ParseWindow(v, now)
+	var ae *apierr.Error
+	if !errors.As(err, &ae) || ae.StatusCode != 400 || ae.Param == nil || *ae.Param != "start_date" {
+		t.Fatalf("error %v, want a 400 naming start_date", err)
+	}
+	// A range in the future that names both ends is a valid (empty) window.
+	v, _ = url.ParseQuery("start_date=2026-03-31&end_date=2026-04-02")
+	if w, err := ParseWindow(v, now); err != nil || w.Days() != 3 {
+		t.Fatalf("future range: %v %v", w, err)
+	}
+}
+
 func TestParseWindow(t *testing.T) {
 	now := time.Date(2026, 3, 30, 15, 4, 5, 0, time.UTC)
 	cases := []struct {

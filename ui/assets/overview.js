@@ -14,10 +14,17 @@ const RANGES = [
   ["90d", "90 days", 90, 0],
 ];
 
-function bucketLabel(start, interval) {
+/**
+ * bucketLabel names a stats bucket: the start of an hour in the
+ * browser's local time (with its minutes, for zones offset by a half hour),
+ * or a day as the UTC date the gateway counted it under (day buckets
+ * start at 00:00 UTC; read in a local time zone west of UTC that instant
+ * falls on the day before), the same dates as the tokens and cost charts.
+ */
+export function bucketLabel(start, interval) {
   const d = new Date(start);
   const p = (n) => String(n).padStart(2, "0");
-  return interval === "hour" ? p(d.getHours()) + ":00" : p(d.getMonth() + 1) + "-" + p(d.getDate());
+  return interval === "hour" ? p(d.getHours()) + ":" + p(d.getMinutes()) : p(d.getUTCMonth() + 1) + "-" + p(d.getUTCDate());
 }
 
 /** everyDay lists each UTC day from start to end (YYYY-MM-DD), with the

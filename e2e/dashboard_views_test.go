@@ -1,0 +1,72 @@
+package e2e
+
+// The dashboard as an operator in another time zone and with live logs
+// sees it: chart dates as the gateway counts them, usage arriving live on
+// the Usage page, and an audit page opened past the end of the list.
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+)
+
+func TestDashboardOperatorViews(t *testing.T) {
+	skipWithoutChromium(t)
+	clearEnv(t)
+	g := startGateway(t, mockBlock("admin {\n live_logs_enabled true\n}\n"))
+	for i := 0; i < 3; i++ {
+		chatAs(t, g, "/views/a")
+	}
+	waitAudited(t, g, 3)
+
+	b := newBrowser(t, g.URL)
+	b.viewport(t, 1280, 800, false)
+	// West of UTC, so that 00:00 UTC falls on the previous local day.
+	if _, err := chromedp.Call(b.ctx, emulation.SetTimezoneOverride, emulation.SetTimezoneOverrideParams{TimezoneID: "America/Los_Angeles"}); err != nil {
+		t.Fatal(err)
+	}
+	signIn(t, b, g)
+
+	t.Run("day buckets are labelled with the UTC date the gateway counts them under", func(t *testing.T) {
+		var stats struct {
+			Interval string `json:"interval"`
+			Buckets  []struct {
+				Start time.Time `json:"start"`
+			} `json:"buckets"`
+		}
+		adminJSON(t, g, "/admin/audit/stats?days=7", &stats)
+		if stats.Interval != "day" {
+			t.Fatalf("interval %q", stats.Interval)
+		}
+		var want []string
+		for _, bk := range stats.Buckets {
+			want = append(want, bk.Start.UTC().Format("01-02"))
+		}
+		b.open(t, "/admin/dashboard", "overview")
+		clickJS(t, b, `.seg button[data-value="7d"]`)
+		b.waitFor(t, "7-day chart", `document.body.innerText.includes("the last 7 days") && document.querySelector("#chart-status svg")`, 10*time.Second)
+		raw := eval[string](t, b, `JSON.stringify([...document.querySelectorAll('#chart-status svg text[text-anchor="middle"]')].map(e => e.textContent))`)
+		var got []string
+		if err := json.Unmarshal([]byte(raw), &got); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("labels %q, want %q", got, want)
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("labels %q, want %q (the UTC dates of the API's buckets)", got, want)
+			}
+		}
+		// The tokens chart names the same last day.
+		lastTokens := eval[string](t, b, `[...document.querySelectorAll('#chart-tokens svg text[text-anchor="middle"]')].pop().textContent`)
+		if lastTokens != want[len(want)-1] {
+			t.Errorf("tokens chart ends on %q, status chart on %q", lastTokens, want[len(want)-1])
+		}
+	})
+
+	b.checkClean(t)
+}

@@ -68,5 +68,51 @@ func TestDashboardOperatorViews(t *testing.T) {
 		}
 	})
 
+	t.Run("usage page shows each request's usage as it finishes", func(t *testing.T) {
+		var before struct {
+			TotalRequests int64 `json:"total_requests"`
+		}
+		adminJSON(t, g, "/admin/usage/summary?days=30", &before)
+		b.open(t, "/admin/dashboard/usage", "usage")
+		b.waitFor(t, "live stream connected", `document.getElementById("live-state").textContent === "Live"`, 10*time.Second)
+		if got := figure(t, b, "total_requests"); got != thousands(before.TotalRequests) {
+			t.Fatalf("requests shown %q, API %d", got, before.TotalRequests)
+		}
+		res := request(t, "POST", g.URL+"/v1/chat/completions", mockChat, append(bearer(masterKey), userPathHeader, "/views/live")...)
+		if res.Status != 200 {
+			t.Fatalf("chat: %d %s", res.Status, res.Body)
+		}
+		var answer struct {
+			Usage struct {
+				TotalTokens int64 `json:"total_tokens"`
+			} `json:"usage"`
+		}
+		if err := json.Unmarshal(res.Body, &answer); err != nil || answer.Usage.TotalTokens == 0 {
+			t.Fatalf("chat answer %s: %v", res.Body, err)
+		}
+		row := `[...document.querySelectorAll("#usage-live tbody tr")].find(tr => tr.textContent.includes("/views/live"))`
+		b.waitFor(t, "the live usage row", row, 10*time.Second)
+		if got := eval[string](t, b, row+`.cells[6].textContent`); got != thousands(answer.Usage.TotalTokens) {
+			t.Errorf("live row shows %s tokens, the answer counted %d", got, answer.Usage.TotalTokens)
+		}
+		if got := eval[string](t, b, `document.querySelector("#usage-live-since [data-count]").dataset.count`); got != "1" {
+			t.Errorf("%s requests counted since the figures were read, want 1", got)
+		}
+		// Refresh reads the figures again, the new request among them once
+		// storage has it.
+		deadline := time.Now().Add(10 * time.Second)
+		var after struct {
+			TotalRequests int64 `json:"total_requests"`
+		}
+		for adminJSON(t, g, "/admin/usage/summary?days=30", &after); after.TotalRequests <= before.TotalRequests; adminJSON(t, g, "/admin/usage/summary?days=30", &after) {
+			if time.Now().After(deadline) {
+				t.Fatal("the usage record was never stored")
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		clickJS(t, b, "#usage-refresh")
+		b.waitFor(t, "figures read again", `document.querySelector('[data-figure="total_requests"]').textContent === "`+thousands(after.TotalRequests)+`" && !document.querySelector("#usage-live-since [data-count]")`, 10*time.Second)
+	})
+
 	b.checkClean(t)
 }

@@ -1,25 +1,72 @@
 // Usage: the summary of a range (GET /admin/usage/summary), usage per
-// day, week or month as a chart and a table (GET /admin/usage/daily) and
-// usage per detected session (GET /admin/usage/sessions).
+// day, week or month as a chart and a table (GET /admin/usage/daily),
+// usage per detected session (GET /admin/usage/sessions) and, with live
+// logs on, each usage record as its request finishes, before storage has
+// written it (GET /admin/live/logs).
 
 import { api, qs } from "./api.js";
 import { h, fill, card, num, cost, when, table, seg } from "./dom.js";
 import { stackedBars } from "./charts.js";
 import { everyDay } from "./overview.js";
+import { openLive } from "./live.js";
 
 const RANGES = [["7", "7 days"], ["30", "30 days"], ["90", "90 days"], ["365", "1 year"]];
 const INTERVALS = [["daily", "Daily"], ["weekly", "Weekly"], ["monthly", "Monthly"]];
 
-export async function render(root) {
+/** LIVE_ROWS is how many live usage records the page keeps, newest first. */
+const LIVE_ROWS = 50;
+
+const LIVE_COLUMNS = [
+  { title: "Time", cell: (u) => when(u.timestamp) },
+  { title: "User path", cell: (u) => u.user_path || "/" },
+  { title: "Model", cell: (u) => u.model || "–" },
+  { title: "Provider", cell: (u) => u.provider_name || "–", phone: false },
+  { title: "Input", num: true, cell: (u) => num(u.input_tokens), phone: false },
+  { title: "Output", num: true, cell: (u) => num(u.output_tokens), phone: false },
+  { title: "Tokens", num: true, cell: (u) => num(u.total_tokens) },
+  { title: "Cost", num: true, cell: (u) => (u.cache_type ? "cache hit" : u.total_cost === null || u.total_cost === undefined ? "–" : cost(u.total_cost)) },
+];
+
+export async function render(root, ctx) {
   let days = "30", interval = "daily";
   const body = h("div", {});
   const sessionsBox = h("div", { id: "sessions" });
+  const liveState = h("span", { class: "muted", id: "live-state" });
+  const liveSince = h("div", { id: "usage-live-since" });
+  const liveBox = h("div", { id: "usage-live" });
   fill(root,
     h("div", { class: "toolbar" }, h("h1", { class: "grow" }, "Usage"),
       seg(RANGES, days, (v) => { days = v; load(); }),
       seg(INTERVALS, interval, (v) => { interval = v; load(); })),
     body,
+    h("div", { class: "panel", id: "usage-live-panel" },
+      h("div", { class: "toolbar" }, h("h2", { class: "grow" }, "Requests as they finish"), liveState), liveSince, liveBox),
     h("div", { class: "panel" }, h("h2", {}, "Sessions"), sessionsBox));
+
+  // Live usage records: the newest first, and the totals of those that
+  // finished after the figures above were read (storage may not have
+  // written them yet, so the figures do not include them until the page
+  // reads them again).
+  let liveRows = [];
+  let since = { requests: 0, tokens: 0, cost: 0 };
+
+  function renderLive() {
+    fill(liveBox, table(LIVE_COLUMNS, liveRows, { empty: "No request has finished since this page opened." }));
+    fill(liveSince, since.requests === 0 ? null :
+      h("div", { class: "toolbar" },
+        h("span", { class: "grow muted", "data-count": since.requests },
+          `${num(since.requests)} ${since.requests === 1 ? "request" : "requests"} (${num(since.tokens)} tokens, ${cost(since.cost)}) finished since the figures above were read.`),
+        h("button", { type: "button", class: "secondary small", id: "usage-refresh", onclick: () => load() }, "Refresh")));
+  }
+
+  function liveUsage(u) {
+    liveRows.unshift(u);
+    if (liveRows.length > LIVE_ROWS) liveRows.length = LIVE_ROWS;
+    since.requests++;
+    since.tokens += Number(u.total_tokens) || 0;
+    if (!u.cache_type) since.cost += Number(u.total_cost) || 0;
+    renderLive();
+  }
 
   async function load() {
     let summary, periods;
@@ -33,6 +80,8 @@ export async function render(root) {
       return;
     }
     periods = periods || [];
+    since = { requests: 0, tokens: 0, cost: 0 };
+    renderLive();
     const asc = interval === "daily" ? everyDay(summary.start_date, summary.end_date, periods) : [...periods].reverse();
     fill(body,
       h("div", { class: "cards", id: "usage-summary" },
@@ -89,4 +138,14 @@ export async function render(root) {
   }
 
   await load();
+  if (ctx && ctx.config.features && ctx.config.features.dashboard_live_logs_enabled) {
+    openLive({
+      usage: liveUsage,
+      // The records missed are gone from the stream: read the figures again.
+      reset: () => load(),
+      state: (on, why) => fill(liveState, h("span", { class: "live-dot" + (on ? " on" : "") }), on ? "Live" : why === "off" ? "Live: not available" : "Live: reconnecting"),
+    });
+  } else {
+    fill(liveState, "Live logs are off (DASHBOARD_LIVE_LOGS_ENABLED)");
+  }
 }

@@ -114,5 +114,21 @@ func TestDashboardOperatorViews(t *testing.T) {
 		b.waitFor(t, "figures read again", `document.querySelector('[data-figure="total_requests"]').textContent === "`+thousands(after.TotalRequests)+`" && !document.querySelector("#usage-live-since [data-count]")`, 10*time.Second)
 	})
 
+	t.Run("an audit page past the end of the list shows the last page", func(t *testing.T) {
+		total := auditTotal(t, g)
+		if total == 0 || total > 50 {
+			t.Fatalf("%d entries: the test wants one page", total)
+		}
+		b.open(t, "/admin/dashboard/audit?offset=5000", "audit")
+		b.waitFor(t, "the last page", `new URLSearchParams(location.search).get("offset") === null && document.querySelectorAll("#audit-list tbody tr[data-id]").length > 0`, 10*time.Second)
+		if n := eval[int](t, b, `document.querySelectorAll("#audit-list tbody tr[data-id]").length`); n != total {
+			t.Errorf("%d rows, API %d entries", n, total)
+		}
+		want := "1–" + thousands(int64(total)) + " of " + thousands(int64(total))
+		if got := eval[string](t, b, `document.getElementById("audit-total").textContent`); got != want {
+			t.Errorf("footer %q, want %q", got, want)
+		}
+	})
+
 	b.checkClean(t)
 }

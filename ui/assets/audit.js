@@ -84,6 +84,13 @@ export async function render(root, ctx) {
       fill(pager);
       return;
     }
+    if (page.entries.length === 0 && offset > 0) {
+      // A page past the end (an old link, or entries gone since): show the
+      // last page there is. The new offset is smaller, so this ends.
+      offset = page.total > 0 ? Math.floor((page.total - 1) / PAGE) * PAGE : 0;
+      syncURL();
+      return load();
+    }
     rows.clear();
     const t = table(COLUMNS, page.entries, { onclick: open, empty: "No audit entries match." });
     const trs = t.querySelectorAll("tbody tr");

@@ -132,3 +132,46 @@ func TestDashboardOperatorViews(t *testing.T) {
 
 	b.checkClean(t)
 }
+
+// TestDashboardFeaturesOff: with the audit log, usage tracking and rate
+// limiting switched off, the pages say so instead of showing zeros and
+// unenforced rules as if they were live.
+func TestDashboardFeaturesOff(t *testing.T) {
+	skipWithoutChromium(t)
+	clearEnv(t)
+	t.Setenv("LOGGING_ENABLED", "false")
+	t.Setenv("USAGE_ENABLED", "false")
+	t.Setenv("RATE_LIMITS_ENABLED", "false")
+	g := startGateway(t, mockBlock("admin {\n live_logs_enabled true\n}\n"))
+	if res := adminCall(t, g, "PUT", "/admin/rate-limits", `{"user_path":"/off","period":"minute","max_requests":1}`); res.Status != 200 {
+		t.Fatalf("rule: %d %s", res.Status, res.Body)
+	}
+	b := newBrowser(t, g.URL)
+	b.viewport(t, 1280, 800, false)
+	signIn(t, b, g)
+	for _, c := range []struct{ path, page, off string }{
+		{"/admin/dashboard", "overview", "logging_enabled"},
+		{"/admin/dashboard", "overview", "usage_enabled"},
+		{"/admin/dashboard/audit", "audit", "logging_enabled"},
+		{"/admin/dashboard/usage", "usage", "usage_enabled"},
+		{"/admin/dashboard/limits", "limits", "rate_limits_enabled"},
+	} {
+		b.open(t, c.path, c.page)
+		if !eval[bool](t, b, `!!document.querySelector('[data-off="`+c.off+`"]')`) {
+			t.Errorf("%s does not say that %s is off", c.path, c.off)
+		}
+	}
+	b.open(t, "/admin/dashboard/audit", "audit")
+	if got := eval[string](t, b, `document.getElementById("live-state").textContent`); got == "Live" {
+		t.Error("the audit page shows Live while nothing is recorded")
+	}
+	b.open(t, "/admin/dashboard/usage", "usage")
+	if got := eval[string](t, b, `document.getElementById("live-state").textContent`); got == "Live" {
+		t.Error("the usage page shows Live while no usage is recorded")
+	}
+	b.open(t, "/admin/dashboard/keys", "keys")
+	if eval[bool](t, b, `!!document.querySelector("[data-off]")`) {
+		t.Error("the keys page shows a feature-off notice")
+	}
+	b.checkClean(t)
+}

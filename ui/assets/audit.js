@@ -4,7 +4,7 @@
 // logs on, new requests at the top as they start and finish.
 
 import { api, qs } from "./api.js";
-import { h, fill, num, ns, when, statusCell, table, tableRow, pretty, cost } from "./dom.js";
+import { h, fill, num, ns, when, statusCell, table, tableRow, pretty, cost, featureOff } from "./dom.js";
 import { openLive } from "./live.js";
 import { conversation } from "./conversation.js";
 
@@ -42,7 +42,9 @@ export async function render(root, ctx) {
     field("start_date", "From", { type: "date" }), field("end_date", "To", { type: "date" }),
     h("button", { type: "submit" }, "Filter"),
     h("button", { type: "button", class: "secondary", onclick: () => { for (const k in inputs) inputs[k].value = ""; apply(); } }, "Clear"));
-  fill(root, h("div", { class: "toolbar" }, h("h1", { class: "grow" }, "Audit logs"), liveState), form, listBox, pager);
+  const features = ctx.config.features || {};
+  const off = featureOff(features, "logging_enabled", "LOGGING_ENABLED", "The audit log is off: requests are not recorded, so no new entry appears here");
+  fill(root, h("div", { class: "toolbar" }, h("h1", { class: "grow" }, "Audit logs"), liveState), off, form, listBox, pager);
 
   function filtered() {
     return Object.values(filters).some((v) => v !== "");
@@ -131,7 +133,9 @@ export async function render(root, ctx) {
   }
 
   await load();
-  if (ctx.config.features && ctx.config.features.dashboard_live_logs_enabled) {
+  if (off) {
+    fill(liveState, "Live: audit log off");
+  } else if (features.dashboard_live_logs_enabled) {
     openLive({
       audit: live,
       reset: () => load(),

@@ -177,3 +177,13 @@ export function pretty(v) {
   } else text = JSON.stringify(v, null, 2);
   return h("pre", {}, text);
 }
+
+/**
+ * featureOff returns a notice that a feature the page shows is switched
+ * off (features is the runtime config's map; name its key there, env the
+ * variable that turns it on), or null when it is on.
+ */
+export function featureOff(features, name, env, text) {
+  if (!features || features[name] !== false) return null;
+  return h("p", { class: "warn", role: "status", "data-off": name }, text + " (" + env + "=false).");
+}

@@ -4,7 +4,7 @@
 // are shown read-only.
 
 import { api } from "./api.js";
-import { h, fill, num, cost, when, table, bar, toast, dialog, confirmAction } from "./dom.js";
+import { h, fill, num, cost, when, table, bar, toast, dialog, confirmAction, featureOff } from "./dom.js";
 
 const REFRESH_MS = 5000;
 
@@ -52,7 +52,7 @@ async function typedReset(what) {
   return v === "reset";
 }
 
-export async function render(root) {
+export async function render(root, ctx) {
   const rulesBox = h("div", { id: "rate-limits" });
   const budgetsBox = h("div", { id: "budgets" });
   fill(root,
@@ -61,6 +61,7 @@ export async function render(root) {
       h("div", { class: "toolbar" }, h("h2", { class: "grow" }, "Rate limits"),
         h("button", { type: "button", id: "new-rule", onclick: () => editRule(null) }, "New rule"),
         h("button", { type: "button", class: "danger", id: "reset-all-rules", onclick: resetAllRules }, "Reset all")),
+      featureOff(ctx && ctx.config.features, "rate_limits_enabled", "RATE_LIMITS_ENABLED", "Rate limiting is off: these rules are kept but not enforced, and no request is counted"),
       rulesBox),
     h("div", { class: "panel" },
       h("div", { class: "toolbar" }, h("h2", { class: "grow" }, "Budgets"),

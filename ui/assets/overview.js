@@ -3,7 +3,7 @@
 // (GET /admin/usage/daily), and the totals of the chosen range.
 
 import { api, qs } from "./api.js";
-import { h, fill, card, num, cost, ms, pct, seg } from "./dom.js";
+import { h, fill, card, num, cost, ms, pct, seg, featureOff } from "./dom.js";
 import { stackedBars, lines, seriesClass } from "./charts.js";
 
 /** RANGES: value, label, days asked of the API, hourly buckets kept. */
@@ -58,12 +58,14 @@ export function rangeTotals(stats, keep) {
   return { from, buckets, t };
 }
 
-export async function render(root) {
+export async function render(root, ctx) {
   let range = "24h";
   const body = h("div", {});
   fill(root,
     h("div", { class: "toolbar" }, h("h1", { class: "grow" }, "Overview"),
       seg(RANGES.map((r) => [r[0], r[1]]), range, (v) => { range = v; load(); })),
+    featureOff(ctx && ctx.config.features, "logging_enabled", "LOGGING_ENABLED", "The audit log is off: requests, status and latency are not recorded"),
+    featureOff(ctx && ctx.config.features, "usage_enabled", "USAGE_ENABLED", "Usage tracking is off: tokens and cost are not recorded"),
     body);
 
   async function load() {

@@ -5,7 +5,7 @@
 // written it (GET /admin/live/logs).
 
 import { api, qs } from "./api.js";
-import { h, fill, card, num, cost, when, table, seg } from "./dom.js";
+import { h, fill, card, num, cost, when, table, seg, featureOff } from "./dom.js";
 import { stackedBars } from "./charts.js";
 import { everyDay } from "./overview.js";
 import { openLive } from "./live.js";
@@ -38,6 +38,7 @@ export async function render(root, ctx) {
     h("div", { class: "toolbar" }, h("h1", { class: "grow" }, "Usage"),
       seg(RANGES, days, (v) => { days = v; load(); }),
       seg(INTERVALS, interval, (v) => { interval = v; load(); })),
+    featureOff(ctx && ctx.config.features, "usage_enabled", "USAGE_ENABLED", "Usage tracking is off: no usage is recorded, so these figures do not grow"),
     body,
     h("div", { class: "panel", id: "usage-live-panel" },
       h("div", { class: "toolbar" }, h("h2", { class: "grow" }, "Requests as they finish"), liveState), liveSince, liveBox),
@@ -138,7 +139,10 @@ export async function render(root, ctx) {
   }
 
   await load();
-  if (ctx && ctx.config.features && ctx.config.features.dashboard_live_logs_enabled) {
+  const features = (ctx && ctx.config.features) || {};
+  if (features.usage_enabled === false) {
+    fill(liveState, "Live: usage tracking off");
+  } else if (features.dashboard_live_logs_enabled) {
     openLive({
       usage: liveUsage,
       // The records missed are gone from the stream: read the figures again.

@@ -70,6 +70,9 @@ func (c Caller) sees(userPath string) bool { return c.Admin || c.UserPath == use
 
 // Upload stores a JSONL input file of c's after checking every line.
 func (s *Service) Upload(c Caller, filename, purpose string, content []byte) (*File, error) {
+	if purpose == "" {
+		return nil, missing("purpose")
+	}
 	if purpose != PurposeBatch {
 		return nil, invalid("purpose", "purpose must be %q", PurposeBatch)
 	}
@@ -119,6 +122,14 @@ type CreateRequest struct {
 // req.Endpoint, stores it and starts running it. It returns the batch and
 // the model of its first line.
 func (s *Service) Create(c Caller, req CreateRequest) (*Batch, string, error) {
+	// A field left out is missing_required_parameter, as for
+	// input_file_id, not a wrong value.
+	if req.Endpoint == "" {
+		return nil, "", missing("endpoint")
+	}
+	if req.CompletionWindow == "" {
+		return nil, "", missing("completion_window")
+	}
 	if !supportedEndpoint(req.Endpoint) {
 		return nil, "", invalid("endpoint", "endpoint must be /v1/chat/completions or /v1/embeddings")
 	}

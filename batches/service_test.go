@@ -219,6 +219,38 @@ func TestRefusalsNameTheField(t *testing.T) {
 	}
 }
 
+// TestMissingFieldsAreMissingRequiredParameter: a submission or upload
+// that leaves a required field out is refused with code
+// missing_required_parameter naming that field, not invalid_value.
+func TestMissingFieldsAreMissingRequiredParameter(t *testing.T) {
+	s := newService(t, &slowExec{}, &usageSink{})
+	c := batches.Caller{UserPath: "/a"}
+	f, err := s.Upload(c, "in.jsonl", "batch", input(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(what string, err error, param string) {
+		t.Helper()
+		var inv *batches.InvalidError
+		if !errors.As(err, &inv) || inv.Param != param || inv.Code != batches.CodeMissing {
+			t.Errorf("%s: %v (%+v), want %s naming %s", what, err, inv, batches.CodeMissing, param)
+		}
+	}
+	_, err = s.Upload(c, "in.jsonl", "", input(1))
+	check("upload without purpose", err, "purpose")
+	for _, tc := range []struct {
+		req   batches.CreateRequest
+		param string
+	}{
+		{batches.CreateRequest{InputFileID: f.ID, CompletionWindow: "24h"}, "endpoint"},
+		{batches.CreateRequest{InputFileID: f.ID, Endpoint: "/v1/chat/completions"}, "completion_window"},
+		{batches.CreateRequest{Endpoint: "/v1/chat/completions", CompletionWindow: "24h"}, "input_file_id"},
+	} {
+		_, _, err := s.Create(c, tc.req)
+		check(fmt.Sprintf("create %+v", tc.req), err, tc.param)
+	}
+}
+
 func TestCancelFinishedBatchIsConflict(t *testing.T) {
 	s := newService(t, &slowExec{}, &usageSink{})
 	c := batches.Caller{UserPath: "/"}

@@ -169,7 +169,7 @@ func TestAuditConversation(t *testing.T) {
 	if ents := m["entries"].([]any); m["truncated"] != true || len(ents) != 1 || ents[0].(map[string]any)["id"] != es[1].ID.String() {
 		t.Fatalf("limited conversation %v", m)
 	}
-	do(h, "GET", "/admin/audit/conversation", "").expectErr(t, 400, "invalid_request_error", "missing_parameter")
+	do(h, "GET", "/admin/audit/conversation", "").expectErr(t, 400, "invalid_request_error", "missing_required_parameter")
 	do(h, "GET", "/admin/audit/conversation?log_id="+es[1].ID.String()+"&limit=0", "").expectErr(t, 400, "invalid_request_error", "invalid_value")
 	do(h, "GET", "/admin/audit/conversation?log_id="+es[1].ID.String()+"&limit=x", "").expectErr(t, 400, "invalid_request_error", "invalid_value")
 	do(h, "GET", "/admin/audit/conversation?log_id=nope", "").expectErr(t, 404, "not_found_error", "audit_entry_not_found")

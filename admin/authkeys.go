@@ -175,7 +175,7 @@ func (h *Handler) keyError(w http.ResponseWriter, err error) {
 		apierr.Write(w, apierr.New(http.StatusConflict, apierr.TypeInvalidRequest,
 			"this API key has expired and cannot be enabled again; create a new key").WithCode("api_key_expired").WithParam("enabled"))
 	case errors.As(err, &in):
-		apierr.Write(w, apierr.InvalidRequest(in.Error()).WithCode("invalid_value").WithParam(in.Field))
+		apierr.Write(w, apierr.InvalidRequest(in.Error()).WithCode(apierr.CodeInvalidValue).WithParam(in.Field))
 	default:
 		if writeUnavailable(w, err) {
 			return

@@ -65,11 +65,11 @@ func (h *Handler) budgetList(s *budgets.Service) BudgetList {
 func pathKey(p params) (budgets.Key, *apierr.Error) {
 	up, err := url.PathUnescape(p["user_path"])
 	if err != nil {
-		return budgets.Key{}, apierr.InvalidRequest("user_path: not a valid URL-encoded path").WithCode("invalid_value").WithParam("user_path")
+		return budgets.Key{}, apierr.InvalidRequest("user_path: not a valid URL-encoded path").WithCode(apierr.CodeInvalidValue).WithParam("user_path")
 	}
 	period, err := budgets.ParsePeriod(p["period"])
 	if err != nil {
-		return budgets.Key{}, apierr.InvalidRequest(err.Error()).WithCode("invalid_value").WithParam("period")
+		return budgets.Key{}, apierr.InvalidRequest(err.Error()).WithCode(apierr.CodeInvalidValue).WithParam("period")
 	}
 	return budgets.Key{UserPath: up, Period: period}, nil
 }
@@ -77,7 +77,7 @@ func pathKey(p params) (budgets.Key, *apierr.Error) {
 // key checks the reset-one body: exactly one of period and period_seconds.
 func (b budgetKeyBody) key() (budgets.Key, *apierr.Error) {
 	bad := func(field, msg string) *apierr.Error {
-		return apierr.InvalidRequest(field + ": " + msg).WithCode("invalid_value").WithParam(field)
+		return apierr.InvalidRequest(field + ": " + msg).WithCode(apierr.CodeInvalidValue).WithParam(field)
 	}
 	if b.UserPath == "" {
 		return budgets.Key{}, bad("user_path", "missing")
@@ -126,7 +126,7 @@ func (h *Handler) putBudget(w http.ResponseWriter, r *http.Request, p params) {
 		return
 	}
 	if req.Amount == nil {
-		apierr.Write(w, apierr.InvalidRequest("amount: missing").WithCode("invalid_value").WithParam("amount"))
+		apierr.Write(w, apierr.InvalidRequest("amount: missing").WithCode(apierr.CodeInvalidValue).WithParam("amount"))
 		return
 	}
 	e, err := s.Put(k, *req.Amount, req.PerChild)
@@ -258,7 +258,7 @@ func (h *Handler) budgetError(w http.ResponseWriter, err error, param string) {
 	case errors.Is(err, budgets.ErrNotFound):
 		apierr.Write(w, apierr.NotFound(msg).WithCode("budget_not_found"))
 	case errors.Is(err, budgets.ErrInvalidBudget), errors.Is(err, budgets.ErrInvalidSettings):
-		e := apierr.InvalidRequest(msg).WithCode("invalid_value")
+		e := apierr.InvalidRequest(msg).WithCode(apierr.CodeInvalidValue)
 		if p := apierr.ParamOf(err); p != "" {
 			param = p
 		}

@@ -128,7 +128,7 @@ func (h *Handler) putRateLimit(w http.ResponseWriter, r *http.Request, _ params)
 		return
 	}
 	if err := h.opts.Config.Providers.CheckRule(rule); err != nil {
-		apierr.Write(w, apierr.InvalidRequest(err.Error()).WithCode("invalid_value").WithParam(apierr.ParamOf(err)))
+		apierr.Write(w, apierr.InvalidRequest(err.Error()).WithCode(apierr.CodeInvalidValue).WithParam(apierr.ParamOf(err)))
 		return
 	}
 	if err := e.Upsert(rule, prev); err != nil {

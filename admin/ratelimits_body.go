@@ -36,7 +36,7 @@ type rateLimitWrite struct {
 // two agree (a rule copied from GET carries both).
 func (k rateLimitKey) key(prefix string) (limits.Key, *apierr.Error) {
 	bad := func(field, msg string) *apierr.Error {
-		return apierr.InvalidRequest(prefix + field + ": " + msg).WithCode("invalid_value").WithParam(prefix + field)
+		return apierr.InvalidRequest(prefix + field + ": " + msg).WithCode(apierr.CodeInvalidValue).WithParam(prefix + field)
 	}
 	out := limits.Key{Scope: limits.Scope(strings.TrimSpace(k.Scope)), Subject: strings.TrimSpace(k.Subject), PeriodSeconds: k.PeriodSeconds}
 	if up := strings.TrimSpace(k.UserPath); up != "" {
@@ -76,9 +76,9 @@ func (k rateLimitKey) key(prefix string) (limits.Key, *apierr.Error) {
 func ruleFieldError(prefix string, err error) *apierr.Error {
 	var fe *apierr.FieldError
 	if !errors.As(err, &fe) {
-		return apierr.InvalidRequest(err.Error()).WithCode("invalid_value")
+		return apierr.InvalidRequest(err.Error()).WithCode(apierr.CodeInvalidValue)
 	}
-	return apierr.InvalidRequest(prefix + fe.Error()).WithCode("invalid_value").WithParam(prefix + fe.Field)
+	return apierr.InvalidRequest(prefix + fe.Error()).WithCode(apierr.CodeInvalidValue).WithParam(prefix + fe.Field)
 }
 
 // rule checks and converts the body into the rule to write and the key of

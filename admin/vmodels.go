@@ -140,7 +140,7 @@ func (h *Handler) deleteVirtualModel(w http.ResponseWriter, _ *http.Request, p p
 	}
 	source, err := url.PathUnescape(p["source"])
 	if err != nil {
-		apierr.Write(w, apierr.InvalidRequest("source: not a valid URL-encoded model name").WithCode("invalid_value").WithParam("source"))
+		apierr.Write(w, apierr.InvalidRequest("source: not a valid URL-encoded model name").WithCode(apierr.CodeInvalidValue).WithParam("source"))
 		return
 	}
 	if err := s.Delete(source); err != nil {
@@ -188,7 +188,7 @@ func (h *Handler) deleteFailover(w http.ResponseWriter, _ *http.Request, p param
 	}
 	primary, err := url.PathUnescape(p["primary_model"])
 	if err != nil {
-		apierr.Write(w, apierr.InvalidRequest("primary_model: not a valid URL-encoded model name").WithCode("invalid_value").WithParam("primary_model"))
+		apierr.Write(w, apierr.InvalidRequest("primary_model: not a valid URL-encoded model name").WithCode(apierr.CodeInvalidValue).WithParam("primary_model"))
 		return
 	}
 	if err := s.DeleteFailover(primary); err != nil {
@@ -214,7 +214,7 @@ func vmError(w http.ResponseWriter, err error, what string) {
 	case errors.Is(err, vmodels.ErrInvalid):
 		// The message without the sentinel's "invalid: ", and param
 		// naming the field when one is at fault.
-		e := apierr.InvalidRequest(strings.TrimPrefix(msg, vmodels.ErrInvalid.Error()+": ")).WithCode("invalid_value")
+		e := apierr.InvalidRequest(strings.TrimPrefix(msg, vmodels.ErrInvalid.Error()+": ")).WithCode(apierr.CodeInvalidValue)
 		if param := apierr.ParamOf(err); param != "" {
 			e = e.WithParam(param)
 		}
@@ -235,7 +235,7 @@ func (h *Handler) listModels(w http.ResponseWriter, r *http.Request, _ params) {
 	category := r.URL.Query().Get("category")
 	if category != "" && !catalog.ValidCategory(category) {
 		apierr.Write(w, apierr.InvalidRequest("category: must be one of all, text_generation, embedding, image, audio, video, utility").
-			WithCode("invalid_value").WithParam("category"))
+			WithCode(apierr.CodeInvalidValue).WithParam("category"))
 		return
 	}
 	rows := []vmodels.InventoryEntry{}

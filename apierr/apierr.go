@@ -22,6 +22,20 @@ const (
 	TypeNotFound       = "not_found_error"
 )
 
+// Codes of a refused request's field, shared by every endpoint that checks
+// its input, so that one mistake is named the same way everywhere.
+const (
+	// CodeMissingParameter is a required field or query parameter left
+	// out.
+	CodeMissingParameter = "missing_required_parameter"
+	// CodeInvalidValue is a field or query parameter whose value is not
+	// one the endpoint takes.
+	CodeInvalidValue = "invalid_value"
+	// CodeInvalidMultipart is a multipart/form-data body that does not
+	// parse.
+	CodeInvalidMultipart = "invalid_multipart"
+)
+
 // Error is the gateway error object. It implements error so it can travel
 // through ordinary Go error returns and be recovered with errors.As.
 type Error struct {

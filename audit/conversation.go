@@ -34,7 +34,7 @@ type Conversation struct {
 func ParseConversationQuery(v url.Values) (anchorID string, limit int, err error) {
 	anchorID = v.Get("log_id")
 	if anchorID == "" {
-		return "", 0, apierr.InvalidRequest("log_id is required").WithCode("missing_parameter").WithParam("log_id")
+		return "", 0, apierr.InvalidRequest("log_id is required").WithCode(apierr.CodeMissingParameter).WithParam("log_id")
 	}
 	if limit, err = intParam(v, "limit", DefaultConversationLimit, 1); err != nil {
 		return "", 0, err
@@ -50,7 +50,7 @@ func ParseConversationQuery(v url.Values) (anchorID string, limit int, err error
 // a 404 not_found_error; an empty one a 400.
 func (qs *Queries) Conversation(anchorID string, limit int) (Conversation, error) {
 	if anchorID == "" {
-		return Conversation{}, apierr.InvalidRequest("log_id is required").WithCode("missing_parameter").WithParam("log_id")
+		return Conversation{}, apierr.InvalidRequest("log_id is required").WithCode(apierr.CodeMissingParameter).WithParam("log_id")
 	}
 	limit = max(1, min(limit, MaxConversationLimit))
 	anchor, err := qs.Get(anchorID)

@@ -117,5 +117,5 @@ func parseDate(v url.Values, name string) (time.Time, bool, error) {
 
 // badParam is the 400 error for an invalid query parameter.
 func badParam(name, msg string) *apierr.Error {
-	return apierr.InvalidRequest(msg).WithCode("invalid_value").WithParam(name)
+	return apierr.InvalidRequest(msg).WithCode(apierr.CodeInvalidValue).WithParam(name)
 }

@@ -6,30 +6,24 @@ import (
 	"fmt"
 	"sort"
 	"time"
+
+	"github.com/modelgate/modelgate/apierr"
 )
 
 // ErrInvalid wraps the reasons a request is refused.
 var ErrInvalid = errors.New("invalid request")
 
 // invalid returns an ErrInvalid error naming param, code
-// CodeInvalidValue.
+// apierr.CodeInvalidValue.
 func invalid(param, format string, args ...any) error {
-	return &InvalidError{Param: param, Code: CodeInvalidValue, Message: fmt.Sprintf(format, args...)}
+	return &InvalidError{Param: param, Code: apierr.CodeInvalidValue, Message: fmt.Sprintf(format, args...)}
 }
 
 // missing returns the ErrInvalid error of a required field left out, code
-// CodeMissing.
+// apierr.CodeMissingParameter.
 func missing(param string) error {
-	return &InvalidError{Param: param, Code: CodeMissing, Message: param + " is required"}
+	return &InvalidError{Param: param, Code: apierr.CodeMissingParameter, Message: param + " is required"}
 }
-
-// Codes of refused requests.
-const (
-	// CodeInvalidValue is a field with a value the API does not take.
-	CodeInvalidValue = "invalid_value"
-	// CodeMissing is a required field left out.
-	CodeMissing = "missing_required_parameter"
-)
 
 // InvalidError is a refused request: Param names the field at fault and
 // Code says what is wrong with it.

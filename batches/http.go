@@ -86,7 +86,7 @@ func (h *Handler) upload(w http.ResponseWriter, r *http.Request, c Caller) {
 	r.Body = http.MaxBytesReader(w, r.Body, max)
 	mr, err := r.MultipartReader()
 	if err != nil {
-		apierr.WriteFor(w, r, apierr.InvalidRequest("malformed multipart body: "+err.Error()))
+		apierr.WriteFor(w, r, apierr.InvalidRequest("malformed multipart body: "+err.Error()).WithCode(apierr.CodeInvalidMultipart))
 		return
 	}
 	var purpose, filename string
@@ -114,12 +114,12 @@ func (h *Handler) upload(w http.ResponseWriter, r *http.Request, c Caller) {
 					"the upload exceeds "+strconv.FormatInt(max, 10)+" bytes").WithCode("request_too_large"))
 				return
 			}
-			apierr.WriteFor(w, r, apierr.InvalidRequest("malformed multipart body: "+err.Error()))
+			apierr.WriteFor(w, r, apierr.InvalidRequest("malformed multipart body: "+err.Error()).WithCode(apierr.CodeInvalidMultipart))
 			return
 		}
 	}
 	if !haveFile {
-		apierr.WriteFor(w, r, apierr.InvalidRequest("file is required").WithParam("file"))
+		apierr.WriteFor(w, r, apierr.InvalidRequest("file is required").WithParam("file").WithCode(apierr.CodeMissingParameter))
 		return
 	}
 	f, err := h.Service.Upload(c, filename, purpose, content)
@@ -181,7 +181,7 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request, c Caller) {
 	if s := q.Get("limit"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > 100 {
-			apierr.WriteFor(w, r, apierr.InvalidRequest("limit must be an integer from 1 to 100").WithParam("limit"))
+			apierr.WriteFor(w, r, apierr.InvalidRequest("limit must be an integer from 1 to 100").WithParam("limit").WithCode(apierr.CodeInvalidValue))
 			return
 		}
 		limit = n
@@ -217,7 +217,7 @@ func writeErr(w http.ResponseWriter, r *http.Request, err error, what string) {
 	case errors.Is(err, ErrNotFound):
 		apierr.WriteFor(w, r, apierr.New(http.StatusNotFound, apierr.TypeNotFound, "no "+what).WithCode("not_found"))
 	case errors.As(err, &inv):
-		e := apierr.InvalidRequest(inv.Message).WithCode(cmp.Or(inv.Code, CodeInvalidValue))
+		e := apierr.InvalidRequest(inv.Message).WithCode(cmp.Or(inv.Code, apierr.CodeInvalidValue))
 		if inv.Param != "" {
 			e = e.WithParam(inv.Param)
 		}

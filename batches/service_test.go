@@ -14,6 +14,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/modelgate/modelgate/apierr"
 	"github.com/modelgate/modelgate/audit"
 	"github.com/modelgate/modelgate/batches"
 	"github.com/modelgate/modelgate/store"
@@ -232,8 +233,8 @@ func TestMissingFieldsAreMissingRequiredParameter(t *testing.T) {
 	check := func(what string, err error, param string) {
 		t.Helper()
 		var inv *batches.InvalidError
-		if !errors.As(err, &inv) || inv.Param != param || inv.Code != batches.CodeMissing {
-			t.Errorf("%s: %v (%+v), want %s naming %s", what, err, inv, batches.CodeMissing, param)
+		if !errors.As(err, &inv) || inv.Param != param || inv.Code != apierr.CodeMissingParameter {
+			t.Errorf("%s: %v (%+v), want %s naming %s", what, err, inv, apierr.CodeMissingParameter, param)
 		}
 	}
 	_, err = s.Upload(c, "in.jsonl", "", input(1))
@@ -278,5 +279,33 @@ func TestCancelFinishedBatchIsConflict(t *testing.T) {
 	}
 	if after, err := s.Batch(c, b.ID); err != nil || after.Status != batches.StatusCompleted || after.CancellingAt != 0 {
 		t.Fatalf("the refused cancel changed the batch: %+v %v", after, err)
+	}
+}
+
+func TestUploadAndListRefusalsCarryACode(t *testing.T) {
+	h := &batches.Handler{Service: newService(t, &slowExec{}, &usageSink{})}
+	upload := func(body, contentType string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest("POST", "/v1/files", strings.NewReader(body))
+		req.Header.Set("Content-Type", contentType)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec
+	}
+	noFile := "--b\r\nContent-Disposition: form-data; name=\"purpose\"\r\n\r\nbatch\r\n--b--\r\n"
+	list := httptest.NewRecorder()
+	h.ServeHTTP(list, httptest.NewRequest("GET", "/v1/batches?limit=abc", nil))
+	for _, c := range []struct {
+		what        string
+		rec         *httptest.ResponseRecorder
+		code, param string
+	}{
+		{"upload without a file part", upload(noFile, "multipart/form-data; boundary=b"), apierr.CodeMissingParameter, "file"},
+		{"upload cut short", upload("--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"x\"\r\n\r\nab", "multipart/form-data; boundary=b"), apierr.CodeInvalidMultipart, ""},
+		{"list with a limit that is not a number", list, apierr.CodeInvalidValue, "limit"},
+	} {
+		body := c.rec.Body.String()
+		if c.rec.Code != 400 || gjson.Get(body, "error.code").Str != c.code || gjson.Get(body, "error.param").Str != c.param {
+			t.Errorf("%s: %d %s, want 400 code %s param %q", c.what, c.rec.Code, body, c.code, c.param)
+		}
 	}
 }

@@ -93,7 +93,7 @@ func TestAuditAdminReads(t *testing.T) {
 	if ents := m["entries"].([]any); len(ents) != 2 || ents[0].(map[string]any)["id"] != first.ID.String() || m["truncated"] != false {
 		t.Fatalf("conversation %v", m)
 	}
-	adminCall(t, g, "GET", "/admin/audit/conversation", "").ExpectErr(t, 400, "invalid_request_error", "missing_parameter")
+	adminCall(t, g, "GET", "/admin/audit/conversation", "").ExpectErr(t, 400, "invalid_request_error", "missing_required_parameter")
 	adminCall(t, g, "GET", "/admin/audit/conversation?log_id="+audit.NewID(now).String(), "").ExpectErr(t, 404, "not_found_error", "audit_entry_not_found")
 
 	m = adminCall(t, g, "GET", "/admin/usage/summary?days=1", "").JSON(t)

@@ -101,7 +101,7 @@ func (s *Service) prepareTranscription(r *http.Request) (*call, providers.Transc
 	}
 	requested, _ := f.Get("model")
 	if requested == "" {
-		return nil, nil, nil, apierr.InvalidRequest("missing required parameter: model").WithParam("model").WithCode("missing_required_parameter")
+		return nil, nil, nil, apierr.InvalidRequest("missing required parameter: model").WithParam("model").WithCode(apierr.CodeMissingParameter)
 	}
 	p, model, err := s.resolve(r.Context(), requested)
 	if err != nil {
@@ -181,11 +181,11 @@ func readTranscriptionForm(r *http.Request, max int64) (*providers.Transcription
 			return nil, tooLarge(max)
 		}
 		if err != nil {
-			return nil, apierr.InvalidRequest("malformed multipart body: " + err.Error()).WithCode("invalid_multipart")
+			return nil, apierr.InvalidRequest("malformed multipart body: " + err.Error()).WithCode(apierr.CodeInvalidMultipart)
 		}
 	}
 	if !seenFile {
-		return nil, apierr.InvalidRequest("missing required parameter: file").WithParam("file").WithCode("missing_required_parameter")
+		return nil, apierr.InvalidRequest("missing required parameter: file").WithParam("file").WithCode(apierr.CodeMissingParameter)
 	}
 	if strings.TrimSpace(f.FileName) == "" {
 		f.FileName = "audio"

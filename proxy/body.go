@@ -145,10 +145,10 @@ func readAllSized(r io.Reader, size int) ([]byte, error) {
 func (f requestFields) modelName() (string, error) {
 	raw := f.Model
 	if raw == nil || string(raw) == "null" {
-		return "", apierr.InvalidRequest("missing required parameter: model").WithParam("model").WithCode("missing_required_parameter")
+		return "", apierr.InvalidRequest("missing required parameter: model").WithParam("model").WithCode(apierr.CodeMissingParameter)
 	}
 	if len(raw) < 3 || raw[0] != '"' {
-		return "", apierr.InvalidRequest("model must be a non-empty string").WithParam("model").WithCode("invalid_value")
+		return "", apierr.InvalidRequest("model must be a non-empty string").WithParam("model").WithCode(apierr.CodeInvalidValue)
 	}
 	s, _ := reqbody.Text(raw)
 	return s, nil

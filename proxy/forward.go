@@ -319,7 +319,7 @@ func (s *Service) prepare(r *http.Request, in ingress, req *request) (*call, err
 	if in == ingressMessages && fields.MaxTokens == nil {
 		// Anthropic's API requires max_tokens; so does the gateway, whatever
 		// the target, in Anthropic's own wording.
-		return nil, apierr.InvalidRequest("max_tokens: Field required").WithParam("max_tokens").WithCode("missing_required_parameter")
+		return nil, apierr.InvalidRequest("max_tokens: Field required").WithParam("max_tokens").WithCode(apierr.CodeMissingParameter)
 	}
 	info := reqinfo.From(r.Context())
 	if info == nil {

@@ -74,7 +74,7 @@ func (s *Service) realtime(w http.ResponseWriter, r *http.Request) {
 	}
 	requested := r.URL.Query().Get("model")
 	if requested == "" {
-		apierr.WriteFor(w, r, apierr.InvalidRequest("model is required").WithParam("model").WithCode("missing_required_parameter"))
+		apierr.WriteFor(w, r, apierr.InvalidRequest("model is required").WithParam("model").WithCode(apierr.CodeMissingParameter))
 		return
 	}
 	p, model, err := s.resolve(r.Context(), requested)

@@ -9,9 +9,12 @@ import (
 	"github.com/modelgate/modelgate/reqinfo"
 )
 
-// eventWriter sends a server-sent-event stream to the client. It flushes
-// whenever the upstream has no further whole event buffered, so events
-// that arrived together leave in one write and none waits for the next.
+// eventWriter sends a server-sent-event stream to the client. Events that
+// arrived together leave together, in one write and one flush, and none
+// waits for the next: while the upstream has a further whole event
+// buffered, an event waits in held (every write to the connection re-arms
+// its write deadline, so one write per flush instead of one per event
+// saves that work).
 type eventWriter struct {
 	w         http.ResponseWriter
 	rc        http.ResponseController // a value, so the writer can live on the stack
@@ -21,7 +24,13 @@ type eventWriter struct {
 	// head holds the headers back until the first write; nil once the
 	// first write settled it.
 	head *heldHeaders
+	// held are the events waiting for the ones buffered after them; nil
+	// until the first event waits.
+	held *[]byte
 }
+
+// heldBuffers recycles the buffers of held events across streams.
+var heldBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
 
 // headerWait is how long a stream's headers wait for its first event.
 // Upstreams send their first event with or right after their headers, and
@@ -85,20 +94,49 @@ func (ew *eventWriter) settle() (unsent bool) {
 	return unsent
 }
 
-// write sends b (which may be empty) and flushes what is unsent unless
-// another whole upstream event is already buffered; last forces the
-// flush, of the headers too when they are still held back. An empty b
-// that is not the last leaves held headers to their timer, so upstream
-// events that give the client nothing (keep-alives) do not hold them
-// back longer. It reports false once the client is gone.
+// write sends b (which may be empty) with the events held before it and
+// flushes, unless another whole upstream event is already buffered: then
+// b waits for it (see eventWriter). last forces the write and the flush,
+// of the headers too when they are still held back. An empty b that is
+// not the last leaves held headers to their timer, so upstream events
+// that give the client nothing (keep-alives) do not hold them back
+// longer. It reports false once the client is gone.
 func (ew *eventWriter) write(b []byte, last bool) bool {
-	return ew.put(b, last) && ew.flush(last)
+	if !last && ew.events.pending() {
+		ew.hold(b)
+		return true
+	}
+	return ew.put(b, last) && ew.flush()
 }
 
-// put hands b to the connection, settling held headers when b is not
-// empty or is the last part, without flushing. It reports false once the
-// client is gone.
+// hold keeps a copy of b until the next put.
+func (ew *eventWriter) hold(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	if ew.held == nil {
+		ew.held = heldBuffers.Get().(*[]byte)
+	}
+	*ew.held = append(*ew.held, b...)
+}
+
+// heldLen is the length of the events held.
+func (ew *eventWriter) heldLen() int {
+	if ew.held == nil {
+		return 0
+	}
+	return len(*ew.held)
+}
+
+// put hands the held events and b to the connection in one write,
+// settling held headers when that is not empty or is the last part,
+// without flushing. It reports false once the client is gone.
 func (ew *eventWriter) put(b []byte, last bool) bool {
+	if ew.heldLen() > 0 {
+		*ew.held = append(*ew.held, b...)
+		b = *ew.held
+		*ew.held = (*ew.held)[:0] // b stays valid: the write copies it
+	}
 	if ew.head != nil && (len(b) > 0 || last) && ew.settle() {
 		ew.unflushed = true // the headers
 	}
@@ -111,16 +149,34 @@ func (ew *eventWriter) put(b []byte, last bool) bool {
 	return true
 }
 
-// flush sends what put left unsent, unless another whole upstream event
-// is already buffered and this is not the last part. It reports false
-// once the client is gone.
-func (ew *eventWriter) flush(last bool) bool {
-	if ew.unflushed && (last || !ew.events.pending()) {
+// flush sends what put left unsent. It reports false once the client is
+// gone.
+func (ew *eventWriter) flush() bool {
+	if ew.unflushed {
 		ew.unflushed = false
 		return ew.rc.Flush() == nil
 	}
 	return true
 }
+
+// close ends the stream's writing: it settles the headers (see settle)
+// and gives back the buffer of held events. The caller calls it before it
+// returns; events still held then are dropped with the stream, which
+// ends without them only when the client is gone.
+func (ew *eventWriter) close() {
+	ew.settle()
+	if ew.held != nil {
+		*ew.held = (*ew.held)[:0]
+		if cap(*ew.held) <= maxHeldBuffer {
+			heldBuffers.Put(ew.held)
+		}
+		ew.held = nil
+	}
+}
+
+// maxHeldBuffer is the largest buffer of held events kept for another
+// stream: a burst of large events may grow one far beyond the usual.
+const maxHeldBuffer = 64 << 10
 
 // send sends b as the next part of the stream for a client of ingress
 // in: when b holds the stream's closing event (see closesStream) it is
@@ -173,20 +229,22 @@ var (
 	responsesClosing = []string{"event: response.completed", "event: response.incomplete", "event: response.failed"}
 )
 
-// end sends b, the stream's last part, and flushes; the answer is whole
-// once the flush succeeded. When b is large enough that the write itself
-// may send it (SentByWrite), it is whole once the write succeeded: a
-// client that closes the connection on the stream's closing event (as
-// agents do) may be gone before the flush that follows, with the whole
-// answer. It reports false if the client is gone.
+// end sends b, the stream's last part, after the events held before it,
+// and flushes; the answer is whole once the flush succeeded. When what it
+// writes is large enough that the write itself may send it
+// (SentByWrite), it is whole once the write succeeded: a client that
+// closes the connection on the stream's closing event (as agents do) may
+// be gone before the flush that follows, with the whole answer. It
+// reports false if the client is gone.
 func (ew *eventWriter) end(b []byte) bool {
+	n := ew.heldLen() + len(b)
 	if !ew.put(b, true) {
 		return false
 	}
-	if SentByWrite(len(b)) {
+	if SentByWrite(n) {
 		ew.info.AnswerOpen = false
 	}
-	if !ew.flush(true) {
+	if !ew.flush() {
 		return false
 	}
 	ew.info.AnswerOpen = false

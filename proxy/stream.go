@@ -28,7 +28,7 @@ func (s *Service) relayStream(w http.ResponseWriter, r *http.Request, resp *http
 	events := newEventReader(resp.Body)
 	defer events.release()
 	out := startEventStream(w, resp.StatusCode, events, c.info)
-	defer out.settle()
+	defer out.close()
 	for {
 		ev, err := events.next()
 		// A last event that lacks only its blank line (as some upstreams

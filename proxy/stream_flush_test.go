@@ -391,3 +391,51 @@ func (c *flushFailer) Header() http.Header         { return c.h }
 func (c *flushFailer) WriteHeader(int)             {}
 func (c *flushFailer) Write(b []byte) (int, error) { c.writes++; return len(b), nil }
 func (c *flushFailer) FlushError() error           { return io.ErrClosedPipe }
+
+// writeCounter counts the writes and flushes a client is handed.
+type writeCounter struct {
+	h               http.Header
+	body            strings.Builder
+	writes, flushes int
+}
+
+func (c *writeCounter) Header() http.Header { return c.h }
+func (c *writeCounter) WriteHeader(int)     {}
+func (c *writeCounter) Write(b []byte) (int, error) {
+	c.writes++
+	return c.body.Write(b)
+}
+func (c *writeCounter) Flush() { c.flushes++ }
+
+// TestEventsThatArriveTogetherLeaveInOneWrite: events the upstream sent
+// together reach the client in one write and one flush, in order and
+// whole; events that arrive apart each leave at once.
+func TestEventsThatArriveTogetherLeaveInOneWrite(t *testing.T) {
+	together := "data: {\"n\":1}\n\ndata: {\"n\":2}\n\ndata: {\"n\":3}\n\ndata: [DONE]\n\n"
+	rec := &writeCounter{h: http.Header{}}
+	resp := &http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(together))}
+	new(Service).relayStream(rec, httptest.NewRequest("POST", "/v1/chat/completions", nil), resp, &call{info: reqinfo.New(), in: ingressChat})
+	if rec.writes != 1 || rec.flushes != 1 || rec.body.String() != together {
+		t.Fatalf("%d writes, %d flushes of %q; want 1, 1 of %q", rec.writes, rec.flushes, rec.body.String(), together)
+	}
+
+	// Apart: each read of the upstream returns one event.
+	pr, pw := io.Pipe()
+	rec = &writeCounter{h: http.Header{}}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		resp := &http.Response{StatusCode: 200, Header: http.Header{}, Body: pr}
+		new(Service).relayStream(rec, httptest.NewRequest("POST", "/v1/chat/completions", nil), resp, &call{info: reqinfo.New(), in: ingressChat})
+	}()
+	for _, ev := range []string{"data: {\"n\":1}\n\n", "data: {\"n\":2}\n\n", "data: [DONE]\n\n"} {
+		if _, err := io.WriteString(pw, ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pw.Close()
+	<-done
+	if rec.writes != 3 || rec.flushes != 3 {
+		t.Fatalf("events apart: %d writes, %d flushes; want 3, 3", rec.writes, rec.flushes)
+	}
+}

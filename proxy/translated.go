@@ -67,7 +67,7 @@ func relayTranslatedStream(w http.ResponseWriter, resp *http.Response, c *call) 
 	events := newEventReader(resp.Body)
 	defer events.release()
 	out := startEventStream(w, resp.StatusCode, events, c.info)
-	defer out.settle()
+	defer out.close()
 
 	conv := c.tr.stream()
 	defer func() {

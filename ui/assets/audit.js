@@ -5,7 +5,7 @@
 
 import { api, qs } from "./api.js";
 import { h, fill, num, ns, when, statusCell, table, tableRow, pretty, cost, featureOff } from "./dom.js";
-import { openLive } from "./live.js";
+import { followLive } from "./live.js";
 import { conversation } from "./conversation.js";
 
 const PAGE = 50;
@@ -133,17 +133,7 @@ export async function render(root, ctx) {
   }
 
   await load();
-  if (off) {
-    fill(liveState, "Live: audit log off");
-  } else if (features.dashboard_live_logs_enabled) {
-    openLive({
-      audit: live,
-      reset: () => load(),
-      state: (on, why) => fill(liveState, h("span", { class: "live-dot" + (on ? " on" : "") }), on ? "Live" : why === "off" ? "Live: not available" : "Live: reconnecting"),
-    });
-  } else {
-    fill(liveState, "Live logs are off (DASHBOARD_LIVE_LOGS_ENABLED)");
-  }
+  followLive(liveState, features, off && "Live: audit log off", { audit: live, reset: () => load() });
 }
 
 /** detail shows one entry: fields, usage, attempts, headers and bodies. */

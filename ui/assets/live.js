@@ -5,6 +5,29 @@
 // reload from the REST endpoints.
 
 import { authHeaders } from "./api.js";
+import { h, fill } from "./dom.js";
+
+/**
+ * followLive opens the live stream for a page when the dashboard's config
+ * (features) turns it on, with handlers as for openLive, and keeps el
+ * saying the stream's state: live, reconnecting or not available, or why
+ * there is none. offWhy, the page's own reason (its feature is off), wins.
+ */
+export function followLive(el, features, offWhy, handlers) {
+  if (offWhy) {
+    fill(el, offWhy);
+    return;
+  }
+  if (!features.dashboard_live_logs_enabled) {
+    fill(el, "Live logs are off (DASHBOARD_LIVE_LOGS_ENABLED)");
+    return;
+  }
+  openLive({
+    ...handlers,
+    state: (on, why) => fill(el, h("span", { class: "live-dot" + (on ? " on" : "") }),
+      on ? "Live" : why === "off" ? "Live: not available" : "Live: reconnecting"),
+  });
+}
 
 /**
  * openLive streams events to handlers {audit(preview), usage(record),

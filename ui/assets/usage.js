@@ -8,7 +8,7 @@ import { api, qs } from "./api.js";
 import { h, fill, card, num, cost, when, table, seg, featureOff } from "./dom.js";
 import { stackedBars } from "./charts.js";
 import { everyDay } from "./overview.js";
-import { openLive } from "./live.js";
+import { followLive } from "./live.js";
 
 const RANGES = [["7", "7 days"], ["30", "30 days"], ["90", "90 days"], ["365", "1 year"]];
 const INTERVALS = [["daily", "Daily"], ["weekly", "Weekly"], ["monthly", "Monthly"]];
@@ -140,16 +140,9 @@ export async function render(root, ctx) {
 
   await load();
   const features = (ctx && ctx.config.features) || {};
-  if (features.usage_enabled === false) {
-    fill(liveState, "Live: usage tracking off");
-  } else if (features.dashboard_live_logs_enabled) {
-    openLive({
-      usage: liveUsage,
-      // The records missed are gone from the stream: read the figures again.
-      reset: () => load(),
-      state: (on, why) => fill(liveState, h("span", { class: "live-dot" + (on ? " on" : "") }), on ? "Live" : why === "off" ? "Live: not available" : "Live: reconnecting"),
-    });
-  } else {
-    fill(liveState, "Live logs are off (DASHBOARD_LIVE_LOGS_ENABLED)");
-  }
+  followLive(liveState, features, features.usage_enabled === false && "Live: usage tracking off", {
+    usage: liveUsage,
+    // The records missed are gone from the stream: read the figures again.
+    reset: () => load(),
+  });
 }

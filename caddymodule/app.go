@@ -263,6 +263,10 @@ func (a *App) start() error {
 	})
 	if err != nil {
 		a.releaseBackends()
+		if errors.Is(err, store.ErrLocked) {
+			return fmt.Errorf("modelgate: opening storage: %w; another gateway process may be using this data file: "+
+				"give each process its own (storage, or MODELGATE_DATA_PATH) and share state through postgres and redis", err)
+		}
 		return fmt.Errorf("modelgate: opening storage: %w", err)
 	}
 	a.store = val.(*store.Store)

@@ -9,6 +9,7 @@ package e2e
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"net/http"
 	"os"
@@ -209,4 +210,37 @@ func (p *gatewayProcess) logTail(n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return "  " + p.Name + " log:\n    " + strings.Join(lines, "\n    ")
+}
+
+// TestSecondProcessOnOneDataFileIsToldWhy: a second gateway process
+// started on the data file another one holds does not start, and its
+// error says what to do: a data file per process, state shared through
+// PostgreSQL and Redis.
+func TestSecondProcessOnOneDataFileIsToldWhy(t *testing.T) {
+	block := "master_key " + masterKey + "\nprovider demo {\n type mock\n}"
+	first := startGatewayProcesses(t, 1, block)[0]
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	ports := freePorts(t, 2)
+	cf := filepath.Join(dir, "Caddyfile")
+	if err := os.WriteFile(cf, caddyfmt.Format([]byte(processCaddyfile(block, ports[0], ports[1], dir))), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, self, "run", "--config", cf, "--adapter", "caddyfile")
+	cmd.Env = processEnv(dir, "MODELGATE_DATA_PATH="+filepath.Join(first.G.DataDir, "modelgate.db"))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	out, err := cmd.CombinedOutput()
+	if err == nil || ctx.Err() != nil {
+		t.Fatalf("the second process on one data file: %v (context %v)\n%s", err, ctx.Err(), out)
+	}
+	for _, want := range []string{"locked by another process", "MODELGATE_DATA_PATH", "postgres and redis"} {
+		if !bytes.Contains(out, []byte(want)) {
+			t.Errorf("its error does not say %q:\n%s", want, out)
+		}
+	}
 }

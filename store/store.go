@@ -85,6 +85,10 @@ func Open(opts Options) (*Store, error) {
 	return open(opts, hooks{})
 }
 
+// ErrLocked is the error of Open when another process holds the file:
+// bbolt lets one process at a time open it.
+var ErrLocked = errors.New("file is locked by another process")
+
 // open is Open with test hooks installed before the writer starts.
 func open(opts Options, h hooks) (*Store, error) {
 	if opts.Path == "" {
@@ -101,8 +105,8 @@ func open(opts Options, h hooks) (*Store, error) {
 	})
 	if err != nil {
 		if errors.Is(err, berrors.ErrTimeout) {
-			return nil, fmt.Errorf("store: open %s: file is locked by another process (or another store in this process); gave up after %s: %w",
-				opts.Path, opts.OpenTimeout, err)
+			return nil, fmt.Errorf("store: open %s: %w (or by another store in this process); gave up after %s: %w",
+				opts.Path, ErrLocked, opts.OpenTimeout, err)
 		}
 		return nil, fmt.Errorf("store: open %s: %w", opts.Path, err)
 	}

@@ -481,8 +481,8 @@ func TestOpenSamePathTwiceTimesOut(t *testing.T) {
 	if d := time.Since(start); d > 3*time.Second {
 		t.Fatalf("second Open took %v", d)
 	}
-	if !strings.Contains(err.Error(), "locked") || !strings.Contains(err.Error(), path) {
-		t.Fatalf("error %q should mention the lock and the path", err)
+	if !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), path) {
+		t.Fatalf("error %q should be ErrLocked and name the path", err)
 	}
 }
 

@@ -44,6 +44,13 @@ type RuntimeSettings struct {
 	PassthroughProviders []string `json:"passthrough_providers"`
 	// Entitlements are the paid features switched on.
 	Entitlements []string `json:"entitlements"`
+	// Storage is where keys, rules, budgets, virtual models, audit and
+	// usage are kept: "bbolt" (the embedded file) or "postgres".
+	Storage string `json:"storage"`
+	// Redis reports whether counters, concurrency slots, budget spend,
+	// cache entries and the live log fan-out go through Redis, shared
+	// with the other gateway processes on it.
+	Redis bool `json:"redis"`
 }
 
 // Runtime returns the runtime configuration at now.
@@ -83,9 +90,20 @@ func (h *Handler) Runtime(now time.Time) RuntimeConfig {
 			RateLimitsFlushInterval: int(c.RateLimits.FlushEvery() / time.Second),
 			PassthroughProviders:    nonNil(c.Passthrough.EnabledProviders),
 			Entitlements:            nonNil(c.Entitlements),
+			Storage:                 storageKind(c.Postgres),
+			Redis:                   c.Redis != "",
 		},
 		Providers: providers,
 	}
+}
+
+// storageKind names the storage of a gateway configured with the
+// PostgreSQL connection string dsn ("" for none).
+func storageKind(dsn string) string {
+	if dsn != "" {
+		return "postgres"
+	}
+	return "bbolt"
 }
 
 func (h *Handler) runtimeConfig(w http.ResponseWriter, _ *http.Request, _ params) {

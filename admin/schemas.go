@@ -147,6 +147,8 @@ func components() schema {
 				"legacy_alias_sunset": dateTime(""), "legacy_alias_served": boolean(""),
 				"rate_limits_flush_interval": integer(""), "passthrough_providers": array(str(""), ""),
 				"entitlements": array(str(""), ""),
+				"storage":      str("bbolt or postgres: where keys, rules, budgets, virtual models, audit and usage are kept"),
+				"redis":        boolean("Counters, concurrency slots, budget spend, cache entries and the live log go through Redis"),
 			}),
 			"providers": array(object("", schema{"name": str(""), "type": str("")}, "name", "type"), ""),
 		}, "version", "api_version", "server_time", "features", "settings", "providers"),

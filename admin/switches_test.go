@@ -71,6 +71,31 @@ func TestRuntimeConfig(t *testing.T) {
 	}
 }
 
+// TestRuntimeConfigNamesTheStorage: the runtime config says whether the
+// gateway keeps its state in its own file or in PostgreSQL, and whether it
+// shares counters through Redis, without quoting either connection string.
+func TestRuntimeConfigNamesTheStorage(t *testing.T) {
+	h, _ := newTestHandler(t, nil)
+	s := do(h, "GET", "/admin/runtime/config", "").json(t)["settings"].(map[string]any)
+	if s["storage"] != "bbolt" || s["redis"] != false {
+		t.Fatalf("embedded: settings %v", s)
+	}
+	h, _ = newTestHandler(t, func(c *config.Config, _ *Options) {
+		c.Postgres = "postgres://gw:pg-secret-pw@db.internal/modelgate"
+		c.Redis = "redis://:redis-secret-pw@cache.internal:6379/0"
+	})
+	res := do(h, "GET", "/admin/runtime/config", "")
+	s = res.json(t)["settings"].(map[string]any)
+	if s["storage"] != "postgres" || s["redis"] != true {
+		t.Fatalf("shared: settings %v", s)
+	}
+	for _, secret := range []string{"pg-secret-pw", "redis-secret-pw", "db.internal", "cache.internal"} {
+		if strings.Contains(string(res.body), secret) {
+			t.Fatalf("runtime config quotes %q: %s", secret, res.body)
+		}
+	}
+}
+
 func TestUsageOff(t *testing.T) {
 	h, _, _ := seeded(t, func(c *config.Config, _ *Options) { c.Usage.Enabled = config.Ptr(false) })
 	m := do(h, "GET", "/admin/usage/summary", "").json(t)

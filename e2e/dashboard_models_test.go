@@ -130,9 +130,15 @@ func failoverRoutes(t *testing.T, g *gateway) map[string]failoverRow {
 // signIn signs the tab in with the master key through the login form.
 func signIn(t *testing.T, b *browser, g *gateway) {
 	t.Helper()
+	signInWith(t, b, g, masterKey)
+}
+
+// signInWith signs the tab in with key through the login form.
+func signInWith(t *testing.T, b *browser, g *gateway, key string) {
+	t.Helper()
 	b.do(t, "open", chromedp.Navigate(g.URL+"/admin/dashboard"))
 	b.waitFor(t, "login form", `!document.getElementById("login").hidden`, 10*time.Second)
-	b.do(t, "sign in", chromedp.SetValue(chromedp.ID("login-key"), masterKey), chromedp.Click(chromedp.CSS(`#login-form button[type="submit"]`)))
+	b.do(t, "sign in", chromedp.SetValue(chromedp.ID("login-key"), key), chromedp.Click(chromedp.CSS(`#login-form button[type="submit"]`)))
 	b.waitFor(t, "overview", `document.body.dataset.ready === "overview"`, 15*time.Second)
 }
 

@@ -175,3 +175,73 @@ func TestDashboardFeaturesOff(t *testing.T) {
 	}
 	b.checkClean(t)
 }
+
+// TestDashboardLiveStreamSignsOut: when the key a page follows the live
+// stream with loses its dashboard access (403) or is deleted (401), the
+// stream's next connection sends the operator back to sign-in, as every
+// other admin call does; live logs switched off (404) still read "not
+// available" and keep the operator signed in.
+func TestDashboardLiveStreamSignsOut(t *testing.T) {
+	skipWithoutChromium(t)
+	clearEnv(t)
+	liveOn := mockBlock("admin {\n live_logs_enabled true\n}\n")
+	g := startGateway(t, liveOn)
+	b := newBrowser(t, g.URL)
+	b.viewport(t, 1280, 800, false)
+
+	// follow signs in with key and opens a page until its stream is live.
+	follow := func(t *testing.T, key, path, page string) {
+		t.Helper()
+		b.do(t, "open", chromedp.Navigate(g.URL+"/admin/dashboard"))
+		eval[bool](t, b, `(sessionStorage.clear(), true)`)
+		signInWith(t, b, g, key)
+		b.open(t, path, page)
+		b.waitFor(t, "live stream connected", `document.getElementById("live-state").textContent === "Live"`, 10*time.Second)
+	}
+	// dropStreams reloads the gateway with block: the reload ends the open
+	// streams, and the page connects again.
+	dropStreams := func(t *testing.T, block string) {
+		t.Helper()
+		if err := g.reload(t, block); err != nil {
+			t.Fatal(err)
+		}
+	}
+	signedOut := func(t *testing.T, status string) {
+		t.Helper()
+		b.waitFor(t, "sign-in saying "+status, `!document.getElementById("login").hidden && document.getElementById("login-error").textContent.includes("(`+status+`)")`, 15*time.Second)
+		if got := eval[string](t, b, `sessionStorage.getItem("modelgate.adminKey") || ""`); got != "" {
+			t.Errorf("the refused key is still stored: %q", got)
+		}
+	}
+
+	t.Run("dashboard access revoked", func(t *testing.T) {
+		k := createKey(t, g, `{"name":"viewer","dashboard_access":true}`)
+		follow(t, k.Secret, "/admin/dashboard/audit", "audit")
+		if res := adminCall(t, g, "PATCH", "/admin/auth-keys/"+k.ID, `{"dashboard_access":false}`); res.Status != 200 {
+			t.Fatalf("revoking: %d %s", res.Status, res.Body)
+		}
+		dropStreams(t, liveOn)
+		signedOut(t, "403")
+	})
+
+	t.Run("key deleted", func(t *testing.T) {
+		k := createKey(t, g, `{"name":"leaver","dashboard_access":true}`)
+		follow(t, k.Secret, "/admin/dashboard/usage", "usage")
+		if res := adminCall(t, g, "DELETE", "/admin/auth-keys/"+k.ID, ""); res.Status >= 300 {
+			t.Fatalf("deleting: %d %s", res.Status, res.Body)
+		}
+		dropStreams(t, liveOn)
+		signedOut(t, "401")
+	})
+
+	t.Run("live logs switched off", func(t *testing.T) {
+		follow(t, masterKey, "/admin/dashboard/audit", "audit")
+		dropStreams(t, mockBlock(""))
+		b.waitFor(t, "not available", `document.getElementById("live-state").textContent === "Live: not available"`, 15*time.Second)
+		if eval[bool](t, b, `!document.getElementById("login").hidden || document.body.dataset.ready !== "audit"`) {
+			t.Error("a stream switched off left the page")
+		}
+	})
+
+	b.checkClean(t)
+}

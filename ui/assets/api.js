@@ -38,7 +38,10 @@ export function authHeaders(extra) {
 
 let onAuthLost = () => {};
 
-/** onUnauthorized sets what happens when a call answers 401. */
+/**
+ * onUnauthorized sets what happens when a call answers 401, or 403 for a
+ * key without dashboard access.
+ */
 export function onUnauthorized(fn) {
   onAuthLost = fn;
 }
@@ -63,16 +66,32 @@ export async function api(method, path, body, opts = {}) {
   const text = await resp.text();
   let data = null;
   try { data = text ? JSON.parse(text) : null; } catch { data = null; }
-  if (!resp.ok) {
-    const e = (data && data.error) || {};
-    const err = new ApiError(resp.status, e.code || "", e.message || resp.status + " " + resp.statusText);
-    // A key refused (401), or one that lost its dashboard access (403),
-    // sends the operator back to sign-in.
-    const lost = resp.status === 401 || (resp.status === 403 && e.code === "dashboard_access_denied");
-    if (lost && !opts.quiet) onAuthLost(err);
-    throw err;
-  }
+  if (!resp.ok) throw failure(resp, data, opts.quiet);
   return data;
+}
+
+/**
+ * refusal reads the gateway error of a failed answer (one that api did not
+ * make, such as the live stream's) as api does: it returns the ApiError
+ * and sends the operator back to sign-in when the key was refused or lost
+ * its dashboard access.
+ */
+export async function refusal(resp) {
+  let data = null;
+  try { data = await resp.json(); } catch { data = null; }
+  return failure(resp, data, false);
+}
+
+// failure turns a failed answer and its decoded body into an ApiError. A
+// key refused (401), or one that lost its dashboard access (403
+// dashboard_access_denied), sends the operator back to sign-in unless
+// quiet.
+function failure(resp, data, quiet) {
+  const e = (data && data.error) || {};
+  const err = new ApiError(resp.status, e.code || "", e.message || resp.status + " " + resp.statusText);
+  const lost = resp.status === 401 || (resp.status === 403 && e.code === "dashboard_access_denied");
+  if (lost && !quiet) onAuthLost(err);
+  return err;
 }
 
 /** qs builds a query string from the non-empty values of params. */

@@ -4,7 +4,7 @@
 // a drop; a reset event means the missed events are gone and the page must
 // reload from the REST endpoints.
 
-import { authHeaders } from "./api.js";
+import { authHeaders, refusal } from "./api.js";
 import { h, fill } from "./dom.js";
 
 /**
@@ -32,8 +32,10 @@ export function followLive(el, features, offWhy, handlers) {
 /**
  * openLive streams events to handlers {audit(preview), usage(record),
  * reset(data), state(connected, why)} until the returned stop() is called.
- * When the stream is switched off or refused (404, 401, 403) it calls
- * state(false, "off") and stops trying.
+ * When the stream is switched off (404) or refused (401, 403) it calls
+ * state(false, "off") and stops trying; a refused key, or one that lost
+ * its dashboard access, also sends the operator back to sign-in, as api
+ * does.
  */
 export function openLive(handlers) {
   let cursor = null;
@@ -48,7 +50,14 @@ export function openLive(handlers) {
       try {
         const url = "/admin/live/logs" + (cursor !== null ? "?cursor=" + cursor : "");
         const resp = await fetch(url, { headers: authHeaders({ Accept: "text/event-stream" }), cache: "no-store", signal: ctrl.signal });
-        if (resp.status === 404 || resp.status === 401 || resp.status === 403) { state(false, "off"); return; }
+        if (resp.status === 404) { state(false, "off"); return; }
+        if (resp.status === 401 || resp.status === 403) {
+          // As for every admin call: a key refused, or one that lost its
+          // dashboard access, sends the operator back to sign-in.
+          await refusal(resp);
+          state(false, "off");
+          return;
+        }
         if (!resp.ok || !resp.body) throw new Error("live stream answered " + resp.status);
         state(true);
         retry = 500;

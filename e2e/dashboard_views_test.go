@@ -245,3 +245,44 @@ func TestDashboardLiveStreamSignsOut(t *testing.T) {
 
 	b.checkClean(t)
 }
+
+// TestDashboardLimitRows: the rate-limit rows as the API reports them.
+func TestDashboardLimitRows(t *testing.T) {
+	skipWithoutChromium(t)
+	clearEnv(t)
+	g := startGateway(t, mockBlock(""))
+	for _, body := range []string{
+		`{"user_path":"/rows/tokens","period":"minute","max_tokens":100000}`,
+		`{"user_path":"/rows/both/with/a/longer/path","period":"hour","max_requests":1000,"max_tokens":1000000}`,
+	} {
+		if res := adminCall(t, g, "PUT", "/admin/rate-limits", body); res.Status != 200 {
+			t.Fatalf("rule %s: %d %s", body, res.Status, res.Body)
+		}
+	}
+	chatAs(t, g, "/rows/tokens")
+	chatAs(t, g, "/rows/tokens")
+	b := newBrowser(t, g.URL)
+	b.viewport(t, 1280, 800, false)
+	signIn(t, b, g)
+
+	t.Run("a rule on tokens only shows the requests it counted", func(t *testing.T) {
+		used := rateUsed(t, g, "user_path", "/rows/tokens", "minute")
+		if used != 2 {
+			t.Fatalf("API counts %v requests, want 2", used)
+		}
+		b.open(t, "/admin/dashboard/limits", "limits")
+		cell := `document.querySelector('#rate-limits tr[data-subject="/rows/tokens"]').cells[3]`
+		if got := eval[string](t, b, cell+`.textContent`); got != "2 requests" {
+			t.Errorf("requests cell %q, want %q", got, "2 requests")
+		}
+		if got := eval[string](t, b, `(`+cell+`.querySelector("[data-used]") || {dataset: {}}).dataset.used || ""`); got != "2" {
+			t.Errorf("data-used %q, want 2", got)
+		}
+		// A rule with a request cap shows used against the cap.
+		if got := eval[string](t, b, `document.querySelector('#rate-limits tr[data-subject="/rows/both/with/a/longer/path"]').cells[3].textContent`); got != "0 / 1,000 requests" {
+			t.Errorf("capped requests cell %q", got)
+		}
+	})
+
+	b.checkClean(t)
+}

@@ -94,7 +94,10 @@ export async function render(root, ctx) {
         const [used, cap, label] = usage(r);
         // A template has no counter of its own: each child has one.
         if (r.per_child) return cap ? num(cap) + " " + label + " per child" : "–";
-        return cap ? h("div", {}, h("span", { "data-used": used }, num(used) + " / " + num(cap) + " " + label), bar(used, cap)) : "–";
+        // A rule without a request cap (one on tokens only) still counts
+        // its requests: they are shown without a cap and a bar.
+        if (!cap) return h("span", { "data-used": used }, num(used) + " " + label);
+        return h("div", {}, h("span", { "data-used": used }, num(used) + " / " + num(cap) + " " + label), bar(used, cap));
       } },
       { title: "Tokens", cell: (r) => {
         if (!r.max_tokens) return "–";

@@ -246,7 +246,8 @@ func TestDashboardLiveStreamSignsOut(t *testing.T) {
 	b.checkClean(t)
 }
 
-// TestDashboardLimitRows: the rate-limit rows as the API reports them.
+// TestDashboardLimitRows: the rate-limit rows as the API reports them,
+// and their buttons within reach on a phone.
 func TestDashboardLimitRows(t *testing.T) {
 	skipWithoutChromium(t)
 	clearEnv(t)
@@ -259,6 +260,10 @@ func TestDashboardLimitRows(t *testing.T) {
 			t.Fatalf("rule %s: %d %s", body, res.Status, res.Body)
 		}
 	}
+	if res := adminCall(t, g, "PUT", "/admin/budgets/%2Frows%2Fboth/monthly", `{"amount":25}`); res.Status != 200 {
+		t.Fatalf("budget: %d %s", res.Status, res.Body)
+	}
+	createKey(t, g, `{"name":"a-key-with-a-name","user_path":"/rows/tokens"}`)
 	chatAs(t, g, "/rows/tokens")
 	chatAs(t, g, "/rows/tokens")
 	b := newBrowser(t, g.URL)
@@ -281,6 +286,56 @@ func TestDashboardLimitRows(t *testing.T) {
 		// A rule with a request cap shows used against the cap.
 		if got := eval[string](t, b, `document.querySelector('#rate-limits tr[data-subject="/rows/both/with/a/longer/path"]').cells[3].textContent`); got != "0 / 1,000 requests" {
 			t.Errorf("capped requests cell %q", got)
+		}
+	})
+
+	// Every row button of the page's tables, and whether it lies within
+	// its table's box, which has nothing to scroll sideways.
+	const reach = `JSON.stringify([...document.querySelectorAll("td button[data-action]")].map(el => {
+		const wrap = el.closest(".tablewrap"), r = el.getBoundingClientRect(), w = wrap.getBoundingClientRect();
+		return { button: el.closest("[id]").id + " " + el.textContent, inside: r.left >= w.left - 0.5 && r.right <= w.right + 0.5 && r.right <= innerWidth,
+			scrolls: wrap.scrollWidth > wrap.clientWidth };
+	}))`
+	type reached struct {
+		Button  string
+		Inside  bool
+		Scrolls bool
+	}
+	checkReach := func(t *testing.T, want int) {
+		t.Helper()
+		var got []reached
+		if err := json.Unmarshal([]byte(eval[string](t, b, reach)), &got); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) < want {
+			t.Fatalf("%d row buttons, want at least %d", len(got), want)
+		}
+		for _, r := range got {
+			if !r.Inside || r.Scrolls {
+				t.Errorf("%s: within the table %v, table scrolls sideways %v", r.Button, r.Inside, r.Scrolls)
+			}
+		}
+	}
+
+	t.Run("row actions fit a phone screen", func(t *testing.T) {
+		b.viewport(t, 390, 844, false)
+		defer b.viewport(t, 1280, 800, false)
+		b.open(t, "/admin/dashboard/limits", "limits")
+		b.screenshot(t, "limits-rows-phone")
+		checkReach(t, 2*3+3)
+		b.open(t, "/admin/dashboard/keys", "keys")
+		checkReach(t, 3)
+	})
+
+	t.Run("row actions stay beside the row on a desktop", func(t *testing.T) {
+		b.open(t, "/admin/dashboard/limits", "limits")
+		checkReach(t, 2*3+3)
+		// The actions are the last cell of their row, on the row's line.
+		if !eval[bool](t, b, `[...document.querySelectorAll("#rate-limits tbody tr, #budgets tbody tr")].every(tr => {
+			const last = tr.cells[tr.cells.length - 1], first = tr.cells[0];
+			return last.querySelector("button") && last.getBoundingClientRect().top === first.getBoundingClientRect().top;
+		})`) {
+			t.Error("the row actions left their row on a desktop")
 		}
 	})
 

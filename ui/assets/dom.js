@@ -77,19 +77,35 @@ export function statusCell(code) {
   return h("span", { class: "status-" + String(c).charAt(0) }, c === 0 ? "…" : String(c));
 }
 
-/** table renders rows under headers; a column is {title, cell(row), num}. */
+// cellClass is the class of a column's cells: num right-aligns them,
+// hide-phone hides them on a phone, row-actions marks the row's buttons.
+function cellClass(c) {
+  return [c.num ? "num" : "", c.phone === false ? "hide-phone" : "", c.actions ? "row-actions" : ""].join(" ").trim() || null;
+}
+
+/**
+ * table renders rows under headers; a column is {title, cell(row), num,
+ * phone, actions}: phone false hides it on a phone, actions marks the
+ * row's buttons, which on a phone take a line of their own under the
+ * row's other cells so that none is past the screen's edge.
+ */
 export function table(columns, rows, opts = {}) {
-  const head = h("tr", {}, columns.map((c) => h("th", { class: [c.num ? "num" : "", c.phone === false ? "hide-phone" : ""].join(" ").trim() || null }, c.title)));
+  const head = h("tr", {}, columns.map((c) => h("th", { class: cellClass(c) }, c.title)));
   const body = h("tbody", {});
   for (const r of rows) body.append(tableRow(columns, r, opts));
   if (rows.length === 0) body.append(h("tr", {}, h("td", { colspan: columns.length, class: "muted" }, opts.empty || "Nothing to show.")));
-  return h("div", { class: "tablewrap" }, h("table", { class: opts.class || null }, h("thead", {}, head), body));
+  const withActions = columns.some((c) => c.actions);
+  const t = h("table", { class: [opts.class || "", withActions ? "has-row-actions" : ""].join(" ").trim() || null }, h("thead", {}, head), body);
+  // The phone layout's grid has a column for each cell a phone shows
+  // beside the others.
+  if (withActions) t.style.setProperty("--phone-cols", String(columns.filter((c) => c.phone !== false && !c.actions).length));
+  return h("div", { class: "tablewrap" }, t);
 }
 
 /** tableRow renders one row of table. */
 export function tableRow(columns, r, opts = {}) {
   const tr = h("tr", { class: opts.onclick ? "clickable" : null },
-    columns.map((c) => h("td", { class: [c.num ? "num" : "", c.phone === false ? "hide-phone" : ""].join(" ").trim() || null }, c.cell(r))));
+    columns.map((c) => h("td", { class: cellClass(c) }, c.cell(r))));
   if (opts.onclick) tr.addEventListener("click", (ev) => { if (!ev.target.closest("button,a,input")) opts.onclick(r); });
   return tr;
 }

@@ -30,7 +30,7 @@ export async function render(root) {
       { title: "Last used", cell: (k) => when(k.last_used_at), phone: false },
       { title: "Expires", cell: (k) => (k.expires_at ? when(k.expires_at) : "never"), phone: false },
       { title: "Created", cell: (k) => when(k.created_at), phone: false },
-      { title: "", cell: (k) => h("div", { class: "actions" },
+      { title: "", actions: true, cell: (k) => h("div", { class: "actions" },
         h("button", { type: "button", class: "secondary small", "data-action": "dashboard", onclick: () => toggleDashboard(k) },
           k.dashboard_access ? "Revoke dashboard" : "Grant dashboard"),
         k.enabled ? h("button", { type: "button", class: "secondary small", "data-action": "deactivate", onclick: () => deactivate(k) }, "Deactivate") : null,

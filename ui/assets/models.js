@@ -129,7 +129,7 @@ export async function render(root) {
       { title: "Strategy", cell: (v) => ((v.targets || []).length ? v.strategy || "round_robin" : "–"), phone: false },
       { title: "User paths", cell: (v) => (v.user_paths || []).join(", ") || "all", phone: false },
       { title: "State", cell: (v) => (v.enabled === false ? "disabled" : "enabled") },
-      { title: "", cell: (v) => actions(v, editVM, deleteVM) },
+      { title: "", actions: true, cell: (v) => actions(v, editVM, deleteVM) },
     ], list, { empty: "No virtual models." });
     list.forEach((v, i) => { Object.assign(t.querySelectorAll("tbody tr")[i].dataset, { source: v.source, managed: String(v.managed) }); });
     fill(vmBox, t);
@@ -192,7 +192,7 @@ export async function render(root) {
     const t = table([
       { title: "Primary model", cell: (r) => h("code", {}, r.primary_model) },
       { title: "Then try", cell: (r) => r.targets.join(" → ") },
-      { title: "", cell: (r) => actions(r, editFO, deleteFO) },
+      { title: "", actions: true, cell: (r) => actions(r, editFO, deleteFO) },
     ], list, { empty: "No failover routes." });
     list.forEach((r, i) => { Object.assign(t.querySelectorAll("tbody tr")[i].dataset, { primary: r.primary_model, managed: String(r.managed) }); });
     fill(foBox, t);

@@ -341,3 +341,34 @@ func TestDashboardLimitRows(t *testing.T) {
 
 	b.checkClean(t)
 }
+
+// TestDashboardAuditFiltersFit: every audit filter field is wide enough
+// for its placeholder, on a desktop and on a phone.
+func TestDashboardAuditFiltersFit(t *testing.T) {
+	skipWithoutChromium(t)
+	clearEnv(t)
+	g := startGateway(t, mockBlock(""))
+	b := newBrowser(t, g.URL)
+	b.viewport(t, 1280, 800, false)
+	signIn(t, b, g)
+	// The placeholders wider than their field's text box, as the field's
+	// own font draws them.
+	const cut = `JSON.stringify([...document.querySelectorAll("#audit-filters input[placeholder]")].filter(el => {
+		const cs = getComputedStyle(el), ctx = document.createElement("canvas").getContext("2d");
+		ctx.font = cs.font;
+		const room = el.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+		return ctx.measureText(el.placeholder).width > room;
+	}).map(el => el.placeholder + " (" + el.clientWidth + " px)"))`
+	for _, s := range []struct {
+		name string
+		w, h int64
+	}{{"desktop", 1280, 800}, {"phone", 390, 844}} {
+		b.viewport(t, s.w, s.h, false)
+		b.open(t, "/admin/dashboard/audit", "audit")
+		b.screenshot(t, "audit-filters-"+s.name)
+		if got := eval[string](t, b, cut); got != "[]" {
+			t.Errorf("%s: placeholders cut off: %s", s.name, got)
+		}
+	}
+	b.checkClean(t)
+}

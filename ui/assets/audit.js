@@ -9,6 +9,7 @@ import { followLive } from "./live.js";
 import { conversation } from "./conversation.js";
 
 const PAGE = 50;
+const STATUS_HINT = "Status (200, 4xx)";
 
 const COLUMNS = [
   { title: "Time", cell: (e) => when(e.timestamp) },
@@ -38,7 +39,8 @@ export async function render(root, ctx) {
   };
   const form = h("form", { class: "toolbar", id: "audit-filters", onsubmit: (ev) => { ev.preventDefault(); apply(); } },
     field("search", "Search"), field("model", "Model"), field("provider", "Provider"), field("user_path", "User path"),
-    field("status", "Status (200, 4xx)", { size: 8 }),
+    // A field as many characters wide as its placeholder shows it whole.
+    field("status", STATUS_HINT, { size: STATUS_HINT.length }),
     field("start_date", "From", { type: "date" }), field("end_date", "To", { type: "date" }),
     h("button", { type: "submit" }, "Filter"),
     h("button", { type: "button", class: "secondary", onclick: () => { for (const k in inputs) inputs[k].value = ""; apply(); } }, "Clear"));

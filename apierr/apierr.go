@@ -104,6 +104,20 @@ func ProviderError(status int, provider, message string) *Error {
 	return New(status, TypeProvider, message).WithProvider(provider)
 }
 
+// UpstreamTimeout is the answer when provider did not answer in time:
+// 504 provider_error, code upstream_timeout, with a fixed message.
+func UpstreamTimeout(provider string) *Error {
+	return ProviderError(http.StatusGatewayTimeout, provider,
+		"provider "+provider+" did not answer in time").WithCode("upstream_timeout")
+}
+
+// UpstreamUnreachable is the answer when provider could not be reached:
+// 502 provider_error, code upstream_unreachable, with a fixed message.
+func UpstreamUnreachable(provider string) *Error {
+	return ProviderError(http.StatusBadGateway, provider,
+		"provider "+provider+" is unreachable").WithCode("upstream_unreachable")
+}
+
 // TypeForStatus is the error type of an upstream's error answer of
 // status: authentication_error for 401 and 403, not_found_error for 404,
 // rate_limit_error for 429, provider_error for 5xx and

@@ -252,11 +252,9 @@ func upstreamErr(up *UpstreamError) *apierr.Error {
 	var ue *url.Error
 	switch {
 	case errors.Is(up.Err, context.DeadlineExceeded) || (errors.As(up.Err, &ue) && ue.Timeout()):
-		return apierr.ProviderError(http.StatusGatewayTimeout, up.Provider,
-			"provider "+up.Provider+" did not answer in time").WithCode("upstream_timeout")
+		return apierr.UpstreamTimeout(up.Provider)
 	case ue != nil:
-		return apierr.ProviderError(http.StatusBadGateway, up.Provider,
-			"provider "+up.Provider+" is unreachable").WithCode("upstream_unreachable")
+		return apierr.UpstreamUnreachable(up.Provider)
 	}
 	return apierr.ProviderError(http.StatusBadGateway, up.Provider, up.Error())
 }

@@ -27,7 +27,7 @@ func transportError(provider string, err error) *apierr.Error {
 	var ne net.Error
 	switch {
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, errUpstreamTimeout) || (errors.As(err, &ne) && ne.Timeout()):
-		return upstreamTimeout(provider)
+		return apierr.UpstreamTimeout(provider)
 	case errors.Is(err, providers.ErrBadAnswer):
 		// The upstream answered; its answer could not be read.
 		return readError(provider, err)
@@ -35,8 +35,7 @@ func transportError(provider string, err error) *apierr.Error {
 		return apierr.ProviderError(http.StatusBadGateway, provider,
 			"provider "+provider+" closed the connection before answering").WithCode("upstream_read_failed")
 	}
-	return apierr.ProviderError(http.StatusBadGateway, provider,
-		"provider "+provider+" is unreachable").WithCode("upstream_unreachable")
+	return apierr.UpstreamUnreachable(provider)
 }
 
 // readError maps a failure while reading an upstream answer after its
@@ -46,18 +45,13 @@ func transportError(provider string, err error) *apierr.Error {
 func readError(provider string, err error) *apierr.Error {
 	switch {
 	case errors.Is(err, errUpstreamTimeout):
-		return upstreamTimeout(provider)
+		return apierr.UpstreamTimeout(provider)
 	case errors.Is(err, errResponseTooLarge), errors.Is(err, errEventTooLarge):
 		return apierr.ProviderError(http.StatusBadGateway, provider,
 			"the answer of provider "+provider+" exceeds the gateway's size limit").WithCode("upstream_response_too_large")
 	}
 	return apierr.ProviderError(http.StatusBadGateway, provider,
 		"the connection to provider "+provider+" broke before its answer was complete").WithCode("upstream_read_failed")
-}
-
-func upstreamTimeout(provider string) *apierr.Error {
-	return apierr.ProviderError(http.StatusGatewayTimeout, provider,
-		"provider "+provider+" did not answer in time").WithCode("upstream_timeout")
 }
 
 // brokenConnection reports whether err is a connection the upstream

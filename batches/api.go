@@ -241,39 +241,24 @@ func (s *Service) Cancel(c Caller, id string) (*Batch, error) {
 		if err != nil {
 			return nil, err
 		}
-		if b.Finished() {
-			return nil, &FinishedError{Status: b.Status}
+		changed, err := s.markCancelling(b)
+		if err != nil {
+			return nil, err
 		}
-		if b.Status == StatusCancelling {
-			return b, nil
+		if changed {
+			err = s.st.PutBatch(b)
 		}
-		if b.UpstreamID != "" {
-			if err := s.cancelRemote(b); err != nil {
-				return nil, err
-			}
-		}
-		b.Status, b.CancellingAt = StatusCancelling, unix(time.Now())
-		return b, s.st.PutBatch(b)
+		return b, err
 	}
 	rn.mu.Lock()
 	remote := rn.b.UpstreamID != ""
-	if rn.b.Finished() {
-		status := rn.b.Status
-		rn.mu.Unlock()
-		return nil, &FinishedError{Status: status}
+	changed, err := s.markCancelling(rn.b)
+	if err == nil && changed {
+		err = s.st.PutBatch(rn.b)
 	}
-	if rn.b.Status != StatusCancelling {
-		if remote {
-			if err := s.cancelRemote(rn.b); err != nil {
-				rn.mu.Unlock()
-				return nil, err
-			}
-		}
-		rn.b.Status, rn.b.CancellingAt = StatusCancelling, unix(time.Now())
-		if err := s.st.PutBatch(rn.b); err != nil {
-			rn.mu.Unlock()
-			return nil, err
-		}
+	if err != nil {
+		rn.mu.Unlock()
+		return nil, err
 	}
 	b := *rn.b
 	rn.mu.Unlock()
@@ -281,6 +266,26 @@ func (s *Service) Cancel(c Caller, id string) (*Batch, error) {
 		rn.cancel(errCancelled)
 	}
 	return &b, nil
+}
+
+// markCancelling moves b to cancelling and reports whether it changed it:
+// a finished batch is refused with a *FinishedError, one already
+// cancelling is left as it is, and one running on the provider's batch
+// API is cancelled there first.
+func (s *Service) markCancelling(b *Batch) (changed bool, err error) {
+	if b.Finished() {
+		return false, &FinishedError{Status: b.Status}
+	}
+	if b.Status == StatusCancelling {
+		return false, nil
+	}
+	if b.UpstreamID != "" {
+		if err := s.cancelRemote(b); err != nil {
+			return false, err
+		}
+	}
+	b.Status, b.CancellingAt = StatusCancelling, unix(time.Now())
+	return true, nil
 }
 
 // cancelRemote asks the provider running b to cancel it.

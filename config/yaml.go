@@ -93,10 +93,7 @@ func (c Config) problems() []problem {
 // lineAt returns the line of the node at path (mapping keys and sequence
 // indexes) in doc, or of the deepest node on the way that exists.
 func lineAt(doc *yaml.Node, path []any) int {
-	n := resolveAlias(doc)
-	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
-		n = resolveAlias(n.Content[0])
-	}
+	n := documentRoot(doc)
 	for _, step := range path {
 		next := childAt(n, step)
 		if next == nil {
@@ -105,6 +102,16 @@ func lineAt(doc *yaml.Node, path []any) int {
 		n = next
 	}
 	return n.Line
+}
+
+// documentRoot is the top value of doc (the node itself when it is not a
+// document), aliases resolved.
+func documentRoot(doc *yaml.Node) *yaml.Node {
+	n := resolveAlias(doc)
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = resolveAlias(n.Content[0])
+	}
+	return n
 }
 
 // childAt returns the child of n that step names, or nil.
@@ -277,10 +284,7 @@ var zeroMeansDefault = map[string][]string{
 // explicitZeros reports the settings of zeroMeansDefault written as 0 in
 // doc: in server, and in every provider of providers.
 func explicitZeros(doc *yaml.Node) []error {
-	root := resolveAlias(doc)
-	if root.Kind == yaml.DocumentNode && len(root.Content) > 0 {
-		root = resolveAlias(root.Content[0])
-	}
+	root := documentRoot(doc)
 	var errs []error
 	check := func(m *yaml.Node, at string, names []string) {
 		if m == nil || m.Kind != yaml.MappingNode {

@@ -175,7 +175,6 @@ func supplyHint(p Provider, field, varSuffix string) string {
 	return fmt.Sprintf("set %s in the config", field)
 }
 
-// checkHTTPURL reports whether s is an absolute http or https URL with a host.
 // checkRedisURL checks that s is a redis://, rediss:// or unix:// URL.
 // The URL is never quoted: it may carry the password.
 func checkRedisURL(s string) error {
@@ -189,6 +188,7 @@ func checkRedisURL(s string) error {
 	return nil
 }
 
+// checkHTTPURL reports whether s is an absolute http or https URL with a host.
 func checkHTTPURL(s string) error {
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

@@ -179,10 +179,14 @@ func (p *OpenAICompat) batchError(resp *http.Response, body []byte) *BatchStatus
 	return e
 }
 
-// withoutKey is s with the provider's API key replaced by [redacted].
+// Redacted is what stands in text relayed from an upstream where a
+// provider credential was.
+const Redacted = "[redacted]"
+
+// withoutKey is s with the provider's API key replaced by Redacted.
 func (p *OpenAICompat) withoutKey(s string) string {
 	if p.key == "" {
 		return s
 	}
-	return strings.ReplaceAll(s, p.key, "[redacted]")
+	return strings.ReplaceAll(s, p.key, Redacted)
 }

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/modelgate/modelgate/providers"
 )
 
 // Defaults of UpstreamLimits.
@@ -103,9 +105,6 @@ func (u *Upstreams) limitsFor(provider string) UpstreamLimits {
 	return defaultLimits
 }
 
-// redacted is what stands in relayed text where a credential was.
-const redacted = "[redacted]"
-
 // redactBody removes every configured provider credential from an
 // answer's body; b itself when it holds none.
 func (u *Upstreams) redactBody(b []byte) []byte {
@@ -127,7 +126,7 @@ func (u *Upstreams) redact(s string) string {
 	}
 	for _, secret := range u.secrets {
 		if strings.Contains(s, secret) {
-			s = strings.ReplaceAll(s, secret, redacted)
+			s = strings.ReplaceAll(s, secret, providers.Redacted)
 		}
 	}
 	return s

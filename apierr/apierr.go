@@ -8,6 +8,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/modelgate/modelgate/reqinfo"
 )
@@ -76,6 +77,18 @@ func (e *Error) WithParam(param string) *Error { e.Param = &param; return e }
 
 // WithProvider sets the provider name and returns e.
 func (e *Error) WithProvider(name string) *Error { e.Provider = name; return e }
+
+// WithUpstreamRetryAfter passes on an upstream's Retry-After header value
+// as sent (seconds or an HTTP date); without one, a 429 asks the client
+// to wait a second.
+func (e *Error) WithUpstreamRetryAfter(value string) *Error {
+	if value = strings.TrimSpace(value); value != "" {
+		e.RetryAfterHeader = value
+	} else if e.StatusCode == http.StatusTooManyRequests {
+		e.RetryAfter = 1
+	}
+	return e
+}
 
 // InvalidRequest is a 400 invalid_request_error.
 func InvalidRequest(message string) *Error {

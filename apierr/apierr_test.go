@@ -83,3 +83,23 @@ func TestNoRetryOnRefusedCredential(t *testing.T) {
 		}
 	}
 }
+
+func TestWithUpstreamRetryAfter(t *testing.T) {
+	for _, c := range []struct {
+		status      int
+		value       string
+		wantHeader  string
+		wantSeconds int
+	}{
+		{429, " 7 ", "7", 0},
+		{429, "Wed, 21 Oct 2026 07:28:00 GMT", "Wed, 21 Oct 2026 07:28:00 GMT", 0},
+		{429, "", "", 1},
+		{503, "", "", 0},
+		{503, "30", "30", 0},
+	} {
+		e := New(c.status, TypeForStatus(c.status), "m").WithUpstreamRetryAfter(c.value)
+		if e.RetryAfterHeader != c.wantHeader || e.RetryAfter != c.wantSeconds {
+			t.Errorf("%d %q: header %q seconds %d, want %q %d", c.status, c.value, e.RetryAfterHeader, e.RetryAfter, c.wantHeader, c.wantSeconds)
+		}
+	}
+}

@@ -242,12 +242,7 @@ func upstreamErr(up *UpstreamError) *apierr.Error {
 		if c := ans.UpstreamCode(); c != "" {
 			e.WithCode(c)
 		}
-		if ra := ans.UpstreamRetryAfter(); ra != "" {
-			e.RetryAfterHeader = ra
-		} else if status == http.StatusTooManyRequests {
-			e.RetryAfter = 1
-		}
-		return e
+		return e.WithUpstreamRetryAfter(ans.UpstreamRetryAfter())
 	}
 	var ue *url.Error
 	switch {

@@ -125,12 +125,7 @@ func upstreamError(provider string, resp *http.Response, u *Upstreams) *apierr.E
 	if param = u.redact(param); param != "" {
 		ge.WithParam(param)
 	}
-	if ra := strings.TrimSpace(resp.Header.Get("Retry-After")); ra != "" {
-		ge.RetryAfterHeader = ra // seconds or an HTTP date, passed on as sent
-	} else if resp.StatusCode == http.StatusTooManyRequests {
-		ge.RetryAfter = 1
-	}
-	return ge
+	return ge.WithUpstreamRetryAfter(resp.Header.Get("Retry-After"))
 }
 
 // statusText is the standard text of an HTTP status, or "status N".

@@ -148,7 +148,9 @@ func intParam(v url.Values, name string, def, minimum int) (int, error) {
 }
 
 // List returns one page of entries matching q, newest first, without
-// bodies. A limit outside 1..MaxListLimit is brought inside it.
+// bodies. Like every read of the audit log and of usage, it first
+// commits what storage still has queued (see settle), so that it includes
+// every request answered before it. A limit outside 1..MaxListLimit is brought inside it.
 func (qs *Queries) List(q EntryQuery) (ListResult, error) {
 	q.Limit = max(1, min(q.Limit, MaxListLimit))
 	q.Offset = max(0, q.Offset)
@@ -156,6 +158,7 @@ func (qs *Queries) List(q EntryQuery) (ListResult, error) {
 	if qs.st == nil {
 		return res, nil
 	}
+	settle(qs.st)
 	page, err := qs.st.ListEntries(q)
 	if err != nil {
 		return res, err
@@ -177,6 +180,7 @@ func (qs *Queries) Get(id string) (*Entry, error) {
 	if err != nil || qs.st == nil {
 		return nil, notFound()
 	}
+	settle(qs.st)
 	e, err := qs.entry(parsed)
 	if errors.Is(err, ErrNotFound) {
 		return nil, notFound()

@@ -68,6 +68,7 @@ func (uq *UsageQueries) dailyRows(w Window, userPath string) ([]UsageAggregate, 
 	if uq.st == nil {
 		return nil, nil
 	}
+	settle(uq.st)
 	rows, err := uq.st.UsageAggregates(Daily, w.Start, w.End)
 	if err != nil || userPath == "" {
 		return rows, err
@@ -235,6 +236,7 @@ func (uq *UsageQueries) Sessions(q SessionQuery) (SessionPage, error) {
 		return page, nil
 	}
 	q.Limit = max(1, min(q.Limit, MaxSessionsLimit))
+	settle(uq.st)
 	rows, next, err := uq.st.Sessions(q)
 	if errors.Is(err, ErrBadCursor) {
 		return page, badParam("cursor", "cursor is not one this endpoint returned")
@@ -256,6 +258,7 @@ func (uq *UsageQueries) Sessions(q SessionQuery) (SessionPage, error) {
 // hourly ones for the whole hours before them, raw records only for the
 // part of an hour since starts in.
 func (uq *UsageQueries) Totals(userPath string, since time.Time) (UsageAggregate, error) {
+	settle(uq.st)
 	var t UsageAggregate
 	err := uq.eachSince(since, func(path string, a UsageAggregate) {
 		if userPath == "" || UnderPath(path, userPath) {
@@ -271,12 +274,13 @@ func (uq *UsageQueries) Totals(userPath string, since time.Time) (UsageAggregate
 // prefix and every path below it. With perChild it holds one element per
 // direct child of prefix that spent something, the child's path → the
 // spend of the child and the paths below it; prefix's own spend is not
-// counted. When the storage can flush (it has a Flush(context.Context)
-// error method), records still queued are committed first, so the answer
-// includes every record written so far. Its signature is the budgets'
-// spend source.
+// counted. When the storage queues its writes (a flusher), records still
+// queued are committed first, so the answer includes every record written
+// so far; unlike the reads' settle, a commit that fails fails the answer,
+// so that a budget is never checked against a partial spend. Its
+// signature is the budgets' spend source.
 func (uq *UsageQueries) SpendSince(prefix string, perChild bool, since time.Time) (map[string]float64, error) {
-	if f, ok := uq.st.(interface{ Flush(context.Context) error }); ok {
+	if f, ok := uq.st.(flusher); ok {
 		if err := f.Flush(context.Background()); err != nil {
 			return nil, err
 		}

@@ -25,8 +25,9 @@ const (
 // (audit logging off) every read answers empty: no entries, zero-filled
 // statistics, never an error.
 type Queries struct {
-	st  EntryStorage
-	now func() time.Time
+	st     EntryStorage
+	now    func() time.Time
+	settle settler
 }
 
 // NewQueries returns the audit log reads over st (nil: logging off), with
@@ -158,7 +159,7 @@ func (qs *Queries) List(q EntryQuery) (ListResult, error) {
 	if qs.st == nil {
 		return res, nil
 	}
-	settle(qs.st)
+	qs.settle.settle(qs.st)
 	page, err := qs.st.ListEntries(q)
 	if err != nil {
 		return res, err
@@ -180,7 +181,7 @@ func (qs *Queries) Get(id string) (*Entry, error) {
 	if err != nil || qs.st == nil {
 		return nil, notFound()
 	}
-	settle(qs.st)
+	qs.settle.settle(qs.st)
 	e, err := qs.entry(parsed)
 	if errors.Is(err, ErrNotFound) {
 		return nil, notFound()

@@ -91,7 +91,7 @@ func (qs *Queries) Stats(w Window) (Stats, error) {
 	if w.End.Before(end) {
 		end = w.End
 	}
-	settle(qs.st)
+	qs.settle.settle(qs.st)
 	rows, err := qs.st.AuditHours(w.Start, end)
 	if err != nil {
 		return st, err

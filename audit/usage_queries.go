@@ -28,8 +28,9 @@ const (
 // nil storage (usage tracking off) every read answers zeroed or empty,
 // never an error.
 type UsageQueries struct {
-	st  UsageStorage
-	now func() time.Time
+	st     UsageStorage
+	now    func() time.Time
+	settle settler
 }
 
 // NewUsageQueries returns the usage reads over st (nil: usage tracking
@@ -68,7 +69,7 @@ func (uq *UsageQueries) dailyRows(w Window, userPath string) ([]UsageAggregate, 
 	if uq.st == nil {
 		return nil, nil
 	}
-	settle(uq.st)
+	uq.settle.settle(uq.st)
 	rows, err := uq.st.UsageAggregates(Daily, w.Start, w.End)
 	if err != nil || userPath == "" {
 		return rows, err
@@ -236,7 +237,7 @@ func (uq *UsageQueries) Sessions(q SessionQuery) (SessionPage, error) {
 		return page, nil
 	}
 	q.Limit = max(1, min(q.Limit, MaxSessionsLimit))
-	settle(uq.st)
+	uq.settle.settle(uq.st)
 	rows, next, err := uq.st.Sessions(q)
 	if errors.Is(err, ErrBadCursor) {
 		return page, badParam("cursor", "cursor is not one this endpoint returned")
@@ -258,7 +259,7 @@ func (uq *UsageQueries) Sessions(q SessionQuery) (SessionPage, error) {
 // hourly ones for the whole hours before them, raw records only for the
 // part of an hour since starts in.
 func (uq *UsageQueries) Totals(userPath string, since time.Time) (UsageAggregate, error) {
-	settle(uq.st)
+	uq.settle.settle(uq.st)
 	var t UsageAggregate
 	err := uq.eachSince(since, func(path string, a UsageAggregate) {
 		if userPath == "" || UnderPath(path, userPath) {

@@ -13,6 +13,12 @@ type flusher interface {
 	Flush(ctx context.Context) error
 }
 
+// pender is a flusher that can tell whether it holds writes not yet
+// committed.
+type pender interface {
+	Pending() bool
+}
+
 // settleTimeout bounds how long a read waits for the records still queued
 // to be committed before it answers from what is.
 const settleTimeout = 2 * time.Second
@@ -32,7 +38,8 @@ type settler struct {
 }
 
 // settle commits the records st still has queued, when it queues them (it
-// is a flusher): at once, or, within settleGap of the last commit a read
+// is a flusher) and holds some (it is not a pender with none pending): at
+// once, or, within settleGap of the last commit a read
 // forced, at the end of the gap, together with every read that comes in
 // the meantime. A commit that fails, or takes longer than settleTimeout (a
 // stalled disk), does not fail the read: it answers from what is
@@ -41,6 +48,9 @@ func (s *settler) settle(st any) {
 	f, ok := st.(flusher)
 	if !ok {
 		return
+	}
+	if p, ok := st.(pender); ok && !p.Pending() {
+		return // nothing queued: what the read sees is complete
 	}
 	s.mu.Lock()
 	if done := s.next; done != nil {

@@ -68,3 +68,19 @@ func TestSettleWithoutAFlusher(t *testing.T) {
 	s.settle(nil)
 	s.settle(struct{}{})
 }
+
+// idleFlusher is a countingFlusher that reports nothing pending.
+type idleFlusher struct{ countingFlusher }
+
+func (*idleFlusher) Pending() bool { return false }
+
+func TestSettleSkipsAStorageWithNothingPending(t *testing.T) {
+	var s settler
+	f := &idleFlusher{}
+	for range 5 {
+		s.settle(f)
+	}
+	if len(f.starts) != 0 {
+		t.Fatalf("%d commits with nothing pending", len(f.starts))
+	}
+}

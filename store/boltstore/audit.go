@@ -75,6 +75,14 @@ func (a *Audit) Rejected() uint64 { return a.rejected.Load() + a.aggs.corruptRow
 // is committed.
 func (a *Audit) Flush(ctx context.Context) error { return a.s.Flush(ctx) }
 
+// Pending reports whether the store holds writes not yet committed (the
+// audit's or another domain's): while it does not, Flush has nothing to
+// wait for.
+func (a *Audit) Pending() bool {
+	st := a.s.Stats()
+	return st.Enqueued > st.Committed+st.Failed
+}
+
 // bucket returns the named bucket of a read-write tx, creating it if
 // needed, without allocating once it exists.
 func bucket(tx *bbolt.Tx, name []byte) (*bbolt.Bucket, error) {

@@ -223,6 +223,14 @@ func (a *Audit) drop(closed bool) {
 		zap.Uint64("dropped_total", n), zap.Int("queue_size", a.opt.QueueSize))
 }
 
+// Pending reports whether records accepted are not yet committed (or
+// given up on): while none are, Flush has nothing to wait for.
+func (a *Audit) Pending() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.resolved < a.appended
+}
+
 // Flush waits until every record accepted before the call is committed
 // (or refused by the database), or ctx is done. While the database is
 // unreachable it waits for it to come back.

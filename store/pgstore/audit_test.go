@@ -58,6 +58,9 @@ func TestRecordsQueuedWhileTheDatabaseIsAwayArriveWhenItIsBack(t *testing.T) {
 
 	appendPairs(t, rec, 10, audittest.Base)
 	audittest.Flush(t, a)
+	if a.Pending() {
+		t.Fatal("pending once everything is committed")
+	}
 
 	px.down()
 	start := time.Now()
@@ -66,8 +69,8 @@ func TestRecordsQueuedWhileTheDatabaseIsAwayArriveWhenItIsBack(t *testing.T) {
 		t.Fatalf("50 appends took %v with the database away", d)
 	}
 	time.Sleep(500 * time.Millisecond) // several failed attempts
-	if q := a.Stats().Queued; q != 100 {
-		t.Fatalf("%d records queued, want 100", q)
+	if q := a.Stats().Queued; q != 100 || !a.Pending() {
+		t.Fatalf("%d records queued, want 100; pending %v", q, a.Pending())
 	}
 	if n := count(t, direct.Pool, "mg_audit_entries"); n != 10 {
 		t.Fatalf("%d entries stored while away", n)

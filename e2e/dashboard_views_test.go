@@ -6,6 +6,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
@@ -254,6 +255,7 @@ func TestDashboardLimitRows(t *testing.T) {
 	g := startGateway(t, mockBlock(""))
 	for _, body := range []string{
 		`{"user_path":"/rows/tokens","period":"minute","max_tokens":100000}`,
+		`{"user_path":"/rows/requests","period":"minute","max_requests":100}`,
 		`{"user_path":"/rows/both/with/a/longer/path","period":"hour","max_requests":1000,"max_tokens":1000000}`,
 	} {
 		if res := adminCall(t, g, "PUT", "/admin/rate-limits", body); res.Status != 200 {
@@ -266,11 +268,12 @@ func TestDashboardLimitRows(t *testing.T) {
 	createKey(t, g, `{"name":"a-key-with-a-name","user_path":"/rows/tokens"}`)
 	chatAs(t, g, "/rows/tokens")
 	chatAs(t, g, "/rows/tokens")
+	chatAs(t, g, "/rows/requests")
 	b := newBrowser(t, g.URL)
 	b.viewport(t, 1280, 800, false)
 	signIn(t, b, g)
 
-	t.Run("a rule on tokens only shows the requests it counted", func(t *testing.T) {
+	t.Run("a rule on one measure shows what it counted of the other", func(t *testing.T) {
 		used := rateUsed(t, g, "user_path", "/rows/tokens", "minute")
 		if used != 2 {
 			t.Fatalf("API counts %v requests, want 2", used)
@@ -282,6 +285,15 @@ func TestDashboardLimitRows(t *testing.T) {
 		}
 		if got := eval[string](t, b, `(`+cell+`.querySelector("[data-used]") || {dataset: {}}).dataset.used || ""`); got != "2" {
 			t.Errorf("data-used %q, want 2", got)
+		}
+		// A rule on requests only shows the tokens it counted.
+		tokens, _ := rateRule(t, g, "user_path", "/rows/requests", "minute")["tokens_used"].(float64)
+		if tokens == 0 {
+			t.Fatal("API counts no tokens for the rule on requests only")
+		}
+		want := fmt.Sprintf("%.0f tokens", tokens)
+		if got := eval[string](t, b, `document.querySelector('#rate-limits tr[data-subject="/rows/requests"]').cells[4].textContent`); got != want {
+			t.Errorf("tokens cell %q, want %q", got, want)
 		}
 		// A rule with a request cap shows used against the cap.
 		if got := eval[string](t, b, `document.querySelector('#rate-limits tr[data-subject="/rows/both/with/a/longer/path"]').cells[3].textContent`); got != "0 / 1,000 requests" {

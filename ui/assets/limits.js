@@ -100,8 +100,14 @@ export async function render(root, ctx) {
         return h("div", {}, h("span", { "data-used": used }, num(used) + " / " + num(cap) + " " + label), bar(used, cap));
       } },
       { title: "Tokens", cell: (r) => {
-        if (!r.max_tokens) return "–";
-        if (r.per_child) return num(r.max_tokens) + " per child";
+        if (r.per_child) return r.max_tokens ? num(r.max_tokens) + " per child" : "–";
+        // A rule without a token cap (one on requests only) still counts
+        // the tokens its requests used: they are shown without a cap and
+        // a bar. A concurrency rule counts none.
+        if (!r.max_tokens) {
+          if (r.period === "concurrent" || r.tokens_used === undefined) return "–";
+          return h("span", { "data-tokens": r.tokens_used }, num(r.tokens_used) + " tokens");
+        }
         return h("div", {}, num(r.tokens_used || 0) + " / " + num(r.max_tokens), bar(r.tokens_used || 0, r.max_tokens));
       } },
       { title: "Window ends", cell: (r) => (r.window_end ? when(r.window_end) : "–"), phone: false },

@@ -209,8 +209,10 @@ func (d *Data) WithoutBodies() *Data {
 	return &c
 }
 
-// fillLists makes d's absent lists empty ones, so that reads show them
-// as [] rather than null. A nil d is left as it is.
+// fillLists makes d's absent lists and header objects empty ones, so that
+// reads show them as [] and {} rather than null: the audit data object's
+// lists are arrays and its headers, and an attempt's, objects. A nil d is
+// left as it is.
 func (d *Data) fillLists() {
 	if d == nil {
 		return
@@ -223,6 +225,17 @@ func (d *Data) fillLists() {
 	}
 	if d.RequestRevisions == nil {
 		d.RequestRevisions = []Revision{}
+	}
+	if d.RequestHeaders == nil {
+		d.RequestHeaders = map[string]string{}
+	}
+	if d.ResponseHeaders == nil {
+		d.ResponseHeaders = map[string]string{}
+	}
+	for i := range d.Attempts {
+		if d.Attempts[i].ResponseHeaders == nil {
+			d.Attempts[i].ResponseHeaders = map[string]string{}
+		}
 	}
 }
 

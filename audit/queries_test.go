@@ -500,7 +500,7 @@ func TestListAndGetThroughQueries(t *testing.T) {
 	for i := range 5 {
 		when := now.Add(-time.Duration(i) * time.Hour)
 		e := &audit.Entry{ID: audit.NewID(when), Timestamp: when, StatusCode: 200 + 100*(i%3), UserPath: "/a",
-			Data: &audit.Data{ResponseBody: json.RawMessage(`{"n":1}`)}}
+			Data: &audit.Data{ResponseBody: json.RawMessage(`{"n":1}`), Attempts: []audit.Attempt{{Seq: 1, Success: true}}}}
 		es = append(es, e)
 		st.AppendEntry(e)
 	}
@@ -525,13 +525,18 @@ func TestListAndGetThroughQueries(t *testing.T) {
 	if err != nil || string(e.Data.ResponseBody) != `{"n":1}` {
 		t.Fatalf("get: %+v %v", e, err)
 	}
-	// Lists the entry lacks read as [], not null.
+	// Lists the entry lacks read as [], headers it lacks (its own and its
+	// attempt's) as {}, not null.
 	for _, d := range []*audit.Data{res.Entries[0].Data, e.Data} {
 		b, _ := json.Marshal(d)
-		for _, member := range []string{`"attempts":[]`, `"labels":[]`, `"request_revisions":[]`} {
+		for _, member := range []string{`"labels":[]`, `"request_revisions":[]`, `"request_headers":{}`,
+			`"response_headers":{}`, `"attempts":[{`} {
 			if !strings.Contains(string(b), member) {
 				t.Errorf("want %s in %s", member, b)
 			}
+		}
+		if h := d.Attempts[0].ResponseHeaders; h == nil {
+			t.Errorf("an attempt's headers read as null: %s", b)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/modelgate/modelgate/apierr"
 	"github.com/modelgate/modelgate/routes"
 )
 
@@ -60,8 +61,12 @@ func (h *Handler) operation(op Operation) map[string]any {
 	if op.legacy {
 		errs = append(errs, http.StatusGone)
 	}
+	errResponse := "#/components/responses/Error"
+	if apierr.AnthropicEnvelope(op.Path) {
+		errResponse = "#/components/responses/AnthropicError"
+	}
 	for _, s := range errs {
-		responses[strconv.Itoa(s)] = map[string]any{"$ref": "#/components/responses/Error"}
+		responses[strconv.Itoa(s)] = map[string]any{"$ref": errResponse}
 	}
 	out["responses"] = responses
 	return out

@@ -133,6 +133,8 @@ func (h *Handler) OpenAPI(now time.Time) map[string]any {
 			"responses": map[string]any{
 				"Error": map[string]any{"description": "Gateway error.",
 					"content": map[string]any{"application/json": map[string]any{"schema": ref("ErrorResponse")}}},
+				"AnthropicError": map[string]any{"description": "Gateway error in the Anthropic envelope.",
+					"content": map[string]any{"application/json": map[string]any{"schema": ref("AnthropicErrorResponse")}}},
 			},
 		},
 	}

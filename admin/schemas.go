@@ -204,5 +204,8 @@ func components() schema {
 	for name, s := range cacheSchemas() {
 		out[name] = s
 	}
+	for name, s := range anthropicSchemas() {
+		out[name] = s
+	}
 	return out
 }

@@ -233,7 +233,8 @@ func writeBody(w http.ResponseWriter, e *Error, body []byte) {
 }
 
 // WriteFor sends err in the envelope the route's clients expect: the
-// Anthropic one on /v1/messages, the gateway shape everywhere else. The
+// Anthropic one where AnthropicEnvelope says so, the gateway shape
+// everywhere else. The
 // error's code (or type, when it has no code) is recorded on the request's
 // reqinfo.Info, for logs and the audit entry, with its type and message.
 func WriteFor(w http.ResponseWriter, r *http.Request, err error) {
@@ -246,7 +247,7 @@ func WriteFor(w http.ResponseWriter, r *http.Request, err error) {
 		info.ErrorType, info.ErrorMessage = e.Type, e.Message
 		err = e
 	}
-	if len(r.URL.Path) >= 12 && r.URL.Path[:12] == "/v1/messages" {
+	if AnthropicEnvelope(r.URL.Path) {
 		WriteAnthropic(w, err)
 		return
 	}

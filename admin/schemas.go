@@ -207,5 +207,8 @@ func components() schema {
 	for name, s := range anthropicSchemas() {
 		out[name] = s
 	}
+	for name, s := range batchSchemas() {
+		out[name] = s
+	}
 	return out
 }

@@ -75,20 +75,32 @@ func (h *Handler) operation(op Operation) map[string]any {
 // success describes an operation's success response.
 func success(d *routes.Doc) map[string]any {
 	desc := http.StatusText(d.Status)
-	var body schema
-	switch {
-	case d.Result != "":
-		body = ref(d.Result)
-	case d.ResultType != "":
-		body = str("")
-	default:
+	if d.Result == "" && d.ResultType == "" {
 		return map[string]any{"description": desc}
 	}
-	content := map[string]any{mediaType(d.ResultType): map[string]any{"schema": body}}
+	content := map[string]any{}
+	if d.Result != "" {
+		content[mediaType(d.ResultType)] = map[string]any{"schema": ref(d.Result)}
+	} else {
+		content[d.ResultType] = unstructured(d.ResultType)
+	}
+	for _, t := range d.AltTypes {
+		content[t] = unstructured(t)
+	}
 	if d.Streams {
-		content["text/event-stream"] = map[string]any{"schema": str("Server-sent events, one chunk per event, when stream is true.")}
+		content["text/event-stream"] = map[string]any{"schema": str("Server-sent events, one chunk per event, when the request asks for a stream.")}
 	}
 	return map[string]any{"description": desc, "content": content}
+}
+
+// unstructured describes a body of media type t that has no named schema:
+// text as a string; other bytes (audio, JSON Lines) by the media type
+// alone, since a schema describes one JSON value and they are none.
+func unstructured(t string) map[string]any {
+	if strings.HasPrefix(t, "text/") {
+		return map[string]any{"schema": str("")}
+	}
+	return map[string]any{}
 }
 
 // mediaType is t, or application/json when t is empty.

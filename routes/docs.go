@@ -19,9 +19,13 @@ type Doc struct {
 	// Result names the success body's schema; empty for none, or for a
 	// body of ResultType that is a plain string.
 	Result string
-	// ResultType is the success body's media type; empty means
-	// application/json.
+	// ResultType is the success body's media type, or a range of them
+	// (audio/*); empty means application/json.
 	ResultType string
+	// AltTypes are other media types of the success body, which the
+	// request picks (a response_format); a range (text/*) stands for every
+	// type under it.
+	AltTypes []string
 	// Streams reports that the answer is a server-sent event stream when
 	// the request asks for one.
 	Streams bool

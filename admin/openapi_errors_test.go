@@ -41,3 +41,28 @@ func TestOpenAPIAnthropicErrors(t *testing.T) {
 		t.Errorf("envelope schema %v", s)
 	}
 }
+
+// TestOpenAPIModelRefusals: the model routes document the refusals every
+// one of them answers: 403 for a model the caller may not use or a call
+// from another site's page, 415 for a body that is not JSON; the realtime
+// route 426 for a request without the WebSocket upgrade.
+func TestOpenAPIModelRefusals(t *testing.T) {
+	h, _ := newTestHandler(t, nil)
+	ops := docOps(fetchDoc(t, h))
+	for _, key := range []string{"POST /v1/chat/completions", "POST /v1/responses", "POST /v1/messages", "POST /v1/messages/count_tokens",
+		"POST /v1/embeddings", "POST /v1/audio/speech", "POST /v1/audio/transcriptions", "POST /v1/files", "POST /v1/batches"} {
+		for _, status := range []string{"403", "415"} {
+			if status == "403" && (key == "POST /v1/files" || key == "POST /v1/batches") {
+				continue
+			}
+			if errorRef(t, ops, key, status) == "" {
+				t.Errorf("%s: no %s", key, status)
+			}
+		}
+	}
+	for _, status := range []string{"403", "426"} {
+		if errorRef(t, ops, "GET /v1/realtime", status) == "" {
+			t.Errorf("GET /v1/realtime: no %s", status)
+		}
+	}
+}

@@ -3,8 +3,9 @@ package routes
 import "net/http"
 
 // modelErrors are the error statuses of a model call that reaches a
-// provider.
-var modelErrors = []int{400, 404, 413, 429, 502, 504}
+// provider; 403 refuses a model the caller may not use and a call from
+// another site's page, 415 a body of another media type.
+var modelErrors = []int{400, 403, 404, 413, 415, 429, 502, 504}
 
 // usageWindow are the query parameters choosing a usage time window.
 var usageWindow = []Param{
@@ -77,7 +78,7 @@ var table = []Route{
 	{ID: "countMessageTokens", Method: http.MethodPost, Path: "/v1/messages/count_tokens", Shape: ShapeCountTokens,
 		Audited: true, Served: true,
 		Doc: &Doc{Summary: "Count the input tokens of a messages request (not rate-limited)", Tag: "models", Body: "ModelRequest",
-			Status: http.StatusOK, Result: "ModelResponse", Errors: []int{400, 404, 413}}},
+			Status: http.StatusOK, Result: "ModelResponse", Errors: []int{400, 403, 404, 413, 415}}},
 	{ID: "createEmbeddings", Method: http.MethodPost, Path: "/v1/embeddings", Shape: ShapeEmbeddings,
 		RateLimit: CountRequestAndSlot, Audited: true, Budgeted: true, Cacheable: true, Served: true,
 		Doc: &Doc{Summary: "Embeddings", Tag: "models", Body: "ModelRequest",
@@ -94,14 +95,14 @@ var table = []Route{
 	// A realtime session holds its slot for the whole session.
 	{ID: "createRealtimeSession", Method: http.MethodGet, Path: "/v1/realtime", Shape: ShapeRealtime,
 		RateLimit: CountRequestAndSlot, Audited: true, Budgeted: true, Served: true,
-		Doc: &Doc{Summary: "Realtime session: upgrades to a WebSocket relayed to the provider", Tag: "realtime",
+		Doc: &Doc{Summary: "Realtime session: upgrades to a WebSocket relayed to the provider (426 without the upgrade headers)", Tag: "realtime",
 			Query:  []Param{{Name: "model", Desc: "The model of the session.", Type: "string"}},
-			Status: http.StatusSwitchingProtocols, Errors: []int{400, 404, 429, 502}}},
+			Status: http.StatusSwitchingProtocols, Errors: []int{400, 403, 404, 426, 429, 502}}},
 	// Passthrough: every method reaches the upstream, so every one counts.
 	{ID: "passthrough", Method: Any, Path: "/p/{provider}/*", Shape: ShapePassthrough,
 		RateLimit: CountRequestAndSlot, Audited: true, Budgeted: true, Served: true,
 		Doc: &Doc{Summary: "A provider's own API, relayed unchanged (providers enabled for passthrough only)", Tag: "passthrough",
-			Status: http.StatusOK, Errors: []int{404, 429, 502, 504}}},
+			Status: http.StatusOK, Errors: []int{403, 404, 429, 502, 504}}},
 
 	// Batches: only the submission counts against rate limits and spend.
 	{ID: "createFile", Method: http.MethodPost, Path: "/v1/files", Shape: ShapeFiles, Audited: true, Served: true,

@@ -22,8 +22,8 @@ func vmodelSchemas() schema {
 		row[k] = v
 	}
 	row["managed"] = boolean("From configuration: read-only here, never stored.")
-	row["created_at"] = dateTime("")
-	row["updated_at"] = dateTime("")
+	row["created_at"] = nullable(dateTime("When the row was first stored; null on managed rows, which are never stored."))
+	row["updated_at"] = nullable(dateTime("When the row was last stored; null on managed rows."))
 	write := schema{}
 	for k, v := range fields {
 		write[k] = v

@@ -157,7 +157,7 @@ func components() schema {
 			"user_path": str("The caller's user path."), "server_time": dateTime(""),
 			"usage": nullable(object("The caller's user path's usage (the paths below it included); zeroed when usage tracking is off, null when it could not be read.", schema{
 				"today": ref("UsageTotals"), "last_30_days": ref("UsageTotals")}, "today", "last_30_days")),
-			"budgets":     array(schema{"type": "object"}, "Budget entries that apply to the caller."),
+			"budgets":     array(ref("BudgetEntry"), "Budget entries that apply to the caller; a template's shows the caller's child."),
 			"rate_limits": array(ref("RateLimitStatus"), ""),
 		}, "user_path", "server_time", "usage", "budgets", "rate_limits"),
 		"ModelList": object("", schema{"object": str(""), "data": array(ref("Model"), "")}, "object", "data"),

@@ -31,7 +31,9 @@ func vmodelSchemas() schema {
 	write["old_source"] = str("The source of the row being renamed.")
 	access := object("", schema{
 		"selector": str("provider_name/model"), "default_enabled": boolean(""), "effective_enabled": boolean(""),
-		"user_paths": array(str(""), ""), "override": nullable(schema{"type": "object", "description": "The virtual model row that decides, as GET /admin/virtual-models shows it."}),
+		"user_paths": array(str(""), ""),
+		"override": schema{"anyOf": []schema{ref("VirtualModel"), {"type": "null"}},
+			"description": "The virtual model row that decides, as GET /admin/virtual-models shows it; null when none does."},
 	}, "selector", "default_enabled", "effective_enabled", "user_paths", "override")
 	route := object("", schema{"primary_model": str(""), "targets": array(str(""), "Tried in order."), "managed": boolean("")},
 		"primary_model", "targets", "managed")

@@ -66,3 +66,30 @@ func TestOpenAPIModelRefusals(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenAPIPassthroughRelays: passthrough documents the provider's
+// relayed answers, of any status and body, as its default response; only
+// 401 and 403, which the gateway always answers itself, name the gateway
+// error.
+func TestOpenAPIPassthroughRelays(t *testing.T) {
+	h, _ := newTestHandler(t, nil)
+	ops := docOps(fetchDoc(t, h))
+	for _, m := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {
+		key := m + " /p/{provider}/{path}"
+		responses := ops[key]["responses"].(map[string]any)
+		def, ok := responses["default"].(map[string]any)
+		if !ok || def["content"] != nil {
+			t.Errorf("%s: default response %v", key, responses["default"])
+		}
+		for _, status := range []string{"401", "403"} {
+			if errorRef(t, ops, key, status) != "#/components/responses/Error" {
+				t.Errorf("%s: %s is not the gateway error", key, status)
+			}
+		}
+		for _, status := range []string{"404", "429", "502"} {
+			if _, listed := responses[status]; listed {
+				t.Errorf("%s: %s names one body, but a provider's relayed %s has its own", key, status, status)
+			}
+		}
+	}
+}

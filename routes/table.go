@@ -102,7 +102,7 @@ var table = []Route{
 	{ID: "passthrough", Method: Any, Path: "/p/{provider}/*", Shape: ShapePassthrough,
 		RateLimit: CountRequestAndSlot, Audited: true, Budgeted: true, Served: true,
 		Doc: &Doc{Summary: "A provider's own API, relayed unchanged (providers enabled for passthrough only)", Tag: "passthrough",
-			Status: http.StatusOK, Errors: []int{403, 404, 429, 502, 504}}},
+			Status: http.StatusOK, Errors: []int{403}, Relays: true}},
 
 	// Batches: only the submission counts against rate limits and spend.
 	{ID: "createFile", Method: http.MethodPost, Path: "/v1/files", Shape: ShapeFiles, Audited: true, Served: true,

@@ -68,6 +68,10 @@ func (h *Handler) operation(op Operation) map[string]any {
 	for _, s := range errs {
 		responses[strconv.Itoa(s)] = map[string]any{"$ref": errResponse}
 	}
+	if d.PassesUpstream {
+		responses["4XX"] = map[string]any{"$ref": errResponse}
+		responses["5XX"] = map[string]any{"$ref": errResponse}
+	}
 	if d.Relays {
 		responses["default"] = map[string]any{"description": "The provider's answer, relayed with its status, headers and body; " +
 			"or a gateway error when the gateway refuses the call (404: passthrough is not enabled for the provider, " +

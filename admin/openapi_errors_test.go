@@ -93,3 +93,22 @@ func TestOpenAPIPassthroughRelays(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenAPIUpstreamStatuses: routes that call a provider document the
+// 4XX and 5XX ranges, since a provider's refusal or failure is answered
+// with its own status; the gateway's own routes do not.
+func TestOpenAPIUpstreamStatuses(t *testing.T) {
+	h, _ := newTestHandler(t, nil)
+	ops := docOps(fetchDoc(t, h))
+	for key, want := range map[string]string{
+		"POST /v1/chat/completions": "#/components/responses/Error", "POST /v1/messages": "#/components/responses/AnthropicError",
+		"POST /v1/audio/speech": "#/components/responses/Error", "POST /v1/batches": "#/components/responses/Error",
+		"GET /v1/realtime": "#/components/responses/Error", "GET /v1/models": "", "GET /admin/auth-keys": "",
+	} {
+		for _, status := range []string{"4XX", "5XX"} {
+			if got := errorRef(t, ops, key, status); got != want {
+				t.Errorf("%s %s: %q, want %q", key, status, got, want)
+			}
+		}
+	}
+}

@@ -32,6 +32,10 @@ type Doc struct {
 	// Errors are the error statuses the operation answers besides those
 	// its credential implies (401, and 403 on admin routes).
 	Errors []int
+	// PassesUpstream reports that a provider's refusal or failure is
+	// answered with the provider's status, whatever 4xx or 5xx it is, in
+	// the gateway's error shape.
+	PassesUpstream bool
 	// Relays reports that the answer is the provider's own, relayed with
 	// whatever status and body it has; Errors then lists only the statuses
 	// whose body is always a gateway error.

@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/modelgate/modelgate/apierr"
 	"github.com/modelgate/modelgate/routes"
 )
 
@@ -48,7 +47,11 @@ func (h *Handler) operation(op Operation) map[string]any {
 		out["requestBody"] = map[string]any{"required": true,
 			"content": map[string]any{mediaType(d.BodyType): map[string]any{"schema": ref(d.Body)}}}
 	}
-	responses := map[string]any{strconv.Itoa(d.Status): success(d)}
+	ok := success(d)
+	if hdrs := successHeaders(op); hdrs != nil {
+		ok["headers"] = hdrs
+	}
+	responses := map[string]any{strconv.Itoa(d.Status): ok}
 	errs := append([]int(nil), d.Errors...)
 	switch rt.Credential {
 	case routes.CredentialNone:
@@ -61,16 +64,12 @@ func (h *Handler) operation(op Operation) map[string]any {
 	if op.legacy {
 		errs = append(errs, http.StatusGone)
 	}
-	errResponse := "#/components/responses/Error"
-	if apierr.AnthropicEnvelope(op.Path) {
-		errResponse = "#/components/responses/AnthropicError"
-	}
 	for _, s := range errs {
-		responses[strconv.Itoa(s)] = map[string]any{"$ref": errResponse}
+		responses[strconv.Itoa(s)] = errorResponse(op, strconv.Itoa(s))
 	}
 	if d.PassesUpstream {
-		responses["4XX"] = map[string]any{"$ref": errResponse}
-		responses["5XX"] = map[string]any{"$ref": errResponse}
+		responses["4XX"] = errorResponse(op, "4XX")
+		responses["5XX"] = errorResponse(op, "5XX")
 	}
 	if d.Relays {
 		responses["default"] = map[string]any{"description": "The provider's answer, relayed with its status, headers and body; " +

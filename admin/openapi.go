@@ -129,13 +129,9 @@ func (h *Handler) OpenAPI(now time.Time) map[string]any {
 				"apiKeyAuth": map[string]any{"type": "apiKey", "in": "header", "name": "x-api-key",
 					"description": "The same key, as Anthropic SDKs send it; Authorization wins when both are sent."},
 			},
-			"schemas": components(),
-			"responses": map[string]any{
-				"Error": map[string]any{"description": "Gateway error.",
-					"content": map[string]any{"application/json": map[string]any{"schema": ref("ErrorResponse")}}},
-				"AnthropicError": map[string]any{"description": "Gateway error in the Anthropic envelope.",
-					"content": map[string]any{"application/json": map[string]any{"schema": ref("AnthropicErrorResponse")}}},
-			},
+			"schemas":   components(),
+			"responses": responseComponents(),
+			"headers":   headerComponents(h.opts.Sunset),
 		},
 	}
 }

@@ -45,6 +45,19 @@ func openStore(t *testing.T) (*boltstore.Audit, *store.Store) {
 	return boltstore.NewAudit(s), s
 }
 
+// openQueueingStore returns the bbolt audit storage of a fresh store
+// whose writer commits only when asked to (its flush interval outlasts
+// any test), so records stay queued until a read or a flush commits them.
+func openQueueingStore(t *testing.T) *boltstore.Audit {
+	t.Helper()
+	s, err := store.Open(store.Options{Path: filepath.Join(t.TempDir(), "q.db"), NoSync: true, FlushInterval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return boltstore.NewAudit(s)
+}
+
 func flush(t *testing.T, s *store.Store) {
 	t.Helper()
 	if err := s.Flush(context.Background()); err != nil {
@@ -542,12 +555,7 @@ func TestListAndGetThroughQueries(t *testing.T) {
 }
 
 func TestSpendSinceSeesQueuedRecords(t *testing.T) {
-	s, err := store.Open(store.Options{Path: filepath.Join(t.TempDir(), "q.db"), NoSync: true, FlushInterval: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	st := boltstore.NewAudit(s)
+	st := openQueueingStore(t)
 	cost := 3.0
 	when := now.Add(-time.Minute)
 	if !st.AppendUsage(&audit.UsageRecord{ID: audit.NewID(when), Timestamp: when, UserPath: "/t", TotalCost: &cost}) {

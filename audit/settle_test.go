@@ -3,12 +3,10 @@ package audit_test
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/modelgate/modelgate/audit"
-	"github.com/modelgate/modelgate/store"
 	"github.com/modelgate/modelgate/store/boltstore"
 )
 
@@ -16,12 +14,7 @@ import (
 // test, the records reach the store only when a read commits them; every
 // read of the log and of usage shows them.
 func TestReadsSeeQueuedRecords(t *testing.T) {
-	s, err := store.Open(store.Options{Path: filepath.Join(t.TempDir(), "q.db"), NoSync: true, FlushInterval: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	st := boltstore.NewAudit(s)
+	st := openQueueingStore(t)
 	when := now.Add(-time.Minute)
 	e := &audit.Entry{ID: audit.NewID(when), Timestamp: when, Method: "POST", Path: "/v1/chat/completions",
 		StatusCode: 200, UserPath: "/t", SessionID: "s1"}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coder/websocket"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 )
@@ -312,5 +313,44 @@ func TestSpecLimitsBatchSubmission(t *testing.T) {
 	var apiErr *openai.Error
 	if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusTooManyRequests || apiErr.Response.Header.Get("Retry-After") == "" {
 		t.Fatalf("fourth request: %v", err)
+	}
+}
+
+// TestSpecLimitsRealtimeSession: a realtime session counts one request
+// against the user-path rules and holds one slot while it lasts; a
+// session the rules refuse is not upgraded.
+func TestSpecLimitsRealtimeSession(t *testing.T) {
+	clearEnv(t)
+	t.Setenv("SET_RATE_LIMIT_RT", "rpm=2,concurrent=5")
+	up := newFakeRealtime(t)
+	g := startGateway(t, mockBlock(providerBlock("oa", "openai", "sk-upstream", up.srv.URL+"/v1")))
+	waitListed(t, g, masterKey, "gpt-rt")
+
+	c, _, err := dialRealtime(t, g, "gpt-rt", "/rt/a")
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	if typ, _ := readWSEvent(t, c); typ != "session.created" {
+		t.Fatalf("first event %s", typ)
+	}
+	if used := rateUsed(t, g, "user_path", "/rt", "minute"); used != 1 {
+		t.Fatalf("requests during the session %v, want 1", used)
+	}
+	if r := rateRule(t, g, "user_path", "/rt", "concurrent"); r["in_flight"] != 1.0 {
+		t.Fatalf("slots during the session %v, want 1", r["in_flight"])
+	}
+	if err := c.Close(websocket.StatusNormalClosure, "bye"); err != nil {
+		t.Fatal(err)
+	}
+	waitSlotsFree(t, g)
+	if used := rateUsed(t, g, "user_path", "/rt", "minute"); used != 1 {
+		t.Fatalf("requests after the session %v, want 1", used)
+	}
+	if res := chatAs(t, g, "/rt/b"); res.Status != 200 {
+		t.Fatalf("second request: %d %s", res.Status, res.Body)
+	}
+	_, resp, err := dialRealtime(t, g, "gpt-rt", "/rt/a")
+	if err == nil || resp == nil || resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" {
+		t.Fatalf("a session over the limit: %v %v", err, resp)
 	}
 }

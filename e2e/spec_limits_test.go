@@ -9,7 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -353,4 +355,34 @@ func TestSpecLimitsRealtimeSession(t *testing.T) {
 	if err == nil || resp == nil || resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" {
 		t.Fatalf("a session over the limit: %v %v", err, resp)
 	}
+}
+
+// TestSpecLimitsStreamTokensCharged: a stream's tokens are charged to the
+// user-path and provider token rules once it has completed, and the token
+// window then refuses.
+func TestSpecLimitsStreamTokensCharged(t *testing.T) {
+	clearEnv(t)
+	t.Setenv("SET_RATE_LIMIT_S", "tpm=1")
+	t.Setenv("SET_PROVIDER_RATE_LIMIT_DEMO", "tpm=100000")
+	g := startGateway(t, mockBlock("storage "+filepath.Join(t.TempDir(), "stream-tokens.db")))
+	stream := `{"model":"mock-chat","stream":true,"messages":[{"role":"user","content":"hi"}]}`
+	res := request(t, "POST", g.URL+"/v1/chat/completions", stream, append(bearer(masterKey), userPathHeader, "/s/a")...)
+	if res.Status != 200 || !strings.Contains(string(res.Body), "[DONE]") {
+		t.Fatalf("stream: %d %s", res.Status, res.Body)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		user, _ := rateRule(t, g, "user_path", "/s", "minute")["tokens_used"].(float64)
+		prov, _ := rateRule(t, g, "provider", "demo", "minute")["tokens_used"].(float64)
+		if user > 0 && user == prov {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("stream tokens charged: user path %v, provider %v", user, prov)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	res = request(t, "POST", g.URL+"/v1/chat/completions", stream, append(bearer(masterKey), userPathHeader, "/s/b")...)
+	res.ExpectErr(t, 429, "rate_limit_error", "rate_limit_exceeded")
+	expectRetryAfter(t, "token window", res, 120)
 }

@@ -386,3 +386,30 @@ func TestSpecLimitsStreamTokensCharged(t *testing.T) {
 	res.ExpectErr(t, 429, "rate_limit_error", "rate_limit_exceeded")
 	expectRetryAfter(t, "token window", res, 120)
 }
+
+// TestSpecLimitsTemplateEntitledByYAML: the quota_templates entitlement in
+// the YAML configuration admits a per_child template at startup and
+// through the admin API; a deeper path shares its child's counter and the
+// template path itself does not match.
+func TestSpecLimitsTemplateEntitledByYAML(t *testing.T) {
+	clearEnv(t)
+	yaml := writeFile(t, "ent.yaml", "entitlements: [quota_templates]\nrate_limits:\n  user_paths:\n    - {user_path: /customers, rpm: 1, per_child: true}\n")
+	g := startGateway(t, mockBlock("config_file "+yaml))
+	if res := adminCall(t, g, "PUT", "/admin/rate-limits", `{"user_path":"/tenants","period":"hour","max_requests":1,"per_child":true}`); res.Status != 200 {
+		t.Fatalf("template through the admin API: %d %s", res.Status, res.Body)
+	}
+	for _, root := range []string{"/customers", "/tenants"} {
+		if res := chatAs(t, g, root+"/alice/app"); res.Status != 200 {
+			t.Fatalf("%s/alice/app: %d %s", root, res.Status, res.Body)
+		}
+		chatAs(t, g, root+"/alice").ExpectErr(t, 429, "rate_limit_error", "rate_limit_exceeded")
+		if res := chatAs(t, g, root+"/bob"); res.Status != 200 {
+			t.Fatalf("%s/bob: %d %s", root, res.Status, res.Body)
+		}
+		for range 2 {
+			if res := chatAs(t, g, root); res.Status != 200 || res.Header.Get("X-Ratelimit-Limit-Requests") != "" {
+				t.Fatalf("the template path %s: %d %v", root, res.Status, res.Header)
+			}
+		}
+	}
+}

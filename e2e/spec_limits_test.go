@@ -50,7 +50,8 @@ func waitTokensUsed(t *testing.T, g *gateway, scope, subject, period string, wan
 
 // TestSpecLimitsTargetRulesAndFailover: a model rule matches the executed
 // model only; a saturated primary is not called and failover starts at
-// once, skipping a saturated candidate; a direct request to a saturated
+// once, skipping a saturated candidate, and with no viable target left
+// the client gets 429 with Retry-After; a direct request to a saturated
 // target without failover is refused with 429 and Retry-After; tokens are
 // charged to the provider and model that executed the request; provider
 // and model rules cannot be per_child templates.
@@ -59,11 +60,13 @@ func TestSpecLimitsTargetRulesAndFailover(t *testing.T) {
 	g := routingGateway(t, `rate_limits:
   models:
     - {model: a/m1, rpm: 1, tpm: 1000}
+    - {model: a/m9, rpm: 3}
   providers:
     - {provider: b, rpm: 1}
     - {provider: c, rpm: 100, tpm: 1000}
 failover:
   a/m1: [b/m2, c/m3]
+  a/m9: [b/m2]
 `, map[string]*routeUpstream{"a": a, "b": b, "c": c})
 
 	// The model rule admits one request to a/m1; a/m9 is another model.
@@ -101,6 +104,13 @@ failover:
 	expectRetryAfter(t, "direct b/m2", res, 120)
 	if b.hits.Load() != 1 {
 		t.Fatal("a saturated provider was called")
+	}
+	// a/m9 and its only failover target are saturated: 429, nobody called.
+	res = chatModel(t, g, "a/m9", "no target left")
+	res.ExpectErr(t, 429, "rate_limit_error", "rate_limit_exceeded")
+	expectRetryAfter(t, "no viable target", res, 120)
+	if a.hits.Load() != 4 || b.hits.Load() != 1 {
+		t.Fatalf("hits a=%d b=%d after the refusal, want 4 and 1", a.hits.Load(), b.hits.Load())
 	}
 
 	// Provider and model rules cannot be templates.

@@ -108,3 +108,23 @@ func TestSpecAuditConversationAndStatsLimits(t *testing.T) {
 		}
 	}
 }
+
+// TestSpecVirtualModelSlowdownRange: slowdown is 0 (off) or between 0.1
+// and 10; any other value is refused naming the field.
+func TestSpecVirtualModelSlowdownRange(t *testing.T) {
+	g := startMockGateway(t)
+	row := func(slowdown string) string {
+		return `{"source":"slow","targets":[{"provider":"demo","model":"mock-chat"}],"slowdown":` + slowdown + `}`
+	}
+	for _, v := range []string{"0", "0.1", "1", "10"} {
+		if res := adminCall(t, g, "PUT", "/admin/virtual-models", row(v)); res.Status != 200 {
+			t.Errorf("slowdown %s: %d %s", v, res.Status, res.Body)
+		}
+	}
+	for _, v := range []string{"0.09", "-1", "10.01", "1e9"} {
+		e := adminCall(t, g, "PUT", "/admin/virtual-models", row(v)).ExpectErr(t, 400, "invalid_request_error", "invalid_value")
+		if orNull(e.Param) != "slowdown" {
+			t.Errorf("slowdown %s: param %s", v, orNull(e.Param))
+		}
+	}
+}

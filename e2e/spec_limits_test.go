@@ -323,7 +323,8 @@ func TestSpecLimitsBatchSubmission(t *testing.T) {
 	}
 	_, err := submit()
 	var apiErr *openai.Error
-	if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusTooManyRequests || apiErr.Response.Header.Get("Retry-After") == "" {
+	if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusTooManyRequests || apiErr.Response.Header.Get("Retry-After") == "" ||
+		apiErr.Response.Header.Get("X-Ratelimit-Limit-Requests") != "3" {
 		t.Fatalf("fourth request: %v", err)
 	}
 }
@@ -362,7 +363,8 @@ func TestSpecLimitsRealtimeSession(t *testing.T) {
 		t.Fatalf("second request: %d %s", res.Status, res.Body)
 	}
 	_, resp, err := dialRealtime(t, g, "gpt-rt", "/rt/a")
-	if err == nil || resp == nil || resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" {
+	if err == nil || resp == nil || resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" ||
+		resp.Header.Get("X-Ratelimit-Remaining-Requests") != "0" {
 		t.Fatalf("a session over the limit: %v %v", err, resp)
 	}
 }

@@ -154,6 +154,32 @@ rate_limits:
 	}
 }
 
+// TestSpecLimitsSaturatedAliasFailsOver: with every target of a virtual
+// model saturated the alias resolves to its first target, and that
+// target's failover route takes over without calling it.
+func TestSpecLimitsSaturatedAliasFailsOver(t *testing.T) {
+	a, b, c := newRouteUpstream(t, "m1"), newRouteUpstream(t, "m2"), newRouteUpstream(t, "m3")
+	g := routingGateway(t, `virtual_models:
+  - source: fast
+    session_affinity: false
+    targets: [{provider: a, model: m1}, {provider: b, model: m2}]
+rate_limits:
+  providers:
+    - {provider: a, rpm: 1}
+    - {provider: b, rpm: 1}
+failover:
+  a/m1: [c/m3]
+`, map[string]*routeUpstream{"a": a, "b": b, "c": c})
+	for i, want := range []string{"a", "b", "c"} {
+		if res := chatModel(t, g, "fast", fmt.Sprint("q", i)); res.Status != 200 || res.Header.Get("X-Modelgate-Provider") != want {
+			t.Fatalf("request %d: %d %s %s, want %s", i, res.Status, res.Header.Get("X-Modelgate-Provider"), res.Body, want)
+		}
+	}
+	if a.hits.Load() != 1 || b.hits.Load() != 1 || c.hits.Load() != 1 {
+		t.Fatalf("hits a=%d b=%d c=%d, want 1 each", a.hits.Load(), b.hits.Load(), c.hits.Load())
+	}
+}
+
 // TestSpecLimitsAllMatchingRules: every rule covering the path is checked
 // and the first exhausted one refuses; the x-ratelimit-* headers come from
 // the most constrained rule; a rule on / covers all traffic.

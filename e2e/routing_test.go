@@ -155,7 +155,8 @@ func TestVirtualModelWeightsAndCost(t *testing.T) {
 }
 
 // TestVirtualModelSaturation: a saturated target is skipped (never
-// called); with both saturated the client gets 429 with Retry-After.
+// called); with both saturated the client gets 429 with Retry-After and
+// the alias stays listed in /v1/models.
 func TestVirtualModelSaturation(t *testing.T) {
 	a, b := newRouteUpstream(t, "m1"), newRouteUpstream(t, "m2")
 	g := routingGateway(t, `virtual_models:
@@ -177,11 +178,12 @@ rate_limits:
 	}
 	res := chatModel(t, g, "fast", "q5")
 	res.ExpectErr(t, 429, "rate_limit_error", "rate_limit_exceeded")
-	if res.Header.Get("Retry-After") == "" {
-		t.Fatal("429 without Retry-After")
-	}
+	expectRetryAfter(t, "all targets saturated", res, 120)
 	if a.hits.Load() != 1 || b.hits.Load() != 3 {
 		t.Fatal("a saturated upstream was called")
+	}
+	if m := request(t, "GET", g.URL+"/v1/models", "", bearer(masterKey)...); m.Status != 200 || !listingHas(m.Body, "fast") {
+		t.Fatalf("a saturated alias left /v1/models: %d %s", m.Status, m.Body)
 	}
 }
 

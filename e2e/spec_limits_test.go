@@ -124,36 +124,6 @@ failover:
 	}
 }
 
-// TestSpecLimitsVirtualModelAllSaturated: when every target of a virtual
-// model is saturated the client gets 429 with Retry-After and the alias
-// stays listed in /v1/models.
-func TestSpecLimitsVirtualModelAllSaturated(t *testing.T) {
-	a, b := newRouteUpstream(t, "m1"), newRouteUpstream(t, "m2")
-	g := routingGateway(t, `virtual_models:
-  - source: fast
-    session_affinity: false
-    targets: [{provider: a, model: m1}, {provider: b, model: m2}]
-rate_limits:
-  providers:
-    - {provider: a, rpm: 1}
-    - {provider: b, rpm: 1}
-`, map[string]*routeUpstream{"a": a, "b": b})
-	for i := range 2 {
-		if res := chatModel(t, g, "fast", fmt.Sprint("q", i)); res.Status != 200 {
-			t.Fatalf("request %d: %d %s", i, res.Status, res.Body)
-		}
-	}
-	res := chatModel(t, g, "fast", "q2")
-	res.ExpectErr(t, 429, "rate_limit_error", "rate_limit_exceeded")
-	expectRetryAfter(t, "all targets saturated", res, 120)
-	if a.hits.Load() != 1 || b.hits.Load() != 1 {
-		t.Fatalf("hits a=%d b=%d, want 1 and 1", a.hits.Load(), b.hits.Load())
-	}
-	if m := request(t, "GET", g.URL+"/v1/models", "", bearer(masterKey)...); m.Status != 200 || !listingHas(m.Body, "fast") {
-		t.Fatalf("a saturated alias left /v1/models: %d %s", m.Status, m.Body)
-	}
-}
-
 // TestSpecLimitsSaturatedAliasFailsOver: with every target of a virtual
 // model saturated the alias resolves to its first target, and that
 // target's failover route takes over without calling it.

@@ -234,9 +234,9 @@ func writeBody(w http.ResponseWriter, e *Error, body []byte) {
 
 // WriteFor sends err in the envelope the route's clients expect: the
 // Anthropic one where AnthropicEnvelope says so, the gateway shape
-// everywhere else. The
-// error's code (or type, when it has no code) is recorded on the request's
-// reqinfo.Info, for logs and the audit entry, with its type and message.
+// everywhere else. The error's code (or type, when it has no code) is
+// recorded on the request's reqinfo.Info, for logs and the audit entry,
+// with its type and message.
 func WriteFor(w http.ResponseWriter, r *http.Request, err error) {
 	if info := reqinfo.From(r.Context()); info != nil {
 		e := From(err)

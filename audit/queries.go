@@ -151,7 +151,8 @@ func intParam(v url.Values, name string, def, minimum int) (int, error) {
 // List returns one page of entries matching q, newest first, without
 // bodies. Like every read of the audit log and of usage, it first
 // commits what storage still has queued (see settle), so that it includes
-// every request answered before it. A limit outside 1..MaxListLimit is brought inside it.
+// every request answered before it. A limit outside 1..MaxListLimit is
+// brought inside it.
 func (qs *Queries) List(q EntryQuery) (ListResult, error) {
 	q.Limit = max(1, min(q.Limit, MaxListLimit))
 	q.Offset = max(0, q.Offset)

@@ -32,8 +32,16 @@ func TestTakeShrinksWhatABatchHolds(t *testing.T) {
 	hook := &doneCounter{}
 	s.OnBatch(hook)
 	var takes, takesInTx atomic.Int64
+	// The writer may wake as soon as three writes reach the byte budget;
+	// the first Take waits until all six are queued, so the writer takes
+	// them all in that wake-up instead of leaving the last two (840 of
+	// 1000 bytes) for the hour's tick.
+	queued := make(chan struct{})
 	write := func(i, held int) Write {
 		return Write{Bucket: "t", Key: key(i), Value: val(i), Size: 400, Take: func() int {
+			if i == 0 {
+				<-queued
+			}
 			takes.Add(1)
 			if hook.inTx.Load() {
 				takesInTx.Add(1)
@@ -46,6 +54,7 @@ func TestTakeShrinksWhatABatchHolds(t *testing.T) {
 			t.Fatal("dropped")
 		}
 	}
+	close(queued)
 	deadline := time.Now().Add(3 * time.Second)
 	for takes.Load() < 6 {
 		if time.Now().After(deadline) {

@@ -13,7 +13,7 @@ import (
 // Response headers the document names: the legacy alias's on its every
 // answer, Retry-After on every 429, and the x-ratelimit-* values on the
 // successful answers of rate-limited routes (present when a rule with a
-// request or token cap matches).
+// request, token or concurrency cap matches).
 
 // legacyHeaderNames are the headers of every answer on the legacy alias.
 var legacyHeaderNames = []string{"Deprecation", "Sunset", "Link"}
@@ -21,7 +21,8 @@ var legacyHeaderNames = []string{"Deprecation", "Sunset", "Link"}
 // rateLimitHeaderNames are the x-ratelimit-* headers, by the names the
 // limiter sets.
 var rateLimitHeaderNames = []string{limits.HeaderLimitRequests, limits.HeaderRemainingRequests, limits.HeaderResetRequests,
-	limits.HeaderLimitTokens, limits.HeaderRemainingTokens, limits.HeaderResetTokens}
+	limits.HeaderLimitTokens, limits.HeaderRemainingTokens, limits.HeaderResetTokens,
+	limits.HeaderLimitConcurrency, limits.HeaderRemainingConcurrency}
 
 // headerRef refers to the named header component of name.
 func headerRef(name string) map[string]any {

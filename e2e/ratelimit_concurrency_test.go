@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -125,12 +126,20 @@ func TestRLConcurrencyCap(t *testing.T) {
 		if resp.StatusCode != 200 {
 			t.Fatalf("stream %d: %d", i, resp.StatusCode)
 		}
+		// The concurrency rule's cap and free slots, this stream's taken.
+		if l, r := resp.Header.Get("x-ratelimit-limit-concurrency"), resp.Header.Get("x-ratelimit-remaining-concurrency"); l != "5" || r != strconv.Itoa(4-i) {
+			t.Fatalf("stream %d: concurrency headers %q, %q; want 5, %d", i, l, r, 4-i)
+		}
 		streams, readers = append(streams, resp), append(readers, br)
 	}
 	if r := rateRule(t, g, "user_path", "/team", "concurrent"); r["in_flight"] != 5.0 {
 		t.Fatalf("in flight during streams: %v", r)
 	}
-	chatAs(t, g, "/team/late").ExpectErr(t, 429, "rate_limit_error", "rate_limit_exceeded")
+	late := chatAs(t, g, "/team/late")
+	late.ExpectErr(t, 429, "rate_limit_error", "rate_limit_exceeded")
+	if l, r := late.Header.Get("x-ratelimit-limit-concurrency"), late.Header.Get("x-ratelimit-remaining-concurrency"); l != "5" || r != "0" {
+		t.Fatalf("refusal by the concurrency rule: headers %q, %q; want 5, 0", l, r)
+	}
 	for i, resp := range streams {
 		rest, err := io.ReadAll(readers[i])
 		resp.Body.Close()

@@ -222,6 +222,7 @@ func (e *Engine) admit(ms []match, a *Admission) (rej *Rejection, retry bool) {
 		c.lastUsed = now
 		a.add(c)
 		if c.gauge() {
+			a.h.addConcurrency(r.MaxRequests, c.inFlight.Load())
 			continue
 		}
 		c.curReq++
@@ -253,6 +254,7 @@ func (e *Engine) reject(ms []match, now int64, tokens bool) *Rejection {
 		c, r := m.c, &m.rs.rule
 		exhausted, dim, lim := false, "", int64(0)
 		if c.gauge() {
+			h.addConcurrency(r.MaxRequests, c.inFlight.Load())
 			if m.full || c.inFlightFull(r.MaxRequests) {
 				exhausted, dim, lim = true, "requests in flight", r.MaxRequests
 				wait = max(wait, int64(time.Second))

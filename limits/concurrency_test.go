@@ -1,6 +1,7 @@
 package limits
 
 import (
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -204,4 +205,33 @@ func TestAdmitBatchTakesNoSlot(t *testing.T) {
 	if sf := e.StatusFor("/team/b"); sf[len(sf)-1].Usage.InFlight != 0 {
 		t.Fatalf("batch left a hold: %+v", sf)
 	}
+}
+
+// TestConcurrencyHeaders: a concurrency rule reports its cap and free
+// slots in the headers of an admission, counting that admission, and a
+// refusal by a concurrency-only rule carries them with none free.
+func TestConcurrencyHeaders(t *testing.T) {
+	e := newEngine(t, newClock(), Rule{Scope: ScopeUserPath, Subject: "/team", Period: PeriodConcurrent, MaxRequests: 2})
+	a1, rej := e.AdmitUserPath("/team/app")
+	if rej != nil {
+		t.Fatal(rej)
+	}
+	if h := a1.Headers(); !h.HasConcurrency || h.LimitConcurrency != 2 || h.RemainingConcurrency != 1 || h.HasRequests || h.HasTokens {
+		t.Fatalf("first admission: %+v", h)
+	}
+	a2, _ := e.AdmitUserPath("/team/app")
+	if h := a2.Headers(); h.RemainingConcurrency != 0 {
+		t.Fatalf("second admission: %+v", h)
+	}
+	_, rej = e.AdmitUserPath("/team/app")
+	if rej == nil {
+		t.Fatal("third request admitted past a cap of 2")
+	}
+	hdr := http.Header{}
+	rej.Headers.Apply(hdr)
+	if hdr.Get(HeaderLimitConcurrency) != "2" || hdr.Get(HeaderRemainingConcurrency) != "0" || len(hdr) != 2 {
+		t.Fatalf("refusal headers: %v", hdr)
+	}
+	a1.Done(0)
+	a2.Done(0)
 }

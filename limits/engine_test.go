@@ -303,6 +303,7 @@ func TestHeadersMostConstrained(t *testing.T) {
 		LimitRequests: 5, RemainingRequests: 4, ResetRequests: 2*time.Hour - 20*time.Second,
 		LimitTokens: 500, RemainingTokens: 500, ResetTokens: 0,
 		HasRequests: true, HasTokens: true,
+		LimitConcurrency: 1, RemainingConcurrency: 0, HasConcurrency: true,
 	}
 	if h != want {
 		t.Fatalf("headers\n got %+v\nwant %+v", h, want)
@@ -313,6 +314,7 @@ func TestHeadersMostConstrained(t *testing.T) {
 	for name, v := range map[string]string{
 		"x-ratelimit-limit-requests": "5", "x-ratelimit-remaining-requests": "4", "x-ratelimit-reset-requests": "7180",
 		"x-ratelimit-limit-tokens": "500", "x-ratelimit-remaining-tokens": "500", "x-ratelimit-reset-tokens": "0",
+		"x-ratelimit-limit-concurrency": "1", "x-ratelimit-remaining-concurrency": "0",
 	} {
 		if got := hdr.Get(name); got != v {
 			t.Errorf("%s = %q, want %q", name, got, v)
@@ -320,6 +322,12 @@ func TestHeadersMostConstrained(t *testing.T) {
 	}
 	// Tie on remaining requests: the smaller cap wins.
 	var th Headers
+	th.addConcurrency(4, 1)
+	th.addConcurrency(2, 0)
+	th.addConcurrency(8, 5)
+	if th.LimitConcurrency != 2 || th.RemainingConcurrency != 2 {
+		t.Fatalf("concurrency, fewest free slots then smaller cap: %+v", th)
+	}
 	th.addRequests(10, window{cur: 5, period: int64(time.Minute)})
 	th.addRequests(5, window{cur: 0, period: int64(time.Minute)})
 	if th.LimitRequests != 5 {

@@ -20,12 +20,18 @@ const (
 	HeaderRemainingTokens = "X-Ratelimit-Remaining-Tokens"
 	// HeaderResetTokens is x-ratelimit-reset-tokens (seconds).
 	HeaderResetTokens = "X-Ratelimit-Reset-Tokens"
+	// HeaderLimitConcurrency is x-ratelimit-limit-concurrency: the cap of
+	// requests in flight at once.
+	HeaderLimitConcurrency = "X-Ratelimit-Limit-Concurrency"
+	// HeaderRemainingConcurrency is x-ratelimit-remaining-concurrency: how
+	// many more requests it admits at once now.
+	HeaderRemainingConcurrency = "X-Ratelimit-Remaining-Concurrency"
 )
 
 // Headers are the x-ratelimit-* values of the most constrained matching
 // rule: for requests, the window rule with a request cap and the fewest
-// remaining requests; for tokens, likewise among enforced token caps.
-// Concurrency rules do not contribute.
+// remaining requests; for tokens, likewise among enforced token caps; for
+// requests in flight, the concurrency rule with the fewest free slots.
 type Headers struct {
 	// LimitRequests is that rule's request cap.
 	LimitRequests int64
@@ -44,15 +50,21 @@ type Headers struct {
 	HasRequests bool
 	// HasTokens says the token fields are set.
 	HasTokens bool
+	// LimitConcurrency is the cap of the most constrained concurrency rule.
+	LimitConcurrency int64
+	// RemainingConcurrency is how many more requests it admits at once.
+	RemainingConcurrency int64
+	// HasConcurrency says the concurrency fields are set.
+	HasConcurrency bool
 }
 
 // Apply sets the x-ratelimit-* headers present in h on hdr; reset values
 // are whole seconds.
 func (h Headers) Apply(hdr http.Header) {
 	// All values are formatted into one buffer and share one string and
-	// one slice backing array: two allocations for up to six headers.
-	var keys [6]string
-	var nums [6]int64
+	// one slice backing array: two allocations for up to eight headers.
+	var keys [8]string
+	var nums [8]int64
 	n := 0
 	if h.HasRequests {
 		keys[0], keys[1], keys[2] = HeaderLimitRequests, HeaderRemainingRequests, HeaderResetRequests
@@ -64,11 +76,16 @@ func (h Headers) Apply(hdr http.Header) {
 		nums[n], nums[n+1], nums[n+2] = h.LimitTokens, h.RemainingTokens, int64(h.ResetTokens/time.Second)
 		n += 3
 	}
+	if h.HasConcurrency {
+		keys[n], keys[n+1] = HeaderLimitConcurrency, HeaderRemainingConcurrency
+		nums[n], nums[n+1] = h.LimitConcurrency, h.RemainingConcurrency
+		n += 2
+	}
 	if n == 0 {
 		return
 	}
-	var buf [6 * 20]byte
-	var ends [6]int
+	var buf [8 * 20]byte
+	var ends [8]int
 	b := buf[:0]
 	for i := 0; i < n; i++ {
 		b = strconv.AppendInt(b, nums[i], 10)
@@ -122,6 +139,20 @@ func (h *Headers) betterRequests(limit, rem int64) bool {
 	}
 	h.HasRequests, h.LimitRequests, h.RemainingRequests = true, limit, rem
 	return true
+}
+
+// addConcurrency offers a concurrency rule with limit slots of which
+// inFlight are taken; the one with the fewest free slots (then the smaller
+// cap) wins.
+func (h *Headers) addConcurrency(limit, inFlight int64) {
+	if limit <= 0 {
+		return
+	}
+	rem := max(0, limit-inFlight)
+	if h.HasConcurrency && (rem > h.RemainingConcurrency || rem == h.RemainingConcurrency && limit >= h.LimitConcurrency) {
+		return
+	}
+	h.HasConcurrency, h.LimitConcurrency, h.RemainingConcurrency = true, limit, rem
 }
 
 // betterTokens is betterRequests for tokens.

@@ -8,12 +8,14 @@ import (
 
 func TestHeadersApplyValuesAndIndependence(t *testing.T) {
 	h := Headers{HasRequests: true, LimitRequests: 60, RemainingRequests: 0, ResetRequests: 42 * time.Second,
-		HasTokens: true, LimitTokens: 100000, RemainingTokens: 12345, ResetTokens: 3599 * time.Second}
+		HasTokens: true, LimitTokens: 100000, RemainingTokens: 12345, ResetTokens: 3599 * time.Second,
+		HasConcurrency: true, LimitConcurrency: 4, RemainingConcurrency: 3}
 	hdr := http.Header{}
 	h.Apply(hdr)
 	want := map[string]string{
 		HeaderLimitRequests: "60", HeaderRemainingRequests: "0", HeaderResetRequests: "42",
 		HeaderLimitTokens: "100000", HeaderRemainingTokens: "12345", HeaderResetTokens: "3599",
+		HeaderLimitConcurrency: "4", HeaderRemainingConcurrency: "3",
 	}
 	for k, v := range want {
 		if got := hdr.Values(k); len(got) != 1 || got[0] != v {

@@ -156,6 +156,7 @@ func (e *Engine) admitShared(ms []match, a *Admission) (*Rejection, error) {
 	for i := range ms {
 		c, r := ms[i].c, &ms[i].rs.rule
 		if c.gauge() {
+			a.h.addConcurrency(r.MaxRequests, c.inFlight.Load())
 			continue
 		}
 		if r.MaxRequests > 0 {

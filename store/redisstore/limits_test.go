@@ -76,8 +76,9 @@ func TestSharedWindowExactAcrossProcesses(t *testing.T) {
 }
 
 // The shared engine decides, and reports, exactly like the in-memory one
-// for one process: same admissions, headers and Retry-After across
-// windows, token charges and cancellations.
+// for one process: same admissions, headers (free concurrency slots
+// included) and Retry-After across windows, token charges and
+// cancellations.
 func TestSharedMatchesMemory(t *testing.T) {
 	url, prefix := redistest.New(t)
 	clk := &testClock{t: t0.Add(5 * time.Second)}
@@ -87,7 +88,10 @@ func TestSharedMatchesMemory(t *testing.T) {
 		{Scope: limits.ScopeUserPath, Subject: "/team", Period: limits.PeriodHour, MaxRequests: 40, PerChild: true},
 		rootConcurrent(4),
 	}
-	shared, _ := newSharedEngine(t, engineOpts{url: url, prefix: prefix, now: clk.Now}, rules...)
+	// Leases are timed by the test clock, which jumps up to 40 s a step:
+	// an hour's lease keeps a held slot held, as renewal does in real time.
+	lease := RateLimitOptions{LeaseTime: time.Hour}
+	shared, _ := newSharedEngine(t, engineOpts{url: url, prefix: prefix, now: clk.Now, lease: lease}, rules...)
 	mem, err := limits.New(limits.Options{Now: clk.Now, TokensEnforced: true, QuotaTemplates: true})
 	if err != nil {
 		t.Fatal(err)
@@ -181,9 +185,17 @@ func TestSharedConcurrencyAcrossProcesses(t *testing.T) {
 			t.Fatalf("slot %d not given back: %v", i, rej)
 		}
 		hold = append(hold, a)
+		// Free slots count the other process's too.
+		if h := a.Headers(); !h.HasConcurrency || h.LimitConcurrency != 5 || h.RemainingConcurrency != int64(4-i) {
+			t.Fatalf("slot %d: headers %+v, want 5 and %d free", i, h, 4-i)
+		}
 	}
-	if _, rej := engines[1].AdmitUserPath("/y"); rej == nil || rej.Reason != `rate limit exceeded: user_path rule on "/" allows 5 requests in flight at once` {
+	rej := func() *limits.Rejection { _, r := engines[1].AdmitUserPath("/y"); return r }()
+	if rej == nil || rej.Reason != `rate limit exceeded: user_path rule on "/" allows 5 requests in flight at once` {
 		t.Fatalf("sixth slot: %v", rej)
+	}
+	if h := rej.Headers; !h.HasConcurrency || h.LimitConcurrency != 5 || h.RemainingConcurrency != 0 {
+		t.Fatalf("sixth slot: headers %+v", h)
 	}
 	for i := range hold {
 		hold[i].Done(0)

@@ -26,7 +26,8 @@ type VirtualModelList struct {
 
 // VirtualModelView is a virtual model row as the admin API answers it:
 // every field present, defaults spelled out (enabled true, strategy
-// round_robin, empty lists); the timestamps are null on managed rows.
+// round_robin, empty lists); a managed row's timestamps are when the
+// configuration declaring it was loaded.
 // session_affinity and slowdown stay absent when unset, as absent has its
 // own meaning there.
 type VirtualModelView struct {
@@ -53,7 +54,7 @@ type VirtualModelView struct {
 	// Managed reports a row from configuration, read-only here.
 	Managed bool `json:"managed"`
 	// CreatedAt and UpdatedAt are when the row was first and last
-	// stored.
+	// stored, or for a managed row when its configuration was loaded.
 	CreatedAt *time.Time `json:"created_at"`
 	UpdatedAt *time.Time `json:"updated_at"`
 }

@@ -22,8 +22,8 @@ func vmodelSchemas() schema {
 		row[k] = v
 	}
 	row["managed"] = boolean("From configuration: read-only here, never stored.")
-	row["created_at"] = nullable(dateTime("When the row was first stored; null on managed rows, which are never stored."))
-	row["updated_at"] = nullable(dateTime("When the row was last stored; null on managed rows."))
+	row["created_at"] = dateTime("When the row was first stored; on a managed row, which is never stored, when the configuration declaring it was loaded.")
+	row["updated_at"] = dateTime("When the row was last stored; on a managed row, when the configuration declaring it was loaded.")
 	write := schema{}
 	for k, v := range fields {
 		write[k] = v

@@ -56,6 +56,9 @@ type Service struct {
 	// warned are the warnings of the latest Reload, not repeated while
 	// they stay the same.
 	warned []string
+	// loaded is when the configuration's rows took effect: the creation
+	// and update time a managed row carries, as it is never stored.
+	loaded time.Time
 }
 
 // Check validates the configuration's rows and routes against the
@@ -63,7 +66,7 @@ type Service struct {
 // provider (the message lists the configured ones) or a looping or too
 // deep chain is an error.
 func Check(managed List, failover Failover, providers map[string]string) error {
-	_, err := build(markManaged(managed), failover, providers, 0)
+	_, err := build(markManaged(managed, time.Time{}), failover, providers, 0)
 	return err
 }
 
@@ -91,7 +94,8 @@ func New(opts Options) (*Service, error) {
 		opts.Now = time.Now
 	}
 	opts.Storage = nil
-	s := &Service{opts: opts, pins: newPins(MaxPins, PinIdle, opts.Now), stored: map[string]Row{}, storedFo: Failover{}}
+	s := &Service{opts: opts, pins: newPins(MaxPins, PinIdle, opts.Now), stored: map[string]Row{}, storedFo: Failover{},
+		loaded: opts.Now().UTC()}
 	if err := Check(opts.Managed, opts.ManagedFailover, opts.Providers); err != nil {
 		return nil, err
 	}
@@ -135,11 +139,13 @@ func (s *Service) Load(st Storage) (warnings []string, err error) {
 	return warnings, s.swap()
 }
 
-// markManaged returns the configuration's rows as managed rows.
-func markManaged(l List) []Row {
+// markManaged returns the configuration's rows as managed rows, created
+// and last updated at loaded: every row the admin API shows carries both
+// timestamps.
+func markManaged(l List, loaded time.Time) []Row {
 	out := make([]Row, len(l))
 	for i, v := range l {
-		out[i] = Row{VirtualModel: v, Managed: true}
+		out[i] = Row{VirtualModel: v, Managed: true, CreatedAt: &loaded, UpdatedAt: &loaded}
 	}
 	return out
 }
@@ -150,7 +156,7 @@ func (s *Service) isManaged(source string) bool {
 
 // rows is every row in force: managed ones, then stored ones, by source.
 func (s *Service) rows() []Row {
-	out := markManaged(s.opts.Managed)
+	out := markManaged(s.opts.Managed, s.loaded)
 	for _, k := range slices.Sorted(maps.Keys(s.stored)) {
 		out = append(out, s.stored[k])
 	}

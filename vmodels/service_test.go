@@ -233,3 +233,20 @@ func TestFailoverRoutes(t *testing.T) {
 		t.Fatal(err, s.FailoverRoutes())
 	}
 }
+
+// TestManagedRowsCarryLoadTime: a managed row, never stored, is listed
+// with created_at and updated_at set to when its configuration was
+// loaded, so every listed row has both timestamps.
+func TestManagedRowsCarryLoadTime(t *testing.T) {
+	at := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
+	s, err := New(Options{Managed: List{{Source: "managed", Targets: []Target{{Provider: "a", Model: "x"}}}},
+		Providers: testProviders, Now: func() time.Time { return at }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := s.List()
+	if len(rows) != 1 || !rows[0].Managed || rows[0].CreatedAt == nil || !rows[0].CreatedAt.Equal(at) ||
+		rows[0].UpdatedAt == nil || !rows[0].UpdatedAt.Equal(at) {
+		t.Fatalf("managed row %+v", rows)
+	}
+}

@@ -10,9 +10,11 @@ type Row struct {
 	// VIRTUAL_MODELS). It is never stored, and such rows are read-only to
 	// the admin API.
 	Managed bool `json:"managed"`
-	// CreatedAt is when the row was first stored; absent for managed rows.
+	// CreatedAt is when the row was first stored; for a managed row, when
+	// the configuration declaring it was loaded.
 	CreatedAt *time.Time `json:"created_at,omitempty"`
-	// UpdatedAt is when the row was last written; absent for managed rows.
+	// UpdatedAt is when the row was last written; for a managed row, when
+	// the configuration declaring it was loaded.
 	UpdatedAt *time.Time `json:"updated_at,omitempty"`
 }
 

@@ -1,0 +1,234 @@
+package e2e
+
+// The resources of the admin API with their fields and types, and the
+// operations on rate-limit rules with their effect on the rules'
+// counters, checked through the public HTTP API.
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+// checkTypes fails for every field of want missing from obj or of another
+// JSON type. Kinds: string, integer, number, boolean, array, object, any;
+// "?" after a kind lets the field be absent, "|null" lets it be null.
+func checkTypes(t testing.TB, what string, obj map[string]any, want map[string]string) {
+	t.Helper()
+	for name, kind := range want {
+		optional := strings.HasSuffix(kind, "?")
+		kind = strings.TrimSuffix(kind, "?")
+		kind, nullable := strings.CutSuffix(kind, "|null")
+		v, ok := obj[name]
+		if !ok {
+			if !optional {
+				t.Errorf("%s lacks %s: %v", what, name, obj)
+			}
+			continue
+		}
+		if v == nil && nullable {
+			continue
+		}
+		if !jsonKind(v, kind) {
+			t.Errorf("%s.%s is %#v, want %s", what, name, v, kind)
+		}
+	}
+}
+
+// jsonKind reports whether the decoded JSON value v is of kind.
+func jsonKind(v any, kind string) bool {
+	switch kind {
+	case "any":
+		return true
+	case "string":
+		_, ok := v.(string)
+		return ok
+	case "number":
+		_, ok := v.(float64)
+		return ok
+	case "integer":
+		f, ok := v.(float64)
+		return ok && f == math.Trunc(f)
+	case "boolean":
+		_, ok := v.(bool)
+		return ok
+	case "array":
+		_, ok := v.([]any)
+		return ok
+	case "object":
+		_, ok := v.(map[string]any)
+		return ok
+	}
+	return false
+}
+
+// TestSpecResourcesFieldTypes: the model inventory entry with its access,
+// model and metadata objects, the virtual model (a managed one included,
+// whose timestamps are strings like a stored row's), the budget entry,
+// the rate-limit rule and the audit entry with its usage, data and
+// attempt objects carry every field the resources define, each of its
+// type.
+func TestSpecResourcesFieldTypes(t *testing.T) {
+	clearEnv(t)
+	t.Setenv("VIRTUAL_MODELS", `[{"source":"managed-alias","targets":[{"provider":"demo","model":"mock-chat"}]}]`)
+	g := startGateway(t, mockBlock(""))
+
+	// Model inventory.
+	res := adminCall(t, g, "GET", "/admin/models", "")
+	var rows []map[string]any
+	if res.Status != 200 || json.Unmarshal(res.Body, &rows) != nil || len(rows) == 0 {
+		t.Fatalf("/admin/models: %d %s", res.Status, res.Body)
+	}
+	categories := map[string]bool{"all": true, "text_generation": true, "embedding": true, "image": true, "audio": true, "video": true, "utility": true}
+	for _, r := range rows {
+		what := fmt.Sprintf("inventory row %v", r["selector"])
+		checkTypes(t, what, r, map[string]string{"access": "object", "model": "object", "provider_name": "string", "provider_type": "string", "selector": "string"})
+		access, _ := r["access"].(map[string]any)
+		checkTypes(t, what+" access", access, map[string]string{
+			"default_enabled": "boolean", "effective_enabled": "boolean", "override": "object|null", "selector": "string", "user_paths": "array"})
+		model, _ := r["model"].(map[string]any)
+		checkTypes(t, what+" model", model, map[string]string{"id": "string", "object": "string", "created": "integer", "owned_by": "string", "metadata": "object?"})
+		meta, _ := model["metadata"].(map[string]any)
+		if meta == nil {
+			continue
+		}
+		checkTypes(t, what+" metadata", meta, map[string]string{
+			"capabilities": "object?", "categories": "array?", "context_window": "integer?", "description": "string?",
+			"display_name": "string?", "family": "string?", "max_output_tokens": "integer?", "modes": "array?",
+			"pricing": "object?", "pricing_sources": "object?", "rankings": "object?", "tags": "array?"})
+		for k, v := range mapOf(meta["capabilities"]) {
+			if !jsonKind(v, "boolean") {
+				t.Errorf("%s capability %s is %#v", what, k, v)
+			}
+		}
+		for _, c := range listOf(meta["categories"]) {
+			if s, _ := c.(string); !categories[s] {
+				t.Errorf("%s category %#v outside the enum", what, c)
+			}
+		}
+	}
+
+	// Virtual models: a stored row beside the managed one.
+	if res := adminCall(t, g, "PUT", "/admin/virtual-models", `{"source":"stored-alias","description":"d","session_affinity":false,"slowdown":1,`+
+		`"targets":[{"provider":"demo","model":"mock-reasoner","weight":2}],"user_paths":["/team"]}`); res.Status != 200 {
+		t.Fatalf("storing a virtual model: %d %s", res.Status, res.Body)
+	}
+	vms := listOf(adminCall(t, g, "GET", "/admin/virtual-models", "").JSON(t)["virtual_models"])
+	if len(vms) != 2 {
+		t.Fatalf("virtual models: %v", vms)
+	}
+	for _, v := range vms {
+		row := mapOf(v)
+		what := fmt.Sprintf("virtual model %v", row["source"])
+		checkTypes(t, what, row, map[string]string{
+			"created_at": "string", "updated_at": "string", "description": "string", "enabled": "boolean", "managed": "boolean",
+			"model": "string", "provider_name": "string", "session_affinity": "boolean?", "slowdown": "number?",
+			"source": "string", "strategy": "string", "targets": "array", "user_paths": "array"})
+		for _, at := range []string{"created_at", "updated_at"} {
+			if s, _ := row[at].(string); s != "" {
+				if _, err := time.Parse(time.RFC3339Nano, s); err != nil {
+					t.Errorf("%s.%s %q is not a timestamp", what, at, s)
+				}
+			}
+		}
+		for _, tg := range listOf(row["targets"]) {
+			checkTypes(t, what+" target", mapOf(tg), map[string]string{"model": "string", "provider": "string", "weight": "number"})
+		}
+		if managed := row["source"] == "managed-alias"; row["managed"] != managed {
+			t.Errorf("%s: managed %v", what, row["managed"])
+		}
+	}
+
+	// Budget entry.
+	if res := adminCall(t, g, "PUT", "/admin/budgets/%2Fteam/daily", `{"amount":10}`); res.Status != 200 {
+		t.Fatalf("budget: %d %s", res.Status, res.Body)
+	}
+	if res := adminCall(t, g, "POST", "/admin/budgets/reset-one", `{"user_path":"/team","period":"daily"}`); res.Status != 200 {
+		t.Fatalf("budget reset-one: %d %s", res.Status, res.Body)
+	}
+	budgets := listOf(adminCall(t, g, "GET", "/admin/budgets", "").JSON(t)["budgets"])
+	if len(budgets) != 1 {
+		t.Fatalf("budgets %v", budgets)
+	}
+	checkTypes(t, "budget entry", mapOf(budgets[0]), map[string]string{
+		"amount": "number", "created_at": "string", "effective_subject": "string", "has_usage": "boolean",
+		"last_reset_at": "string", "per_child": "boolean", "period_end": "string", "period_label": "string",
+		"period_ratio": "number", "period_seconds": "integer", "period_start": "string", "remaining": "number",
+		"scope": "string", "source": "string", "spent": "number", "subject": "string", "updated_at": "string",
+		"usage_ratio": "number", "user_path": "string"})
+
+	// Rate-limit rule, written with the user_path shorthand.
+	if res := adminCall(t, g, "PUT", "/admin/rate-limits", `{"user_path":"/team","period":"hour","max_requests":100,"max_tokens":1000}`); res.Status != 200 {
+		t.Fatalf("rule: %d %s", res.Status, res.Body)
+	}
+	rule := rateRule(t, g, "user_path", "/team", "hour")
+	checkTypes(t, "rate-limit rule", rule, map[string]string{
+		"scope": "string", "subject": "string", "period": "string", "period_seconds": "integer",
+		"per_child": "boolean", "max_tokens": "number", "source": "string"})
+	if rule["source"] != "manual" || rule["period_seconds"] != 3600.0 {
+		t.Errorf("rule %v", rule)
+	}
+
+	// Audit entry, through the managed alias.
+	chat := `{"model":"managed-alias","max_tokens":20,"temperature":0.5,"messages":[{"role":"user","content":"typed"}]}`
+	if res := request(t, "POST", g.URL+"/v1/chat/completions", chat, append(bearer(masterKey), "X-Session-Id", "typed-session", userPathHeader, "/team")...); res.Status != 200 {
+		t.Fatalf("chat: %d %s", res.Status, res.Body)
+	}
+	log := listOf(adminCall(t, g, "GET", "/admin/audit/log?session_id=typed-session", "").JSON(t)["entries"])
+	if len(log) != 1 {
+		t.Fatalf("audit log: %v", log)
+	}
+	conv := adminCall(t, g, "GET", "/admin/audit/conversation?log_id="+mapOf(log[0])["id"].(string), "").JSON(t)
+	checkTypes(t, "conversation", conv, map[string]string{"anchor_id": "string", "entries": "array", "truncated": "boolean"})
+	entries := listOf(conv["entries"])
+	if len(entries) != 1 {
+		t.Fatalf("conversation entries: %v", entries)
+	}
+	e := mapOf(entries[0])
+	checkTypes(t, "audit entry", e, map[string]string{
+		"id": "string", "request_id": "string", "session_id": "string", "workflow_version_id": "string",
+		"timestamp": "string", "method": "string", "path": "string", "status_code": "integer", "duration_ns": "integer",
+		"stream": "boolean", "alias_used": "boolean", "auth_key_id": "string", "auth_method": "string",
+		"principal_id": "string", "client_ip": "string", "bodies_omitted": "boolean", "conversation_payload": "boolean",
+		"cache_type": "string", "error_type": "string", "provider": "string", "provider_name": "string",
+		"requested_model": "string", "resolved_model": "string", "user_path": "string", "usage": "object", "data": "object"})
+	if e["alias_used"] != true || e["requested_model"] != "managed-alias" || e["resolved_model"] != "mock-chat" || e["session_id"] != "typed-session" {
+		t.Errorf("audit entry %v", e)
+	}
+	checkTypes(t, "audit usage", mapOf(e["usage"]), map[string]string{
+		"cache_write_input_tokens": "integer", "cached_input_ratio": "number", "cached_input_tokens": "integer",
+		"entries": "integer", "estimated_cached_characters": "integer", "input_tokens": "integer", "output_tokens": "integer",
+		"rewrite_cost_saved": "number", "rewrite_tokens_saved": "integer", "total_tokens": "integer", "uncached_input_tokens": "integer"})
+	data := mapOf(e["data"])
+	checkTypes(t, "audit data", data, map[string]string{
+		"api_key_hash": "string", "attempts": "array", "error_code": "string", "error_message": "string", "event_type": "string",
+		"failover": "object|null", "labels": "array", "max_tokens": "integer", "request_body": "any",
+		"request_body_too_big_to_handle": "boolean", "request_headers": "object", "request_revisions": "array",
+		"response_body": "any", "response_body_too_big_to_handle": "boolean", "response_headers": "object",
+		"temperature": "number", "user_agent": "string", "workflow_features": "object"})
+	checkTypes(t, "workflow features", mapOf(data["workflow_features"]), map[string]string{
+		"audit": "boolean", "budget": "boolean", "cache": "boolean", "failover": "boolean", "guardrails": "boolean", "usage": "boolean"})
+	attempts := listOf(data["attempts"])
+	if len(attempts) != 1 {
+		t.Fatalf("attempts %v", attempts)
+	}
+	checkTypes(t, "attempt", mapOf(attempts[0]), map[string]string{
+		"duration_ns": "integer", "error_code": "string", "error_message": "string", "error_type": "string", "kind": "string",
+		"model": "string", "provider_name": "string", "provider_type": "string", "response_body": "any",
+		"response_headers": "object", "seq": "integer", "started_at": "string", "status_code": "integer", "success": "boolean"})
+}
+
+// mapOf is v as a JSON object, nil when it is not one.
+func mapOf(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
+}
+
+// listOf is v as a JSON array, nil when it is not one.
+func listOf(v any) []any {
+	l, _ := v.([]any)
+	return l
+}

@@ -5,9 +5,11 @@ package e2e
 // counters, checked through the public HTTP API.
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -219,6 +221,219 @@ func TestSpecResourcesFieldTypes(t *testing.T) {
 		"duration_ns": "integer", "error_code": "string", "error_message": "string", "error_type": "string", "kind": "string",
 		"model": "string", "provider_name": "string", "provider_type": "string", "response_body": "any",
 		"response_headers": "object", "seq": "integer", "started_at": "string", "status_code": "integer", "success": "boolean"})
+}
+
+// TestSpecResourcesRuleOperations: editing only a rule's caps keeps its
+// counters; editing its period (naming the rule as previous) recreates
+// it under the new key with fresh counters and removes the old one;
+// reset-one clears only the named rule; reset-all needs the confirmation
+// word reset exactly and clears every rule; a deleted rule's counters
+// are gone when it is written again; provider and model subjects match
+// case-insensitively, a bare model id on any provider.
+func TestSpecResourcesRuleOperations(t *testing.T) {
+	g := startMockGateway(t)
+	put := func(body string) {
+		t.Helper()
+		if res := adminCall(t, g, "PUT", "/admin/rate-limits", body); res.Status != 200 {
+			t.Fatalf("PUT %s: %d %s", body, res.Status, res.Body)
+		}
+	}
+	used := func(scope, subject, period string) (float64, float64) {
+		t.Helper()
+		r := rateRule(t, g, scope, subject, period)
+		req, _ := r["requests_used"].(float64)
+		tok, _ := r["tokens_used"].(float64)
+		return req, tok
+	}
+	chat := func(n int) {
+		t.Helper()
+		for range n {
+			if res := chatAs(t, g, "/ops/app"); res.Status != 200 {
+				t.Fatalf("chat: %d %s", res.Status, res.Body)
+			}
+		}
+	}
+	put(`{"user_path":"/ops","period":"minute","max_requests":10}`)
+	put(`{"scope":"provider","subject":"DEMO","period":"hour","max_requests":100}`)
+	put(`{"scope":"model","subject":"Mock-Chat","period":"hour","max_requests":100}`)
+	chat(2)
+	waitTokensUsed(t, g, "user_path", "/ops", "minute", 12)
+	if r, _ := used("provider", "demo", "hour"); r != 2 {
+		t.Fatalf("provider rule written as DEMO counted %v requests, want 2", r)
+	}
+	if r, _ := used("model", "mock-chat", "hour"); r != 2 {
+		t.Fatalf("bare model rule written as Mock-Chat counted %v requests, want 2", r)
+	}
+
+	// Only the caps change: the counters stay.
+	put(`{"user_path":"/ops","period":"minute","max_requests":20,"max_tokens":5000}`)
+	if r, tok := used("user_path", "/ops", "minute"); r != 2 || tok != 12 {
+		t.Fatalf("after a caps edit: %v requests, %v tokens, want 2 and 12", r, tok)
+	}
+
+	// The period changes: a new rule with fresh counters, the old one gone.
+	put(`{"user_path":"/ops","period":"hour","max_requests":20,"previous":{"scope":"user_path","subject":"/ops","period":"minute"}}`)
+	if r, tok := used("user_path", "/ops", "hour"); r != 0 || tok != 0 {
+		t.Fatalf("the re-keyed rule starts at %v requests, %v tokens", r, tok)
+	}
+	for _, v := range adminCall(t, g, "GET", "/admin/rate-limits", "").JSON(t)["rules"].([]any) {
+		if r := v.(map[string]any); r["subject"] == "/ops" && r["period"] == "minute" {
+			t.Fatalf("the old rule is still listed: %v", r)
+		}
+	}
+	chat(1)
+
+	// reset-one clears that rule only.
+	if res := adminCall(t, g, "POST", "/admin/rate-limits/reset-one", `{"scope":"user_path","subject":"/ops","period":"hour"}`); res.Status != 200 {
+		t.Fatalf("reset-one: %d %s", res.Status, res.Body)
+	}
+	if r, tok := used("user_path", "/ops", "hour"); r != 0 || tok != 0 {
+		t.Fatalf("after reset-one: %v requests, %v tokens", r, tok)
+	}
+	if r, _ := used("provider", "demo", "hour"); r != 3 {
+		t.Fatalf("reset-one of another rule touched the provider rule: %v requests, want 3", r)
+	}
+
+	// reset-all needs the word reset, exactly.
+	for _, body := range []string{`{}`, `{"confirmation":"RESET"}`, `{"confirmation":"yes"}`} {
+		adminCall(t, g, "POST", "/admin/rate-limits/reset", body).ExpectErr(t, 400, "invalid_request_error", "confirmation_required")
+	}
+	if r, _ := used("provider", "demo", "hour"); r != 3 {
+		t.Fatalf("a refused reset cleared counters: %v", r)
+	}
+	if res := adminCall(t, g, "POST", "/admin/rate-limits/reset", `{"confirmation":"reset"}`); res.Status != 200 {
+		t.Fatalf("reset: %d %s", res.Status, res.Body)
+	}
+	for _, k := range [][3]string{{"user_path", "/ops", "hour"}, {"provider", "demo", "hour"}, {"model", "mock-chat", "hour"}} {
+		if r, tok := used(k[0], k[1], k[2]); r != 0 || tok != 0 {
+			t.Fatalf("after reset-all %v: %v requests, %v tokens", k, r, tok)
+		}
+	}
+
+	// Deleting a rule drops its counters.
+	chat(1)
+	if res := adminCall(t, g, "DELETE", "/admin/rate-limits", `{"scope":"provider","subject":"Demo","period":"hour"}`); res.Status != 204 {
+		t.Fatalf("delete: %d %s", res.Status, res.Body)
+	}
+	put(`{"scope":"provider","subject":"demo","period":"hour","max_requests":100}`)
+	if r, tok := used("provider", "demo", "hour"); r != 0 || tok != 0 {
+		t.Fatalf("a deleted rule written again starts at %v requests, %v tokens", r, tok)
+	}
+}
+
+// TestSpecResourcesTemplateReset: resetting or deleting a per_child
+// template clears every child's request and token windows; a child's
+// concurrency slot held by a request in flight is not freed by the reset
+// but when that request finishes, and never twice.
+func TestSpecResourcesTemplateReset(t *testing.T) {
+	clearEnv(t)
+	slow := newSlowUpstream(t, 100*time.Millisecond, 100)
+	g := startGateway(t, mockBlock("entitlements quota_templates\n"+slow.block("slow")))
+	put := func(body string) {
+		t.Helper()
+		if res := adminCall(t, g, "PUT", "/admin/rate-limits", body); res.Status != 200 {
+			t.Fatalf("PUT %s: %d %s", body, res.Status, res.Body)
+		}
+	}
+	// child returns the requests, tokens and in-flight count /v1/usage
+	// shows a child for the template of period.
+	child := func(path, period string) (req, tok, inFlight float64) {
+		t.Helper()
+		u := request(t, "GET", g.URL+"/v1/usage", "", append(bearer(masterKey), userPathHeader, path)...)
+		for _, v := range listOf(u.JSON(t)["rate_limits"]) {
+			if r := mapOf(v); r["period"] == period {
+				req, _ = r["requests_used"].(float64)
+				tok, _ = r["tokens_used"].(float64)
+				inFlight, _ = r["in_flight"].(float64)
+				return
+			}
+		}
+		t.Fatalf("no %s template for %s: %s", period, path, u.Body)
+		return
+	}
+	waitChildTokens := func(path string, want float64) {
+		t.Helper()
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			if _, tok, _ := child(path, "minute"); tok == want {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s never reached %v tokens", path, want)
+			}
+		}
+	}
+	template := `{"user_path":"/cust","period":"minute","max_requests":1,"max_tokens":1000,"per_child":true}`
+	put(template)
+	for _, p := range []string{"/cust/a", "/cust/b"} {
+		if res := chatAs(t, g, p); res.Status != 200 {
+			t.Fatalf("%s: %d %s", p, res.Status, res.Body)
+		}
+		chatAs(t, g, p).ExpectErr(t, 429, "rate_limit_error", "rate_limit_exceeded")
+		waitChildTokens(p, 6)
+	}
+
+	if res := adminCall(t, g, "POST", "/admin/rate-limits/reset-one", `{"scope":"user_path","subject":"/cust","period":"minute"}`); res.Status != 200 {
+		t.Fatalf("reset-one: %d %s", res.Status, res.Body)
+	}
+	for _, p := range []string{"/cust/a", "/cust/b"} {
+		if r, tok, _ := child(p, "minute"); r != 0 || tok != 0 {
+			t.Fatalf("%s after the template's reset: %v requests, %v tokens", p, r, tok)
+		}
+		if res := chatAs(t, g, p); res.Status != 200 {
+			t.Fatalf("%s after the reset: %d %s", p, res.Status, res.Body)
+		}
+	}
+	waitChildTokens("/cust/a", 6)
+
+	if res := adminCall(t, g, "DELETE", "/admin/rate-limits", `{"user_path":"/cust","period":"minute"}`); res.Status != 204 {
+		t.Fatalf("delete: %d %s", res.Status, res.Body)
+	}
+	put(template)
+	for _, p := range []string{"/cust/a", "/cust/b"} {
+		if r, tok, _ := child(p, "minute"); r != 0 || tok != 0 {
+			t.Fatalf("%s after the template was deleted and written again: %v requests, %v tokens", p, r, tok)
+		}
+	}
+
+	// A concurrency template: the slot of a stream in flight outlives the
+	// reset and is released once, when the stream ends.
+	put(`{"user_path":"/live","period":"concurrent","max_requests":1,"per_child":true}`)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	resp, _ := openStream(t, ctx, g, "slow/slow-model", "/live/a")
+	if resp.StatusCode != 200 {
+		t.Fatalf("stream: %d", resp.StatusCode)
+	}
+	if res := adminCall(t, g, "POST", "/admin/rate-limits/reset-one", `{"scope":"user_path","subject":"/live","period":"concurrent"}`); res.Status != 200 {
+		t.Fatalf("reset-one: %d %s", res.Status, res.Body)
+	}
+	if _, _, n := child("/live/a", "concurrent"); n != 1 {
+		t.Fatalf("in flight after the reset: %v, want the stream's 1", n)
+	}
+	chatAs(t, g, "/live/a").ExpectErr(t, 429, "rate_limit_error", "rate_limit_exceeded")
+	if res := chatAs(t, g, "/live/b"); res.Status != 200 {
+		t.Fatalf("another child: %d %s", res.Status, res.Body)
+	}
+	cancel()
+	resp.Body.Close()
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		_, _, n := child("/live/a", "concurrent")
+		if n == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the stream's slot is still held: %v", n)
+		}
+	}
+	// Released once: the cap is still one.
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	defer cancel2()
+	resp2, _ := openStream(t, ctx2, g, "slow/slow-model", "/live/a")
+	if resp2.StatusCode != http.StatusOK {
+		t.Fatalf("stream after the release: %d", resp2.StatusCode)
+	}
+	defer resp2.Body.Close()
+	chatAs(t, g, "/live/a").ExpectErr(t, 429, "rate_limit_error", "rate_limit_exceeded")
 }
 
 // mapOf is v as a JSON object, nil when it is not one.

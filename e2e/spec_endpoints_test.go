@@ -247,7 +247,8 @@ func TestSpecEndpointsBudgetKeys(t *testing.T) {
 // appears on the live stream as audit events (start, then complete) and
 // a usage event, each with a rising sequence id; a client reconnecting
 // with ?cursor= (or Last-Event-ID) set to the last id it saw receives
-// exactly the events after it.
+// exactly the events after it. The start event already names the caller's
+// credential kind, the model asked for and whether the request streams.
 func TestSpecEndpointsLiveLogsOfRealTraffic(t *testing.T) {
 	clearEnv(t)
 	t.Setenv("DASHBOARD_LIVE_LOGS_ENABLED", "true")
@@ -292,6 +293,11 @@ func TestSpecEndpointsLiveLogsOfRealTraffic(t *testing.T) {
 		t.Fatalf("events %+v", evs)
 	}
 
+	// The start preview already names the caller and the model asked for.
+	if start["requested_model"] != "mock-chat" || start["auth_method"] != "master_key" || start["stream"] != false {
+		t.Fatalf("start preview %v", start)
+	}
+
 	// Reconnecting after the first event replays the other two, by either
 	// cursor.
 	for _, how := range []string{"cursor", "Last-Event-ID"} {
@@ -310,6 +316,24 @@ func TestSpecEndpointsLiveLogsOfRealTraffic(t *testing.T) {
 			}
 		}
 		rc.close()
+	}
+
+	// A streamed request's start preview says it streams.
+	sc := openLiveStreamAt(t, g, "?cursor="+evs[2].id)
+	if ev := sc.next(t); ev.event != "connected" {
+		t.Fatalf("first %+v", ev)
+	}
+	body := `{"model":"mock-chat","stream":true,"messages":[{"role":"user","content":"hi"}]}`
+	if res := request(t, "POST", g.URL+"/v1/chat/completions", body, bearer(masterKey)...); res.Status != 200 {
+		t.Fatalf("stream: %d %s", res.Status, res.Body)
+	}
+	for _, phase := range []string{"start", "complete"} {
+		ev := sc.next(t)
+		var m map[string]any
+		if ev.event != "audit" || json.Unmarshal([]byte(ev.data), &m) != nil || m["phase"] != phase ||
+			m["stream"] != true || m["requested_model"] != "mock-chat" {
+			t.Fatalf("streamed request's %s event %+v", phase, ev)
+		}
 	}
 }
 

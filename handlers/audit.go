@@ -165,6 +165,12 @@ func newAuditRequest(au *caddymodule.Auditing, rt *routes.Route, info *reqinfo.I
 	if e.RequestID == "" {
 		e.RequestID = e.ID.String()
 	}
+	// What is already known goes into the live start preview: the caller,
+	// and the model and streaming the body asks for. finish sets each one
+	// again from what the chain did.
+	e.AuthMethod = authMethod(info.AuthMethod)
+	e.RequestedModel = a.bodyModel()
+	e.Stream = a.bodyStreams()
 	if au.Entries {
 		au.Recorder.Start(e)
 	}
@@ -415,6 +421,13 @@ func (a *auditRequest) bodyModel() string {
 	}
 	s, _ := reqbody.Text(b.Fields.Model)
 	return s
+}
+
+// bodyStreams reports whether the request body, when read, asks for a
+// stream ("stream": true).
+func (a *auditRequest) bodyStreams() bool {
+	b := a.info.Body()
+	return b != nil && b.ScanErr == nil && string(b.Fields.Stream) == "true"
 }
 
 // number reads a raw JSON number.

@@ -10,9 +10,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -333,6 +336,42 @@ func TestSpecEndpointsLiveLogsOfRealTraffic(t *testing.T) {
 		if ev.event != "audit" || json.Unmarshal([]byte(ev.data), &m) != nil || m["phase"] != phase ||
 			m["stream"] != true || m["requested_model"] != "mock-chat" {
 			t.Fatalf("streamed request's %s event %+v", phase, ev)
+		}
+	}
+}
+
+// TestSpecEndpointsInventoryBeforeRegistryReady: while the first model
+// listings are still arriving, GET /admin/models answers 200 with an
+// empty array; once they are in, it lists the models.
+func TestSpecEndpointsInventoryBeforeRegistryReady(t *testing.T) {
+	release := make(chan struct{})
+	var once sync.Once
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"object":"list","data":[{"id":"held-model","object":"model","created":1,"owned_by":"x"}]}`)
+	}))
+	t.Cleanup(up.Close)
+	clearEnv(t)
+	g := startGateway(t, "master_key "+masterKey+"\n"+providerBlock("held", "openai", "sk-up", up.URL+"/v1"))
+	t.Cleanup(func() { once.Do(func() { close(release) }) })
+
+	res := adminCall(t, g, "GET", "/admin/models", "")
+	if res.Status != 200 || strings.TrimSpace(string(res.Body)) != "[]" {
+		t.Fatalf("before the first listing: %d %s", res.Status, res.Body)
+	}
+	once.Do(func() { close(release) })
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		res := adminCall(t, g, "GET", "/admin/models", "")
+		if res.Status == 200 && strings.Contains(string(res.Body), `"selector":"held/held-model"`) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after the listing: %d %s", res.Status, res.Body)
 		}
 	}
 }

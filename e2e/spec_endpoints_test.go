@@ -376,6 +376,44 @@ func TestSpecEndpointsInventoryBeforeRegistryReady(t *testing.T) {
 	}
 }
 
+// TestSpecEndpointsLiveLogsStaleCursor: a client whose cursor fell out of
+// the replay buffer (more events were published since than it holds)
+// receives reset, naming the latest sequence, and then the live events;
+// a cursor within the buffer replays what follows it.
+func TestSpecEndpointsLiveLogsStaleCursor(t *testing.T) {
+	clearEnv(t)
+	t.Setenv("DASHBOARD_LIVE_LOGS_ENABLED", "true")
+	g := startGateway(t, mockBlock(""))
+	hub := activeApp(t).LiveHub()
+	if hub == nil {
+		t.Fatal("no live hub")
+	}
+	const published = audit.DefaultLiveBuffer + 10
+	for i := range published {
+		hub.PublishAudit(&audit.AuditPreview{Phase: audit.PhaseStart, Method: "POST", Path: fmt.Sprintf("/v1/seq-%d", i+1)})
+	}
+	c := openLiveStreamAt(t, g, "?cursor=1")
+	ev := c.next(t)
+	if ev.event != "reset" || ev.id != strconv.Itoa(published) || !strings.Contains(ev.data, strconv.Itoa(published)) {
+		t.Fatalf("stale cursor: %+v, want reset at %d", ev, published)
+	}
+	hub.PublishAudit(&audit.AuditPreview{Phase: audit.PhaseStart, Method: "POST", Path: "/v1/after-reset"})
+	if ev := c.next(t); ev.event != "audit" || ev.id != strconv.Itoa(published+1) || !strings.Contains(ev.data, "/v1/after-reset") {
+		t.Fatalf("after the reset: %+v", ev)
+	}
+	c.close()
+
+	c = openLiveStreamAt(t, g, fmt.Sprintf("?cursor=%d", published-2))
+	if ev := c.next(t); ev.event != "connected" {
+		t.Fatalf("first %+v", ev)
+	}
+	for seq := published - 1; seq <= published+1; seq++ {
+		if ev := c.next(t); ev.event != "audit" || ev.id != strconv.Itoa(seq) {
+			t.Fatalf("replay: %+v, want event %d", ev, seq)
+		}
+	}
+}
+
 // openLiveStreamAt connects to /admin/live/logs with the master key and
 // query (e.g. "?cursor=3"), and fails unless it answers a stream.
 func openLiveStreamAt(t *testing.T, g *gateway, query string) *liveConn {

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelgate/modelgate/admin"
 	"github.com/modelgate/modelgate/audit"
 	"github.com/modelgate/modelgate/store/boltstore"
 	"github.com/modelgate/modelgate/tokens"
@@ -434,4 +435,69 @@ func openLiveStreamAt(t *testing.T, g *gateway, query string) *liveConn {
 	c := &liveConn{rd: bufio.NewReader(resp.Body), close: func() { cancel(); _ = resp.Body.Close() }}
 	t.Cleanup(c.close)
 	return c
+}
+
+// TestSpecEndpointsVersioning: the API description is version 1.0; every
+// method of the admin API answers under the legacy /admin/api/v1/ alias
+// with Deprecation: true, the Sunset date and a Link to the same path
+// under /admin/: served (writes included) while the alias is on, 410 Gone
+// endpoint_sunset once it is retired, whoever asks.
+func TestSpecEndpointsVersioning(t *testing.T) {
+	clearEnv(t)
+	legacyHeaders := func(t *testing.T, what string, res response, successor string) {
+		t.Helper()
+		if res.Header.Get("Deprecation") != "true" || res.Header.Get("Sunset") != "Sun, 09 Aug 2026 00:00:00 GMT" ||
+			res.Header.Get("Link") != "<"+successor+`>; rel="successor-version"` {
+			t.Fatalf("%s: legacy headers %v", what, res.Header)
+		}
+	}
+	calls := []struct{ method, path, body string }{
+		{"PUT", "rate-limits", `{"user_path":"/legacy","period":"hour","max_requests":5}`},
+		{"POST", "rate-limits/reset-one", `{"user_path":"/legacy","period":"hour"}`},
+		{"GET", "rate-limits", ""},
+		{"DELETE", "rate-limits", `{"user_path":"/legacy","period":"hour"}`},
+		{"PUT", "budgets/%2Flegacy/daily", `{"amount":1}`},
+		{"DELETE", "budgets/%2Flegacy/daily", ""},
+		{"GET", "models", ""},
+	}
+
+	t.Run("on", func(t *testing.T) {
+		g := startGateway(t, mockBlock("admin {\n legacy_alias on\n}"))
+		doc := adminCall(t, g, "GET", "/admin/openapi.json", "").JSON(t)
+		if info := mapOf(doc["info"]); info["version"] != "1.0" {
+			t.Fatalf("API description version %v, want 1.0", info["version"])
+		}
+		for _, c := range calls {
+			what := c.method + " /admin/api/v1/" + c.path
+			res := adminCall(t, g, c.method, "/admin/api/v1/"+c.path, c.body)
+			if res.Status/100 != 2 {
+				t.Fatalf("%s: %d %s", what, res.Status, res.Body)
+			}
+			legacyHeaders(t, what, res, "/admin/"+c.path)
+			if c.method == "PUT" && c.path == "rate-limits" {
+				rateRule(t, g, "user_path", "/legacy", "hour") // written through the alias
+			}
+		}
+	})
+
+	t.Run("auto", func(t *testing.T) {
+		g := startGateway(t, mockBlock(""))
+		if time.Now().Before(admin.LegacySunset) {
+			t.Skip("the alias is served until its sunset; TestAccessLegacyAlias checks that side")
+		}
+		for _, c := range calls {
+			what := c.method + " /admin/api/v1/" + c.path
+			for _, headers := range [][]string{bearer(masterKey), nil} {
+				res := request(t, c.method, g.URL+"/admin/api/v1/"+c.path, c.body, headers...)
+				res.ExpectErr(t, 410, "invalid_request_error", "endpoint_sunset")
+				legacyHeaders(t, what, res, "/admin/"+c.path)
+			}
+		}
+		// Nothing was written through the retired alias.
+		for _, v := range listOf(adminCall(t, g, "GET", "/admin/rate-limits", "").JSON(t)["rules"]) {
+			if mapOf(v)["subject"] == "/legacy" {
+				t.Fatalf("a retired alias wrote %v", v)
+			}
+		}
+	})
 }

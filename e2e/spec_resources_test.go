@@ -434,6 +434,37 @@ func TestSpecResourcesTemplateReset(t *testing.T) {
 	}
 	defer resp2.Body.Close()
 	chatAs(t, g, "/live/a").ExpectErr(t, 429, "rate_limit_error", "rate_limit_exceeded")
+
+	// Deleted and written again while that stream runs: the new template
+	// counts only what it admitted, and the old stream's end releases
+	// nothing of it.
+	if res := adminCall(t, g, "DELETE", "/admin/rate-limits", `{"user_path":"/live","period":"concurrent"}`); res.Status != 204 {
+		t.Fatalf("delete: %d %s", res.Status, res.Body)
+	}
+	put(`{"user_path":"/live","period":"concurrent","max_requests":1,"per_child":true}`)
+	ctx3, cancel3 := context.WithCancel(context.Background())
+	defer cancel3()
+	resp3, _ := openStream(t, ctx3, g, "slow/slow-model", "/live/a")
+	if resp3.StatusCode != http.StatusOK {
+		t.Fatalf("stream under the template written again: %d", resp3.StatusCode)
+	}
+	defer resp3.Body.Close()
+	cancel2()
+	// The audit entry is written after the rate-limit stage let go of the
+	// request: once the old stream's entry is there, its slot is released.
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		m := adminCall(t, g, "GET", "/admin/audit/log?user_path=/live/a&status=499", "").JSON(t)
+		if m["total"] == 2.0 { // the first stream, cancelled earlier, and this one
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the first stream's end was never recorded: %v", m)
+		}
+	}
+	if _, _, n := child("/live/a", "concurrent"); n != 1 {
+		t.Fatalf("in flight after the old stream ended: %v, want the new stream's 1", n)
+	}
+	chatAs(t, g, "/live/a").ExpectErr(t, 429, "rate_limit_error", "rate_limit_exceeded")
 }
 
 // mapOf is v as a JSON object, nil when it is not one.

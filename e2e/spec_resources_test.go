@@ -467,6 +467,63 @@ func TestSpecResourcesTemplateReset(t *testing.T) {
 	chatAs(t, g, "/live/a").ExpectErr(t, 429, "rate_limit_error", "rate_limit_exceeded")
 }
 
+// TestSpecResourcesManagedOverridesStored: a managed virtual model (from
+// VIRTUAL_MODELS) overrides a stored row of the same source, which the
+// admin API can then neither change nor delete; the stored row is in
+// force again once the configuration no longer declares the source.
+func TestSpecResourcesManagedOverridesStored(t *testing.T) {
+	g := startMockGateway(t)
+	if res := adminCall(t, g, "PUT", "/admin/virtual-models", `{"source":"shared","description":"stored","targets":[{"provider":"demo","model":"mock-reasoner"}]}`); res.Status != 200 {
+		t.Fatalf("storing: %d %s", res.Status, res.Body)
+	}
+	served := func() string {
+		t.Helper()
+		res := request(t, "POST", g.URL+"/v1/chat/completions", `{"model":"shared","messages":[{"role":"user","content":"hi"}]}`, bearer(masterKey)...)
+		if res.Status != 200 {
+			t.Fatalf("chat: %d %s", res.Status, res.Body)
+		}
+		return fmt.Sprint(res.JSON(t)["model"])
+	}
+	rows := func() []any {
+		t.Helper()
+		return listOf(adminCall(t, g, "GET", "/admin/virtual-models", "").JSON(t)["virtual_models"])
+	}
+	if m := served(); m != "mock-reasoner" {
+		t.Fatalf("the stored row routes to %s", m)
+	}
+
+	t.Setenv("VIRTUAL_MODELS", `[{"source":"shared","description":"managed","targets":[{"provider":"demo","model":"mock-chat"}]}]`)
+	if err := g.reload(t, mockBlock("")); err != nil {
+		t.Fatal(err)
+	}
+	http.DefaultClient.CloseIdleConnections()
+	waitHealthy(t, g.URL)
+	if l := rows(); len(l) != 1 || mapOf(l[0])["managed"] != true || mapOf(l[0])["description"] != "managed" {
+		t.Fatalf("rows with the managed one declared: %v", l)
+	}
+	if m := served(); m != "mock-chat" {
+		t.Fatalf("the managed row routes to %s", m)
+	}
+	adminCall(t, g, "PUT", "/admin/virtual-models", `{"source":"shared","targets":[{"provider":"demo","model":"mock-reasoner"}]}`).
+		ExpectErr(t, 409, "invalid_request_error", "virtual_model_managed")
+	adminCall(t, g, "PUT", "/admin/virtual-models", `{"source":"other","old_source":"shared","targets":[{"provider":"demo","model":"mock-reasoner"}]}`).
+		ExpectErr(t, 409, "invalid_request_error", "virtual_model_managed")
+	adminCall(t, g, "DELETE", "/admin/virtual-models/shared", "").ExpectErr(t, 409, "invalid_request_error", "virtual_model_managed")
+
+	t.Setenv("VIRTUAL_MODELS", "")
+	if err := g.reload(t, mockBlock("")); err != nil {
+		t.Fatal(err)
+	}
+	http.DefaultClient.CloseIdleConnections()
+	waitHealthy(t, g.URL)
+	if l := rows(); len(l) != 1 || mapOf(l[0])["managed"] != false || mapOf(l[0])["description"] != "stored" {
+		t.Fatalf("rows once the configuration dropped it: %v", l)
+	}
+	if m := served(); m != "mock-reasoner" {
+		t.Fatalf("the stored row routes to %s again", m)
+	}
+}
+
 // mapOf is v as a JSON object, nil when it is not one.
 func mapOf(v any) map[string]any {
 	m, _ := v.(map[string]any)

@@ -501,3 +501,68 @@ func TestSpecEndpointsVersioning(t *testing.T) {
 		}
 	})
 }
+
+// TestSpecEndpointsSessionDetection: a request's session is the first of
+// the X-Session-Id header, the x-claude-code-session-id header, the
+// body's metadata.session_id, metadata.user_id, prompt_cache_key, the
+// session of the response previous_response_id names, else a fingerprint
+// of user path, system prompt and first user message, which the later
+// turns of one conversation share and another user path does not; the
+// session usage groups the requests so.
+func TestSpecEndpointsSessionDetection(t *testing.T) {
+	g := startMockGateway(t)
+	session := func(path, body string, headers ...string) (string, response) {
+		t.Helper()
+		res := request(t, "POST", g.URL+path, body, append(bearer(masterKey), headers...)...)
+		m := adminCall(t, g, "GET", "/admin/audit/log?limit=1", "").JSON(t)
+		e := mapOf(listOf(m["entries"])[0])
+		return fmt.Sprint(e["session_id"]), res
+	}
+	all := `{"model":"mock-chat","messages":[{"role":"user","content":"a"}],"metadata":{"session_id":"meta-session","user_id":"meta-user"},"prompt_cache_key":"cache-key"}`
+	for _, c := range []struct {
+		name, body string
+		headers    []string
+		want       string
+	}{
+		{"X-Session-Id first", all, []string{"X-Session-Id", "header-session", "x-claude-code-session-id", "claude-session"}, "header-session"},
+		{"then x-claude-code-session-id", all, []string{"x-claude-code-session-id", "claude-session"}, "claude-session"},
+		{"then metadata.session_id", all, nil, "meta-session"},
+		{"then metadata.user_id", `{"model":"mock-chat","messages":[{"role":"user","content":"a"}],"metadata":{"user_id":"meta-user"},"prompt_cache_key":"cache-key"}`, nil, "meta-user"},
+		{"then prompt_cache_key", `{"model":"mock-chat","messages":[{"role":"user","content":"a"}],"prompt_cache_key":"cache-key"}`, nil, "cache-key"},
+	} {
+		if got, res := session("/v1/chat/completions", c.body, c.headers...); got != c.want || res.Status != 200 {
+			t.Errorf("%s: session %q (%d), want %q", c.name, got, res.Status, c.want)
+		}
+	}
+	if got, _ := session("/v1/messages", `{"model":"mock-chat","max_tokens":10,"messages":[{"role":"user","content":"a"}],"metadata":{"user_id":"anthropic-user"}}`); got != "anthropic-user" {
+		t.Errorf("Anthropic metadata.user_id: session %q", got)
+	}
+
+	// previous_response_id: the session of the response it names.
+	got, res := session("/v1/responses", `{"model":"mock-chat","input":"first","prompt_cache_key":"responses-session"}`)
+	if got != "responses-session" || res.Status != 200 {
+		t.Fatalf("first response: session %q (%d) %s", got, res.Status, res.Body)
+	}
+	id := fmt.Sprint(res.JSON(t)["id"])
+	if got, _ := session("/v1/responses", `{"model":"mock-chat","input":"second","previous_response_id":"`+id+`"}`); got != "responses-session" {
+		t.Errorf("previous_response_id %s: session %q, want responses-session", id, got)
+	}
+
+	// The fingerprint: one conversation's turns share it, per user path.
+	turn1 := `{"model":"mock-chat","messages":[{"role":"system","content":"be brief"},{"role":"user","content":"plan a trip"}]}`
+	turn2 := `{"model":"mock-chat","messages":[{"role":"system","content":"be brief"},{"role":"user","content":"plan a trip"},{"role":"assistant","content":"where?"},{"role":"user","content":"Rome"}]}`
+	fp1, _ := session("/v1/chat/completions", turn1, userPathHeader, "/fp/a")
+	fp2, _ := session("/v1/chat/completions", turn2, userPathHeader, "/fp/a")
+	other, _ := session("/v1/chat/completions", turn1, userPathHeader, "/fp/b")
+	if fp1 == "" || fp1 != fp2 || other == fp1 {
+		t.Fatalf("fingerprints: turn 1 %q, turn 2 %q, another path %q", fp1, fp2, other)
+	}
+	rows := map[string]float64{}
+	for _, v := range listOf(adminCall(t, g, "GET", "/admin/usage/sessions?limit=200", "").JSON(t)["sessions"]) {
+		r := mapOf(v)
+		rows[fmt.Sprint(r["user_path"], " ", r["session_id"])] = r["requests"].(float64)
+	}
+	if rows["/fp/a "+fp1] != 2 || rows["/fp/b "+other] != 1 {
+		t.Fatalf("session usage %v", rows)
+	}
+}

@@ -10,7 +10,8 @@ import (
 
 // schemaOf returns the JSON schema of the JSON form of Go type t: the
 // properties of a struct by their json names (embedded structs flattened),
-// pointers nullable, raw JSON any value, times as date-time strings.
+// pointers nullable (a pointer field tagged omitempty is absent instead,
+// never null), raw JSON any value, times as date-time strings.
 // Answers whose Go type is the API's type describe themselves with it, so
 // the document cannot lose a field the server sends. describe adds the
 // description of a property by its JSON name, where there is one.
@@ -49,14 +50,18 @@ func schemaOf(t reflect.Type, describe map[string]string) schema {
 				if f.Anonymous || !f.IsExported() {
 					continue
 				}
-				name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+				name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
 				if name == "-" {
 					continue
 				}
 				if name == "" {
 					name = f.Name
 				}
-				p := schemaOf(f.Type, describe)
+				ft := f.Type
+				for ft.Kind() == reflect.Pointer && strings.Contains(","+opts+",", ",omitempty,") {
+					ft = ft.Elem()
+				}
+				p := schemaOf(ft, describe)
 				if d := describe[name]; d != "" {
 					p["description"] = d
 				}

@@ -146,13 +146,13 @@ type Data struct {
 	// EventType says what was recorded: request, realtime_session or
 	// batch.
 	EventType string `json:"event_type"`
-	// Failover names the model failover switched to; null without
+	// Failover names the model failover switched to; absent without
 	// failover.
-	Failover *Failover `json:"failover"`
+	Failover *Failover `json:"failover,omitempty"`
 	// Labels are free-form tags.
 	Labels []string `json:"labels"`
-	// MaxTokens is the request's output cap; null when not sent.
-	MaxTokens *int64 `json:"max_tokens"`
+	// MaxTokens is the request's output cap; absent when not sent.
+	MaxTokens *int64 `json:"max_tokens,omitempty"`
 	// RequestBody is the request body (see CaptureBody); null when not
 	// recorded. A JSON body is recorded as the client sent it, unvalidated:
 	// storage implementations read recorded bodies back through
@@ -174,9 +174,9 @@ type Data struct {
 	ResponseBodyTooBigToHandle bool `json:"response_body_too_big_to_handle"`
 	// ResponseHeaders are the response headers, redacted.
 	ResponseHeaders map[string]string `json:"response_headers"`
-	// Temperature is the request's sampling temperature; null when not
+	// Temperature is the request's sampling temperature; absent when not
 	// sent.
-	Temperature *float64 `json:"temperature"`
+	Temperature *float64 `json:"temperature,omitempty"`
 	// UserAgent is the client's User-Agent header.
 	UserAgent string `json:"user_agent"`
 	// WorkflowFeatures says which gateway features were on for the

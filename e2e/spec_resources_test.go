@@ -207,12 +207,25 @@ func TestSpecResourcesFieldTypes(t *testing.T) {
 	data := mapOf(e["data"])
 	checkTypes(t, "audit data", data, map[string]string{
 		"api_key_hash": "string", "attempts": "array", "error_code": "string", "error_message": "string", "event_type": "string",
-		"failover": "object|null", "labels": "array", "max_tokens": "integer", "request_body": "any",
+		"failover": "object?", "labels": "array", "max_tokens": "integer", "request_body": "any",
 		"request_body_too_big_to_handle": "boolean", "request_headers": "object", "request_revisions": "array",
 		"response_body": "any", "response_body_too_big_to_handle": "boolean", "response_headers": "object",
 		"temperature": "number", "user_agent": "string", "workflow_features": "object"})
 	checkTypes(t, "workflow features", mapOf(data["workflow_features"]), map[string]string{
 		"audit": "boolean", "budget": "boolean", "cache": "boolean", "failover": "boolean", "guardrails": "boolean", "usage": "boolean"})
+	// A request without max_tokens or temperature, and without failover,
+	// leaves those fields out rather than null.
+	plain := `{"model":"mock-chat","messages":[{"role":"user","content":"plain"}]}`
+	if res := request(t, "POST", g.URL+"/v1/chat/completions", plain, append(bearer(masterKey), "X-Session-Id", "plain-session")...); res.Status != 200 {
+		t.Fatalf("plain chat: %d %s", res.Status, res.Body)
+	}
+	plainLog := listOf(adminCall(t, g, "GET", "/admin/audit/log?session_id=plain-session", "").JSON(t)["entries"])
+	if len(plainLog) != 1 {
+		t.Fatalf("audit log: %v", plainLog)
+	}
+	plainEntry := adminCall(t, g, "GET", "/admin/audit/log/"+mapOf(plainLog[0])["id"].(string), "").JSON(t)
+	checkTypes(t, "audit data of a plain request", mapOf(plainEntry["data"]), map[string]string{
+		"failover": "object?", "max_tokens": "integer?", "temperature": "number?"})
 	attempts := listOf(data["attempts"])
 	if len(attempts) != 1 {
 		t.Fatalf("attempts %v", attempts)

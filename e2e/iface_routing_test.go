@@ -1,0 +1,241 @@
+package e2e
+
+// Virtual models, failover, model access and the response cache as a
+// client of the public HTTP API sees them.
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// TestIfaceFailoverTriggers: failover is tried after an upstream 500, 502
+// or an unreachable upstream, and for a stream whose primary fails before
+// its first byte; never after a 401, 403, 404 or 422, whose status the
+// client gets as the upstream sent it. Every try is an attempts[] element
+// of kind primary or failover.
+func TestIfaceFailoverTriggers(t *testing.T) {
+	a, b := newRouteUpstream(t, "m1"), newRouteUpstream(t, "m2")
+	var status atomic.Int64
+	a.fail = func(w http.ResponseWriter, _ *http.Request) bool {
+		if s := int(status.Load()); s != 0 {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(s)
+			_, _ = w.Write([]byte(`{"error":{"message":"refused","type":"invalid_request_error"}}`))
+			return true
+		}
+		return false
+	}
+	clearEnv(t)
+	cfg := writeFile(t, "failover.yaml", "failover:\n  a/m1: [b/m2]\n  dead/m1: [b/m2]\n")
+	g := startGateway(t, "master_key "+masterKey+"\nconfig_file "+cfg+"\n"+
+		providerBlock("a", "openai", "sk-up", a.srv.URL+"/v1")+
+		providerBlock("b", "openai", "sk-up", b.srv.URL+"/v1")+
+		providerBlock("dead", "openai", "sk-up", closedURL(t), "models m1", "models_mode allowlist"))
+	waitListed(t, g, masterKey, "m1", "m2")
+
+	for _, s := range []int{500, 502} {
+		status.Store(int64(s))
+		res := chatModel(t, g, "a/m1", "x", "X-Session-Id", "fo-"+http.StatusText(s))
+		if res.Status != 200 || res.Header.Get("X-Modelgate-Provider") != "b" {
+			t.Errorf("after an upstream %d: %d %s %s", s, res.Status, res.Header.Get("X-Modelgate-Provider"), res.Body)
+		}
+	}
+	res := chatModel(t, g, "dead/m1", "x", "X-Session-Id", "fo-dead")
+	if res.Status != 200 || res.Header.Get("X-Modelgate-Provider") != "b" {
+		t.Errorf("after an unreachable upstream: %d %s", res.Status, res.Body)
+	}
+	e := auditEntryOf(t, g, "fo-dead")
+	at, _ := e["data"].(map[string]any)["attempts"].([]any)
+	if len(at) != 2 || jsonAt(at[0], "kind") != "primary" || jsonAt(at[0], "provider_name") != "dead" ||
+		jsonAt(at[0], "success") != false || jsonAt(at[1], "kind") != "failover" || jsonAt(at[1], "provider_name") != "b" ||
+		jsonAt(at[1], "success") != true {
+		t.Errorf("attempts after an unreachable upstream: %v", at)
+	}
+
+	// A stream whose primary fails before its first byte fails over.
+	status.Store(503)
+	res = request(t, "POST", g.URL+"/v1/chat/completions",
+		`{"model":"a/m1","stream":true,"messages":[{"role":"user","content":"s"}]}`, bearer(masterKey)...)
+	if res.Status != 200 || res.Header.Get("X-Modelgate-Provider") != "b" || !strings.Contains(string(res.Body), "[DONE]") {
+		t.Errorf("a stream after a 503 before its first byte: %d %s %s", res.Status, res.Header.Get("X-Modelgate-Provider"), res.Body)
+	}
+
+	for _, s := range []int{401, 403, 404, 422} {
+		status.Store(int64(s))
+		before := b.hits.Load()
+		res := chatModel(t, g, "a/m1", "x")
+		if res.Status != s || b.hits.Load() != before {
+			t.Errorf("an upstream %d: client got %d, failover target called %d times", s, res.Status, b.hits.Load()-before)
+		}
+	}
+}
+
+// TestIfaceVirtualModelsFromEnv: VIRTUAL_MODELS wins over the YAML row of
+// the same source and leaves the others; both are managed (read-only,
+// 409 virtual_model_managed); a target naming an unknown provider in
+// VIRTUAL_MODELS aborts startup.
+func TestIfaceVirtualModelsFromEnv(t *testing.T) {
+	a, b := newRouteUpstream(t, "m1"), newRouteUpstream(t, "m2")
+	clearEnv(t)
+	t.Setenv("VIRTUAL_MODELS", `[{"source":"fast","targets":[{"provider":"b","model":"m2"}]}]`)
+	cfg := writeFile(t, "vm.yaml", `virtual_models:
+  - source: fast
+    targets: [{provider: a, model: m1}]
+  - source: steady
+    targets: [{provider: a, model: m1}]
+`)
+	block := "master_key " + masterKey + "\nconfig_file " + cfg + "\n" +
+		providerBlock("a", "openai", "sk-up", a.srv.URL+"/v1") + providerBlock("b", "openai", "sk-up", b.srv.URL+"/v1")
+	g := startGateway(t, block)
+	waitListed(t, g, masterKey, "fast", "steady")
+	if res := chatModel(t, g, "fast", "x"); res.Status != 200 || res.Header.Get("X-Modelgate-Provider") != "b" {
+		t.Errorf("fast: %d %s %s", res.Status, res.Header.Get("X-Modelgate-Provider"), res.Body)
+	}
+	if res := chatModel(t, g, "steady", "x"); res.Status != 200 || res.Header.Get("X-Modelgate-Provider") != "a" {
+		t.Errorf("steady: %d %s %s", res.Status, res.Header.Get("X-Modelgate-Provider"), res.Body)
+	}
+	var list struct {
+		VirtualModels []struct {
+			Source  string `json:"source"`
+			Managed bool   `json:"managed"`
+		} `json:"virtual_models"`
+	}
+	if err := json.Unmarshal(adminCall(t, g, "GET", "/admin/virtual-models", "").Body, &list); err != nil {
+		t.Fatal(err)
+	}
+	managed := map[string]bool{}
+	for _, v := range list.VirtualModels {
+		managed[v.Source] = v.Managed
+	}
+	if !managed["fast"] || !managed["steady"] || len(list.VirtualModels) != 2 {
+		t.Errorf("listed %+v", list.VirtualModels)
+	}
+	adminCall(t, g, "PUT", "/admin/virtual-models", `{"source":"fast","targets":[{"provider":"a","model":"m1"}]}`).
+		ExpectErr(t, 409, "invalid_request_error", "virtual_model_managed")
+	adminCall(t, g, "DELETE", "/admin/virtual-models/fast", "").
+		ExpectErr(t, 409, "invalid_request_error", "virtual_model_managed")
+
+	t.Setenv("VIRTUAL_MODELS", `[{"source":"typo","targets":[{"provider":"nobody","model":"m1"}]}]`)
+	if err := loadFails(t, block); err == nil || !strings.Contains(err.Error(), "nobody") {
+		t.Errorf("an unknown provider in VIRTUAL_MODELS: %v", err)
+	}
+}
+
+// TestIfaceModelAccessSelectors: a policy on a bare model name applies on
+// every provider; a policy on * with user_paths hides every model from
+// callers outside them (403 model_access_denied, left out of /v1/models);
+// GET /admin/models names the deciding row as override, null where no
+// row decides, and ?category= filters.
+func TestIfaceModelAccessSelectors(t *testing.T) {
+	a, b := newRouteUpstream(t, "m1", "shared"), newRouteUpstream(t, "m2", "shared")
+	g := routingGateway(t, `virtual_models:
+  - source: shared
+    enabled: false
+  - source: "*"
+    user_paths: [/inside]
+`, map[string]*routeUpstream{"a": a, "b": b})
+	for _, m := range []string{"shared", "a/shared", "b/shared"} {
+		chatModel(t, g, m, "x", userPathHeader, "/inside").ExpectErr(t, 403, "invalid_request_error", "model_access_denied")
+	}
+	if res := chatModel(t, g, "a/m1", "x", userPathHeader, "/inside/app"); res.Status != 200 {
+		t.Errorf("a/m1 under /inside: %d %s", res.Status, res.Body)
+	}
+	chatModel(t, g, "a/m1", "x", userPathHeader, "/outside").ExpectErr(t, 403, "invalid_request_error", "model_access_denied")
+	inside := request(t, "GET", g.URL+"/v1/models", "", append(bearer(masterKey), userPathHeader, "/inside")...)
+	outside := request(t, "GET", g.URL+"/v1/models", "", append(bearer(masterKey), userPathHeader, "/outside")...)
+	if !listingHas(inside.Body, "m1") || !listingHas(inside.Body, "m2") || listingHas(inside.Body, "shared") {
+		t.Errorf("/inside lists %s", inside.Body)
+	}
+	if listingHas(outside.Body, "m1") || listingHas(outside.Body, "m2") || listingHas(outside.Body, "shared") {
+		t.Errorf("/outside lists %s", outside.Body)
+	}
+
+	var rows []struct {
+		Selector string `json:"selector"`
+		Model    struct {
+			ID string `json:"id"`
+		} `json:"model"`
+		Access struct {
+			Selector         string          `json:"selector"`
+			DefaultEnabled   bool            `json:"default_enabled"`
+			EffectiveEnabled bool            `json:"effective_enabled"`
+			UserPaths        []string        `json:"user_paths"`
+			Override         json.RawMessage `json:"override"`
+		} `json:"access"`
+	}
+	if err := json.Unmarshal(adminCall(t, g, "GET", "/admin/models?category=all", "").Body, &rows); err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for _, r := range rows {
+		src := jsonAt(decode(t, r.Access.Override), "source")
+		switch r.Selector {
+		case "a/shared", "b/shared":
+			seen++
+			if r.Access.EffectiveEnabled || !r.Access.DefaultEnabled || src != "shared" ||
+				(r.Model.ID != "shared" && r.Model.ID != r.Selector) {
+				t.Errorf("%s: %+v override %s", r.Selector, r.Access, r.Access.Override)
+			}
+		case "a/m1", "b/m2":
+			seen++
+			if !r.Access.EffectiveEnabled || src != "*" || len(r.Access.UserPaths) != 1 || r.Access.UserPaths[0] != "/inside" {
+				t.Errorf("%s: %+v override %s", r.Selector, r.Access, r.Access.Override)
+			}
+		}
+		if r.Access.Selector != r.Selector {
+			t.Errorf("access selector %q of row %q", r.Access.Selector, r.Selector)
+		}
+	}
+	if seen != 4 {
+		t.Errorf("inventory %+v", rows)
+	}
+	if res := adminCall(t, g, "GET", "/admin/models?category=embedding", ""); res.Status != 200 || strings.Contains(string(res.Body), `"a/m1"`) {
+		t.Errorf("embedding filter: %d %s", res.Status, res.Body)
+	}
+}
+
+// TestIfaceModelAccessNoOverride: a model no row decides shows override
+// null in GET /admin/models.
+func TestIfaceModelAccessNoOverride(t *testing.T) {
+	a := newRouteUpstream(t, "m1")
+	g := routingGateway(t, "virtual_models: []\n", map[string]*routeUpstream{"a": a})
+	var rows []map[string]any
+	if err := json.Unmarshal(adminCall(t, g, "GET", "/admin/models", "").Body, &rows); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		acc := r["access"].(map[string]any)
+		if ov, ok := acc["override"]; !ok || ov != nil || acc["effective_enabled"] != true {
+			t.Errorf("%v: access %v", r["selector"], acc)
+		}
+	}
+}
+
+// TestIfaceCacheStoresOnly200: an upstream's 4xx answer is not stored:
+// its repeat reaches the upstream again, marked miss.
+func TestIfaceCacheStoresOnly200(t *testing.T) {
+	a := newRouteUpstream(t, "m1")
+	var fail atomic.Bool
+	fail.Store(true)
+	a.fail = func(w http.ResponseWriter, _ *http.Request) bool {
+		if fail.Load() {
+			http.Error(w, `{"error":{"message":"bad"}}`, http.StatusBadRequest)
+			return true
+		}
+		return false
+	}
+	g := routingGateway(t, "cache:\n  enabled: true\n", map[string]*routeUpstream{"a": a})
+	for i := range 2 {
+		res := chatModel(t, g, "a/m1", "same")
+		expectCache(t, "4xx "+string(rune('0'+i)), res, 400, "miss")
+	}
+	if n := a.hits.Load(); n != 2 {
+		t.Errorf("the upstream was called %d times for two 400s, want 2", n)
+	}
+	fail.Store(false)
+	expectCache(t, "200", chatModel(t, g, "a/m1", "same"), 200, "miss")
+	expectCache(t, "repeat", chatModel(t, g, "a/m1", "same"), 200, "hit")
+}

@@ -1,0 +1,208 @@
+package e2e
+
+// Passthrough, realtime and batch endpoints as a client of the public HTTP
+// API sees them.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/openai/openai-go/v3"
+)
+
+// TestIfacePassthroughMethodsAndStatus: passthrough relays any method
+// with its body byte for byte, passes the upstream's error status and body
+// unchanged, and takes its enabled providers from YAML
+// passthrough.enabled_providers.
+func TestIfacePassthroughMethodsAndStatus(t *testing.T) {
+	clearEnv(t)
+	up := newRecordingUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/missing") {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusUnprocessableEntity)
+			_, _ = io.WriteString(w, `{"error":{"message":"upstream says no"}}`)
+			return
+		}
+		w.Header().Set("Content-Type", "application/octet-stream")
+		_, _ = w.Write([]byte{0xff, 0, 'o', 'k'})
+	})
+	cfg := writeFile(t, "pt.yaml", "passthrough:\n  enabled_providers: [oai]\n")
+	g := startGateway(t, "master_key "+masterKey+"\nconfig_file "+cfg+"\n"+
+		providerBlock("oai", "openai", "sk-pt", up.URL+"/v1", "models gpt-4o-mini", "models_mode allowlist"))
+	binary := string([]byte{0, 1, 2, 0xff, 0xfe, '\n', '\r'})
+	for _, m := range []string{"PUT", "PATCH", "DELETE", "POST"} {
+		res := request(t, m, g.URL+"/p/oai/v1/things/1", binary, append(bearer(masterKey), "Content-Type", "application/octet-stream")...)
+		if res.Status != 200 || string(res.Body) != "\xff\x00ok" {
+			t.Errorf("%s: %d %q", m, res.Status, res.Body)
+		}
+		if s := up.last(t); s.Method != m || s.Path != "/v1/things/1" || s.Body != binary {
+			t.Errorf("%s: upstream saw %s %s %q", m, s.Method, s.Path, s.Body)
+		}
+	}
+	res := request(t, "GET", g.URL+"/p/openai/v1/missing", "", bearer(masterKey)...)
+	if res.Status != http.StatusUnprocessableEntity || string(res.Body) != `{"error":{"message":"upstream says no"}}` {
+		t.Errorf("upstream 422 by provider type: %d %s", res.Status, res.Body)
+	}
+}
+
+// realtimeSession dials a realtime session on the mock provider and
+// reads its session.created.
+func realtimeSession(t *testing.T, g *gateway) *websocket.Conn {
+	t.Helper()
+	c, resp, err := dialRealtime(t, g, "mock-chat", "")
+	if err != nil {
+		t.Fatalf("dial: %v %v", err, resp)
+	}
+	t.Cleanup(func() { _ = c.CloseNow() })
+	if typ, _ := readWSEvent(t, c); typ != "session.created" {
+		t.Fatalf("first event %q", typ)
+	}
+	return c
+}
+
+// closeCodeWithin reads from c until the session ends, keeping it busy
+// with a message every 50 ms when busy is set, and returns the close code.
+func closeCodeWithin(t *testing.T, c *websocket.Conn, busy bool) websocket.StatusCode {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if busy {
+		go func() {
+			for ctx.Err() == nil {
+				if c.Write(ctx, websocket.MessageText, []byte(`{"type":"input_audio_buffer.clear"}`)) != nil {
+					return
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		}()
+	}
+	for {
+		_, _, err := c.Read(ctx)
+		if err == nil {
+			continue
+		}
+		if ctx.Err() != nil {
+			t.Fatal("the session was never ended")
+		}
+		return websocket.CloseStatus(err)
+	}
+}
+
+// TestIfaceRealtimeSessionBounds: realtime.idle_timeout ends a silent
+// session with close code 1000, realtime.max_duration a busy one with
+// 1008; each ended session leaves its audit entry.
+func TestIfaceRealtimeSessionBounds(t *testing.T) {
+	clearEnv(t)
+	cfg := writeFile(t, "rt.yaml", "realtime:\n  idle_timeout: 1s\n")
+	g := startGateway(t, mockBlock("config_file "+cfg+"\n"))
+	waitListed(t, g, masterKey, "mock-chat")
+	if code := closeCodeWithin(t, realtimeSession(t, g), false); code != websocket.StatusNormalClosure {
+		t.Errorf("idle session closed with %v, want 1000", code)
+	}
+
+	cfg = writeFile(t, "rt.yaml", "realtime:\n  idle_timeout: 1m\n  max_duration: 1s\n")
+	g = restartGateway(t, mockBlock("config_file "+cfg+"\n"))
+	waitListed(t, g, masterKey, "mock-chat")
+	if code := closeCodeWithin(t, realtimeSession(t, g), true); code != websocket.StatusPolicyViolation {
+		t.Errorf("session past max_duration closed with %v, want 1008", code)
+	}
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		m := adminCall(t, g, "GET", "/admin/audit/log?search=/v1/realtime", "").JSON(t)
+		if m["total"] == 1.0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the ended session left no audit entry: %v", m)
+		}
+	}
+}
+
+// TestIfaceBatchLifecycle: a batch on the mock provider goes through the
+// OpenAI shapes (file upload and read, create, list, get), finishes with
+// its usage recorded per line before anyone fetches its results, and
+// stays invisible to another key; unknown ids are 404 not_found_error.
+func TestIfaceBatchLifecycle(t *testing.T) {
+	g := startMockGateway(t)
+	waitListed(t, g, masterKey, "mock-chat")
+	ctx := context.Background()
+	c := openaiClient(g, masterKey)
+	lines := `{"custom_id":"a","method":"POST","url":"/v1/chat/completions","body":{"model":"mock-chat","messages":[{"role":"user","content":"one"}]}}
+{"custom_id":"b","method":"POST","url":"/v1/chat/completions","body":{"model":"mock-chat","messages":[{"role":"user","content":"two"}]}}
+{"custom_id":"c","method":"POST","url":"/v1/chat/completions","body":{"model":"mock-chat","messages":[{"role":"user","content":"three"}]}}
+`
+	f, err := c.Files.New(ctx, openai.FileNewParams{File: openai.File(bytes.NewReader([]byte(lines)), "in.jsonl", "application/jsonl"),
+		Purpose: openai.FilePurposeBatch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Purpose != openai.FileObjectPurposeBatch || f.Bytes != int64(len(lines)) || !strings.HasPrefix(f.ID, "file-") {
+		t.Fatalf("file %+v", f)
+	}
+	content, err := c.Files.Content(ctx, f.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(content.Body)
+	content.Body.Close()
+	if string(got) != lines {
+		t.Fatalf("file content %q", got)
+	}
+	b, err := c.Batches.New(ctx, openai.BatchNewParams{InputFileID: f.ID, Endpoint: openai.BatchNewParamsEndpointV1ChatCompletions,
+		CompletionWindow: openai.BatchNewParamsCompletionWindow24h})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(b.ID, "batch_") || b.InputFileID != f.ID {
+		t.Fatalf("batch %+v", b)
+	}
+	var done *openai.Batch
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		done, err = c.Batches.Get(ctx, b.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if done.Status == openai.BatchStatusCompleted {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("batch still %s", done.Status)
+		}
+	}
+	if done.RequestCounts.Total != 3 || done.RequestCounts.Completed != 3 || done.OutputFileID == "" || done.CompletedAt == 0 {
+		t.Fatalf("finished batch %+v", done)
+	}
+	// Usage per line, recorded although nobody fetched the output.
+	if m := adminCall(t, g, "GET", "/admin/usage/summary", "").JSON(t); m["total_requests"] != 3.0 {
+		t.Errorf("usage after the batch: %v", m)
+	}
+	page, err := c.Batches.List(ctx, openai.BatchListParams{})
+	if err != nil || len(page.Data) != 1 || page.Data[0].ID != b.ID {
+		t.Fatalf("list: %v %+v", err, page)
+	}
+
+	other := createKey(t, g, `{"name":"other","user_path":"/other"}`)
+	oc := openaiClient(g, other.Secret)
+	var apiErr *openai.Error
+	if _, err := oc.Batches.Get(ctx, b.ID); !errors.As(err, &apiErr) || apiErr.StatusCode != 404 {
+		t.Errorf("another key reads the batch: %v", err)
+	}
+	if _, err := oc.Files.Get(ctx, f.ID); !errors.As(err, &apiErr) || apiErr.StatusCode != 404 {
+		t.Errorf("another key reads the file: %v", err)
+	}
+	if page, err := oc.Batches.List(ctx, openai.BatchListParams{}); err != nil || len(page.Data) != 0 {
+		t.Errorf("another key lists %v %+v", err, page)
+	}
+	for _, p := range []string{"/v1/batches/batch_nope", "/v1/files/file-nope", "/v1/files/file-nope/content"} {
+		if res := request(t, "GET", g.URL+p, "", bearer(masterKey)...); res.Status != 404 || res.Err(t).Type != "not_found_error" {
+			t.Errorf("%s: %d %s", p, res.Status, res.Body)
+		}
+	}
+	request(t, "POST", g.URL+"/v1/batches/batch_nope/cancel", "", bearer(masterKey)...).ExpectErr(t, 404, "not_found_error", "not_found")
+}

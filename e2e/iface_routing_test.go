@@ -5,10 +5,12 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // TestIfaceFailoverTriggers: failover is tried after an upstream 500, 502
@@ -238,4 +240,70 @@ func TestIfaceCacheStoresOnly200(t *testing.T) {
 	fail.Store(false)
 	expectCache(t, "200", chatModel(t, g, "a/m1", "same"), 200, "miss")
 	expectCache(t, "repeat", chatModel(t, g, "a/m1", "same"), 200, "hit")
+}
+
+// TestIfaceAffinityFollowsAvailability: with session affinity (the
+// default) a session stays on the target that served it, and moves to
+// another once that target is saturated, rather than being refused.
+func TestIfaceAffinityFollowsAvailability(t *testing.T) {
+	a, b := newRouteUpstream(t, "m1"), newRouteUpstream(t, "m2")
+	g := routingGateway(t, `virtual_models:
+  - source: sticky
+    targets: [{provider: a, model: m1}, {provider: b, model: m2}]
+`, map[string]*routeUpstream{"a": a, "b": b})
+	first := chatModel(t, g, "sticky", "q0", "X-Session-Id", "pinned")
+	pinned := first.Header.Get("X-Modelgate-Provider")
+	if first.Status != 200 || (pinned != "a" && pinned != "b") {
+		t.Fatalf("first: %d %q %s", first.Status, pinned, first.Body)
+	}
+	for i := range 5 {
+		if res := chatModel(t, g, "sticky", fmt.Sprint("q", i+1), "X-Session-Id", "pinned"); res.Header.Get("X-Modelgate-Provider") != pinned {
+			t.Fatalf("request %d of the session went to %q, not %q", i+1, res.Header.Get("X-Modelgate-Provider"), pinned)
+		}
+	}
+	other := map[string]string{"a": "b", "b": "a"}[pinned]
+	if res := adminCall(t, g, "PUT", "/admin/rate-limits",
+		`{"scope":"provider","subject":"`+pinned+`","period":"minute","max_requests":1}`); res.Status != 200 {
+		t.Fatalf("rule: %d %s", res.Status, res.Body)
+	}
+	// The new rule's one request a minute is the session's next request.
+	if res := chatModel(t, g, "sticky", "q6", "X-Session-Id", "pinned"); res.Header.Get("X-Modelgate-Provider") != pinned {
+		t.Fatalf("under the new rule: %d %q", res.Status, res.Header.Get("X-Modelgate-Provider"))
+	}
+	res := chatModel(t, g, "sticky", "q7", "X-Session-Id", "pinned")
+	if res.Status != 200 || res.Header.Get("X-Modelgate-Provider") != other {
+		t.Fatalf("with %s saturated: %d %q %s", pinned, res.Status, res.Header.Get("X-Modelgate-Provider"), res.Body)
+	}
+}
+
+// TestIfaceSlowdown: a virtual model's slowdown f delays the answer by f
+// times the upstream's own time; an alias without slowdown inherits its
+// target's policy row. Only lower bounds are asserted: a delay is never
+// shorter than asked.
+func TestIfaceSlowdown(t *testing.T) {
+	const upstream = 300 * time.Millisecond
+	a := newRouteUpstream(t, "m1", "m2")
+	a.fail = func(http.ResponseWriter, *http.Request) bool {
+		time.Sleep(upstream)
+		return false
+	}
+	g := routingGateway(t, `virtual_models:
+  - source: a/m1
+    slowdown: 2
+  - source: slow-alias
+    targets: [{provider: a, model: m1}]
+  - source: fast-alias
+    slowdown: 0
+    targets: [{provider: a, model: m2}]
+`, map[string]*routeUpstream{"a": a})
+	for _, c := range []struct {
+		model string
+		min   time.Duration
+	}{{"a/m1", 3 * upstream}, {"slow-alias", 3 * upstream}, {"a/m2", upstream}} {
+		start := time.Now()
+		res := chatModel(t, g, c.model, "x")
+		if took := time.Since(start); res.Status != 200 || took < c.min {
+			t.Errorf("%s: %d after %v, want at least %v", c.model, res.Status, took, c.min)
+		}
+	}
 }

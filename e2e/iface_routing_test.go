@@ -307,3 +307,21 @@ func TestIfaceSlowdown(t *testing.T) {
 		}
 	}
 }
+
+// TestIfaceCostStrategySkipsUnpriced: the cost strategy picks the
+// cheapest priced target; a target without a catalog price is not
+// "free" and is not picked over a priced one.
+func TestIfaceCostStrategySkipsUnpriced(t *testing.T) {
+	a, b, c := newRouteUpstream(t, "house-model"), newRouteUpstream(t, "gpt-4o"), newRouteUpstream(t, "gpt-4o-mini")
+	g := routingGateway(t, `virtual_models:
+  - source: thrifty
+    strategy: cost
+    targets: [{provider: a, model: house-model}, {provider: b, model: gpt-4o}, {provider: c, model: gpt-4o-mini}]
+`, map[string]*routeUpstream{"a": a, "b": b, "c": c})
+	for i := range 10 {
+		res := chatModel(t, g, "thrifty", fmt.Sprint("q", i))
+		if res.Status != 200 || res.Header.Get("X-Modelgate-Provider") != "c" {
+			t.Fatalf("request %d: %d went to %q, want c (gpt-4o-mini, the cheapest priced)", i, res.Status, res.Header.Get("X-Modelgate-Provider"))
+		}
+	}
+}

@@ -1,0 +1,86 @@
+//go:build linux
+
+package e2e
+
+// Several gateway processes on one PostgreSQL database and one Redis
+// prefix, as a client of the public HTTP API sees them. Linux only, as
+// the other tests that start gateway processes.
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelgate/modelgate/internal/pgtest"
+	"github.com/modelgate/modelgate/internal/redistest"
+)
+
+// eventually polls check every 50 ms until it reports true, failing after
+// 5 s with what.
+func eventually(t *testing.T, what string, check func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); !check(); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("never: %s", what)
+		}
+	}
+}
+
+// TestIfaceProcessesShareChanges: with PostgreSQL and Redis, a change
+// made through one process (a rate-limit rule, a virtual model, an access
+// policy, a failover route, a budget and the budget settings) is in force
+// at the other.
+func TestIfaceProcessesShareChanges(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	redisURL, prefix := redistest.New(t)
+	block := strings.Join([]string{"storage postgres " + dsn, "redis " + redisURL, "master_key " + masterKey,
+		"provider demo {\n type mock\n}", "provider spare {\n type mock\n}"}, "\n")
+	ps := startGatewayProcesses(t, 2, block, "MODELGATE_REDIS_PREFIX="+prefix)
+	p1, p2 := ps[0].G, ps[1].G
+	chat := func(g *gateway, model, userPath string) response {
+		res, err := send("POST", g.URL+"/v1/chat/completions",
+			`{"model":"`+model+`","messages":[{"role":"user","content":"hi"}]}`, append(bearer(masterKey), userPathHeader, userPath)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+
+	if res := adminCall(t, p1, "PUT", "/admin/rate-limits", `{"scope":"user_path","subject":"/shared-rule","period":"minute","max_requests":1}`); res.Status != 200 {
+		t.Fatalf("rule: %d %s", res.Status, res.Body)
+	}
+	if res := adminCall(t, p1, "PUT", "/admin/virtual-models", `{"source":"shared-alias","targets":[{"provider":"spare","model":"mock-chat"}]}`); res.Status != 200 {
+		t.Fatalf("virtual model: %d %s", res.Status, res.Body)
+	}
+	if res := adminCall(t, p1, "PUT", "/admin/virtual-models", `{"source":"demo/mock-reasoner","enabled":false}`); res.Status != 200 {
+		t.Fatalf("policy: %d %s", res.Status, res.Body)
+	}
+	if res := adminCall(t, p1, "PUT", "/admin/failover", `{"primary_model":"demo/mock-chat","targets":["spare/mock-chat"]}`); res.Status != 200 {
+		t.Fatalf("failover: %d %s", res.Status, res.Body)
+	}
+	if res := adminCall(t, p1, "PUT", "/admin/budgets/%2Fshared-budget/weekly", `{"amount":7}`); res.Status != 200 {
+		t.Fatalf("budget: %d %s", res.Status, res.Body)
+	}
+	if res := adminCall(t, p1, "PUT", "/admin/budgets/settings", `{"weekly_reset_weekday":4}`); res.Status != 200 {
+		t.Fatalf("settings: %d %s", res.Status, res.Body)
+	}
+
+	eventually(t, "the rule written at p1 refuses at p2", func() bool {
+		return chat(p2, "mock-chat", "/shared-rule").Status == 429
+	})
+	eventually(t, "the virtual model written at p1 routes at p2", func() bool {
+		res := chat(p2, "shared-alias", "/")
+		return res.Status == 200 && res.Header.Get("X-Modelgate-Provider") == "spare"
+	})
+	eventually(t, "the policy written at p1 refuses at p2", func() bool {
+		return chat(p2, "demo/mock-reasoner", "/").Status == 403
+	})
+	eventually(t, "the failover route written at p1 is listed at p2", func() bool {
+		return strings.Contains(string(adminCall(t, p2, "GET", "/admin/failover", "").Body), `"primary_model":"demo/mock-chat"`)
+	})
+	eventually(t, "the budget and settings written at p1 are listed at p2", func() bool {
+		b := string(adminCall(t, p2, "GET", "/admin/budgets", "").Body)
+		s := string(adminCall(t, p2, "GET", "/admin/budgets/settings", "").Body)
+		return strings.Contains(b, `"user_path":"/shared-budget"`) && strings.Contains(s, `"weekly_reset_weekday":4`)
+	})
+}

@@ -206,3 +206,31 @@ func TestIfaceBatchLifecycle(t *testing.T) {
 	}
 	request(t, "POST", g.URL+"/v1/batches/batch_nope/cancel", "", bearer(masterKey)...).ExpectErr(t, 404, "not_found_error", "not_found")
 }
+
+// TestIfaceVoiceProviderFromEnv: ELEVENLABS_API_KEY registers the voice
+// provider (named elevenlabs, its key sent as xi-api-key), which serves
+// speech and transcription and lists the transcription models the gateway
+// adds.
+func TestIfaceVoiceProviderFromEnv(t *testing.T) {
+	clearEnv(t)
+	up := newFakeVoiceProvider(t, "xi-env-key")
+	t.Setenv("ELEVENLABS_API_KEY", "xi-env-key")
+	t.Setenv("ELEVENLABS_BASE_URL", up.URL)
+	g := startGateway(t, "master_key "+masterKey+"\n")
+	waitListed(t, g, masterKey, "scribe_v2", "scribe_v1", "eleven_flash_v2_5")
+	res := request(t, "POST", g.URL+"/v1/audio/speech",
+		`{"model":"elevenlabs/eleven_flash_v2_5","input":"hi","voice":"JBFqnCBsd6RMkjVDRZzb","response_format":"wav"}`,
+		append(bearer(masterKey), "Content-Type", "application/json")...)
+	if res.Status != 200 || res.Header.Get("X-Modelgate-Provider") != "elevenlabs" {
+		t.Fatalf("speech: %d %s %s", res.Status, res.Header.Get("X-Modelgate-Provider"), res.Body)
+	}
+	if c := up.last(t); c.voice != "JBFqnCBsd6RMkjVDRZzb" || c.outputFormat != "wav_44100" {
+		t.Errorf("upstream call %+v", c)
+	}
+	oc := openaiClient(g, masterKey)
+	tr, err := oc.Audio.Transcriptions.New(context.Background(), openai.AudioTranscriptionNewParams{
+		File: openai.File(bytes.NewReader([]byte("RIFF....WAVE")), "a.wav", "audio/wav"), Model: "scribe_v2"})
+	if err != nil || tr.Text == "" {
+		t.Fatalf("transcription: %v %+v", err, tr)
+	}
+}

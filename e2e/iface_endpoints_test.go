@@ -234,3 +234,54 @@ func TestIfaceVoiceProviderFromEnv(t *testing.T) {
 		t.Fatalf("transcription: %v %+v", err, tr)
 	}
 }
+
+// TestIfaceRealtimeUnderBudget: a realtime session's usage (from its
+// response.done events) is spend; once the caller's budget is spent, the
+// next session is refused before any upgrade with 429 budget_exceeded and
+// Retry-After.
+func TestIfaceRealtimeUnderBudget(t *testing.T) {
+	clearEnv(t)
+	t.Setenv("SET_BUDGET_RT", "daily=0.0000001")
+	up := newFakeRealtime(t)
+	g := startGateway(t, mockBlock(providerBlock("oa", "openai", "sk-upstream", up.srv.URL+"/v1",
+		"models gpt-realtime", "models_mode allowlist")))
+	c, resp, err := dialRealtime(t, g, "oa/gpt-realtime", "/rt/a")
+	if err != nil {
+		t.Fatalf("dial: %v %v", err, resp)
+	}
+	readWSEvent(t, c)
+	if err := c.Write(context.Background(), websocket.MessageText, []byte(`{"type":"response.create"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if typ, _ := readWSEvent(t, c); typ != "response.done" {
+		t.Fatalf("relayed %s", typ)
+	}
+	if err := c.Close(websocket.StatusNormalClosure, ""); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the session's cost is spend", func() bool {
+		for _, b := range adminCall(t, g, "GET", "/admin/budgets", "").JSON(t)["budgets"].([]any) {
+			if m := b.(map[string]any); m["user_path"] == "/rt" && m["spent"].(float64) > 0 {
+				return true
+			}
+		}
+		return false
+	})
+	res := request(t, "GET", g.URL+"/v1/realtime?model=oa/gpt-realtime", "", append(bearer(masterKey), userPathHeader, "/rt/b",
+		"Connection", "Upgrade", "Upgrade", "websocket", "Sec-WebSocket-Version", "13", "Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ==")...)
+	res.ExpectErr(t, 429, "rate_limit_error", "budget_exceeded")
+	if res.Header.Get("Retry-After") == "" {
+		t.Error("no Retry-After")
+	}
+}
+
+// eventually polls check every 50 ms until it reports true, failing after
+// 5 s with what.
+func eventually(t *testing.T, what string, check func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); !check(); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("never: %s", what)
+		}
+	}
+}

@@ -9,22 +9,10 @@ package e2e
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelgate/modelgate/internal/pgtest"
 	"github.com/modelgate/modelgate/internal/redistest"
 )
-
-// eventually polls check every 50 ms until it reports true, failing after
-// 5 s with what.
-func eventually(t *testing.T, what string, check func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); !check(); time.Sleep(50 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("never: %s", what)
-		}
-	}
-}
 
 // TestIfaceProcessesShareChanges: with PostgreSQL and Redis, a change
 // made through one process (a rate-limit rule, a virtual model, an access

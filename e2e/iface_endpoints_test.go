@@ -18,9 +18,10 @@ import (
 )
 
 // TestIfacePassthroughMethodsAndStatus: passthrough relays any method
-// with its body byte for byte, passes the upstream's error status and body
-// unchanged, and takes its enabled providers from YAML
-// passthrough.enabled_providers.
+// with its body byte for byte, keeps the client's credentials (whatever
+// header carries them) and hop-by-hop headers from the upstream, passes
+// the upstream's error status and body unchanged, and takes its enabled
+// providers from YAML passthrough.enabled_providers.
 func TestIfacePassthroughMethodsAndStatus(t *testing.T) {
 	clearEnv(t)
 	up := newRecordingUpstream(t, func(w http.ResponseWriter, r *http.Request) {
@@ -45,6 +46,18 @@ func TestIfacePassthroughMethodsAndStatus(t *testing.T) {
 		if s := up.last(t); s.Method != m || s.Path != "/v1/things/1" || s.Body != binary {
 			t.Errorf("%s: upstream saw %s %s %q", m, s.Method, s.Path, s.Body)
 		}
+	}
+	// Credentials of every form the client may send stay at the gateway.
+	request(t, "GET", g.URL+"/p/oai/v1/things/2", "", "X-Api-Key", masterKey, "Proxy-Authorization", "Basic dTpw",
+		"Api-Key", masterKey, "Proxy-Connection", "keep-alive", "Te", "trailers", "Upgrade", "h2c", "X-Plain", "kept")
+	s := up.last(t)
+	for _, h := range []string{"Proxy-Authorization", "Api-Key", "X-Api-Key", "Proxy-Connection", "Te", "Upgrade"} {
+		if v := s.Header.Get(h); v != "" {
+			t.Errorf("header %s reached the upstream: %q", h, v)
+		}
+	}
+	if s.Header.Get("Authorization") != "Bearer sk-pt" || s.Header.Get("X-Plain") != "kept" {
+		t.Errorf("upstream headers %v", s.Header)
 	}
 	res := request(t, "GET", g.URL+"/p/openai/v1/missing", "", bearer(masterKey)...)
 	if res.Status != http.StatusUnprocessableEntity || string(res.Body) != `{"error":{"message":"upstream says no"}}` {

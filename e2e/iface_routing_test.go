@@ -325,3 +325,39 @@ func TestIfaceCostStrategySkipsUnpriced(t *testing.T) {
 		}
 	}
 }
+
+// TestIfaceWeightedRoundRobinExact: under round_robin a target of weight
+// w takes exactly w of every sum-of-weights consecutive picks (here 3 of
+// every 4, and 2 of every 5 with weights 2:3), not merely about that
+// share on average.
+func TestIfaceWeightedRoundRobinExact(t *testing.T) {
+	a, b := newRouteUpstream(t, "m1"), newRouteUpstream(t, "m2")
+	g := routingGateway(t, `virtual_models:
+  - source: three-one
+    session_affinity: false
+    targets: [{provider: a, model: m1, weight: 3}, {provider: b, model: m2, weight: 1}]
+  - source: two-three
+    session_affinity: false
+    targets: [{provider: a, model: m1, weight: 2}, {provider: b, model: m2, weight: 3}]
+`, map[string]*routeUpstream{"a": a, "b": b})
+	for _, c := range []struct {
+		alias    string
+		sum, aOf int
+	}{{"three-one", 4, 3}, {"two-three", 5, 2}} {
+		for block := range 5 {
+			onA := 0
+			for i := range c.sum {
+				res := chatModel(t, g, c.alias, fmt.Sprint(c.alias, block, i))
+				if res.Status != 200 {
+					t.Fatalf("%s: %d %s", c.alias, res.Status, res.Body)
+				}
+				if res.Header.Get("X-Modelgate-Provider") == "a" {
+					onA++
+				}
+			}
+			if onA != c.aOf {
+				t.Errorf("%s block %d: a took %d of %d picks, want %d", c.alias, block, onA, c.sum, c.aOf)
+			}
+		}
+	}
+}

@@ -309,20 +309,28 @@ func TestIfaceSlowdown(t *testing.T) {
 }
 
 // TestIfaceCostStrategySkipsUnpriced: the cost strategy picks the
-// cheapest priced target; a target without a catalog price is not
-// "free" and is not picked over a priced one.
+// cheapest priced target by input plus output price; a target without a
+// catalog price is not "free" and is not picked over a priced one, and a
+// lower input price alone does not win (gpt-5 at 1.25 + 10 loses to
+// gpt-4.1 at 2 + 8).
 func TestIfaceCostStrategySkipsUnpriced(t *testing.T) {
-	a, b, c := newRouteUpstream(t, "house-model"), newRouteUpstream(t, "gpt-4o"), newRouteUpstream(t, "gpt-4o-mini")
+	a, b, c := newRouteUpstream(t, "house-model", "gpt-5"), newRouteUpstream(t, "gpt-4o"), newRouteUpstream(t, "gpt-4o-mini", "gpt-4.1")
 	g := routingGateway(t, `virtual_models:
   - source: thrifty
     strategy: cost
     targets: [{provider: a, model: house-model}, {provider: b, model: gpt-4o}, {provider: c, model: gpt-4o-mini}]
+  - source: total-price
+    strategy: cost
+    targets: [{provider: a, model: gpt-5}, {provider: c, model: gpt-4.1}]
 `, map[string]*routeUpstream{"a": a, "b": b, "c": c})
 	for i := range 10 {
 		res := chatModel(t, g, "thrifty", fmt.Sprint("q", i))
 		if res.Status != 200 || res.Header.Get("X-Modelgate-Provider") != "c" {
 			t.Fatalf("request %d: %d went to %q, want c (gpt-4o-mini, the cheapest priced)", i, res.Status, res.Header.Get("X-Modelgate-Provider"))
 		}
+	}
+	if res := chatModel(t, g, "total-price", "x"); res.Status != 200 || !strings.Contains(string(res.Body), `"model":"gpt-4.1"`) {
+		t.Errorf("total-price: %d %s", res.Status, res.Body)
 	}
 }
 

@@ -369,3 +369,38 @@ func TestIfaceWeightedRoundRobinExact(t *testing.T) {
 		}
 	}
 }
+
+// TestIfaceCacheSkipsCutStreams: a stream the upstream cuts before its
+// end is not a complete answer and is not stored: its repeat reaches the
+// upstream again.
+func TestIfaceCacheSkipsCutStreams(t *testing.T) {
+	a := newRouteUpstream(t, "m1")
+	var cut atomic.Bool
+	cut.Store(true)
+	a.fail = func(w http.ResponseWriter, _ *http.Request) bool {
+		if !cut.Load() {
+			return false
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = w.Write([]byte("data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"model\":\"m1\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"par\"}}]}\n\n"))
+		w.(http.Flusher).Flush()
+		conn, _, _ := w.(http.Hijacker).Hijack()
+		conn.Close()
+		return true
+	}
+	g := routingGateway(t, "cache:\n  enabled: true\n", map[string]*routeUpstream{"a": a})
+	body := `{"model":"a/m1","stream":true,"messages":[{"role":"user","content":"cut"}]}`
+	if _, err := sendOnce("POST", g.URL+"/v1/chat/completions", body, bearer(masterKey)); err == nil {
+		t.Fatal("the cut stream reached the client whole")
+	}
+	cut.Store(false)
+	before := a.hits.Load()
+	res, err := send("POST", g.URL+"/v1/chat/completions", body, bearer(masterKey)...)
+	if err != nil || res.Status != 200 || res.Header.Get("X-Modelgate-Cache") != "miss" || a.hits.Load() != before+1 {
+		t.Fatalf("after a cut stream: %v %d cache %q, upstream calls %d (want a miss and 1)", err, res.Status,
+			res.Header.Get("X-Modelgate-Cache"), a.hits.Load()-before)
+	}
+	if res, _ := send("POST", g.URL+"/v1/chat/completions", body, bearer(masterKey)...); res.Header.Get("X-Modelgate-Cache") != "hit" {
+		t.Errorf("the complete stream was not stored: %q", res.Header.Get("X-Modelgate-Cache"))
+	}
+}

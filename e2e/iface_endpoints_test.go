@@ -298,3 +298,46 @@ func eventually(t *testing.T, what string, check func() bool) {
 		}
 	}
 }
+
+// wsHandshake sends a WebSocket upgrade request for a realtime session
+// as userPath and returns the answer (an error when not upgraded).
+func wsHandshake(t *testing.T, g *gateway, model, userPath string) response {
+	t.Helper()
+	return request(t, "GET", g.URL+"/v1/realtime?model="+model, "", append(bearer(masterKey), userPathHeader, userPath,
+		"Connection", "Upgrade", "Upgrade", "websocket", "Sec-WebSocket-Version", "13", "Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ==")...)
+}
+
+// TestIfaceRealtimeModelAccess: a realtime session is routed as every
+// model request is: a model an access policy disables, or keeps from the
+// caller's path, is refused before any upgrade with 403
+// model_access_denied, and a virtual model's name opens a session on its
+// target.
+func TestIfaceRealtimeModelAccess(t *testing.T) {
+	clearEnv(t)
+	cfg := writeFile(t, "rt.yaml", `virtual_models:
+  - source: demo/mock-reasoner
+    enabled: false
+  - source: rt-alias
+    user_paths: [/team]
+    targets: [{provider: demo, model: mock-chat}]
+`)
+	g := startGateway(t, mockBlock("config_file "+cfg+"\n"))
+	waitListed(t, g, masterKey, "mock-chat")
+	for _, m := range []string{"mock-reasoner", "demo/mock-reasoner"} {
+		wsHandshake(t, g, m, "/team").ExpectErr(t, 403, "invalid_request_error", "model_access_denied")
+	}
+	wsHandshake(t, g, "rt-alias", "/other").ExpectErr(t, 403, "invalid_request_error", "model_access_denied")
+
+	h := http.Header{"Authorization": {"Bearer " + masterKey}, userPathHeader: {"/team"}}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, resp, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(g.URL, "http")+"/v1/realtime?model=rt-alias",
+		&websocket.DialOptions{HTTPHeader: h})
+	if err != nil {
+		t.Fatalf("alias session: %v %v", err, resp)
+	}
+	defer c.CloseNow()
+	if typ, msg := readWSEvent(t, c); typ != "session.created" || !strings.Contains(string(msg), `"model":"mock-chat"`) {
+		t.Fatalf("alias session opened with %s", msg)
+	}
+}

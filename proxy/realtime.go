@@ -77,16 +77,17 @@ func (s *Service) realtime(w http.ResponseWriter, r *http.Request) {
 		apierr.WriteFor(w, r, apierr.InvalidRequest("model is required").WithParam("model").WithCode(apierr.CodeMissingParameter))
 		return
 	}
-	p, model, err := s.resolve(r.Context(), requested)
+	// Routed as every model request is: through the virtual models, and
+	// refused (403 model_access_denied) when an access policy keeps the
+	// model from the caller. Recorded first, so a refusal still shows the
+	// model asked for.
+	info.RequestedModel = requested
+	t, err := s.route(r.Context(), &request{requested: requested, info: info})
 	if err != nil {
-		var unknown *providers.ErrUnknownModel
-		if errors.As(err, &unknown) {
-			apierr.WriteFor(w, r, apierr.NotFound(unknown.Error()).WithParam("model").WithCode("model_not_found"))
-			return
-		}
-		apierr.WriteFor(w, r, apierr.New(http.StatusServiceUnavailable, apierr.TypeProvider, "model listings are not ready: "+err.Error()))
+		apierr.WriteFor(w, r, err)
 		return
 	}
+	p, model := t.provider, t.model
 	d, ok := p.(providers.RealtimeDialer)
 	if !ok || !p.Supports(providers.EndpointRealtime) {
 		apierr.WriteFor(w, r, apierr.InvalidRequest("provider "+p.Name()+" has no realtime API").

@@ -31,9 +31,11 @@ type RemoteBatch struct {
 // Remote runs batches on providers that have their own batch API.
 type Remote interface {
 	// Route returns the provider instance (and its type) that runs lines
-	// of model with its own batch API, and the model id it knows; ok is
-	// false when the gateway runs such lines itself.
-	Route(ctx context.Context, model string) (provider, providerType, upstreamModel string, ok bool)
+	// of model, sent by a caller on userPath, with its own batch API, and
+	// the model id it knows; ok is false when the gateway runs such lines
+	// itself (which it does, among others, for a model an access policy
+	// keeps from userPath: each such line is then refused on its own).
+	Route(ctx context.Context, userPath, model string) (provider, providerType, upstreamModel string, ok bool)
 	// Submit starts a batch of input (JSONL requests to endpoint) on
 	// provider and returns the provider's batch id.
 	Submit(ctx context.Context, provider, endpoint string, input []byte) (string, error)
@@ -81,7 +83,7 @@ func (s *Service) submitRemote(b *Batch, lines []Line) (bool, error) {
 	var provider, ptype string
 	var input bytes.Buffer
 	for i, l := range lines {
-		name, typ, model, ok := p.Remote.Route(ctx, l.Model)
+		name, typ, model, ok := p.Remote.Route(ctx, b.UserPath, l.Model)
 		if !ok || (i > 0 && name != provider) {
 			return false, nil
 		}

@@ -56,7 +56,7 @@ func (a *App) openBatches() error {
 	}
 	svc := v.(*batches.Service)
 	a.batchesHeld = true
-	p := batches.Pipeline{Executor: proxyExecutor{a.proxy}, Remote: providerBatches{a.registry}}
+	p := batches.Pipeline{Executor: proxyExecutor{a.proxy}, Remote: providerBatches{a.registry, a.proxy}}
 	if rec := a.AuditRecorder(); rec != nil {
 		p.Usage = rec
 	}
@@ -84,13 +84,16 @@ func (a *App) releaseBatches() error {
 
 // proxyExecutor runs batch lines through the model-endpoint service, as
 // requests that already passed authentication and the user-path stages
-// (the batch submission did): provider and model rate limits still apply.
+// (the batch submission did): provider and model rate limits still apply,
+// and so do the virtual models and access policies (a line for a model the
+// caller may not use is refused with 403 model_access_denied).
 type proxyExecutor struct{ svc *proxy.Service }
 
 // Execute implements batches.Executor.
 func (e proxyExecutor) Execute(ctx context.Context, userPath, endpoint string, body []byte) batches.Outcome {
 	info := reqinfo.New()
 	info.UserPath = userPath
+	info.VirtualModels = true
 	req, err := http.NewRequestWithContext(reqinfo.With(ctx, info), http.MethodPost, endpoint, bytes.NewReader(body))
 	if err != nil {
 		return batches.Outcome{Status: http.StatusInternalServerError}
@@ -143,11 +146,15 @@ func (w *bufferWriter) Write(b []byte) (int, error) {
 func (w *bufferWriter) Flush() {}
 
 // providerBatches is batches.Remote over the provider registry: a model
-// whose provider has its own batch API (providers.BatchAPI) runs there.
-type providerBatches struct{ reg *providers.Registry }
+// whose provider has its own batch API (providers.BatchAPI) runs there,
+// unless an access policy of px's virtual models keeps it from the caller.
+type providerBatches struct {
+	reg *providers.Registry
+	px  *proxy.Service
+}
 
 // Route implements batches.Remote.
-func (p providerBatches) Route(ctx context.Context, model string) (string, string, string, bool) {
+func (p providerBatches) Route(ctx context.Context, userPath, model string) (string, string, string, bool) {
 	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	pr, id, err := p.reg.Resolve(ctx, model)
@@ -156,6 +163,11 @@ func (p providerBatches) Route(ctx context.Context, model string) (string, strin
 	}
 	if _, ok := pr.(providers.BatchAPI); !ok {
 		return "", "", "", false
+	}
+	if vm := p.px.VirtualModels; vm != nil {
+		if _, err := vm.Access(userPath, pr.Name(), id); err != nil {
+			return "", "", "", false
+		}
 	}
 	return pr.Name(), pr.Type(), id, true
 }

@@ -341,3 +341,59 @@ func TestIfaceRealtimeModelAccess(t *testing.T) {
 		t.Fatalf("alias session opened with %s", msg)
 	}
 }
+
+// TestIfaceBatchLinesFollowModelAccess: batch lines are routed as model
+// requests are: a line for a model an access policy disables is refused
+// on its own (403 model_access_denied, in the error file), and a line
+// naming a virtual model runs on its target.
+func TestIfaceBatchLinesFollowModelAccess(t *testing.T) {
+	clearEnv(t)
+	cfg := writeFile(t, "batch.yaml", `virtual_models:
+  - source: demo/mock-reasoner
+    enabled: false
+  - source: batch-alias
+    targets: [{provider: demo, model: mock-chat}]
+`)
+	g := startGateway(t, mockBlock("config_file "+cfg+"\n"))
+	waitListed(t, g, masterKey, "mock-chat", "batch-alias")
+	ctx := context.Background()
+	c := openaiClient(g, masterKey)
+	lines := `{"custom_id":"ok","method":"POST","url":"/v1/chat/completions","body":{"model":"mock-chat","messages":[{"role":"user","content":"one"}]}}
+{"custom_id":"denied","method":"POST","url":"/v1/chat/completions","body":{"model":"mock-reasoner","messages":[{"role":"user","content":"two"}]}}
+{"custom_id":"alias","method":"POST","url":"/v1/chat/completions","body":{"model":"batch-alias","messages":[{"role":"user","content":"three"}]}}
+`
+	f, err := c.Files.New(ctx, openai.FileNewParams{File: openai.File(bytes.NewReader([]byte(lines)), "in.jsonl", "application/jsonl"),
+		Purpose: openai.FilePurposeBatch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := c.Batches.New(ctx, openai.BatchNewParams{InputFileID: f.ID, Endpoint: openai.BatchNewParamsEndpointV1ChatCompletions,
+		CompletionWindow: openai.BatchNewParamsCompletionWindow24h})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var done *openai.Batch
+	eventually(t, "the batch completes", func() bool {
+		done, err = c.Batches.Get(ctx, b.ID)
+		return err == nil && done.Status == openai.BatchStatusCompleted
+	})
+	if done.RequestCounts.Completed != 2 || done.RequestCounts.Failed != 1 || done.ErrorFileID == "" {
+		t.Fatalf("counts %+v, error file %q", done.RequestCounts, done.ErrorFileID)
+	}
+	read := func(id string) string {
+		resp, err := c.Files.Content(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	if errs := read(done.ErrorFileID); !strings.Contains(errs, `"custom_id":"denied"`) || !strings.Contains(errs, "model_access_denied") ||
+		!strings.Contains(errs, `"status_code":403`) {
+		t.Errorf("error file %s", errs)
+	}
+	if out := read(done.OutputFileID); !strings.Contains(out, `"custom_id":"alias"`) || strings.Contains(out, `"custom_id":"denied"`) {
+		t.Errorf("output file %s", out)
+	}
+}

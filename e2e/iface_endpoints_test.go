@@ -397,3 +397,43 @@ func TestIfaceBatchLinesFollowModelAccess(t *testing.T) {
 		t.Errorf("output file %s", out)
 	}
 }
+
+// TestIfaceBatchDeniedModelNotSentUpstream: a batch whose model an access
+// policy keeps from the submitter's user path is not handed to the
+// provider's own batch API; its lines are refused at the gateway with 403
+// model_access_denied.
+func TestIfaceBatchDeniedModelNotSentUpstream(t *testing.T) {
+	clearEnv(t)
+	up := newFakeBatchAPI(t)
+	cfg := writeFile(t, "batch.yaml", "virtual_models:\n  - source: oa/*\n    user_paths: [/team]\n")
+	g := startGateway(t, mockBlock("config_file "+cfg+"\n"+providerBlock("oa", "openai", "sk-upstream", up.srv.URL+"/v1")))
+	eventually(t, "oa/gpt-4o-mini is in the inventory", func() bool {
+		return strings.Contains(string(adminCall(t, g, "GET", "/admin/models", "").Body), `"selector":"oa/gpt-4o-mini"`)
+	})
+	key := createKey(t, g, `{"name":"outsider","user_path":"/other"}`)
+	c := openaiClient(g, key.Secret)
+	input := `{"custom_id":"a","method":"POST","url":"/v1/chat/completions","body":{"model":"oa/gpt-4o-mini","messages":[{"role":"user","content":"1"}]}}
+`
+	f := uploadBatchFile(t, c, []byte(input))
+	b, err := c.Batches.New(context.Background(), openai.BatchNewParams{InputFileID: f.ID,
+		Endpoint: openai.BatchNewParamsEndpointV1ChatCompletions, CompletionWindow: openai.BatchNewParamsCompletionWindow24h})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := waitBatch(t, c, b.ID, func(b *openai.Batch) bool { return b.Status == openai.BatchStatusCompleted })
+	up.mu.Lock()
+	sent := len(up.batches)
+	up.mu.Unlock()
+	if sent != 0 || done.RequestCounts.Failed != 1 || done.ErrorFileID == "" {
+		t.Fatalf("upstream batches %d, finished batch %+v", sent, done)
+	}
+	resp, err := c.Files.Content(context.Background(), done.ErrorFileID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(errs), "model_access_denied") {
+		t.Errorf("error file %s", errs)
+	}
+}

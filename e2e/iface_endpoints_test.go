@@ -437,3 +437,34 @@ func TestIfaceBatchDeniedModelNotSentUpstream(t *testing.T) {
 		t.Errorf("error file %s", errs)
 	}
 }
+
+// transcribeAs sends a transcription request for model as userPath.
+func transcribeAs(t *testing.T, g *gateway, model, userPath string) response {
+	t.Helper()
+	body, ct := multipartBody(t, map[string]string{"model": model})
+	return request(t, "POST", g.URL+"/v1/audio/transcriptions", body,
+		append(bearer(masterKey), "Content-Type", ct, userPathHeader, userPath)...)
+}
+
+// TestIfaceTranscriptionModelAccess: a transcription request is routed
+// as every model request is: a model an access policy disables, or keeps
+// from the caller's path, answers 403 model_access_denied, and a virtual
+// model's name is served by its target.
+func TestIfaceTranscriptionModelAccess(t *testing.T) {
+	clearEnv(t)
+	cfg := writeFile(t, "stt.yaml", `virtual_models:
+  - source: demo/mock-transcribe
+    user_paths: [/team]
+  - source: stt
+    targets: [{provider: demo, model: mock-transcribe}]
+`)
+	g := startGateway(t, mockBlock("config_file "+cfg+"\n"))
+	waitListed(t, g, masterKey, "stt")
+	transcribeAs(t, g, "mock-transcribe", "/other").ExpectErr(t, 403, "invalid_request_error", "model_access_denied")
+	if res := transcribeAs(t, g, "mock-transcribe", "/team/a"); res.Status != 200 {
+		t.Errorf("under /team: %d %s", res.Status, res.Body)
+	}
+	if res := transcribeAs(t, g, "stt", "/team"); res.Status != 200 || res.Header.Get("X-Modelgate-Provider") != "demo" {
+		t.Errorf("through the virtual model: %d %s", res.Status, res.Body)
+	}
+}

@@ -103,14 +103,20 @@ func (s *Service) prepareTranscription(r *http.Request) (*call, providers.Transc
 	if requested == "" {
 		return nil, nil, nil, apierr.InvalidRequest("missing required parameter: model").WithParam("model").WithCode(apierr.CodeMissingParameter)
 	}
-	p, model, err := s.resolve(r.Context(), requested)
-	if err != nil {
-		var unknown *providers.ErrUnknownModel
-		if errors.As(err, &unknown) {
-			return nil, nil, nil, apierr.NotFound(unknown.Error()).WithParam("model").WithCode("model_not_found")
-		}
-		return nil, nil, nil, apierr.New(http.StatusServiceUnavailable, apierr.TypeProvider, "model listings are not ready: "+err.Error())
+	info := reqinfo.From(r.Context())
+	if info == nil {
+		info = reqinfo.New()
 	}
+	// Routed as every model request is: through the virtual models, and
+	// refused (403 model_access_denied) when an access policy keeps the
+	// model from the caller. Recorded first, so a refusal still shows the
+	// model asked for.
+	info.RequestedModel = requested
+	rt, err := s.route(r.Context(), &request{in: ingressTranscription, requested: requested, info: info})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	p, model := rt.provider, rt.model
 	t, ok := p.(providers.Transcriber)
 	if !ok || !p.Supports(providers.EndpointTranscriptions) {
 		return nil, nil, nil, apierr.InvalidRequest("provider " + p.Name() + " (" + p.Type() + ") does not serve transcriptions").
@@ -125,11 +131,7 @@ func (s *Service) prepareTranscription(r *http.Request) (*call, providers.Transc
 		}
 	}
 	c := &call{in: ingressTranscription, ep: providers.EndpointTranscriptions, provider: p, model: model}
-	c.info = reqinfo.From(r.Context())
-	if c.info == nil {
-		c.info = reqinfo.New()
-	}
-	c.info.RequestedModel = requested
+	c.info = info
 	c.info.ResolvedModel = model
 	c.info.ProviderName = p.Name()
 	c.info.ProviderType = p.Type()

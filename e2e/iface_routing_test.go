@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -403,4 +404,18 @@ func TestIfaceCacheSkipsCutStreams(t *testing.T) {
 	if res, _ := send("POST", g.URL+"/v1/chat/completions", body, bearer(masterKey)...); res.Header.Get("X-Modelgate-Cache") != "hit" {
 		t.Errorf("the complete stream was not stored: %q", res.Header.Get("X-Modelgate-Cache"))
 	}
+}
+
+// TestIfaceCacheScopeIsOnePath: under the default scope user_path an
+// entry is shared only within its own user path: neither a path below it
+// nor its parent hits it, while the same path does, whoever the key.
+func TestIfaceCacheScopeIsOnePath(t *testing.T) {
+	clearEnv(t)
+	g, _, _ := startCacheGateway(t, filepath.Join(t.TempDir(), "mg.db"))
+	expectCache(t, "first", cachedCall(t, g, "/v1/chat/completions", "/team", budgetChat), 200, "miss")
+	expectCache(t, "below", cachedCall(t, g, "/v1/chat/completions", "/team/app", budgetChat), 200, "miss")
+	expectCache(t, "parent", cachedCall(t, g, "/v1/chat/completions", "/", budgetChat), 200, "miss")
+	key := createKey(t, g, `{"name":"team key","user_path":"/team"}`)
+	res := request(t, "POST", g.URL+"/v1/chat/completions", budgetChat, bearer(key.Secret)...)
+	expectCache(t, "same path, another key", res, 200, "hit")
 }

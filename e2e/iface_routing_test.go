@@ -419,3 +419,39 @@ func TestIfaceCacheScopeIsOnePath(t *testing.T) {
 	res := request(t, "POST", g.URL+"/v1/chat/completions", budgetChat, bearer(key.Secret)...)
 	expectCache(t, "same path, another key", res, 200, "hit")
 }
+
+// TestIfaceTranscriptionFailover: a failover route applies to
+// transcriptions as to the other model endpoints: an upstream 503 moves
+// the request to the next target, recorded as a failover attempt, and an
+// upstream 400 does not.
+func TestIfaceTranscriptionFailover(t *testing.T) {
+	a, b := newRouteUpstream(t, "whisper-1"), newRouteUpstream(t, "whisper-2")
+	var status atomic.Int64
+	status.Store(503)
+	a.fail = func(w http.ResponseWriter, _ *http.Request) bool {
+		http.Error(w, `{"error":{"message":"no"}}`, int(status.Load()))
+		return true
+	}
+	b.fail = func(w http.ResponseWriter, _ *http.Request) bool {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"text":"from b"}`))
+		return true
+	}
+	g := routingGateway(t, "failover:\n  a/whisper-1: [b/whisper-2]\n", map[string]*routeUpstream{"a": a, "b": b})
+	body, ct := multipartBody(t, map[string]string{"model": "a/whisper-1"})
+	res := request(t, "POST", g.URL+"/v1/audio/transcriptions", body, append(bearer(masterKey), "Content-Type", ct, "X-Session-Id", "stt-fo")...)
+	if res.Status != 200 || res.Header.Get("X-Modelgate-Provider") != "b" || string(res.Body) != `{"text":"from b"}` {
+		t.Fatalf("after a 503: %d %q %s", res.Status, res.Header.Get("X-Modelgate-Provider"), res.Body)
+	}
+	at, _ := auditEntryOf(t, g, "stt-fo")["data"].(map[string]any)["attempts"].([]any)
+	if len(at) != 2 || jsonAt(at[0], "kind") != "primary" || jsonAt(at[0], "status_code") != 503.0 ||
+		jsonAt(at[1], "kind") != "failover" || jsonAt(at[1], "provider_name") != "b" {
+		t.Errorf("attempts %v", at)
+	}
+	status.Store(400)
+	before := b.hits.Load()
+	res = request(t, "POST", g.URL+"/v1/audio/transcriptions", body, append(bearer(masterKey), "Content-Type", ct)...)
+	if res.Status != 400 || b.hits.Load() != before {
+		t.Errorf("after a 400: %d, failover target called %d times", res.Status, b.hits.Load()-before)
+	}
+}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"go.uber.org/zap"
+
 	"github.com/modelgate/modelgate/apierr"
 	"github.com/modelgate/modelgate/providers"
 	"github.com/modelgate/modelgate/reqinfo"
@@ -41,7 +43,12 @@ func refusedField(err error) error {
 // whole, or event by event when the upstream streams it, with its usage
 // recorded when it reports some.
 func (s *Service) transcription(w http.ResponseWriter, r *http.Request) {
-	c, t, f, err := s.prepareTranscription(r)
+	req, f, err := s.readTranscription(r)
+	if err != nil {
+		apierr.WriteFor(w, r, err)
+		return
+	}
+	c, t, err := s.transcriptionCall(r, req, f)
 	if err != nil {
 		apierr.WriteFor(w, r, err)
 		return
@@ -49,9 +56,46 @@ func (s *Service) transcription(w http.ResponseWriter, r *http.Request) {
 	if refuseOverBudget(w, r, c) {
 		return
 	}
-	adm, ok := s.admitTarget(w, r, c)
-	if !ok {
-		return
+	// A failover route applies as for the other model endpoints: the next
+	// target is tried when this one fails in a way failover covers, before
+	// anything reached the client.
+	fallbacks := s.failoverTargets(req, c)
+	for next := 0; ; {
+		failure := s.tryTranscription(w, r, c, t, f, next == len(fallbacks))
+		if failure == nil {
+			return
+		}
+		c = nil
+		for c == nil && next < len(fallbacks) {
+			sub := *req
+			sub.requested = fallbacks[next]
+			aliasUsed := req.info.AliasUsed
+			if c, t, err = s.transcriptionCall(r, &sub, f); err != nil {
+				s.logger().Warn("failover target skipped", zap.String("target", sub.requested), zap.Error(err))
+			}
+			req.info.AliasUsed = aliasUsed
+			next++
+		}
+		if c == nil {
+			apierr.WriteFor(w, r, failure)
+			return
+		}
+	}
+}
+
+// tryTranscription makes one transcription call for c and relays its
+// answer. When last is false and the call fails in a way failover covers,
+// before anything was written, it writes nothing and returns the error the
+// client would get; otherwise it answers the client and returns nil.
+func (s *Service) tryTranscription(w http.ResponseWriter, r *http.Request, c *call, t providers.Transcriber,
+	f *providers.TranscriptionForm, last bool) error {
+	if e := overBudget(c); e != nil {
+		// A failover target whose model is priced, under a spent budget.
+		return c.notCalled(w, r, apierr.From(e), "budget exceeded", last)
+	}
+	adm, rej := s.admit(c)
+	if rej != nil {
+		return c.notCalled(w, r, targetRejected(c.provider.Name(), rej), rej.Reason, last)
 	}
 	defer func() { adm.Done(usedTokens(c.info)) }()
 	ctx, cancel := context.WithCancelCause(r.Context())
@@ -60,10 +104,15 @@ func (s *Service) transcription(w http.ResponseWriter, r *http.Request) {
 	started := time.Now()
 	resp, err := t.Transcribe(ctx, c.model, f)
 	if err != nil {
-		if e := s.sendFailed(r, c, started, err); e != nil {
-			apierr.WriteFor(w, r, e)
+		e := s.sendFailed(r, c, started, err)
+		if e == nil {
+			return nil // the client went away; nobody to answer
 		}
-		return
+		if !last {
+			return e
+		}
+		apierr.WriteFor(w, r, e)
+		return nil
 	}
 	// A streamed transcription (stream=true) is relayed event by event;
 	// its closing event carries the usage.
@@ -76,66 +125,76 @@ func (s *Service) transcription(w http.ResponseWriter, r *http.Request) {
 	}()
 	if resp.StatusCode >= 400 {
 		c.keepFailedAnswer(resp, s.Upstreams)
-		apierr.WriteFor(w, r, upstreamError(c.provider.Name(), resp, s.Upstreams))
-		return
+		e := upstreamError(c.provider.Name(), resp, s.Upstreams)
+		c.failed = e
+		if !last && failsOver(resp.StatusCode) {
+			return e
+		}
+		apierr.WriteFor(w, r, e)
+		return nil
 	}
 	copyResponseHeaders(w.Header(), resp.Header)
 	w.Header().Set("X-Modelgate-Provider", c.provider.Name())
 	if streamed {
 		c.info.Stream = true
 		s.relayStream(w, r, resp, c)
-		return
+		return nil
 	}
 	if body, ok := s.readAnswer(w, r, resp, c); ok {
 		relayBody(w, resp, c, body)
 	}
+	return nil
 }
 
-// prepareTranscription reads the multipart form, resolves its model and
-// checks that the provider serves transcription and accepts the form's
-// fields.
-func (s *Service) prepareTranscription(r *http.Request) (*call, providers.Transcriber, *providers.TranscriptionForm, error) {
+// readTranscription reads the multipart form and its model into a
+// request (no body: the form is kept as read).
+func (s *Service) readTranscription(r *http.Request) (*request, *providers.TranscriptionForm, error) {
 	f, err := readTranscriptionForm(r, s.MaxBodyBytes)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	requested, _ := f.Get("model")
 	if requested == "" {
-		return nil, nil, nil, apierr.InvalidRequest("missing required parameter: model").WithParam("model").WithCode(apierr.CodeMissingParameter)
+		return nil, nil, apierr.InvalidRequest("missing required parameter: model").WithParam("model").WithCode(apierr.CodeMissingParameter)
 	}
 	info := reqinfo.From(r.Context())
 	if info == nil {
 		info = reqinfo.New()
 	}
-	// Routed as every model request is: through the virtual models, and
-	// refused (403 model_access_denied) when an access policy keeps the
-	// model from the caller. Recorded first, so a refusal still shows the
-	// model asked for.
+	// Recorded first, so a refusal still shows the model asked for.
 	info.RequestedModel = requested
-	rt, err := s.route(r.Context(), &request{in: ingressTranscription, requested: requested, info: info})
+	return &request{in: ingressTranscription, requested: requested, info: info}, f, nil
+}
+
+// transcriptionCall routes req's model as every model request is (through
+// the virtual models; 403 model_access_denied when an access policy keeps
+// it from the caller) and checks that the provider serves transcription
+// and accepts the form's fields.
+func (s *Service) transcriptionCall(r *http.Request, req *request, f *providers.TranscriptionForm) (*call, providers.Transcriber, error) {
+	rt, err := s.route(r.Context(), req)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	p, model := rt.provider, rt.model
 	t, ok := p.(providers.Transcriber)
 	if !ok || !p.Supports(providers.EndpointTranscriptions) {
-		return nil, nil, nil, apierr.InvalidRequest("provider " + p.Name() + " (" + p.Type() + ") does not serve transcriptions").
+		return nil, nil, apierr.InvalidRequest("provider " + p.Name() + " (" + p.Type() + ") does not serve transcriptions").
 			WithParam("model").WithCode("unsupported_endpoint")
 	}
 	if rc, ok := p.(providers.RequestChecker); ok {
 		if err := refusedField(rc.CheckModel(providers.EndpointTranscriptions, model)); err != nil {
-			return nil, nil, nil, err
+			return nil, nil, err
 		}
 		if err := refusedField(rc.CheckTranscription(f)); err != nil {
-			return nil, nil, nil, err
+			return nil, nil, err
 		}
 	}
 	c := &call{in: ingressTranscription, ep: providers.EndpointTranscriptions, provider: p, model: model}
-	c.info = info
+	c.info = req.info
 	c.info.ResolvedModel = model
 	c.info.ProviderName = p.Name()
 	c.info.ProviderType = p.Type()
-	return c, t, f, nil
+	return c, t, nil
 }
 
 // ingressTranscription is the transcription endpoint; its body is a form,

@@ -153,21 +153,22 @@ type providerBatches struct {
 	px  *proxy.Service
 }
 
-// Route implements batches.Remote.
+// Route implements batches.Remote. A virtual model's name (which may
+// shadow a provider model) and a model a policy keeps from userPath are
+// left to the gateway, which routes each line, or refuses it, itself.
 func (p providerBatches) Route(ctx context.Context, userPath, model string) (string, string, string, bool) {
+	vm := p.px.VirtualModels
+	if vm.IsAlias(model) {
+		return "", "", "", false
+	}
 	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	pr, id, err := p.reg.Resolve(ctx, model)
 	if err != nil || !pr.Supports(providers.EndpointBatches) {
 		return "", "", "", false
 	}
-	if _, ok := pr.(providers.BatchAPI); !ok {
+	if _, ok := pr.(providers.BatchAPI); !ok || !vm.Allowed(userPath, pr.Name(), id) {
 		return "", "", "", false
-	}
-	if vm := p.px.VirtualModels; vm != nil {
-		if _, err := vm.Access(userPath, pr.Name(), id); err != nil {
-			return "", "", "", false
-		}
 	}
 	return pr.Name(), pr.Type(), id, true
 }

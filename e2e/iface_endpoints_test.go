@@ -401,40 +401,50 @@ func TestIfaceBatchLinesFollowModelAccess(t *testing.T) {
 // TestIfaceBatchDeniedModelNotSentUpstream: a batch whose model an access
 // policy keeps from the submitter's user path is not handed to the
 // provider's own batch API; its lines are refused at the gateway with 403
-// model_access_denied.
+// model_access_denied. So is a batch naming a virtual model that shadows a
+// provider model and is kept from that path.
 func TestIfaceBatchDeniedModelNotSentUpstream(t *testing.T) {
-	clearEnv(t)
-	up := newFakeBatchAPI(t)
-	cfg := writeFile(t, "batch.yaml", "virtual_models:\n  - source: oa/*\n    user_paths: [/team]\n")
-	g := startGateway(t, mockBlock("config_file "+cfg+"\n"+providerBlock("oa", "openai", "sk-upstream", up.srv.URL+"/v1")))
-	eventually(t, "oa/gpt-4o-mini is in the inventory", func() bool {
-		return strings.Contains(string(adminCall(t, g, "GET", "/admin/models", "").Body), `"selector":"oa/gpt-4o-mini"`)
-	})
-	key := createKey(t, g, `{"name":"outsider","user_path":"/other"}`)
-	c := openaiClient(g, key.Secret)
-	input := `{"custom_id":"a","method":"POST","url":"/v1/chat/completions","body":{"model":"oa/gpt-4o-mini","messages":[{"role":"user","content":"1"}]}}
-`
-	f := uploadBatchFile(t, c, []byte(input))
-	b, err := c.Batches.New(context.Background(), openai.BatchNewParams{InputFileID: f.ID,
-		Endpoint: openai.BatchNewParamsEndpointV1ChatCompletions, CompletionWindow: openai.BatchNewParamsCompletionWindow24h})
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := waitBatch(t, c, b.ID, func(b *openai.Batch) bool { return b.Status == openai.BatchStatusCompleted })
-	up.mu.Lock()
-	sent := len(up.batches)
-	up.mu.Unlock()
-	if sent != 0 || done.RequestCounts.Failed != 1 || done.ErrorFileID == "" {
-		t.Fatalf("upstream batches %d, finished batch %+v", sent, done)
-	}
-	resp, err := c.Files.Content(context.Background(), done.ErrorFileID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	errs, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if !strings.Contains(string(errs), "model_access_denied") {
-		t.Errorf("error file %s", errs)
+	for _, tc := range []struct{ name, rows, model string }{
+		{"policy", "  - source: oa/*\n    user_paths: [/team]\n", "oa/gpt-4o-mini"},
+		{"shadowing alias", "  - source: gpt-4o-mini\n    user_paths: [/team]\n    targets: [{provider: oa, model: gpt-4o-mini}]\n", "gpt-4o-mini"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clearEnv(t)
+			up := newFakeBatchAPI(t)
+			cfg := writeFile(t, "batch.yaml", "virtual_models:\n"+tc.rows)
+			g := startGateway(t, mockBlock("config_file "+cfg+"\n"+providerBlock("oa", "openai", "sk-upstream", up.srv.URL+"/v1")))
+			eventually(t, "oa/gpt-4o-mini is in the inventory", func() bool {
+				return strings.Contains(string(adminCall(t, g, "GET", "/admin/models", "").Body), `"selector":"oa/gpt-4o-mini"`)
+			})
+			key := createKey(t, g, `{"name":"outsider","user_path":"/other"}`)
+			line := `{"model":"` + tc.model + `","messages":[{"role":"user","content":"1"}]}`
+			request(t, "POST", g.URL+"/v1/chat/completions", line, append(bearer(key.Secret), "Content-Type", "application/json")...).
+				ExpectErr(t, 403, "invalid_request_error", "model_access_denied")
+			c := openaiClient(g, key.Secret)
+			input := `{"custom_id":"a","method":"POST","url":"/v1/chat/completions","body":` + line + "}\n"
+			f := uploadBatchFile(t, c, []byte(input))
+			b, err := c.Batches.New(context.Background(), openai.BatchNewParams{InputFileID: f.ID,
+				Endpoint: openai.BatchNewParamsEndpointV1ChatCompletions, CompletionWindow: openai.BatchNewParamsCompletionWindow24h})
+			if err != nil {
+				t.Fatal(err)
+			}
+			done := waitBatch(t, c, b.ID, func(b *openai.Batch) bool { return b.Status == openai.BatchStatusCompleted })
+			up.mu.Lock()
+			sent := len(up.batches)
+			up.mu.Unlock()
+			if sent != 0 || done.RequestCounts.Failed != 1 || done.ErrorFileID == "" {
+				t.Fatalf("upstream batches %d, finished batch %+v", sent, done)
+			}
+			resp, err := c.Files.Content(context.Background(), done.ErrorFileID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			errs, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if !strings.Contains(string(errs), "model_access_denied") {
+				t.Errorf("error file %s", errs)
+			}
+		})
 	}
 }
 

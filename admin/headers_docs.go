@@ -11,9 +11,9 @@ import (
 )
 
 // Response headers the document names: the legacy alias's on its every
-// answer, Retry-After on every 429, and the x-ratelimit-* values on the
-// successful answers of rate-limited routes (present when a rule with a
-// request, token or concurrency cap matches).
+// answer, Retry-After on every 429, and the x-ratelimit-* values on a
+// rate-limit refusal and on the successful answers of rate-limited routes
+// (present when a rule with a request, token or concurrency cap matches).
 
 // legacyHeaderNames are the headers of every answer on the legacy alias.
 var legacyHeaderNames = []string{"Deprecation", "Sunset", "Link"}
@@ -67,7 +67,12 @@ func responseComponents() map[string]any {
 	for _, name := range legacyHeaderNames {
 		legacy[name] = headerRef(name)
 	}
+	// A 429 always carries Retry-After; one a user-path rule refused also
+	// carries that rule's x-ratelimit-* values.
 	retry := map[string]any{"Retry-After": headerRef("Retry-After")}
+	for _, name := range rateLimitHeaderNames {
+		retry[name] = headerRef(name)
+	}
 	return map[string]any{
 		"Error":                map[string]any{"description": "Gateway error.", "content": body("ErrorResponse")},
 		"AnthropicError":       map[string]any{"description": "Gateway error in the Anthropic envelope.", "content": body("AnthropicErrorResponse")},

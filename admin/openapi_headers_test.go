@@ -39,13 +39,19 @@ func TestOpenAPIResponseHeaders(t *testing.T) {
 			t.Errorf("%s 429: %s", key, got)
 		}
 	}
+	comps := doc["components"].(map[string]any)
 	if headersOf("POST /v1/chat/completions", "200")["X-Ratelimit-Remaining-Requests"] == nil {
 		t.Error("chat 200 lacks the x-ratelimit headers")
+	}
+	limited := comps["responses"].(map[string]any)["RateLimited"].(map[string]any)["headers"].(map[string]any)
+	for _, name := range []string{"Retry-After", "X-Ratelimit-Remaining-Requests", "X-Ratelimit-Remaining-Concurrency"} {
+		if limited[name] == nil {
+			t.Errorf("a 429 does not document %s", name)
+		}
 	}
 	if headersOf("GET /v1/models", "200") != nil || headersOf("GET /admin/auth-keys", "200") != nil {
 		t.Error("headers on a route that is neither rate-limited nor legacy")
 	}
-	comps := doc["components"].(map[string]any)
 	sunset := comps["headers"].(map[string]any)["Sunset"].(map[string]any)["schema"].(map[string]any)["const"]
 	if sunset != LegacySunset.Format(http.TimeFormat) {
 		t.Errorf("Sunset documented as %v", sunset)

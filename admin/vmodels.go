@@ -54,9 +54,10 @@ type VirtualModelView struct {
 	// Managed reports a row from configuration, read-only here.
 	Managed bool `json:"managed"`
 	// CreatedAt and UpdatedAt are when the row was first and last
-	// stored, or for a managed row when its configuration was loaded.
-	CreatedAt *time.Time `json:"created_at"`
-	UpdatedAt *time.Time `json:"updated_at"`
+	// stored, or for a managed row when its configuration was loaded;
+	// always a timestamp, never null.
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 // virtualModelView spells out row for the admin API.
@@ -64,7 +65,13 @@ func virtualModelView(row vmodels.Row) VirtualModelView {
 	v := VirtualModelView{Source: row.Source, Model: row.Model, ProviderName: row.ProviderName,
 		Description: row.Description, Enabled: row.Enabled == nil || *row.Enabled, Strategy: row.Strategy,
 		Targets: row.Targets, UserPaths: row.UserPaths, SessionAffinity: row.SessionAffinity,
-		Slowdown: row.Slowdown, Managed: row.Managed, CreatedAt: row.CreatedAt, UpdatedAt: row.UpdatedAt}
+		Slowdown: row.Slowdown, Managed: row.Managed}
+	if row.CreatedAt != nil {
+		v.CreatedAt = *row.CreatedAt
+	}
+	if row.UpdatedAt != nil {
+		v.UpdatedAt = *row.UpdatedAt
+	}
 	if v.Strategy == "" {
 		v.Strategy = vmodels.StrategyRoundRobin
 	}

@@ -17,7 +17,7 @@ func TestVirtualModelView(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{`"enabled":true`, `"strategy":"round_robin"`, `"targets":[]`, `"user_paths":[]`,
-		`"description":""`, `"managed":true`} {
+		`"description":""`, `"managed":true`, `"created_at":"`, `"updated_at":"`} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("want %s in %s", want, b)
 		}

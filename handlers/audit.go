@@ -165,13 +165,13 @@ func newAuditRequest(au *caddymodule.Auditing, rt *routes.Route, info *reqinfo.I
 	if e.RequestID == "" {
 		e.RequestID = e.ID.String()
 	}
-	// What is already known goes into the live start preview: the caller,
-	// and the model and streaming the body asks for. finish sets each one
-	// again from what the chain did.
-	e.AuthMethod = authMethod(info.AuthMethod)
-	e.RequestedModel = a.bodyModel()
-	e.Stream = a.bodyStreams()
 	if au.Entries {
+		// What is already known goes into the live start preview: the
+		// caller, and the model and streaming the body asks for. finish
+		// sets each one again from what the chain did.
+		e.AuthMethod = authMethod(info.AuthMethod)
+		e.RequestedModel = a.bodyModel()
+		e.Stream = a.bodyStreams()
 		au.Recorder.Start(e)
 	}
 	a.entry = e

@@ -94,7 +94,7 @@ func (s *Service) realtime(w http.ResponseWriter, r *http.Request) {
 			WithParam("model").WithCode("unsupported_endpoint"))
 		return
 	}
-	info.RequestedModel, info.ResolvedModel = requested, model
+	info.ResolvedModel = model
 	info.ProviderName, info.ProviderType = p.Name(), p.Type()
 	info.Stream = true
 	c := &call{info: info, provider: p, model: model}

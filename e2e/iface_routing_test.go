@@ -4,8 +4,10 @@ package e2e
 // client of the public HTTP API sees them.
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -432,7 +434,15 @@ func TestIfaceTranscriptionFailover(t *testing.T) {
 		http.Error(w, `{"error":{"message":"no"}}`, int(status.Load()))
 		return true
 	}
-	b.fail = func(w http.ResponseWriter, _ *http.Request) bool {
+	// The failover target gets the whole form again, with its own model.
+	var gotFile atomic.Value
+	var gotModel atomic.Value
+	b.fail = func(w http.ResponseWriter, r *http.Request) bool {
+		if f, _, err := r.FormFile("file"); err == nil {
+			data, _ := io.ReadAll(f)
+			gotFile.Store(data)
+		}
+		gotModel.Store(r.FormValue("model"))
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(`{"text":"from b"}`))
 		return true
@@ -442,6 +452,9 @@ func TestIfaceTranscriptionFailover(t *testing.T) {
 	res := request(t, "POST", g.URL+"/v1/audio/transcriptions", body, append(bearer(masterKey), "Content-Type", ct, "X-Session-Id", "stt-fo")...)
 	if res.Status != 200 || res.Header.Get("X-Modelgate-Provider") != "b" || string(res.Body) != `{"text":"from b"}` {
 		t.Fatalf("after a 503: %d %q %s", res.Status, res.Header.Get("X-Modelgate-Provider"), res.Body)
+	}
+	if f, _ := gotFile.Load().([]byte); !bytes.Equal(f, fakeAudio) || gotModel.Load() != "whisper-2" {
+		t.Errorf("failover target got %d bytes of audio (want %d) and model %v", len(f), len(fakeAudio), gotModel.Load())
 	}
 	at, _ := auditEntryOf(t, g, "stt-fo")["data"].(map[string]any)["attempts"].([]any)
 	if len(at) != 2 || jsonAt(at[0], "kind") != "primary" || jsonAt(at[0], "status_code") != 503.0 ||

@@ -285,13 +285,15 @@ func TestIfaceAffinityFollowsAvailability(t *testing.T) {
 // shorter than asked.
 func TestIfaceSlowdown(t *testing.T) {
 	const upstream = 300 * time.Millisecond
-	a := newRouteUpstream(t, "m1", "m2")
+	a := newRouteUpstream(t, "m1", "m2", "whisper-1")
 	a.fail = func(http.ResponseWriter, *http.Request) bool {
 		time.Sleep(upstream)
 		return false
 	}
 	g := routingGateway(t, `virtual_models:
   - source: a/m1
+    slowdown: 2
+  - source: a/whisper-1
     slowdown: 2
   - source: slow-alias
     targets: [{provider: a, model: m1}]
@@ -308,6 +310,13 @@ func TestIfaceSlowdown(t *testing.T) {
 		if took := time.Since(start); res.Status != 200 || took < c.min {
 			t.Errorf("%s: %d after %v, want at least %v", c.model, res.Status, took, c.min)
 		}
+	}
+	// A transcription is slowed down like any other answer.
+	body, ct := multipartBody(t, map[string]string{"model": "a/whisper-1"})
+	start := time.Now()
+	res := request(t, "POST", g.URL+"/v1/audio/transcriptions", body, append(bearer(masterKey), "Content-Type", ct)...)
+	if took := time.Since(start); res.Status != 200 || took < 3*upstream {
+		t.Errorf("transcription: %d %s after %v, want at least %v", res.Status, res.Body, took, 3*upstream)
 	}
 }
 

@@ -135,6 +135,8 @@ func (s *Service) tryTranscription(w http.ResponseWriter, r *http.Request, c *ca
 	}
 	copyResponseHeaders(w.Header(), resp.Header)
 	w.Header().Set("X-Modelgate-Provider", c.provider.Name())
+	w, release := c.paced(w, r, started)
+	defer release()
 	if streamed {
 		c.info.Stream = true
 		s.relayStream(w, r, resp, c)
@@ -189,7 +191,7 @@ func (s *Service) transcriptionCall(r *http.Request, req *request, f *providers.
 			return nil, nil, err
 		}
 	}
-	c := &call{in: ingressTranscription, ep: providers.EndpointTranscriptions, provider: p, model: model}
+	c := &call{in: ingressTranscription, ep: providers.EndpointTranscriptions, provider: p, model: model, slowdown: rt.slowdown}
 	c.info = req.info
 	c.info.ResolvedModel = model
 	c.info.ProviderName = p.Name()

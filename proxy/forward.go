@@ -249,11 +249,8 @@ func (s *Service) try(w http.ResponseWriter, r *http.Request, c *call, last bool
 	}
 	copyResponseHeaders(w.Header(), resp.Header)
 	w.Header().Set("X-Modelgate-Provider", c.provider.Name())
-	if c.slowdown > 0 {
-		pw := &pacedWriter{ResponseWriter: w, ctx: r.Context(), start: started, factor: c.slowdown}
-		defer pw.release()
-		w = pw
-	}
+	w, release := c.paced(w, r, started)
+	defer release()
 	switch {
 	case c.tr != nil && streamed:
 		relayTranslatedStream(w, resp, c)

@@ -80,3 +80,18 @@ func (p *pacedWriter) release() {
 		p.timer.Stop()
 	}
 }
+
+// noRelease is the release of an answer that is not paced.
+func noRelease() {}
+
+// paced returns w wrapped to delay c's answer by its slowdown factor,
+// counted from started (when the upstream was called), and the func that
+// ends the pacing once the answer is written; without a slowdown it
+// returns w itself.
+func (c *call) paced(w http.ResponseWriter, r *http.Request, started time.Time) (http.ResponseWriter, func()) {
+	if c.slowdown <= 0 {
+		return w, noRelease
+	}
+	pw := &pacedWriter{ResponseWriter: w, ctx: r.Context(), start: started, factor: c.slowdown}
+	return pw, pw.release
+}

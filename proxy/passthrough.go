@@ -52,8 +52,9 @@ var clientCredentials = []string{"Authorization", "X-Api-Key", "Api-Key", "Xi-Ap
 // unchanged. A leading v1/ segment is dropped when the API root already
 // ends in /v1 and is refused (404) when it does not. A path segment that
 // decodes to . or .., or that hides a slash or backslash, is refused, so
-// nothing can leave the API root. The model of a JSON body and the usage
-// of a JSON answer are recorded.
+// nothing can leave the API root. The model of a JSON body is recorded
+// and checked against the access policies (403 model_access_denied), and
+// the usage of a JSON answer is recorded.
 func (s *Service) passthrough(w http.ResponseWriter, r *http.Request) {
 	p, rl, path, err := s.passthroughTarget(r)
 	if err != nil {
@@ -69,6 +70,14 @@ func (s *Service) passthrough(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		apierr.WriteFor(w, r, err)
 		return
+	}
+	// A model the body names is held to the access policies as on the
+	// model endpoints, so that passthrough is no way around them.
+	if c.model != "" && c.info.VirtualModels {
+		if _, err := s.VirtualModels.Access(c.info.UserPath, p.Name(), c.model); err != nil {
+			apierr.WriteFor(w, r, accessDenied(c.model))
+			return
+		}
 	}
 	if refuseOverBudget(w, r, c) {
 		return

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"io"
@@ -53,8 +54,9 @@ var clientCredentials = []string{"Authorization", "X-Api-Key", "Api-Key", "Xi-Ap
 // ends in /v1 and is refused (404) when it does not. A path segment that
 // decodes to . or .., or that hides a slash or backslash, is refused, so
 // nothing can leave the API root. The model of a JSON body is recorded
-// and checked against the access policies (403 model_access_denied), and
-// the usage of a JSON answer is recorded.
+// and checked against the access policies (403 model_access_denied); a
+// call without one is checked against the policy covering every model of
+// the provider. The usage of a JSON answer is recorded.
 func (s *Service) passthrough(w http.ResponseWriter, r *http.Request) {
 	p, rl, path, err := s.passthroughTarget(r)
 	if err != nil {
@@ -71,11 +73,14 @@ func (s *Service) passthrough(w http.ResponseWriter, r *http.Request) {
 		apierr.WriteFor(w, r, err)
 		return
 	}
-	// A model the body names is held to the access policies as on the
-	// model endpoints, so that passthrough is no way around them.
-	if c.model != "" && c.info.VirtualModels {
+	// The access policies apply as on the model endpoints, so that
+	// passthrough is no way around them: to the model a JSON body names,
+	// and to a call whose model the gateway does not read (a form, a
+	// file, a listing) the policy covering every model of the provider
+	// (provider/* or *), since such a call may run any of them.
+	if c.info.VirtualModels {
 		if _, err := s.VirtualModels.Access(c.info.UserPath, p.Name(), c.model); err != nil {
-			apierr.WriteFor(w, r, accessDenied(c.model))
+			apierr.WriteFor(w, r, accessDenied(cmp.Or(c.model, p.Name()+"/*")))
 			return
 		}
 	}

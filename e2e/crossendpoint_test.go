@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"net/http"
+	"path/filepath"
 	"testing"
 )
 
@@ -73,5 +74,49 @@ func TestCrossEndpointPassthroughProviderPolicy(t *testing.T) {
 	// A policy on one model of a provider does not cover its other calls.
 	if res := transcribe("/p/other/v1/audio/transcriptions", k.Secret); res.Status != 200 {
 		t.Errorf("a one-model policy refused a call without a model: %d %s", res.Status, res.Body)
+	}
+}
+
+// TestCrossEndpointPassthroughBudget: a caller whose budget is spent is
+// refused on passthrough as on the model endpoints: a JSON body naming a
+// priced model, and a call whose model the gateway does not read (a
+// multipart transcription, a batch of the provider's own), which may run
+// any priced model, get 429 budget_exceeded with Retry-After and never
+// reach the provider. A read (GET) runs no model and is relayed, as are
+// another path's calls.
+func TestCrossEndpointPassthroughBudget(t *testing.T) {
+	clearEnv(t)
+	t.Setenv("ENABLED_PASSTHROUGH_PROVIDERS", "openai")
+	g, _ := startBudgetGateway(t, filepath.Join(t.TempDir(), "budgets.db"))
+	if res := adminCall(t, g, "PUT", "/admin/budgets/%2Fteam/daily", `{"amount":0.000000001}`); res.Status != 200 {
+		t.Fatalf("put: %d %s", res.Status, res.Body)
+	}
+	if res := budgetChatAs(t, g, "/team", budgetChat); res.Status != 200 {
+		t.Fatalf("spending: %d %s", res.Status, res.Body)
+	}
+	budgetChatAs(t, g, "/team", budgetChat).ExpectErr(t, 429, "rate_limit_error", "budget_exceeded")
+
+	h := append(bearer(masterKey), userPathHeader, "/team")
+	body, ct := multipartBody(t, map[string]string{"model": "whisper-1"})
+	for _, c := range []struct{ name, path, ct, body string }{
+		{"priced model", "/p/openai/v1/chat/completions", "application/json", budgetChat},
+		{"form", "/p/openai/v1/audio/transcriptions", ct, body},
+		{"provider batch", "/p/openai/v1/batches", "application/json",
+			`{"input_file_id":"file-1","endpoint":"/v1/chat/completions","completion_window":"24h"}`},
+	} {
+		res := request(t, "POST", g.URL+c.path, c.body, append(h, "Content-Type", c.ct)...)
+		res.ExpectErr(t, 429, "rate_limit_error", "budget_exceeded")
+		if res.Header.Get("Retry-After") == "" {
+			t.Errorf("%s: no Retry-After", c.name)
+		}
+	}
+	if res := request(t, "GET", g.URL+"/p/openai/v1/models", "", h...); res.Status == 429 {
+		t.Errorf("a read over budget: %d %s", res.Status, res.Body)
+	}
+	// Outside /team the budget does not apply: the call reaches the
+	// provider (whose replay knows no such route).
+	if res := request(t, "POST", g.URL+"/p/openai/v1/batches", `{"input_file_id":"file-1"}`,
+		append(bearer(masterKey), "Content-Type", "application/json", userPathHeader, "/other")...); res.Status == 429 {
+		t.Errorf("outside the budget: %d %s", res.Status, res.Body)
 	}
 }

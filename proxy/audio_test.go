@@ -20,8 +20,9 @@ import (
 
 // TestAudioAndPassthroughBudgets: with a spent budget recorded on the
 // request, speech, transcription and passthrough calls to a priced model
-// are refused once the model is known, without reaching the upstream; a
-// passthrough call that names no model is served.
+// are refused once the model is known, without reaching the upstream, and
+// so is a passthrough call that names no model but may run one (a form);
+// a passthrough read (GET) that names no model is served.
 func TestAudioAndPassthroughBudgets(t *testing.T) {
 	var calls atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -61,6 +62,7 @@ func TestAudioAndPassthroughBudgets(t *testing.T) {
 		{"POST", "/v1/audio/speech", "application/json", `{"model":"tts-1","input":"hi","voice":"alloy"}`},
 		{"POST", "/v1/audio/transcriptions", formCT, form},
 		{"POST", "/p/oai/v1/audio/speech", "application/json", `{"model":"tts-1","input":"hi","voice":"alloy"}`},
+		{"POST", "/p/oai/v1/audio/transcriptions", formCT, form},
 	} {
 		rec, info := send(tc.method, tc.path, tc.ct, tc.body)
 		if rec.Code != 429 || !strings.Contains(rec.Body.String(), "budget_exceeded") || !info.RefusedBeforeUpstream {

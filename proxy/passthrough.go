@@ -56,7 +56,8 @@ var clientCredentials = []string{"Authorization", "X-Api-Key", "Api-Key", "Xi-Ap
 // nothing can leave the API root. The model of a JSON body is recorded
 // and checked against the access policies (403 model_access_denied); a
 // call without one is checked against the policy covering every model of
-// the provider. The usage of a JSON answer is recorded.
+// the provider. A spent budget refuses a priced model, and a call without
+// a model but GET and HEAD (429 budget_exceeded). The usage of a JSON answer is recorded.
 func (s *Service) passthrough(w http.ResponseWriter, r *http.Request) {
 	p, rl, path, err := s.passthroughTarget(r)
 	if err != nil {
@@ -83,6 +84,15 @@ func (s *Service) passthrough(w http.ResponseWriter, r *http.Request) {
 			apierr.WriteFor(w, r, accessDenied(cmp.Or(c.model, p.Name()+"/*")))
 			return
 		}
+	}
+	// A spent budget refuses a priced model as on the model endpoints,
+	// and a call that may change state (not GET or HEAD) whose model the
+	// gateway does not read as well: it may run any priced model of the
+	// provider. A read runs no model and is served.
+	if c.model == "" && c.info.BudgetExceeded != nil && r.Method != http.MethodGet && r.Method != http.MethodHead {
+		c.info.RefusedBeforeUpstream = true
+		apierr.WriteFor(w, r, c.info.BudgetExceeded)
+		return
 	}
 	if refuseOverBudget(w, r, c) {
 		return

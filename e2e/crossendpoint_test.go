@@ -2,8 +2,12 @@ package e2e
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"testing"
+	"time"
+
+	"github.com/modelgate/modelgate/audit"
 )
 
 // TestCrossEndpointPassthroughModelAccess: a passthrough call whose JSON
@@ -118,5 +122,70 @@ func TestCrossEndpointPassthroughBudget(t *testing.T) {
 	if res := request(t, "POST", g.URL+"/p/openai/v1/batches", `{"input_file_id":"file-1"}`,
 		append(bearer(masterKey), "Content-Type", "application/json", userPathHeader, "/other")...); res.Status == 429 {
 		t.Errorf("outside the budget: %d %s", res.Status, res.Body)
+	}
+}
+
+// TestCrossEndpointRealtimeFailover: a failover route applies to a
+// realtime session as to the other model endpoints: when the primary's
+// handshake answers 503, the session opens on the route's target instead,
+// and both tries are the entry's attempts.
+func TestCrossEndpointRealtimeFailover(t *testing.T) {
+	clearEnv(t)
+	up := newFakeRealtime(t)
+	dead := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/models" {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"object":"list","data":[{"id":"gpt-rt","object":"model","owned_by":"openai"}]}`))
+			return
+		}
+		http.Error(w, `{"error":{"message":"down","type":"server_error"}}`, http.StatusServiceUnavailable)
+	}))
+	t.Cleanup(dead.Close)
+	cfg := writeFile(t, "failover.yaml", "failover:\n  a/gpt-rt: [b/gpt-rt]\n")
+	g := startGateway(t, mockBlock("config_file "+cfg+"\n"+
+		providerBlock("a", "openai", "sk-upstream", dead.URL+"/v1")+
+		providerBlock("b", "openai", "sk-upstream", up.srv.URL+"/v1")))
+	waitListed(t, g, masterKey, "gpt-rt", "b/gpt-rt")
+
+	c, resp, err := dialRealtime(t, g, "a/gpt-rt", "")
+	if err != nil {
+		status := 0
+		if resp != nil {
+			status = resp.StatusCode
+		}
+		t.Fatalf("dial: %v (status %d)", err, status)
+	}
+	if typ, _ := readWSEvent(t, c); typ != "session.created" {
+		t.Fatalf("first event %q", typ)
+	}
+	if p := resp.Header.Get("X-Modelgate-Provider"); p != "" && p != "b" {
+		t.Errorf("served by %q", p)
+	}
+	_ = c.Close(1000, "done")
+
+	// The entry is written when the session ends.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		entries, _ := auditRecords(t)
+		var e *audit.Entry
+		for _, es := range entries {
+			for _, x := range es {
+				if x.Path == "/v1/realtime" {
+					e = x
+				}
+			}
+		}
+		if e != nil {
+			at := e.Data.Attempts
+			if len(at) != 2 || at[0].ProviderName != "a" || at[0].StatusCode != 503 ||
+				at[1].ProviderName != "b" || at[1].Kind != "failover" || e.ProviderName != "b" {
+				t.Errorf("entry provider %s, attempts %+v", e.ProviderName, at)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no audit entry for the session")
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/modelgate/modelgate/apierr"
+	"github.com/modelgate/modelgate/limits"
 	"github.com/modelgate/modelgate/providers"
 	"github.com/modelgate/modelgate/reqinfo"
 	"github.com/modelgate/modelgate/tokens"
@@ -56,7 +57,8 @@ const (
 
 // realtime serves GET /v1/realtime?model=: it resolves the model, dials
 // the provider's realtime endpoint (a failure there is an ordinary HTTP
-// error, the client not upgraded yet), upgrades the client and relays
+// error, the client not upgraded yet, after the failover route's targets
+// were tried), upgrades the client and relays
 // messages both ways until either side closes, the session is idle or too
 // long, or a spent budget ends it. The whole session runs inside this
 // call, so the stages around it (the concurrency slot, the audit entry)
@@ -82,57 +84,55 @@ func (s *Service) realtime(w http.ResponseWriter, r *http.Request) {
 	// model from the caller. Recorded first, so a refusal still shows the
 	// model asked for.
 	info.RequestedModel = requested
-	t, err := s.route(r.Context(), &request{requested: requested, info: info})
+	req := &request{requested: requested, info: info}
+	t, err := s.route(r.Context(), req)
 	if err != nil {
 		apierr.WriteFor(w, r, err)
 		return
 	}
-	p, model := t.provider, t.model
-	d, ok := p.(providers.RealtimeDialer)
-	if !ok || !p.Supports(providers.EndpointRealtime) {
-		apierr.WriteFor(w, r, apierr.InvalidRequest("provider "+p.Name()+" has no realtime API").
+	if !supportsRealtime(t.provider) {
+		apierr.WriteFor(w, r, apierr.InvalidRequest("provider "+t.provider.Name()+" has no realtime API").
 			WithParam("model").WithCode("unsupported_endpoint"))
 		return
 	}
-	info.ResolvedModel = model
-	info.ProviderName, info.ProviderType = p.Name(), p.Type()
 	info.Stream = true
-	c := &call{info: info, provider: p, model: model}
-	if refuseOverBudget(w, r, c) {
-		return
-	}
-	adm, ok := s.admitTarget(w, r, c)
-	if !ok {
-		return
+	c := &call{info: info, provider: t.provider, model: t.model}
+	// A failover route applies as for the other model endpoints: the next
+	// target is tried when this one is saturated or its handshake fails
+	// in a way failover covers, before the client is upgraded.
+	fallbacks := s.failoverTargets(req, c)
+	var up *websocket.Conn
+	var adm limits.Admission
+	var started time.Time
+	for next := 0; ; {
+		var failure error
+		up, adm, started, failure = s.dialRealtimeTarget(w, r, c, next == len(fallbacks))
+		if up != nil {
+			break
+		}
+		if failure == nil {
+			return // answered
+		}
+		c = nil
+		for c == nil && next < len(fallbacks) {
+			sub := *req
+			sub.requested = fallbacks[next]
+			aliasUsed := info.AliasUsed
+			if ft, err := s.route(r.Context(), &sub); err != nil {
+				s.logger().Warn("failover target skipped", zap.String("target", sub.requested), zap.Error(err))
+			} else if supportsRealtime(ft.provider) {
+				c = &call{info: info, provider: ft.provider, model: ft.model}
+			}
+			info.AliasUsed = aliasUsed
+			next++
+		}
+		if c == nil {
+			apierr.WriteFor(w, r, failure)
+			return
+		}
 	}
 	defer func() { adm.Done(usedTokens(info)) }()
-
-	started := time.Now()
-	up, resp, err := d.DialRealtime(r.Context(), model, upstreamProtocols(r))
-	if err != nil {
-		// The attempt, like the client, gets the gateway's words; the
-		// detail goes to the log only.
-		at := reqinfo.Attempt{Provider: p.Name(), ProviderType: p.Type(), Model: model, StartedAt: started, Duration: time.Since(started)}
-		var e *apierr.Error
-		switch {
-		case r.Context().Err() != nil:
-			at.Err = clientGone
-		case resp != nil && resp.StatusCode >= 400:
-			at.StatusCode = resp.StatusCode
-			e = upstreamError(p.Name(), resp, s.Upstreams)
-		default:
-			s.logger().Warn("realtime upstream dial failed", zap.String("provider", p.Name()), zap.Error(err))
-			e = transportError(p.Name(), err)
-		}
-		if e != nil {
-			failedWith(&at, e)
-		}
-		info.AddAttempt(at)
-		if e != nil {
-			apierr.WriteFor(w, r, e)
-		}
-		return
-	}
+	p, model := c.provider, c.model
 	defer up.CloseNow()
 	up.SetReadLimit(realtimeReadLimit)
 	var protocols []string
@@ -156,6 +156,65 @@ func (s *Service) realtime(w http.ResponseWriter, r *http.Request) {
 		info.ErrorType, info.ErrorMessage = "session_limit", "the gateway ended the session: "+reason
 		info.ErrorCode = strings.ReplaceAll(reason, " ", "_")
 	}
+}
+
+// supportsRealtime reports whether p serves realtime sessions.
+func supportsRealtime(p providers.Provider) bool {
+	_, ok := p.(providers.RealtimeDialer)
+	return ok && p.Supports(providers.EndpointRealtime)
+}
+
+// dialRealtimeTarget checks c's budget and provider and model limits and
+// dials its provider's realtime endpoint. On success it returns the
+// upstream connection, the admission to release when the session ends
+// and when the dial began. When last is false and the target is
+// saturated, over budget, unreachable or answers 5xx or 429, it writes
+// nothing and returns the error the client would get, for the next
+// target; otherwise a failure is answered here and failure is nil.
+func (s *Service) dialRealtimeTarget(w http.ResponseWriter, r *http.Request, c *call, last bool) (
+	up *websocket.Conn, adm limits.Admission, started time.Time, failure error) {
+	info, p, model := c.info, c.provider, c.model
+	info.ResolvedModel = model
+	info.ProviderName, info.ProviderType = p.Name(), p.Type()
+	if e := overBudget(c); e != nil {
+		return nil, adm, started, c.notCalled(w, r, apierr.From(e), "budget exceeded", last)
+	}
+	adm, rej := s.admit(c)
+	if rej != nil {
+		return nil, adm, started, c.notCalled(w, r, targetRejected(p.Name(), rej), rej.Reason, last)
+	}
+	started = time.Now()
+	up, resp, err := p.(providers.RealtimeDialer).DialRealtime(r.Context(), model, upstreamProtocols(r))
+	if err == nil {
+		return up, adm, started, nil
+	}
+	adm.Done(0)
+	// The attempt, like the client, gets the gateway's words; the
+	// detail goes to the log only.
+	at := reqinfo.Attempt{Provider: p.Name(), ProviderType: p.Type(), Model: model, StartedAt: started, Duration: time.Since(started)}
+	var e *apierr.Error
+	switch {
+	case r.Context().Err() != nil:
+		at.Err = clientGone
+	case resp != nil && resp.StatusCode >= 400:
+		at.StatusCode = resp.StatusCode
+		e = upstreamError(p.Name(), resp, s.Upstreams)
+	default:
+		s.logger().Warn("realtime upstream dial failed", zap.String("provider", p.Name()), zap.Error(err))
+		e = transportError(p.Name(), err)
+	}
+	if e != nil {
+		failedWith(&at, e)
+	}
+	info.AddAttempt(at)
+	if e == nil {
+		return nil, adm, started, nil // the client went away; nobody to answer
+	}
+	if !last && (at.StatusCode == 0 || failsOver(at.StatusCode)) {
+		return nil, adm, started, e
+	}
+	apierr.WriteFor(w, r, e)
+	return nil, adm, started, nil
 }
 
 // upstreamProtocols are the WebSocket subprotocols the client offered,

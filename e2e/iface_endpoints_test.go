@@ -292,7 +292,13 @@ func TestIfaceRealtimeUnderBudget(t *testing.T) {
 // 5 s with what.
 func eventually(t *testing.T, what string, check func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); !check(); time.Sleep(50 * time.Millisecond) {
+	eventuallyWithin(t, 5*time.Second, what, check)
+}
+
+// eventuallyWithin is eventually with its own deadline.
+func eventuallyWithin(t *testing.T, d time.Duration, what string, check func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(d); !check(); time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("never: %s", what)
 		}

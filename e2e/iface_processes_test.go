@@ -9,6 +9,7 @@ package e2e
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelgate/modelgate/internal/pgtest"
 	"github.com/modelgate/modelgate/internal/redistest"
@@ -17,7 +18,10 @@ import (
 // TestIfaceProcessesShareChanges: with PostgreSQL and Redis, a change
 // made through one process (a rate-limit rule, a virtual model, an access
 // policy, a failover route, a budget and the budget settings) is in force
-// at the other.
+// at the other: at once when the change bus carries the news, and within
+// the 30 s reload that stands in for a lost message (a process that had
+// not yet subscribed when the change was announced), which bounds each
+// check here.
 func TestIfaceProcessesShareChanges(t *testing.T) {
 	dsn := pgtest.NewDatabase(t)
 	redisURL, prefix := redistest.New(t)
@@ -25,6 +29,7 @@ func TestIfaceProcessesShareChanges(t *testing.T) {
 		"provider demo {\n type mock\n}", "provider spare {\n type mock\n}"}, "\n")
 	ps := startGatewayProcesses(t, 2, block, "MODELGATE_REDIS_PREFIX="+prefix)
 	p1, p2 := ps[0].G, ps[1].G
+	shared := func(t *testing.T, what string, check func() bool) { eventuallyWithin(t, 35*time.Second, what, check) }
 	chat := func(g *gateway, model, userPath string) response {
 		res, err := send("POST", g.URL+"/v1/chat/completions",
 			`{"model":"`+model+`","messages":[{"role":"user","content":"hi"}]}`, append(bearer(masterKey), userPathHeader, userPath)...)
@@ -53,20 +58,20 @@ func TestIfaceProcessesShareChanges(t *testing.T) {
 		t.Fatalf("settings: %d %s", res.Status, res.Body)
 	}
 
-	eventually(t, "the rule written at p1 refuses at p2", func() bool {
+	shared(t, "the rule written at p1 refuses at p2", func() bool {
 		return chat(p2, "mock-chat", "/shared-rule").Status == 429
 	})
-	eventually(t, "the virtual model written at p1 routes at p2", func() bool {
+	shared(t, "the virtual model written at p1 routes at p2", func() bool {
 		res := chat(p2, "shared-alias", "/")
 		return res.Status == 200 && res.Header.Get("X-Modelgate-Provider") == "spare"
 	})
-	eventually(t, "the policy written at p1 refuses at p2", func() bool {
+	shared(t, "the policy written at p1 refuses at p2", func() bool {
 		return chat(p2, "demo/mock-reasoner", "/").Status == 403
 	})
-	eventually(t, "the failover route written at p1 is listed at p2", func() bool {
+	shared(t, "the failover route written at p1 is listed at p2", func() bool {
 		return strings.Contains(string(adminCall(t, p2, "GET", "/admin/failover", "").Body), `"primary_model":"demo/mock-chat"`)
 	})
-	eventually(t, "the budget and settings written at p1 are listed at p2", func() bool {
+	shared(t, "the budget and settings written at p1 are listed at p2", func() bool {
 		b := string(adminCall(t, p2, "GET", "/admin/budgets", "").Body)
 		s := string(adminCall(t, p2, "GET", "/admin/budgets/settings", "").Body)
 		return strings.Contains(b, `"user_path":"/shared-budget"`) && strings.Contains(s, `"weekly_reset_weekday":4`)

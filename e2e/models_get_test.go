@@ -87,6 +87,9 @@ func TestInventoryCategoryOnMock(t *testing.T) {
 	clearEnv(t)
 	g := startGateway(t, mockBlock(""))
 	waitListed(t, g, masterKey, "mock-transcribe") // the inventory is [] until the listing arrives
+	eventually(t, "the inventory lists mock-transcribe", func() bool {
+		return strings.Contains(string(adminCall(t, g, "GET", "/admin/models", "").Body), `"id":"mock-transcribe"`)
+	})
 	ids := func(category string) string {
 		t.Helper()
 		var rows []struct {

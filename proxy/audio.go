@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"go.uber.org/zap"
-
 	"github.com/modelgate/modelgate/apierr"
 	"github.com/modelgate/modelgate/providers"
 	"github.com/modelgate/modelgate/reqinfo"
@@ -59,28 +57,17 @@ func (s *Service) transcription(w http.ResponseWriter, r *http.Request) {
 	// A failover route applies as for the other model endpoints: the next
 	// target is tried when this one fails in a way failover covers, before
 	// anything reached the client.
-	fallbacks := s.failoverTargets(req, c)
-	for next := 0; ; {
-		failure := s.tryTranscription(w, r, c, t, f, next == len(fallbacks))
-		if failure == nil {
-			return
+	// plan keeps the transcriber of the call it makes for try.
+	plan := func(sub *request) (*call, error) {
+		fc, ft, err := s.transcriptionCall(r, sub, f)
+		if err == nil {
+			t = ft
 		}
-		c = nil
-		for c == nil && next < len(fallbacks) {
-			sub := *req
-			sub.requested = fallbacks[next]
-			aliasUsed := req.info.AliasUsed
-			if c, t, err = s.transcriptionCall(r, &sub, f); err != nil {
-				s.logger().Warn("failover target skipped", zap.String("target", sub.requested), zap.Error(err))
-			}
-			req.info.AliasUsed = aliasUsed
-			next++
-		}
-		if c == nil {
-			apierr.WriteFor(w, r, failure)
-			return
-		}
+		return fc, err
 	}
+	s.failover(w, r, req, c, s.failoverTargets(req, c), plan, func(c *call, last bool) error {
+		return s.tryTranscription(w, r, c, t, f, last)
+	})
 }
 
 // tryTranscription makes one transcription call for c and relays its

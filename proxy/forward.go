@@ -167,25 +167,14 @@ func (s *Service) forward(w http.ResponseWriter, r *http.Request, in ingress) {
 		s.try(w, r, c, true)
 		return
 	}
-	for next := 0; ; {
-		failure := s.try(w, r, c, false)
-		if failure == nil {
-			return // answered
+	plan := func(sub *request) (*call, error) {
+		t, err := s.route(r.Context(), sub)
+		if err != nil {
+			return nil, err
 		}
-		c = nil
-		for c == nil && next < len(fallbacks) {
-			c = s.failoverCall(r, &req, fallbacks[next])
-			next++
-		}
-		if c == nil {
-			apierr.WriteFor(w, r, failure)
-			return
-		}
-		if next == len(fallbacks) {
-			s.try(w, r, c, true)
-			return
-		}
+		return s.newCall(sub, bytes.Clone(req.body), t)
 	}
+	s.failover(w, r, &req, c, fallbacks, plan, func(c *call, last bool) error { return s.try(w, r, c, last) })
 }
 
 // try makes one upstream call for c and relays its answer. When last is

@@ -85,51 +85,32 @@ func (s *Service) realtime(w http.ResponseWriter, r *http.Request) {
 	// model asked for.
 	info.RequestedModel = requested
 	req := &request{requested: requested, info: info}
-	t, err := s.route(r.Context(), req)
+	plan := func(sub *request) (*call, error) {
+		t, err := s.route(r.Context(), sub)
+		if err != nil {
+			return nil, err
+		}
+		return realtimeCall(info, t)
+	}
+	c, err := plan(req)
 	if err != nil {
 		apierr.WriteFor(w, r, err)
 		return
 	}
-	if !supportsRealtime(t.provider) {
-		apierr.WriteFor(w, r, apierr.InvalidRequest("provider "+t.provider.Name()+" has no realtime API").
-			WithParam("model").WithCode("unsupported_endpoint"))
-		return
-	}
 	info.Stream = true
-	c := &call{info: info, provider: t.provider, model: t.model}
 	// A failover route applies as for the other model endpoints: the next
 	// target is tried when this one is saturated or its handshake fails
 	// in a way failover covers, before the client is upgraded.
-	fallbacks := s.failoverTargets(req, c)
 	var up *websocket.Conn
 	var adm limits.Admission
 	var started time.Time
-	for next := 0; ; {
-		var failure error
-		up, adm, started, failure = s.dialRealtimeTarget(w, r, c, next == len(fallbacks))
-		if up != nil {
-			break
-		}
-		if failure == nil {
-			return // answered
-		}
-		c = nil
-		for c == nil && next < len(fallbacks) {
-			sub := *req
-			sub.requested = fallbacks[next]
-			aliasUsed := info.AliasUsed
-			if ft, err := s.route(r.Context(), &sub); err != nil {
-				s.logger().Warn("failover target skipped", zap.String("target", sub.requested), zap.Error(err))
-			} else if supportsRealtime(ft.provider) {
-				c = &call{info: info, provider: ft.provider, model: ft.model}
-			}
-			info.AliasUsed = aliasUsed
-			next++
-		}
-		if c == nil {
-			apierr.WriteFor(w, r, failure)
-			return
-		}
+	s.failover(w, r, req, c, s.failoverTargets(req, c), plan, func(fc *call, last bool) (failure error) {
+		up, adm, started, failure = s.dialRealtimeTarget(w, r, fc, last)
+		c = fc
+		return failure
+	})
+	if up == nil {
+		return // answered
 	}
 	defer func() { adm.Done(usedTokens(info)) }()
 	p, model := c.provider, c.model
@@ -158,10 +139,15 @@ func (s *Service) realtime(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// supportsRealtime reports whether p serves realtime sessions.
-func supportsRealtime(p providers.Provider) bool {
-	_, ok := p.(providers.RealtimeDialer)
-	return ok && p.Supports(providers.EndpointRealtime)
+// realtimeCall is the call of a realtime session routed to t, or the
+// refusal of a provider without a realtime API.
+func realtimeCall(info *reqinfo.Info, t routed) (*call, error) {
+	p := t.provider
+	if _, ok := p.(providers.RealtimeDialer); !ok || !p.Supports(providers.EndpointRealtime) {
+		return nil, apierr.InvalidRequest("provider " + p.Name() + " has no realtime API").
+			WithParam("model").WithCode("unsupported_endpoint")
+	}
+	return &call{info: info, provider: p, model: t.model}, nil
 }
 
 // dialRealtimeTarget checks c's budget and provider and model limits and

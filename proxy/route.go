@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"net/http"
@@ -104,23 +103,50 @@ func (s *Service) failoverTargets(req *request, c *call) []string {
 	return s.VirtualModels.FailoverTargets(req.requested, c.provider.Name(), c.model)
 }
 
+// planner makes the call of a request on one failover target (sub, a
+// copy of the request naming that target): it routes it and checks that
+// the target's provider can take it; an error skips the target.
+type planner func(sub *request) (*call, error)
+
 // failoverCall plans req on the failover target selector (a virtual model
-// or a provider model), or returns nil when it cannot be tried there (the
-// reason is logged): unknown, denied, or a request its provider cannot
-// take.
-func (s *Service) failoverCall(r *http.Request, req *request, selector string) *call {
+// or a provider model) with plan, or returns nil when it cannot be tried
+// there (the reason is logged): unknown, denied, or a request its
+// provider cannot take. Routing a target does not mark the request as
+// served through an alias.
+func (s *Service) failoverCall(req *request, selector string, plan planner) *call {
 	sub := *req
 	sub.requested = selector
-	sub.info = req.info
 	aliasUsed := req.info.AliasUsed
-	t, err := s.route(r.Context(), &sub)
+	c, err := plan(&sub)
 	req.info.AliasUsed = aliasUsed
-	if err == nil {
-		var c *call
-		if c, err = s.newCall(&sub, bytes.Clone(req.body), t); err == nil {
-			return c
+	if err != nil {
+		s.logger().Warn("failover target skipped", zap.String("target", selector), zap.Error(err))
+		return nil
+	}
+	return c
+}
+
+// failover answers with c's call, then, while a call fails in a way
+// failover covers before anything reached the client, with the failover
+// targets in order (fallbacks, each planned by plan). try makes one call:
+// it answers the client and returns nil, or, when last is false, may
+// return the failure instead, writing nothing. When no further target can
+// be planned the last failure is the answer.
+func (s *Service) failover(w http.ResponseWriter, r *http.Request, req *request, c *call, fallbacks []string,
+	plan planner, try func(c *call, last bool) error) {
+	for next := 0; ; {
+		failure := try(c, next == len(fallbacks))
+		if failure == nil {
+			return // answered
+		}
+		c = nil
+		for c == nil && next < len(fallbacks) {
+			c = s.failoverCall(req, fallbacks[next], plan)
+			next++
+		}
+		if c == nil {
+			apierr.WriteFor(w, r, failure)
+			return
 		}
 	}
-	s.logger().Warn("failover target skipped", zap.String("target", selector), zap.Error(err))
-	return nil
 }

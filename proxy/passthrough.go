@@ -57,7 +57,8 @@ var clientCredentials = []string{"Authorization", "X-Api-Key", "Api-Key", "Xi-Ap
 // and checked against the access policies (403 model_access_denied); a
 // call without one is checked against the policy covering every model of
 // the provider. A spent budget refuses a priced model, and a call without
-// a model but GET and HEAD (429 budget_exceeded). The usage of a JSON answer is recorded.
+// a model unless it is a GET or HEAD (429 budget_exceeded). The usage of
+// a JSON answer is recorded.
 func (s *Service) passthrough(w http.ResponseWriter, r *http.Request) {
 	p, rl, path, err := s.passthroughTarget(r)
 	if err != nil {

@@ -58,9 +58,9 @@ const (
 // realtime serves GET /v1/realtime?model=: it resolves the model, dials
 // the provider's realtime endpoint (a failure there is an ordinary HTTP
 // error, the client not upgraded yet, after the failover route's targets
-// were tried), upgrades the client and relays
-// messages both ways until either side closes, the session is idle or too
-// long, or a spent budget ends it. The whole session runs inside this
+// were tried), upgrades the client and relays messages both ways until
+// either side closes, the session is idle or too long, or a spent budget
+// ends it. The whole session runs inside this
 // call, so the stages around it (the concurrency slot, the audit entry)
 // last as long as the session.
 func (s *Service) realtime(w http.ResponseWriter, r *http.Request) {

@@ -134,7 +134,7 @@ func (h *Headers) offerTokens(limit, used int64, c *counter, now int64) {
 // betterRequests takes limit and rem if they are more constrained than
 // what h holds.
 func (h *Headers) betterRequests(limit, rem int64) bool {
-	if h.HasRequests && (rem > h.RemainingRequests || rem == h.RemainingRequests && limit >= h.LimitRequests) {
+	if h.HasRequests && !tighter(limit, rem, h.LimitRequests, h.RemainingRequests) {
 		return false
 	}
 	h.HasRequests, h.LimitRequests, h.RemainingRequests = true, limit, rem
@@ -149,7 +149,7 @@ func (h *Headers) addConcurrency(limit, inFlight int64) {
 		return
 	}
 	rem := max(0, limit-inFlight)
-	if h.HasConcurrency && (rem > h.RemainingConcurrency || rem == h.RemainingConcurrency && limit >= h.LimitConcurrency) {
+	if h.HasConcurrency && !tighter(limit, rem, h.LimitConcurrency, h.RemainingConcurrency) {
 		return
 	}
 	h.HasConcurrency, h.LimitConcurrency, h.RemainingConcurrency = true, limit, rem
@@ -157,9 +157,16 @@ func (h *Headers) addConcurrency(limit, inFlight int64) {
 
 // betterTokens is betterRequests for tokens.
 func (h *Headers) betterTokens(limit, rem int64) bool {
-	if h.HasTokens && (rem > h.RemainingTokens || rem == h.RemainingTokens && limit >= h.LimitTokens) {
+	if h.HasTokens && !tighter(limit, rem, h.LimitTokens, h.RemainingTokens) {
 		return false
 	}
 	h.HasTokens, h.LimitTokens, h.RemainingTokens = true, limit, rem
 	return true
+}
+
+// tighter reports whether a rule with limit and rem remaining is more
+// constrained than one with haveLimit and haveRem: fewer remaining, then
+// the smaller cap.
+func tighter(limit, rem, haveLimit, haveRem int64) bool {
+	return rem < haveRem || rem == haveRem && limit < haveLimit
 }

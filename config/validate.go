@@ -65,6 +65,11 @@ func validate(c Config) error {
 	if Int64(c.Cache.MaxBytes, 1) <= 0 {
 		bad("cache.max_bytes", "must be positive, got %d", *c.Cache.MaxBytes)
 	}
+	if n := c.Cache.MaxEntryBytes; n != nil && *n <= 0 {
+		bad("cache.max_entry_bytes", "must be positive, got %d", *n)
+	} else if n != nil && *n > c.Cache.Limit() {
+		bad("cache.max_entry_bytes", "%d is larger than cache.max_bytes (%d): one entry cannot exceed the whole cache", *n, c.Cache.Limit())
+	}
 	if s := c.Cache.Scope; s != "" && s != CacheScopeUserPath && s != CacheScopeGlobal {
 		bad("cache.scope", "%q is not one of user_path, global", s)
 	}

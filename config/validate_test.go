@@ -175,6 +175,24 @@ func TestResolveValidation(t *testing.T) {
 			want: "cache.ttl_seconds: must not be negative",
 		},
 		{
+			name: "zero cache entry cap",
+			yaml: "cache: {max_entry_bytes: 0}",
+			want: "cache.max_entry_bytes: must be positive, got 0",
+		},
+		{
+			name: "cache entry cap over the cache cap",
+			yaml: "cache: {max_bytes: 1000, max_entry_bytes: 1001}",
+			want: "cache.max_entry_bytes: 1001 is larger than cache.max_bytes (1000)",
+		},
+		{
+			name: "cache entry cap equal to the cache cap",
+			yaml: "cache: {max_bytes: 1000, max_entry_bytes: 1000}",
+		},
+		{
+			name: "small cache cap without an entry cap",
+			yaml: "cache: {max_bytes: 1000}",
+		},
+		{
 			name: "negative flush interval",
 			yaml: "rate_limits: {flush_interval: -1}",
 			want: "rate_limits.flush_interval: must not be negative",

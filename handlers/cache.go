@@ -60,8 +60,11 @@ var keptHeaders = []string{"Content-Type", "Cache-Control", "X-Accel-Buffering",
 // streaming or not, the user path (unless cache.scope is global) and the
 // body with its JSON object keys sorted. A miss goes on down the chain and
 // its answer is stored when it is a complete 200 from the first provider
-// tried. Identical misses in flight at once make one upstream call: the
-// others wait (each bounded by its own context) and are answered with it.
+// tried, no longer than cache.max_entry_bytes: a longer one stops being
+// copied as soon as it outgrows that and passes through uncached.
+// Identical misses in flight at once make one upstream call: the others
+// wait (each bounded by its own context) and are answered with it, or
+// make their own calls as soon as it is known not to be stored.
 //
 // Cache-Control: no-cache skips the lookup (and coalescing), no-store the
 // write. Every answer on a cacheable route carries X-Modelgate-Cache.
@@ -135,13 +138,17 @@ func serveCached(rc *caddymodule.ResponseCache, px *proxy.Service, rt *routes.Ro
 		flight = f
 		w.Header().Set(CacheHeader, CacheMiss)
 	}
+	if noStore {
+		return next.ServeHTTP(w, r) // never stored: nothing to capture
+	}
 	// Ends the flight sharing nothing if next panics or its answer is not
-	// kept; after the Done below it does nothing.
+	// kept; after the Done below (or the capture giving up) it does
+	// nothing.
 	defer flight.Done(nil)
-	cw := &cacheWriter{ResponseWriter: w, max: rc.MaxBytes()}
+	cw := &cacheWriter{ResponseWriter: w, max: rc.MaxEntryBytes(), flight: flight}
 	err := next.ServeHTTP(cw, r)
 	ans := keepable(cw, info, t.Stream)
-	if ans != nil && !noStore {
+	if ans != nil {
 		if info.ProviderName != t.Provider || info.ResolvedModel != t.Model {
 			// Stored under what actually answered.
 			key, _ = cache.KeyOf(keyRequest(rc, rt, info, info.ProviderName, info.ResolvedModel, t.Stream), body)
@@ -225,7 +232,7 @@ var hitValue = []string{CacheHit}
 // event) does not keep it from being stored; one that leaves before
 // (the answer still open) does. Otherwise nil.
 func keepable(cw *cacheWriter, info *reqinfo.Info, stream bool) *cache.Answer {
-	if cw.status != http.StatusOK || cw.over || cw.failed || info.AnswerOpen ||
+	if cw.status != http.StatusOK || cw.dropped || info.AnswerOpen ||
 		info.ErrorCode != "" || info.CacheHit || info.ProviderName == "" {
 		return nil
 	}

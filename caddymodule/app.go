@@ -321,7 +321,7 @@ func (a *App) start() error {
 		Logger:     a.logger.Named("admin"),
 		Changes:    a.changeNotifier(),
 	}))
-	warnAccessLogs(a.caddyCtx, a.logger)
+	warnAccessLogs(a.caddyCtx, httpServers(a.caddyCtx), a.logger)
 	if !a.auth.Required() {
 		a.logger.Warn("no master key and no managed keys: model endpoints answer only clients on a loopback address, without a key; set GATEWAY_MASTER_KEY to serve others")
 	}

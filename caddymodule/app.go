@@ -108,6 +108,7 @@ type App struct {
 	limitsHeld bool // this instance holds a limiters reference
 	adminAPI   *admin.Handler
 	selfUsage  *selfusage.Handler
+	openHosts  *openHosts // the Caddy sites' host names, for OpenHostAllowed
 	ready      chan struct{}
 	startErr   error
 
@@ -321,9 +322,13 @@ func (a *App) start() error {
 		Logger:     a.logger.Named("admin"),
 		Changes:    a.changeNotifier(),
 	}))
-	warnAccessLogs(a.caddyCtx, a.logger)
+	servers := httpServers(a.caddyCtx)
+	a.openHosts = newOpenHosts(siteHosts(servers))
+	warnAccessLogs(a.caddyCtx, servers, a.logger)
 	if !a.auth.Required() {
-		a.logger.Warn("no master key and no managed keys: model endpoints answer only clients on a loopback address, without a key; set GATEWAY_MASTER_KEY to serve others")
+		a.logger.Warn("no master key and no managed keys: model endpoints answer only clients on a loopback address, without a key, "+
+			"and only for a Host that is localhost, a loopback address or a host the site names; set GATEWAY_MASTER_KEY to serve others",
+			zap.Strings("site_hosts", a.openHosts.names()))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	a.cancel = cancel
@@ -401,6 +406,16 @@ func (a *App) Proxy() *proxy.Service { return a.proxy }
 
 // Store returns the open store, or nil before Start.
 func (a *App) Store() *store.Store { return a.store }
+
+// OpenHostAllowed reports whether a request whose Host header is host
+// (with or without a port) may be served while no credential exists at
+// all (Auth().Required() false): host is localhost or a name under
+// .localhost, a loopback address (127.0.0.0/8, ::1), or a name a host
+// matcher of the Caddy http app's routes names (a Caddyfile site
+// address's host). Any other name may be one a web page points at
+// 127.0.0.1 to reach this gateway from the browser (DNS rebinding). Call
+// it after WaitReady.
+func (a *App) OpenHostAllowed(host string) bool { return a.openHosts.allowed(host) }
 
 // WaitReady waits until Start has run (or ctx ends) and reports whether it
 // succeeded. Handlers call it before using AdminAPI, Limiter or the managed

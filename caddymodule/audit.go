@@ -84,12 +84,9 @@ func newAuditing(cfg config.Config, rec *audit.Recorder) *Auditing {
 	for _, p := range cfg.Providers {
 		secrets = append(secrets, p.APIKey)
 	}
-	if cfg.MasterKey != "" {
-		secrets = append(secrets, cfg.MasterKey)
-	}
 	return &Auditing{
 		Recorder:      rec,
-		Redactor:      audit.NewRedactor(secrets),
+		Redactor:      audit.NewRedactor(secrets, cfg.MasterKey),
 		Sessions:      audit.NewResponseSessions(responseSessionsCapacity),
 		Entries:       cfg.Logging.On(),
 		Usage:         cfg.Usage.On(),

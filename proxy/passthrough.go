@@ -341,7 +341,7 @@ func (s *Service) copyFlushing(w http.ResponseWriter, r *http.Request, body io.R
 				return true
 			}
 			if r.Context().Err() == nil {
-				c.failed = readError(c.provider.Name(), err)
+				c.answerFailed(readError(c.provider.Name(), err))
 				s.logger().Warn("relayed answer broke off", zap.String("provider", c.provider.Name()), zap.Error(err))
 			}
 			return false

@@ -58,7 +58,8 @@ const CodeInternalError = "internal_error"
 // included, or has ended otherwise (a client that left, a panic, a
 // stream aborted because the upstream broke it off); and one usage
 // record for each request a provider answered (or began to answer and
-// reported usage for).
+// reported usage for). A request whose body does not arrive in time is
+// answered here, 408 request_timeout (see requestTimedOut).
 // Before passing the request on it detects the request's session, so that
 // later stages see it. Requests the auth stage refuses are recorded the
 // same way (see Auth). The records go to storage through its queue: the
@@ -109,6 +110,10 @@ func auditServe(au *caddymodule.Auditing, rt *routes.Route, w http.ResponseWrite
 	}
 	info, r := requestInfo(r)
 	rec := newAuditRequest(au, rt, info, r, served)
+	if apierr.TimedOut(rec.readErr) {
+		// The body did not arrive in time: nothing can serve the request.
+		serve = requestTimedOut
+	}
 	aw := &auditWriter{ResponseWriter: w, done: r.Context().Done(), info: info, capture: au.Entries && au.Bodies, max: au.MaxBodyBytes}
 	// Deferred, so that the entry is completed however serve ends: also
 	// when it panics, as an aborted stream does (http.ErrAbortHandler).
@@ -136,6 +141,8 @@ type auditRequest struct {
 	tooBig bool
 	bodyCT string
 	bodyN  int64
+	// readErr is the error reading the body met, if any.
+	readErr error
 }
 
 // newAuditRequest reads the request body (up to the recording cap, handing
@@ -155,7 +162,7 @@ func newAuditRequest(au *caddymodule.Auditing, rt *routes.Route, info *reqinfo.I
 			limit = max(limit, int(r.ContentLength))
 		}
 		body, rest, err := peekBody(r.Body, int64(limit), r.ContentLength)
-		r.Body = rest
+		r.Body, a.readErr = rest, err
 		if err == nil && len(body) > 0 && len(body) <= limit {
 			// The whole body: later stages take it, and its one scan,
 			// from info instead of reading and scanning it again. A body
@@ -264,8 +271,11 @@ func (a *auditRequest) finish(aw *auditWriter, r *http.Request, serveErr error, 
 	// failed, or a stream still open) that is recorded as status 499,
 	// client_disconnected, whatever was sent before; a client that leaves
 	// once it has the whole answer (an agent closing the connection on
-	// the stream's last event) got its answer.
-	if errors.Is(r.Context().Err(), context.Canceled) && (aw.status == 0 || aw.failed || info.AnswerOpen) {
+	// the stream's last event) got its answer. A body read that timed out
+	// cancels the context too: that request was answered 408
+	// request_timeout, its client still there.
+	if errors.Is(r.Context().Err(), context.Canceled) && errCode != apierr.CodeRequestTimeout &&
+		(aw.status == 0 || aw.failed || info.AnswerOpen) {
 		e.StatusCode, errCode = StatusClientClosed, CodeClientDisconnected
 		errMsg = "the client disconnected before the answer was complete"
 		if errType == "" {

@@ -100,6 +100,19 @@ func fltLastEvents(shape string) string {
 		"data: [DONE]\n\n"
 }
 
+// fltUsageEvents are events of each upstream shape's stream that report
+// 5 input and 3 output tokens: the usage chunk, response.completed, or
+// message_start and message_delta.
+func fltUsageEvents(shape string) string {
+	switch shape {
+	case "responses":
+		return "event: response.completed\ndata: {\"type\":\"response.completed\",\"sequence_number\":1,\"response\":{\"id\":\"resp_1\",\"object\":\"response\",\"status\":\"completed\",\"output\":[],\"usage\":{\"input_tokens\":5,\"output_tokens\":3,\"total_tokens\":8}}}\n\n"
+	case "messages":
+		return "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\",\"stop_sequence\":null},\"usage\":{\"input_tokens\":5,\"output_tokens\":3}}\n\n"
+	}
+	return "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"fault-ok\",\"choices\":[],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":3,\"total_tokens\":8}}\n\n"
+}
+
 // fltServeFault answers one upstream request as the model names.
 func fltServeFault(w http.ResponseWriter, r *http.Request, shape, model string, stream bool) {
 	key := fltOpenAIKey
@@ -142,6 +155,11 @@ func fltServeFault(w http.ResponseWriter, r *http.Request, shape, model string, 
 			return
 		}
 		fltHijack(w, true, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n"+okBody[:20])
+	case "fault-resetusage":
+		// The upstream reports its usage, then resets inside an event.
+		events := fltFirstEvent(shape) + fltUsageEvents(shape) + "data: {\"pa"
+		fltHijack(w, true, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"+
+			fmt.Sprintf("%x\r\n%s\r\n", len(events), events))
 	case "fault-silence":
 		w.Header().Set("Content-Type", ctype)
 		if stream {
@@ -269,13 +287,19 @@ type fltAnswer struct {
 
 func fltPost(t *testing.T, g *gateway, path, body string) fltAnswer {
 	t.Helper()
+	return fltPostAs(t, g, path, body, fltUserPath)
+}
+
+// fltPostAs is fltPost for the caller's user path userPath.
+func fltPostAs(t *testing.T, g *gateway, path, body, userPath string) fltAnswer {
+	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, g.URL+path, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+fltMasterKey)
-	req.Header.Set("X-Modelgate-User-Path", fltUserPath)
+	req.Header.Set("X-Modelgate-User-Path", userPath)
 	start := time.Now()
 	resp, err := (&http.Client{Timeout: 20 * time.Second}).Do(req)
 	if err != nil {
@@ -371,17 +395,7 @@ func fltClearEnv(t *testing.T) {
 // expected status and shape, name no credential and no loopback address,
 // and leave the slots free: the next request is admitted.
 func TestFaultInjection(t *testing.T) {
-	fltClearEnv(t)
-	t.Setenv("SET_RATE_LIMIT_FAULTS", "concurrent=1")
-	t.Setenv("SET_PROVIDER_RATE_LIMIT_FO", "concurrent=1")
-	t.Setenv("SET_PROVIDER_RATE_LIMIT_FA", "concurrent=1")
-	up := fltUpstream(t)
-	models := "fault-ok " + strings.Join(fltFaults, " ")
-	provider := func(name, typ, key string) string {
-		return "provider " + name + " {\n type " + typ + "\n api_key " + key + "\n base_url " + up.URL + "/v1\n models " + models +
-			"\n models_mode allowlist\n timeout 1s\n read_idle_timeout 300ms\n max_response_body 1MiB\n max_stream_event 64KiB\n}\n"
-	}
-	g := startGateway(t, "master_key "+fltMasterKey+"\n"+provider("fo", "openai", fltOpenAIKey)+provider("fa", "anthropic", fltAnthropicKey))
+	g := fltGateway(t)
 
 	for _, sh := range fltShapes {
 		for _, stream := range []bool{false, true} {
@@ -394,6 +408,84 @@ func TestFaultInjection(t *testing.T) {
 					fltCheckReleased(t, g, sh)
 				})
 			}
+		}
+	}
+}
+
+// fltGateway starts the gateway of the fault run against the fake
+// upstream: providers fo (OpenAI) and fa (Anthropic), one concurrent
+// request allowed on the caller's user path and on each provider.
+func fltGateway(t *testing.T) *gateway {
+	t.Helper()
+	fltClearEnv(t)
+	t.Setenv("SET_RATE_LIMIT_FAULTS", "concurrent=1")
+	t.Setenv("SET_PROVIDER_RATE_LIMIT_FO", "concurrent=1")
+	t.Setenv("SET_PROVIDER_RATE_LIMIT_FA", "concurrent=1")
+	up := fltUpstream(t)
+	models := "fault-ok fault-resetusage " + strings.Join(fltFaults, " ")
+	provider := func(name, typ, key string) string {
+		return "provider " + name + " {\n type " + typ + "\n api_key " + key + "\n base_url " + up.URL + "/v1\n models " + models +
+			"\n models_mode allowlist\n timeout 1s\n read_idle_timeout 300ms\n max_response_body 1MiB\n max_stream_event 64KiB\n}\n"
+	}
+	return startGateway(t, "master_key "+fltMasterKey+"\n"+provider("fo", "openai", fltOpenAIKey)+provider("fa", "anthropic", fltAnthropicKey))
+}
+
+// TestFaultStreamCutAudited: a stream the upstream resets in the middle
+// of an event, with or without reporting its usage first, aborts a native
+// stream (a translated one ends with an error event) and leaves exactly
+// one audit entry, 502 upstream_read_failed, with the usage the upstream
+// reported, and a usage record of it; the slots it held are free again.
+func TestFaultStreamCutAudited(t *testing.T) {
+	g := fltGateway(t)
+	get := func(t *testing.T, path, userPath string) map[string]any {
+		t.Helper()
+		res := request(t, "GET", g.URL+path, "", "Authorization", "Bearer "+fltMasterKey, userPathHeader, userPath)
+		if res.Status != 200 {
+			t.Fatalf("GET %s: %d %s", path, res.Status, res.Body)
+		}
+		return res.JSON(t)
+	}
+	n := 0
+	for _, sh := range fltShapes {
+		for _, fault := range []string{"fault-reset", "fault-resetusage"} {
+			t.Run(sh.name+"/"+fault, func(t *testing.T) {
+				n++
+				userPath := fmt.Sprintf("%s/cut/%d", fltUserPath, n)
+				a := fltPostAs(t, g, sh.path, sh.body(fault, true), userPath)
+				fltCheckClean(t, a)
+				if a.status != 200 {
+					t.Fatalf("status %d: %.300s", a.status, a.body)
+				}
+				if !sh.translated && a.readErr == nil {
+					t.Errorf("a cut native stream reached the client as complete: %.300q", a.body)
+				}
+				log := get(t, "/admin/audit/log?user_path="+userPath, fltUserPath)
+				entries, _ := log["entries"].([]any)
+				if log["total"] != 1.0 || len(entries) != 1 {
+					t.Fatalf("the audit log holds %v entries for the request, want 1: %v", log["total"], log)
+				}
+				id, _ := entries[0].(map[string]any)["id"].(string)
+				e := get(t, "/admin/audit/log/"+id, fltUserPath)
+				data, _ := e["data"].(map[string]any)
+				if e["status_code"] != 502.0 || data["error_code"] != "upstream_read_failed" || e["error_type"] != "provider_error" {
+					t.Errorf("entry status %v, error %v/%v; want 502 provider_error/upstream_read_failed", e["status_code"], e["error_type"], data["error_code"])
+				}
+				usage, _ := e["usage"].(map[string]any)
+				today, _ := get(t, "/v1/usage", userPath)["usage"].(map[string]any)["today"].(map[string]any)
+				if fault == "fault-resetusage" {
+					if usage["total_tokens"] != 8.0 || usage["input_tokens"] != 5.0 {
+						t.Errorf("entry usage %v, want the 5+3 tokens reported before the cut", usage)
+					}
+					if today["requests"] != 1.0 || today["total_tokens"] != 8.0 {
+						t.Errorf("usage of the user path %v, want one record of 8 tokens", today)
+					}
+				} else if sh.name == "chat" || sh.name == "responses" {
+					if usage["total_tokens"] != 0.0 || today["requests"] != 0.0 {
+						t.Errorf("no usage was reported, yet the entry has %v and the user path %v", usage, today)
+					}
+				}
+				fltCheckReleased(t, g, sh)
+			})
 		}
 	}
 }

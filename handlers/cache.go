@@ -9,6 +9,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
+	"github.com/modelgate/modelgate/apierr"
 	"github.com/modelgate/modelgate/cache"
 	"github.com/modelgate/modelgate/caddymodule"
 	"github.com/modelgate/modelgate/proxy"
@@ -107,7 +108,11 @@ func serveCached(rc *caddymodule.ResponseCache, px *proxy.Service, rt *routes.Ro
 	if b := info.Body(); b != nil && (rc.MaxBodyBytes <= 0 || int64(len(b.Bytes)) <= rc.MaxBodyBytes) {
 		body, ok = b.Bytes, true // read whole by the audit stage
 	} else {
-		body, ok = readCacheBody(r, rc.MaxBodyBytes)
+		var err error
+		body, ok, err = readCacheBody(r, rc.MaxBodyBytes)
+		if apierr.TimedOut(err) {
+			return requestTimedOut(w, r)
+		}
 	}
 	var t proxy.Target
 	if ok {
@@ -269,11 +274,11 @@ func cacheControl(h http.Header) (noCache, noStore bool) {
 
 // readCacheBody reads r's body whole when it is at most max bytes and
 // hands it on to the next stage unchanged. ok is false when it is longer
-// or cannot be read: the proxy then answers the request as it would
-// without the cache (the part already read is handed on too).
-func readCacheBody(r *http.Request, max int64) (body []byte, ok bool) {
+// or cannot be read (err says why): the proxy then answers the request as
+// it would without the cache (the part already read is handed on too).
+func readCacheBody(r *http.Request, max int64) (body []byte, ok bool, err error) {
 	if r.Body == nil || r.Body == http.NoBody || (max > 0 && r.ContentLength > max) {
-		return nil, false
+		return nil, false, nil
 	}
 	limit := max
 	if limit <= 0 {
@@ -282,9 +287,9 @@ func readCacheBody(r *http.Request, max int64) (body []byte, ok bool) {
 	body, rest, err := peekBody(r.Body, limit, r.ContentLength)
 	if err != nil || int64(len(body)) > limit {
 		r.Body = rest
-		return nil, false
+		return nil, false, err
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
-	return body, true
+	return body, true, nil
 }

@@ -231,7 +231,7 @@ func readTranscriptionForm(r *http.Request, max int64) (*providers.Transcription
 			return nil, tooLarge(max)
 		}
 		if err != nil {
-			return nil, apierr.InvalidRequest("malformed multipart body: " + err.Error()).WithCode(apierr.CodeInvalidMultipart)
+			return nil, apierr.MultipartError(err)
 		}
 	}
 	if !seenFile {

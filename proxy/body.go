@@ -101,16 +101,23 @@ func readBody(r *http.Request, max int64) ([]byte, error) {
 	}
 	body, err := readAllSized(src, int(size)+memberHeadroom)
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return nil, tooLarge(max)
-		}
-		return nil, apierr.InvalidRequest("could not read request body: " + err.Error())
+		return nil, bodyError(err, max)
 	}
 	if err := checkBody(body, max); err != nil {
 		return nil, err
 	}
 	return body, nil
+}
+
+// bodyError is the answer to a request body of at most max bytes whose
+// reading failed with err: 413 when an http.MaxBytesReader found it
+// longer, else apierr.BodyReadError (408 when it did not arrive in time).
+func bodyError(err error, max int64) error {
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return tooLarge(max)
+	}
+	return apierr.BodyReadError(err, "")
 }
 
 func tooLarge(max int64) error {

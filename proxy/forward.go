@@ -111,6 +111,16 @@ func (s *Service) sendFailed(r *http.Request, c *call, started time.Time, err er
 	return c.failed
 }
 
+// answerFailed records e, the failure of c's upstream answer once the
+// client's answer had begun (a stream the upstream broke off, with the
+// status line already sent), as the call's failure for its attempt record
+// and as the request's outcome (apierr.Record): the audit entry carries
+// e's status and code rather than the status the client got.
+func (c *call) answerFailed(e *apierr.Error) {
+	c.failed = e
+	apierr.Record(c.info, e)
+}
+
 // failedWith records e, the gateway error an upstream call amounts to, as
 // the failure of its attempt at.
 func failedWith(at *reqinfo.Attempt, e *apierr.Error) {

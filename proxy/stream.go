@@ -62,7 +62,9 @@ func endsLine(b []byte) bool { return len(b) > 0 && b[len(b)-1] == '\n' }
 //     the client's connection is aborted, so that its SDK reports an
 //     error instead of taking the stream for a complete answer. The
 //     panic (http.ErrAbortHandler) is how net/http aborts a response
-//     without logging it; the caller's deferred releases run on the way.
+//     without logging it; the caller's deferred releases run on the way,
+//     and the audit stage completes the request's entry from the
+//     failure recorded here (502 upstream_read_failed).
 func (s *Service) endStream(r *http.Request, out *eventWriter, c *call, partial []byte, err error) {
 	if err == io.EOF && len(partial) == 0 {
 		out.end(nil)
@@ -75,7 +77,7 @@ func (s *Service) endStream(r *http.Request, out *eventWriter, c *call, partial 
 		err = io.ErrUnexpectedEOF // the stream stopped inside an event
 	}
 	e := readError(c.provider.Name(), err)
-	c.failed = e
+	c.answerFailed(e)
 	s.logger().Warn("upstream stream failed", zap.String("provider", c.provider.Name()),
 		zap.String("code", *e.Code), zap.Int("partial_event_bytes", len(partial)), zap.Error(err))
 	if errors.Is(err, errUpstreamTimeout) || errors.Is(err, errEventTooLarge) {

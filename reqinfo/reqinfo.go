@@ -111,7 +111,14 @@ type Info struct {
 	AnswerOpen bool
 	// ErrorCode is the code of the gateway error the request was answered
 	// with, or its type when it has no code; empty while none was written.
+	// An answer that failed after it had begun (a stream the upstream
+	// broke off) records its failure here too (apierr.Record).
 	ErrorCode string
+	// ErrorStatus is the HTTP status of that gateway error; 0 while none
+	// was recorded. For an answer that failed after it had begun it is
+	// the failure's status (502 for a broken upstream stream), not the
+	// one the client already got, and the audit entry records it.
+	ErrorStatus int
 	// ErrorType is the type of that gateway error; empty while none was
 	// written.
 	ErrorType string

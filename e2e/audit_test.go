@@ -462,11 +462,12 @@ func decode(t *testing.T, b json.RawMessage) any {
 }
 
 // TestAuditDroppedMetric: the drop counter is exported through Caddy's
-// metrics, labelled by kind.
+// metrics, labelled by kind and reason.
 func TestAuditDroppedMetric(t *testing.T) {
 	g := startMockGateway(t)
 	res := request(t, "GET", g.AdminURL+"/metrics", "")
-	for _, want := range []string{`modelgate_audit_dropped_total{kind="entry"} 0`, `modelgate_audit_dropped_total{kind="usage"} 0`} {
+	for _, want := range []string{`modelgate_audit_dropped_total{kind="entry",reason="queue_full"} 0`,
+		`modelgate_audit_dropped_total{kind="usage",reason="queue_full"} 0`} {
 		if !strings.Contains(string(res.Body), want) {
 			t.Errorf("metrics lack %s", want)
 		}

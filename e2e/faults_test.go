@@ -598,18 +598,6 @@ func TestFaultOverlongModel(t *testing.T) {
 	if res.Status != 200 {
 		t.Fatalf("normal request after it: %d %s", res.Status, res.Body)
 	}
-	for _, model := range []string{strings.Repeat("m", 257), long} {
-		e := request(t, "POST", g.URL+"/v1/chat/completions", body(model),
-			"Authorization", "Bearer "+masterKey, "X-Request-Id", fmt.Sprintf("refused-%d", len(model))).
-			ExpectErr(t, http.StatusBadRequest, "invalid_request_error", "invalid_value")
-		if e.Param == nil || *e.Param != "model" || !strings.Contains(e.Message, "256") {
-			t.Errorf("%d-byte model: %+v", len(model), e)
-		}
-	}
-	if up.count() != 2 {
-		t.Errorf("%d upstream calls, want 2: a refused model reached the upstream", up.count())
-	}
-
 	// auditRecords flushes the store: on the original code the flush
 	// never ended, the batch holding the bad record retried forever.
 	entries, usage := auditRecords(t)
@@ -624,12 +612,7 @@ func TestFaultOverlongModel(t *testing.T) {
 	if e := one(t, entries, "after-overlong"); e.StatusCode != 200 || len(usage[e.ID]) != 1 {
 		t.Errorf("request after it: status %d, %d usage records", e.StatusCode, len(usage[e.ID]))
 	}
-	for _, n := range []int{257, len(long)} {
-		e := one(t, entries, fmt.Sprintf("refused-%d", n))
-		if e.StatusCode != 400 || e.RequestedModel != modelid.Recorded(strings.Repeat("m", n)) {
-			t.Errorf("%d-byte model refused: entry %d %q", n, e.StatusCode, e.RequestedModel)
-		}
-	}
+
 	// Readable through the admin API, with the usage summary.
 	if e := auditEntryOf(t, g, "after-overlong"); e["status_code"] != float64(200) {
 		t.Errorf("admin API entry %v", e)
@@ -640,6 +623,27 @@ func TestFaultOverlongModel(t *testing.T) {
 	adminJSON(t, g, "/admin/usage/summary", &sum)
 	if sum.TotalRequests != 2 {
 		t.Errorf("usage summary counts %d requests, want 2", sum.TotalRequests)
+	}
+
+	// The model endpoints refuse a model over 256 bytes, before any
+	// upstream call, and record the refusal with the model cut.
+	for _, model := range []string{strings.Repeat("m", 257), long} {
+		e := request(t, "POST", g.URL+"/v1/chat/completions", body(model),
+			"Authorization", "Bearer "+masterKey, "X-Request-Id", fmt.Sprintf("refused-%d", len(model))).
+			ExpectErr(t, http.StatusBadRequest, "invalid_request_error", "invalid_value")
+		if e.Param == nil || *e.Param != "model" || !strings.Contains(e.Message, "256") {
+			t.Errorf("%d-byte model: %+v", len(model), e)
+		}
+	}
+	if up.count() != 2 {
+		t.Errorf("%d upstream calls, want 2: a refused model reached the upstream", up.count())
+	}
+	entries, _ = auditRecords(t)
+	for _, n := range []int{257, len(long)} {
+		e := one(t, entries, fmt.Sprintf("refused-%d", n))
+		if e.StatusCode != 400 || e.RequestedModel != modelid.Recorded(strings.Repeat("m", n)) {
+			t.Errorf("%d-byte model refused: entry %d %q", n, e.StatusCode, e.RequestedModel)
+		}
 	}
 	if m := string(request(t, "GET", g.AdminURL+"/metrics", "").Body); strings.Contains(m, `reason="key_too_large"`) {
 		t.Errorf("records dropped though every model is bounded:\n%s", grepLines(m, "modelgate_audit_dropped_total"))

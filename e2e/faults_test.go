@@ -635,6 +635,14 @@ func TestFaultOverlongModel(t *testing.T) {
 			t.Errorf("%d-byte model: %+v", len(model), e)
 		}
 	}
+	// So do the transcription form and the realtime query.
+	m257 := strings.Repeat("m", 257)
+	form, ctype := multipartBody(t, map[string]string{"model": m257})
+	request(t, "POST", g.URL+"/v1/audio/transcriptions", form, "Authorization", "Bearer "+masterKey, "Content-Type", ctype).
+		ExpectErr(t, http.StatusBadRequest, "invalid_request_error", "invalid_value")
+	request(t, "GET", g.URL+"/v1/realtime?model="+m257, "", "Authorization", "Bearer "+masterKey,
+		"Connection", "Upgrade", "Upgrade", "websocket", "Sec-WebSocket-Version", "13", "Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ==").
+		ExpectErr(t, http.StatusBadRequest, "invalid_request_error", "invalid_value")
 	if up.count() != 2 {
 		t.Errorf("%d upstream calls, want 2: a refused model reached the upstream", up.count())
 	}

@@ -111,6 +111,9 @@ func validateProviders(ps Providers) []error {
 		if !validProviderName(p.Name) {
 			bad("name", "%q may contain only lowercase letters, digits, '_', '.' and '-'", p.Name)
 		}
+		if len(p.Name) > MaxProviderNameLen {
+			bad("name", "is %d bytes long; the longest accepted is %d", len(p.Name), MaxProviderNameLen)
+		}
 		if seen[p.Name] {
 			bad("name", "%q is defined more than once", p.Name)
 		}
@@ -201,6 +204,11 @@ func checkHTTPURL(s string) error {
 	}
 	return nil
 }
+
+// MaxProviderNameLen is the longest provider name, in bytes. The name is
+// part of storage keys (usage aggregates, audit hours, the audit index),
+// so it is bounded like every value that becomes one.
+const MaxProviderNameLen = 128
 
 // validProviderName reports whether name uses only [a-z0-9_.-] and is not
 // a path element such as "." or "..".

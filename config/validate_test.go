@@ -30,6 +30,11 @@ func TestResolveValidation(t *testing.T) {
 			want: `providers.a/b.name: "a/b" may contain only`,
 		},
 		{
+			name: "provider name too long",
+			app:  Config{Providers: Providers{{Name: strings.Repeat("p", MaxProviderNameLen+1), Type: "mock"}}},
+			want: "name: is 129 bytes long; the longest accepted is 128",
+		},
+		{
 			name: "dot-dot provider name",
 			yaml: "providers: {'..': {type: mock}}",
 			want: `providers....name: ".." may contain only`,

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelgate/modelgate/modelid"
 )
 
 // Secrets of the fault run: no answer may contain them.
@@ -657,4 +659,104 @@ func fltAnthropicType(status int) string {
 		return "api_error"
 	}
 	return "invalid_request_error"
+}
+
+// TestFaultOverlongModel (issue 35, item 1): a passthrough call whose JSON
+// model is 40,000 characters, answered 200 with usage, made a usage
+// aggregate key bbolt refuses, and the store's writer retried that batch
+// forever: no audit entry or usage record was stored from then on. Now
+// the passthrough model is recorded cut and marked (modelid.Recorded),
+// later requests are still recorded and readable through the admin API,
+// and the model endpoints refuse a model over 256 bytes with 400
+// invalid_value (their audit entry recorded, with the model cut).
+func TestFaultOverlongModel(t *testing.T) {
+	clearEnv(t)
+	t.Setenv("ENABLED_PASSTHROUGH_PROVIDERS", "fo")
+	up := newRecordingUpstream(t, passthroughUpstream)
+	g := startGateway(t, "master_key "+masterKey+"\n"+
+		providerBlock("fo", "openai", fltOpenAIKey, up.URL+"/v1", "models gpt-4o-mini", "models_mode allowlist"))
+	long := strings.Repeat("m", 40_000)
+	body := func(model string) string {
+		return fmt.Sprintf(`{"model":%q,"messages":[{"role":"user","content":"hi"}]}`, model)
+	}
+
+	res := request(t, "POST", g.URL+"/p/fo/chat/completions", body(long),
+		"Authorization", "Bearer "+masterKey, "X-Request-Id", "overlong-passthrough")
+	if res.Status != 200 || up.count() != 1 || up.last(t).Body != body(long) {
+		t.Fatalf("passthrough %d %.200s; the upstream must get the body unchanged", res.Status, res.Body)
+	}
+	res = request(t, "POST", g.URL+"/v1/chat/completions", body("gpt-4o-mini"),
+		"Authorization", "Bearer "+masterKey, "X-Session-Id", "after-overlong", "X-Request-Id", "after-overlong")
+	if res.Status != 200 {
+		t.Fatalf("normal request after it: %d %s", res.Status, res.Body)
+	}
+	// auditRecords flushes the store: on the original code the flush
+	// never ended, the batch holding the bad record retried forever.
+	entries, usage := auditRecords(t)
+	pt := one(t, entries, "overlong-passthrough")
+	if pt.RequestedModel != modelid.Recorded(long) || len(pt.RequestedModel) > modelid.MaxLen ||
+		!strings.Contains(pt.RequestedModel, modelid.Marker) || pt.StatusCode != 200 {
+		t.Errorf("passthrough entry: status %d, model %q (%d bytes)", pt.StatusCode, pt.RequestedModel, len(pt.RequestedModel))
+	}
+	if us := usage[pt.ID]; len(us) != 1 || us[0].Model != modelid.Recorded(long) || us[0].Usage.TotalTokens != 15 {
+		t.Errorf("passthrough usage records %+v", us)
+	}
+	if e := one(t, entries, "after-overlong"); e.StatusCode != 200 || len(usage[e.ID]) != 1 {
+		t.Errorf("request after it: status %d, %d usage records", e.StatusCode, len(usage[e.ID]))
+	}
+
+	// Readable through the admin API, with the usage summary.
+	if e := auditEntryOf(t, g, "after-overlong"); e["status_code"] != float64(200) {
+		t.Errorf("admin API entry %v", e)
+	}
+	var sum struct {
+		TotalRequests int64 `json:"total_requests"`
+	}
+	adminJSON(t, g, "/admin/usage/summary", &sum)
+	if sum.TotalRequests != 2 {
+		t.Errorf("usage summary counts %d requests, want 2", sum.TotalRequests)
+	}
+
+	// The model endpoints refuse a model over 256 bytes, before any
+	// upstream call, and record the refusal with the model cut.
+	for _, model := range []string{strings.Repeat("m", 257), long} {
+		e := request(t, "POST", g.URL+"/v1/chat/completions", body(model),
+			"Authorization", "Bearer "+masterKey, "X-Request-Id", fmt.Sprintf("refused-%d", len(model))).
+			ExpectErr(t, http.StatusBadRequest, "invalid_request_error", "invalid_value")
+		if e.Param == nil || *e.Param != "model" || !strings.Contains(e.Message, "256") {
+			t.Errorf("%d-byte model: %+v", len(model), e)
+		}
+	}
+	// So do the transcription form and the realtime query.
+	m257 := strings.Repeat("m", 257)
+	form, ctype := multipartBody(t, map[string]string{"model": m257})
+	request(t, "POST", g.URL+"/v1/audio/transcriptions", form, "Authorization", "Bearer "+masterKey, "Content-Type", ctype).
+		ExpectErr(t, http.StatusBadRequest, "invalid_request_error", "invalid_value")
+	request(t, "GET", g.URL+"/v1/realtime?model="+m257, "", "Authorization", "Bearer "+masterKey,
+		"Connection", "Upgrade", "Upgrade", "websocket", "Sec-WebSocket-Version", "13", "Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ==").
+		ExpectErr(t, http.StatusBadRequest, "invalid_request_error", "invalid_value")
+	if up.count() != 2 {
+		t.Errorf("%d upstream calls, want 2: a refused model reached the upstream", up.count())
+	}
+	entries, _ = auditRecords(t)
+	for _, n := range []int{257, len(long)} {
+		e := one(t, entries, fmt.Sprintf("refused-%d", n))
+		if e.StatusCode != 400 || e.RequestedModel != modelid.Recorded(strings.Repeat("m", n)) {
+			t.Errorf("%d-byte model refused: entry %d %q", n, e.StatusCode, e.RequestedModel)
+		}
+	}
+	if m := string(request(t, "GET", g.AdminURL+"/metrics", "").Body); strings.Contains(m, `reason="key_too_large"`) {
+		t.Errorf("records dropped though every model is bounded:\n%s", grepLines(m, "modelgate_audit_dropped_total"))
+	}
+}
+
+// grepLines returns the lines of text that contain s.
+func grepLines(text, s string) string {
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		if strings.Contains(l, s) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/modelgate/modelgate/audit"
 	"github.com/modelgate/modelgate/caddymodule"
 	"github.com/modelgate/modelgate/keys"
+	"github.com/modelgate/modelgate/modelid"
 	"github.com/modelgate/modelgate/reqbody"
 	"github.com/modelgate/modelgate/reqinfo"
 	"github.com/modelgate/modelgate/routes"
@@ -483,14 +484,17 @@ func (a *auditRequest) requestFields(d *audit.Data) {
 }
 
 // bodyModel returns the model a request body that was read asks for, or
-// "" when none was read or its model is not a string.
+// "" when none was read or its model is not a string, bounded as
+// recorded (modelid.Recorded).
 func (a *auditRequest) bodyModel() string {
 	b := a.info.Body()
 	if b == nil || b.ScanErr != nil {
 		return ""
 	}
 	s, _ := reqbody.Text(b.Fields.Model)
-	return s
+	// Recorded for a request refused before the proxy read the model (a
+	// rate limit, a model too long): bounded like every recorded model.
+	return modelid.Recorded(s)
 }
 
 // bodyStreams reports whether the request body, when read, asks for a

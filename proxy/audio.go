@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/modelgate/modelgate/apierr"
+	"github.com/modelgate/modelgate/modelid"
 	"github.com/modelgate/modelgate/providers"
 	"github.com/modelgate/modelgate/reqinfo"
 )
@@ -151,7 +152,10 @@ func (s *Service) readTranscription(r *http.Request) (*request, *providers.Trans
 		info = reqinfo.New()
 	}
 	// Recorded first, so a refusal still shows the model asked for.
-	info.RequestedModel = requested
+	info.RequestedModel = modelid.Recorded(requested)
+	if err := checkModelID(requested); err != nil {
+		return nil, nil, err
+	}
 	return &request{in: ingressTranscription, requested: requested, info: info}, f, nil
 }
 

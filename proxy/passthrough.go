@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/modelgate/modelgate/apierr"
+	"github.com/modelgate/modelgate/modelid"
 	"github.com/modelgate/modelgate/providers"
 	"github.com/modelgate/modelgate/reqbody"
 	"github.com/modelgate/modelgate/reqinfo"
@@ -282,8 +283,12 @@ func (s *Service) passthroughBody(w http.ResponseWriter, r *http.Request, c *cal
 		}
 	}
 	if m := gjson.GetBytes(b, "model"); m.Type == gjson.String {
+		// Access policies and budgets see the model as sent; what is
+		// recorded (audit index, usage aggregates) is bounded: an
+		// over-long model is cut and marked (modelid.Recorded).
 		c.model = m.Str
-		c.info.RequestedModel, c.info.ResolvedModel = m.Str, m.Str
+		rec := modelid.Recorded(m.Str)
+		c.info.RequestedModel, c.info.ResolvedModel = rec, rec
 	}
 	return bytes.NewReader(b), int64(len(b)), nil
 }

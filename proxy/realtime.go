@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelgate/modelgate/apierr"
 	"github.com/modelgate/modelgate/limits"
+	"github.com/modelgate/modelgate/modelid"
 	"github.com/modelgate/modelgate/providers"
 	"github.com/modelgate/modelgate/reqinfo"
 	"github.com/modelgate/modelgate/tokens"
@@ -83,7 +84,11 @@ func (s *Service) realtime(w http.ResponseWriter, r *http.Request) {
 	// refused (403 model_access_denied) when an access policy keeps the
 	// model from the caller. Recorded first, so a refusal still shows the
 	// model asked for.
-	info.RequestedModel = requested
+	info.RequestedModel = modelid.Recorded(requested)
+	if err := checkModelID(requested); err != nil {
+		apierr.WriteFor(w, r, err)
+		return
+	}
 	req := &request{requested: requested, info: info}
 	plan := func(sub *request) (*call, error) {
 		t, err := s.route(r.Context(), sub)

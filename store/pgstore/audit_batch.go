@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/modelgate/modelgate/audit"
+	"github.com/modelgate/modelgate/store"
 )
 
 // writeBatch writes batch in one transaction: the entries and usage
@@ -181,7 +182,7 @@ func insertUsage(ctx context.Context, tx pgx.Tx, recs []*audit.UsageRecord) erro
 	for i, r := range recs {
 		b, err := json.Marshal(r)
 		if err != nil {
-			return fmt.Errorf("postgres: encode usage record: %w", err)
+			return store.Unstorable("encoding", fmt.Errorf("postgres: encode usage record: %w", err))
 		}
 		ids[i], ts[i], paths[i], bodies[i] = r.ID[:], r.ID.Time(), cleanText(r.UserPath), string(b)
 	}

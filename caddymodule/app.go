@@ -195,6 +195,7 @@ func (a *App) Provision(ctx caddy.Context) error {
 		Upstreams:    upstreams(eff.Providers),
 		Passthrough: proxy.Passthrough{Enabled: eff.Passthrough.EnabledProviders,
 			GatewayHeaders: []string{eff.Server.UserPathHeader}},
+		UsageRejected: countUsageRejected,
 	}
 	// With usage tracking off, GET /v1/usage reports zeroed totals.
 	a.selfUsage = &selfusage.Handler{Usage: selfusage.Totals{}}
@@ -228,6 +229,9 @@ func (a *App) Provision(ctx caddy.Context) error {
 	}
 	if err := a.registerRateLimitMetrics(ctx); err != nil {
 		return fmt.Errorf("modelgate: registering rate-limit metrics: %w", err)
+	}
+	if err := registerUsageMetrics(ctx); err != nil {
+		return fmt.Errorf("modelgate: registering usage metrics: %w", err)
 	}
 	return nil
 }

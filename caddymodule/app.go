@@ -113,6 +113,9 @@ type App struct {
 
 	// vmodels holds the virtual models and failover routes in force.
 	vmodels *vmodels.Service
+	// vmodelsWarned are the warnings about configured targets already
+	// logged (warnUnlistedTargets).
+	vmodelsWarned map[string]bool
 	// respCache is the response cache when it is on (set in Start);
 	// cacheHeld reports that this instance holds a caches reference.
 	respCache *ResponseCache
@@ -333,6 +336,7 @@ func (a *App) start() error {
 	a.cancel = cancel
 	a.holdGCMinHeap()
 	a.registry.Start(ctx)
+	a.watchUnlistedTargets(ctx)
 	a.logger.Info("modelgate started",
 		zap.String("storage", a.storePath),
 		zap.Bool("postgres", a.pg != nil),

@@ -114,6 +114,9 @@ type App struct {
 
 	// vmodels holds the virtual models and failover routes in force.
 	vmodels *vmodels.Service
+	// vmodelsWarned are the warnings about configured targets already
+	// logged (warnUnlistedTargets).
+	vmodelsWarned map[string]bool
 	// respCache is the response cache when it is on (set in Start);
 	// cacheHeld reports that this instance holds a caches reference.
 	respCache *ResponseCache
@@ -196,6 +199,7 @@ func (a *App) Provision(ctx caddy.Context) error {
 		Upstreams:    upstreams(eff.Providers),
 		Passthrough: proxy.Passthrough{Enabled: eff.Passthrough.EnabledProviders,
 			GatewayHeaders: []string{eff.Server.UserPathHeader}},
+		UsageRejected: countUsageRejected,
 	}
 	// With usage tracking off, GET /v1/usage reports zeroed totals.
 	a.selfUsage = &selfusage.Handler{Usage: selfusage.Totals{}}
@@ -229,6 +233,9 @@ func (a *App) Provision(ctx caddy.Context) error {
 	}
 	if err := a.registerRateLimitMetrics(ctx); err != nil {
 		return fmt.Errorf("modelgate: registering rate-limit metrics: %w", err)
+	}
+	if err := registerUsageMetrics(ctx); err != nil {
+		return fmt.Errorf("modelgate: registering usage metrics: %w", err)
 	}
 	return nil
 }
@@ -334,6 +341,7 @@ func (a *App) start() error {
 	a.cancel = cancel
 	a.holdGCMinHeap()
 	a.registry.Start(ctx)
+	a.watchUnlistedTargets(ctx)
 	a.logger.Info("modelgate started",
 		zap.String("storage", a.storePath),
 		zap.Bool("postgres", a.pg != nil),

@@ -182,7 +182,8 @@ func (s *Service) transcriptionCall(r *http.Request, req *request, f *providers.
 			return nil, nil, err
 		}
 	}
-	c := &call{in: ingressTranscription, ep: providers.EndpointTranscriptions, provider: p, model: model, slowdown: rt.slowdown}
+	c := &call{in: ingressTranscription, ep: providers.EndpointTranscriptions, provider: p, model: model, slowdown: rt.slowdown,
+		svc: s}
 	c.info = req.info
 	c.info.ResolvedModel = model
 	c.info.ProviderName = p.Name()

@@ -16,6 +16,7 @@ import (
 	"github.com/modelgate/modelgate/providers"
 	"github.com/modelgate/modelgate/providers/translate"
 	"github.com/modelgate/modelgate/reqinfo"
+	"github.com/modelgate/modelgate/tokens"
 )
 
 // call is one model request on its way upstream.
@@ -40,6 +41,13 @@ type call struct {
 	tr         *translation // nil: passthrough
 
 	anthropicTokens translate.MessagesUsage // usage of a native Anthropic stream so far
+	// svc is the service the call serves, which logs and counts faulty
+	// upstream usage (setUsage); nil logs and counts nothing.
+	svc *Service
+	// usageFault is the last fault of the upstream's usage reported
+	// (setUsage); usageRefused: the answer's usage was refused.
+	usageFault   tokens.Fault
+	usageRefused bool
 
 	limits   UpstreamLimits // how the provider's answer is read
 	upstream upstreamBody   // the answer's body under limits
@@ -349,7 +357,7 @@ func (s *Service) newCall(req *request, body []byte, t routed) (*call, error) {
 			return nil, apierr.InvalidRequest("could not rewrite model: " + err.Error())
 		}
 	}
-	c := &call{in: req.in, body: body, provider: p, model: model, slowdown: t.slowdown}
+	c := &call{in: req.in, body: body, provider: p, model: model, slowdown: t.slowdown, svc: s}
 	if req.in == ingressSpeech {
 		c.characters = speechCharacters(req.fields.Input)
 	}
@@ -488,7 +496,7 @@ func (s *Service) answerFailed(w http.ResponseWriter, r *http.Request, c *call, 
 // usage.
 func relayBody(w http.ResponseWriter, resp *http.Response, c *call, body []byte) {
 	if u, ok := bodyUsage(c.ep, body); ok {
-		c.info.SetUsage(u)
+		c.setUsage(u)
 	}
 	recordUnits(c, body)
 	w.Header().Del("Content-Length")

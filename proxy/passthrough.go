@@ -66,7 +66,7 @@ func (s *Service) passthrough(w http.ResponseWriter, r *http.Request) {
 		apierr.WriteFor(w, r, err)
 		return
 	}
-	c := &call{provider: p, info: reqinfo.From(r.Context())}
+	c := &call{provider: p, info: reqinfo.From(r.Context()), svc: s}
 	if c.info == nil {
 		c.info = reqinfo.New()
 	}
@@ -152,7 +152,7 @@ func (s *Service) passthrough(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if u, ok := anyUsage(answer, p.Shape() == providers.ShapeMessages); ok && resp.StatusCode < 400 {
-			c.info.SetUsage(u)
+			c.setUsage(u)
 		}
 		if resp.StatusCode >= 400 {
 			answer = s.Upstreams.redactBody(answer)

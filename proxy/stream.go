@@ -183,7 +183,7 @@ func (c *call) inspectUsage(data []byte) bool {
 		return true
 	case providers.EndpointResponses:
 		if u, ok := translate.ResponsesUsage(gjson.GetBytes(data, "response.usage")); ok {
-			c.info.SetUsage(u)
+			c.setUsage(u)
 		}
 		return true
 	case providers.EndpointTranscriptions, providers.EndpointSpeech:
@@ -192,7 +192,7 @@ func (c *call) inspectUsage(data []byte) bool {
 		// or the seconds of audio transcribed. A speech stream's
 		// characters are recorded when it ends well.
 		if u, ok := bodyUsage(providers.EndpointTranscriptions, data); ok {
-			c.info.SetUsage(u)
+			c.setUsage(u)
 		}
 		if c.ep == providers.EndpointTranscriptions {
 			recordUnits(c, data)
@@ -203,7 +203,7 @@ func (c *call) inspectUsage(data []byte) bool {
 	if !ok {
 		return true
 	}
-	c.info.SetUsage(usage)
+	c.setUsage(usage)
 	if c.wantUsage {
 		return true
 	}
@@ -224,7 +224,7 @@ func (c *call) inspectAnthropicEvent(data []byte) {
 	default:
 		return
 	}
-	c.info.SetUsage(c.anthropicTokens.Usage())
+	c.setUsage(c.anthropicTokens.Usage())
 }
 
 // eventData returns the payload of the event's first data field and

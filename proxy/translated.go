@@ -49,7 +49,7 @@ func relayTranslatedBody(w http.ResponseWriter, r *http.Request, resp *http.Resp
 			"the upstream answer could not be translated: "+err.Error()))
 		return
 	}
-	c.info.SetUsage(usage)
+	c.setUsage(usage)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Del("Content-Length")
 	w.WriteHeader(resp.StatusCode)
@@ -72,7 +72,7 @@ func relayTranslatedStream(w http.ResponseWriter, resp *http.Response, c *call) 
 	conv := c.tr.stream()
 	defer func() {
 		if u, ok := conv.Usage(); ok {
-			c.info.SetUsage(u)
+			c.setUsage(u)
 		}
 	}()
 	skipped := 0

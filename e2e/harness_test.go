@@ -18,7 +18,7 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig"
 	_ "github.com/caddyserver/caddy/v2/modules/standard"
 
-	_ "github.com/modelgate/modelgate/caddymodule"
+	"github.com/modelgate/modelgate/caddymodule"
 	_ "github.com/modelgate/modelgate/handlers"
 )
 
@@ -113,7 +113,25 @@ func startGateway(t testing.TB, modelgateBlock string) *gateway {
 		}
 	})
 	waitHealthy(t, g.URL)
+	waitProvidersListed(t)
 	return g
+}
+
+// waitProvidersListed waits, up to 15 s, until the running gateway has its
+// providers' first model listings: until then the model inventory is
+// empty by design, and a test reading it once right after the start saw
+// [] on a busy machine.
+func waitProvidersListed(t testing.TB) {
+	t.Helper()
+	v, err := caddy.ActiveContext().App("modelgate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-v.(*caddymodule.App).Proxy().Registry.Ready():
+	case <-time.After(15 * time.Second):
+		t.Fatal("the providers' first model listings never arrived")
+	}
 }
 
 // startMockGateway clears the environment and starts a gateway with the

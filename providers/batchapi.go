@@ -105,7 +105,8 @@ func (p *OpenAICompat) BatchFile(ctx context.Context, id string) ([]byte, error)
 }
 
 // batchCall sends one request of the files and batches API and returns
-// the answer's body; an error status is an error naming it.
+// the answer's body; an error status, or a redirect (never followed), is
+// an error naming it.
 func (p *OpenAICompat) batchCall(ctx context.Context, method, path, contentType string, body []byte) ([]byte, error) {
 	var rd io.Reader
 	if body != nil {
@@ -128,7 +129,7 @@ func (p *OpenAICompat) batchCall(ctx context.Context, method, path, contentType 
 	if err != nil {
 		return nil, err
 	}
-	if resp.StatusCode >= 400 {
+	if resp.StatusCode >= 400 || IsRedirect(resp.StatusCode) {
 		return nil, fmt.Errorf("%s %s: %w", method, path, p.batchError(resp, out))
 	}
 	return out, nil
@@ -169,6 +170,11 @@ func (p *OpenAICompat) batchError(resp *http.Response, body []byte) *BatchStatus
 	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
 		e.Message = "the upstream refused the gateway's credentials"
 		e.Code = "upstream_auth_failed"
+		return e
+	}
+	if IsRedirect(resp.StatusCode) {
+		e.Message = "redirect not followed"
+		e.Code = "upstream_redirect"
 		return e
 	}
 	f := gjson.GetManyBytes(body, "error.message", "error.code")

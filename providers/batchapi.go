@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tidwall/gjson"
 )
@@ -146,7 +147,9 @@ type BatchStatusError struct {
 	Message string
 	// Code is the upstream's error code, "" when it gave none.
 	Code string
-	// RetryAfter is the upstream's Retry-After header, as sent.
+	// RetryAfter is the upstream's Retry-After header, as sent; for a 429
+	// without one, the wait its rate-limit reset headers give (see
+	// RetryAfter), or "".
 	RetryAfter string
 }
 
@@ -167,6 +170,9 @@ func (e *BatchStatusError) UpstreamRetryAfter() string { return e.RetryAfter }
 // batchError reads an error answer of the files and batches API.
 func (p *OpenAICompat) batchError(resp *http.Response, body []byte) *BatchStatusError {
 	e := &BatchStatusError{Status: resp.StatusCode, RetryAfter: strings.TrimSpace(resp.Header.Get("Retry-After"))}
+	if resp.StatusCode == http.StatusTooManyRequests {
+		e.RetryAfter = RetryAfter(resp.Header, time.Now())
+	}
 	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
 		e.Message = "the upstream refused the gateway's credentials"
 		e.Code = "upstream_auth_failed"

@@ -42,7 +42,7 @@ func (h *Handler) cacheStatus() (CacheStatus, error) {
 		st.Scope = config.CacheScopeGlobal
 	}
 	if h.opts.Cache == nil {
-		st.MaxBytes, st.TTLSeconds = cc.Limit(), int64(cc.TTL().Seconds())
+		st.MaxBytes, st.MaxEntryBytes, st.TTLSeconds = cc.Limit(), cc.EntryLimit(), int64(cc.TTL().Seconds())
 		return st, nil
 	}
 	st.Enabled = true

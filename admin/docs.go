@@ -53,6 +53,10 @@ func (h *Handler) operation(op Operation) map[string]any {
 	}
 	responses := map[string]any{strconv.Itoa(d.Status): ok}
 	errs := append([]int(nil), d.Errors...)
+	if d.Body != "" {
+		// A body not sent whole within read_body_timeout.
+		errs = append(errs, http.StatusRequestTimeout)
+	}
 	switch rt.Credential {
 	case routes.CredentialNone:
 		out["security"] = []map[string]any{}

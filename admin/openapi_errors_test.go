@@ -112,3 +112,24 @@ func TestOpenAPIUpstreamStatuses(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenAPIRequestTimeout: every operation that takes a request body
+// documents 408, the answer to a body not sent whole within
+// read_body_timeout.
+func TestOpenAPIRequestTimeout(t *testing.T) {
+	h, _ := newTestHandler(t, nil)
+	ops := docOps(fetchDoc(t, h))
+	n := 0
+	for key, op := range ops {
+		if _, ok := op["requestBody"]; !ok {
+			continue
+		}
+		n++
+		if errorRef(t, ops, key, "408") == "" {
+			t.Errorf("%s takes a body but documents no 408", key)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no operation takes a body")
+	}
+}

@@ -58,6 +58,9 @@ type VirtualModelView struct {
 	// always a timestamp, never null.
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
+	// Warnings, in the answer to a write only, name the targets that could
+	// not be checked: their provider has not listed its models yet.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // virtualModelView spells out row for the admin API.
@@ -138,7 +141,9 @@ func (h *Handler) putVirtualModel(w http.ResponseWriter, r *http.Request, _ para
 	}
 	h.changed(ChangedVirtualModels)
 	h.opts.Logger.Info("virtual model written", zap.String("source", row.Source), zap.String("old_source", req.OldSource))
-	writeJSON(w, http.StatusOK, virtualModelView(row))
+	v := virtualModelView(row)
+	v.Warnings = s.Unverified(row.VirtualModel)
+	writeJSON(w, http.StatusOK, v)
 }
 
 func (h *Handler) deleteVirtualModel(w http.ResponseWriter, _ *http.Request, p params) {

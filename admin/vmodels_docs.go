@@ -24,6 +24,8 @@ func vmodelSchemas() schema {
 	row["managed"] = boolean("From configuration: read-only here, never stored.")
 	row["created_at"] = dateTime("When the row was first stored; on a managed row, which is never stored, when the configuration declaring it was loaded.")
 	row["updated_at"] = dateTime("When the row was last stored; on a managed row, when the configuration declaring it was loaded.")
+	row["warnings"] = array(str(""), "In the answer to PUT only, when there are any: the targets that could not be checked "+
+		"because their provider has not listed its models yet. A target naming a model its provider's known listing lacks is refused (400).")
 	write := schema{}
 	for k, v := range fields {
 		write[k] = v

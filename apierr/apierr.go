@@ -208,6 +208,36 @@ func AnthropicType(e *Error) string {
 	}
 }
 
+// Record notes err, the gateway error a request ends with, on its info
+// (nil: nothing is noted) for logs and the audit entry: its code (or its
+// type when it has no code), type, message and the status it is sent
+// with. WriteFor records what it writes; a handler records this way a
+// failure it can no longer send as a status line, such as an upstream
+// stream that broke off once the client's stream had begun. It returns
+// err as an *Error.
+func Record(info *reqinfo.Info, err error) *Error {
+	e := From(err)
+	if info == nil {
+		return e
+	}
+	info.ErrorCode = e.Type
+	if e.Code != nil {
+		info.ErrorCode = *e.Code
+	}
+	info.ErrorType, info.ErrorMessage = e.Type, e.Message
+	info.ErrorStatus = sentStatus(e)
+	return e
+}
+
+// sentStatus is the status e is sent with: its own, or 500 when that is
+// not an error status.
+func sentStatus(e *Error) int {
+	if e.StatusCode < 400 || e.StatusCode > 599 {
+		return http.StatusInternalServerError
+	}
+	return e.StatusCode
+}
+
 func writeBody(w http.ResponseWriter, e *Error, body []byte) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
@@ -218,10 +248,7 @@ func writeBody(w http.ResponseWriter, e *Error, body []byte) {
 	case e.RetryAfter > 0:
 		h.Set("Retry-After", strconv.Itoa(e.RetryAfter))
 	}
-	status := e.StatusCode
-	if status < 400 || status > 599 {
-		status = http.StatusInternalServerError
-	}
+	status := sentStatus(e)
 	if status == http.StatusUnauthorized || status == http.StatusForbidden {
 		// A refused credential stays refused: clients that honour this
 		// header (the Anthropic and OpenAI SDKs, Claude Code) report it at
@@ -234,18 +261,11 @@ func writeBody(w http.ResponseWriter, e *Error, body []byte) {
 
 // WriteFor sends err in the envelope the route's clients expect: the
 // Anthropic one where AnthropicEnvelope says so, the gateway shape
-// everywhere else. The error's code (or type, when it has no code) is
-// recorded on the request's reqinfo.Info, for logs and the audit entry,
-// with its type and message.
+// everywhere else. The error is recorded on the request's reqinfo.Info
+// (Record), for logs and the audit entry.
 func WriteFor(w http.ResponseWriter, r *http.Request, err error) {
 	if info := reqinfo.From(r.Context()); info != nil {
-		e := From(err)
-		info.ErrorCode = e.Type
-		if e.Code != nil {
-			info.ErrorCode = *e.Code
-		}
-		info.ErrorType, info.ErrorMessage = e.Type, e.Message
-		err = e
+		err = Record(info, err)
 	}
 	if AnthropicEnvelope(r.URL.Path) {
 		WriteAnthropic(w, err)

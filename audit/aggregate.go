@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/modelgate/modelgate/internal/saturate"
 	"github.com/modelgate/modelgate/money"
 	"github.com/modelgate/modelgate/tokens"
 )
@@ -24,26 +25,27 @@ type StatusCounts struct {
 
 // count adds one request of status code.
 func (c *StatusCounts) count(code int) {
-	c.Requests++
+	c.Requests = saturate.Add(c.Requests, 1)
+	n := &c.StatusOther
 	switch code / 100 {
 	case 2:
-		c.Status2xx++
+		n = &c.Status2xx
 	case 4:
-		c.Status4xx++
+		n = &c.Status4xx
 	case 5:
-		c.Status5xx++
-	default:
-		c.StatusOther++
+		n = &c.Status5xx
 	}
+	*n = saturate.Add(*n, 1)
 }
 
-// add adds o to c.
+// add adds o to c; every sum of this file saturates (package saturate)
+// instead of wrapping.
 func (c *StatusCounts) add(o StatusCounts) {
-	c.Requests += o.Requests
-	c.Status2xx += o.Status2xx
-	c.Status4xx += o.Status4xx
-	c.Status5xx += o.Status5xx
-	c.StatusOther += o.StatusOther
+	c.Requests = saturate.Add(c.Requests, o.Requests)
+	c.Status2xx = saturate.Add(c.Status2xx, o.Status2xx)
+	c.Status4xx = saturate.Add(c.Status4xx, o.Status4xx)
+	c.Status5xx = saturate.Add(c.Status5xx, o.Status5xx)
+	c.StatusOther = saturate.Add(c.StatusOther, o.StatusOther)
 }
 
 // AuditHour sums the audit entries of one UTC hour and one provider
@@ -81,9 +83,9 @@ func AuditHourOf(e *Entry) AuditHour {
 // Add adds o's sums to h (h keeps its hour and provider).
 func (h *AuditHour) Add(o AuditHour) {
 	h.StatusCounts.add(o.StatusCounts)
-	h.DurationNs += o.DurationNs
-	h.LatencyCount += o.LatencyCount
-	h.LatencyNs += o.LatencyNs
+	h.DurationNs = saturate.Add(h.DurationNs, o.DurationNs)
+	h.LatencyCount = saturate.Add(h.LatencyCount, o.LatencyCount)
+	h.LatencyNs = saturate.Add(h.LatencyNs, o.LatencyNs)
 }
 
 // UsageAggregate sums the usage records of one period (an hour or a day),
@@ -117,25 +119,25 @@ func UsageAggregateOf(g Granularity, r *UsageRecord) UsageAggregate {
 
 // AddRecord counts record r in a.
 func (a *UsageAggregate) AddRecord(r *UsageRecord) {
-	a.Requests++
+	a.Requests = saturate.Add(a.Requests, 1)
 	a.Tokens = a.Tokens.Add(r.Usage)
 	switch {
 	case r.IsCacheHit():
-		a.CacheHits++
+		a.CacheHits = saturate.Add(a.CacheHits, 1)
 	case r.TotalCost == nil:
-		a.Unpriced++
+		a.Unpriced = saturate.Add(a.Unpriced, 1)
 	default:
-		a.Cost += *r.TotalCost
+		a.Cost = saturate.AddFloat(a.Cost, *r.TotalCost)
 	}
 }
 
 // Add adds o's sums to a (a keeps its key).
 func (a *UsageAggregate) Add(o UsageAggregate) {
-	a.Requests += o.Requests
-	a.CacheHits += o.CacheHits
+	a.Requests = saturate.Add(a.Requests, o.Requests)
+	a.CacheHits = saturate.Add(a.CacheHits, o.CacheHits)
 	a.Tokens = a.Tokens.Add(o.Tokens)
-	a.Cost += o.Cost
-	a.Unpriced += o.Unpriced
+	a.Cost = saturate.AddFloat(a.Cost, o.Cost)
+	a.Unpriced = saturate.Add(a.Unpriced, o.Unpriced)
 }
 
 // MaxSessionModels bounds the models listed per session.
@@ -179,11 +181,11 @@ func (s *SessionTotals) AddRecord(r *UsageRecord) {
 	if t.After(s.LastSeen) {
 		s.LastSeen = t
 	}
-	s.Requests++
+	s.Requests = saturate.Add(s.Requests, 1)
 	s.Usage = s.Usage.Add(r.Usage)
-	s.Cost += money.Amount(r.Spend())
+	s.Cost = money.Amount(saturate.AddFloat(float64(s.Cost), r.Spend()))
 	if r.IsCacheHit() {
-		s.CacheHits++
+		s.CacheHits = saturate.Add(s.CacheHits, 1)
 	}
 	if r.Model != "" && len(s.Models) < MaxSessionModels && !slices.Contains(s.Models, r.Model) {
 		s.Models = append(s.Models, r.Model)

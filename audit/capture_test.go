@@ -121,3 +121,50 @@ func BenchmarkRedactorHeaders(b *testing.B) {
 		r.Headers(h)
 	}
 }
+
+// TestRedactorKeyHeaders: xi-api-key is redacted by name; a value holding
+// a managed key (by its prefix) or a gateway key of any length (the
+// master key) is redacted whole; in sec-websocket-protocol only the key
+// of openai-insecure-api-key.<key> is, the other subprotocols stay
+// readable. Nothing recorded holds a key.
+func TestRedactorKeyHeaders(t *testing.T) {
+	const master, managed, realtime = "mk-7", "sk_mg_0123456789ABCDEFabcdef0123456789", "sk-proj-realtime-abcdef"
+	r := NewRedactor([]string{"sk-proj-abcdefghijklmnop"}, master, "")
+	h := http.Header{}
+	h.Set("Xi-Api-Key", "voice-key")
+	h.Set("X-Managed", "token="+managed)
+	h.Set("X-Master", "Bearer "+master)
+	h.Set("Sec-Websocket-Protocol", "realtime, openai-insecure-api-key."+realtime+", openai-beta.realtime-v1")
+	h.Set("X-Plain", "kept")
+	got := r.Headers(h)
+	want := map[string]string{
+		"xi-api-key": Redacted, "x-managed": Redacted, "x-master": Redacted, "x-plain": "kept",
+		"sec-websocket-protocol": "realtime, openai-insecure-api-key." + Redacted + ", openai-beta.realtime-v1",
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %q, want %q", k, got[k], v)
+		}
+	}
+	b, _ := json.Marshal(got)
+	for _, s := range []string{master, managed, realtime, "voice-key"} {
+		if strings.Contains(string(b), s) {
+			t.Errorf("%q survived: %s", s, b)
+		}
+	}
+	var zero *Redactor
+	if got := zero.Headers(http.Header{"X-Managed": {managed}}); got["x-managed"] != Redacted {
+		t.Errorf("a nil Redactor keeps a managed key: %v", got)
+	}
+	for in, want := range map[string]string{
+		"realtime":                               "realtime",
+		"OpenAI-Insecure-API-Key.k1":             "OpenAI-Insecure-API-Key." + Redacted,
+		"realtime,openai-insecure-api-key.k1":    "realtime, openai-insecure-api-key." + Redacted,
+		"x-openai-insecure-api-key.k1, realtime": Redacted,
+		"openai-insecure-api-key.":               "openai-insecure-api-key." + Redacted,
+	} {
+		if got := redactProtocols(in); got != want {
+			t.Errorf("redactProtocols(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -3,6 +3,8 @@ package audit
 import (
 	"net/http"
 	"strings"
+
+	"github.com/modelgate/modelgate/keys"
 )
 
 // Redacted replaces the value of a header that carries a secret.
@@ -14,6 +16,7 @@ var secretHeaders = map[string]bool{
 	"proxy-authorization": true,
 	"x-api-key":           true,
 	"api-key":             true,
+	"xi-api-key":          true,
 	"x-goog-api-key":      true,
 	"cookie":              true,
 	"set-cookie":          true,
@@ -25,25 +28,38 @@ const MinSecretLen = 8
 
 // Redactor turns HTTP headers into the recorded header object with secrets
 // replaced by "[REDACTED]": the headers authorization,
-// proxy-authorization, x-api-key, api-key, x-goog-api-key, cookie and
-// set-cookie, and every header whose value contains one of the configured
-// provider keys. The zero value redacts the named headers only. It is safe
-// for concurrent use.
+// proxy-authorization, x-api-key, api-key, xi-api-key, x-goog-api-key,
+// cookie and set-cookie; every header whose value contains a managed key
+// (recognized by its prefix, keys.KeyPrefix, so also the one the request
+// presented), one of the configured provider keys or one of the gateway's
+// own keys; and, in sec-websocket-protocol, the key of an
+// openai-insecure-api-key.<key> subprotocol (the other subprotocols stay
+// readable). The zero value redacts the named headers and managed keys
+// only. It is safe for concurrent use.
 type Redactor struct {
 	secrets []string
 }
 
 // NewRedactor returns a Redactor that also redacts header values containing
-// any of secrets (provider API keys). Secrets shorter than MinSecretLen and
+// any of secrets (provider API keys) or any of own (the gateway's own
+// keys, such as the master key). Provider keys shorter than MinSecretLen
+// are ignored; own keys are looked for whatever their length, since a
+// short master key still opens the whole gateway. Empty strings and
 // duplicates are ignored.
-func NewRedactor(secrets []string) *Redactor {
+func NewRedactor(secrets []string, own ...string) *Redactor {
 	r := &Redactor{}
-	seen := make(map[string]bool, len(secrets))
-	for _, s := range secrets {
-		if len(s) >= MinSecretLen && !seen[s] {
+	seen := make(map[string]bool, len(secrets)+len(own))
+	add := func(s string, minLen int) {
+		if len(s) >= minLen && s != "" && !seen[s] {
 			seen[s] = true
 			r.secrets = append(r.secrets, s)
 		}
+	}
+	for _, s := range secrets {
+		add(s, MinSecretLen)
+	}
+	for _, s := range own {
+		add(s, 1)
 	}
 	return r
 }
@@ -58,12 +74,42 @@ func (r *Redactor) Headers(h http.Header) map[string]string {
 	for name, vals := range h {
 		lname := lowerName(name)
 		v := strings.Join(vals, ", ")
-		if secretHeaders[lname] || r.containsSecret(v) {
+		if lname == "sec-websocket-protocol" {
+			v = redactProtocols(v)
+		}
+		if secretHeaders[lname] || strings.Contains(v, keys.KeyPrefix) || r.containsSecret(v) {
 			v = Redacted
 		}
 		out[lname] = v
 	}
 	return out
+}
+
+// keyProtocol starts the WebSocket subprotocol in which browser clients
+// of OpenAI's realtime API offer a key: openai-insecure-api-key.<key>.
+const keyProtocol = "openai-insecure-api-key."
+
+// redactProtocols returns a Sec-WebSocket-Protocol value (a comma-separated
+// list of subprotocols) with the key of every openai-insecure-api-key.<key>
+// subprotocol replaced by [REDACTED]. A value that holds that name
+// anywhere but at the start of a subprotocol is redacted whole.
+func redactProtocols(v string) string {
+	lower := strings.ToLower(v)
+	if !strings.Contains(lower, keyProtocol) {
+		return v
+	}
+	parts := strings.Split(v, ",")
+	for i, p := range parts {
+		p = strings.TrimSpace(p)
+		switch at := strings.Index(strings.ToLower(p), keyProtocol); {
+		case at == 0:
+			p = p[:len(keyProtocol)] + Redacted
+		case at > 0:
+			return Redacted
+		}
+		parts[i] = p
+	}
+	return strings.Join(parts, ", ")
 }
 
 // WithRemoved adds to recorded, headers as Headers returned them, a
@@ -78,7 +124,8 @@ func WithRemoved(recorded map[string]string, name string) map[string]string {
 	return recorded
 }
 
-// containsSecret reports whether v contains a configured provider key.
+// containsSecret reports whether v contains a configured provider key or
+// one of the gateway's own keys.
 func (r *Redactor) containsSecret(v string) bool {
 	if r == nil {
 		return false
@@ -100,7 +147,7 @@ var commonLower = func() map[string]string {
 		"Authorization", "Cache-Control", "Connection", "Content-Length", "Content-Type",
 		"Cookie", "Date", "Openai-Organization", "Openai-Processing-Ms", "Openai-Project",
 		"Openai-Version", "Origin", "Referer", "Request-Id", "Server", "Set-Cookie",
-		"Transfer-Encoding", "User-Agent", "Via", "X-Accel-Buffering", "X-Api-Key",
+		"Sec-Websocket-Protocol", "Transfer-Encoding", "User-Agent", "Via", "X-Accel-Buffering", "X-Api-Key", "Xi-Api-Key",
 		"X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto", "X-Modelgate-Provider",
 		"X-Modelgate-Session-Id", "X-Modelgate-User-Path", "X-Ratelimit-Limit-Requests",
 		"X-Ratelimit-Limit-Tokens", "X-Ratelimit-Remaining-Requests", "X-Ratelimit-Remaining-Tokens",

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/modelgate/modelgate/internal/saturate"
 )
 
 // Stats intervals.
@@ -107,7 +109,7 @@ func (qs *Queries) Stats(w Window) (Stats, error) {
 		}
 		st.Buckets[k].add(r.StatusCounts)
 		st.Summary.add(r.StatusCounts)
-		latNs, latN = latNs+r.LatencyNs, latN+r.LatencyCount
+		latNs, latN = saturate.Add(latNs, r.LatencyNs), saturate.Add(latN, r.LatencyCount)
 		if r.Provider == "" {
 			continue
 		}
@@ -116,8 +118,8 @@ func (qs *Queries) Stats(w Window) (Stats, error) {
 			s = &sums{n: make([]int64, len(st.Buckets)), ns: make([]int64, len(st.Buckets))}
 			lat[r.Provider] = s
 		}
-		s.n[k] += r.LatencyCount
-		s.ns[k] += r.LatencyNs
+		s.n[k] = saturate.Add(s.n[k], r.LatencyCount)
+		s.ns[k] = saturate.Add(s.ns[k], r.LatencyNs)
 	}
 	if n := st.Summary.Requests; n > 0 {
 		st.Summary.SuccessRate = float64(st.Summary.Status2xx) / float64(n)

@@ -86,7 +86,7 @@ func (h *Handler) upload(w http.ResponseWriter, r *http.Request, c Caller) {
 	r.Body = http.MaxBytesReader(w, r.Body, max)
 	mr, err := r.MultipartReader()
 	if err != nil {
-		apierr.WriteFor(w, r, apierr.InvalidRequest("malformed multipart body: "+err.Error()).WithCode(apierr.CodeInvalidMultipart))
+		apierr.WriteFor(w, r, apierr.MultipartError(err))
 		return
 	}
 	var purpose, filename string
@@ -114,7 +114,7 @@ func (h *Handler) upload(w http.ResponseWriter, r *http.Request, c Caller) {
 					"the upload exceeds "+strconv.FormatInt(max, 10)+" bytes").WithCode("request_too_large"))
 				return
 			}
-			apierr.WriteFor(w, r, apierr.InvalidRequest("malformed multipart body: "+err.Error()).WithCode(apierr.CodeInvalidMultipart))
+			apierr.WriteFor(w, r, apierr.MultipartError(err))
 			return
 		}
 	}

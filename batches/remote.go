@@ -10,9 +10,11 @@ import (
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
+	"go.uber.org/zap"
 
 	"github.com/modelgate/modelgate/catalog"
 	"github.com/modelgate/modelgate/providers/translate"
+	"github.com/modelgate/modelgate/tokens"
 )
 
 // RemoteBatch is the state of a batch a provider runs with its own API.
@@ -213,9 +215,12 @@ func (s *Service) collect(ctx context.Context, r Remote, rn *run, rb RemoteBatch
 		sc := bufio.NewScanner(bytes.NewReader(data))
 		sc.Buffer(make([]byte, 64<<10), 64<<20)
 		for sc.Scan() {
-			res, err := remoteResult(b, sc.Bytes(), index)
+			res, fault, err := remoteResult(b, sc.Bytes(), index)
 			if err != nil {
 				return err
+			}
+			if fault != tokens.FaultNone {
+				s.usageFault(b, fault)
 			}
 			if res == nil {
 				continue
@@ -236,18 +241,20 @@ func (s *Service) collect(ctx context.Context, r Remote, rn *run, rb RemoteBatch
 
 // remoteResult is the result one line of a provider's result file
 // records, priced from the catalog at batch prices; nil for a blank line.
-func remoteResult(b *Batch, raw []byte, index map[string]int) (*Result, error) {
+// Its usage is taken as tokens.Checked takes it: fault says what was wrong
+// with it; a refused one leaves the result without usage.
+func remoteResult(b *Batch, raw []byte, index map[string]int) (r *Result, fault tokens.Fault, err error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
-		return nil, nil
+		return nil, tokens.FaultNone, nil
 	}
 	f := gjson.GetManyBytes(raw, "custom_id", "response.status_code", "response.body", "response.request_id", "error.message")
 	i, ok := index[f[0].Str]
 	if !ok {
-		return nil, fmt.Errorf("result for unknown custom_id %q", f[0].Str)
+		return nil, tokens.FaultNone, fmt.Errorf("result for unknown custom_id %q", f[0].Str)
 	}
 	now := time.Now()
-	r := &Result{Line: i, CustomID: f[0].Str, StatusCode: int(f[1].Int()), RequestID: newID("req_", now), At: now,
+	r = &Result{Line: i, CustomID: f[0].Str, StatusCode: int(f[1].Int()), RequestID: newID("req_", now), At: now,
 		ProviderName: b.Provider, ProviderType: b.ProviderType}
 	if f[2].IsObject() {
 		r.Body = []byte(f[2].Raw)
@@ -263,7 +270,11 @@ func remoteResult(b *Batch, raw []byte, index map[string]int) (*Result, error) {
 	}
 	if r.OK() {
 		r.Model = gjson.GetBytes(r.Body, "model").Str
-		if u, ok := translate.ChatUsage(gjson.GetBytes(r.Body, "usage")); ok {
+		u, ok := translate.ChatUsage(gjson.GetBytes(r.Body, "usage"))
+		if ok {
+			u, fault, ok = tokens.Checked(u)
+		}
+		if ok {
 			r.Usage, r.HasUsage = u, true
 			// The provider bills its batch API at its batch prices.
 			if m, ok := catalog.Lookup(b.ProviderType, r.Model); ok && m.Pricing != nil {
@@ -273,7 +284,21 @@ func remoteResult(b *Batch, raw []byte, index map[string]int) (*Result, error) {
 			}
 		}
 	}
-	return r, nil
+	return r, fault, nil
+}
+
+// usageFault logs and counts (Options.UsageRejected) a fault of the usage
+// batch b's provider reported for one result line.
+func (s *Service) usageFault(b *Batch, fault tokens.Fault) {
+	msg := "the provider reported a negative token count for a batch result; counted as 0"
+	if fault == tokens.FaultTooLarge {
+		msg = "the provider reported an implausible token count for a batch result; its usage is refused as unknown"
+	}
+	s.logger.Warn(msg, zap.String("batch", b.ID), zap.String("provider", b.Provider),
+		zap.String("reason", string(fault)), zap.Int64("max_count", tokens.MaxCount))
+	if s.usageRejected != nil {
+		s.usageRejected(b.Provider, fault)
+	}
 }
 
 // mustErrorBody is an error body in the gateway's shape.

@@ -89,6 +89,10 @@ type Options struct {
 	Workers int
 	// Logger receives runner failures; nil logs nothing.
 	Logger *zap.Logger
+	// UsageRejected is called with the provider's name for each result of
+	// a provider-run batch whose usage has a fault (tokens.Checked); nil
+	// counts nothing. The fault is logged either way.
+	UsageRejected func(provider string, fault tokens.Fault)
 }
 
 // Service is the files and batches domain: it stores uploads, accepts
@@ -96,8 +100,10 @@ type Options struct {
 type Service struct {
 	st     Storage
 	logger *zap.Logger
-	sem    chan struct{}
-	pipe   atomic.Pointer[Pipeline]
+	// usageRejected is Options.UsageRejected.
+	usageRejected func(provider string, fault tokens.Fault)
+	sem           chan struct{}
+	pipe          atomic.Pointer[Pipeline]
 
 	ctx    context.Context
 	stop   context.CancelFunc
@@ -126,7 +132,8 @@ func New(opts Options) *Service {
 		l = zap.NewNop()
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	return &Service{st: opts.Storage, logger: l, sem: make(chan struct{}, w), ctx: ctx, stop: stop, runs: make(map[string]*run)}
+	return &Service{st: opts.Storage, logger: l, usageRejected: opts.UsageRejected, sem: make(chan struct{}, w), ctx: ctx,
+		stop: stop, runs: make(map[string]*run)}
 }
 
 // Use installs the pipeline batch lines run through from now on.

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/modelgate/modelgate/internal/saturate"
 )
 
 // Rebuild recomputes the spend of every budget at now from source: for
@@ -74,7 +76,7 @@ func (g *group) restore(prefix string, start int64, got map[string]float64) {
 	sums := map[string]float64{}
 	for p, v := range got {
 		if seg, ok := childSegment(prefix, p); ok {
-			sums[seg] += positive(v)
+			sums[seg] = saturate.AddFloat(sums[seg], positive(v))
 		}
 	}
 	g.mu.Lock()

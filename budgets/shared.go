@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/modelgate/modelgate/internal/saturate"
 )
 
 // Defaults of the shared spend.
@@ -194,7 +196,7 @@ func (sh *shared) owe(cells []SpendCell, cost float64) {
 		if _, ok := sh.debts[c]; !ok && len(sh.debts) >= maxDebts {
 			continue
 		}
-		sh.debts[c] += cost
+		sh.debts[c] = saturate.AddFloat(sh.debts[c], cost)
 	}
 	sh.owed.Store(int32(len(sh.debts) + len(sh.clears)))
 }
@@ -501,7 +503,7 @@ func segsOf(prefix string, perChild bool, got map[string]float64) map[string]flo
 	}
 	for p, v := range got {
 		if seg, ok := childSegment(prefix, p); ok {
-			out[seg] += positive(v)
+			out[seg] = saturate.AddFloat(out[seg], positive(v))
 		}
 	}
 	return out

@@ -254,3 +254,19 @@ func TestTrackerSweep(t *testing.T) {
 	mustCheck(t, tr, "/c/a", later, false)
 	mustCheck(t, tr, "/c/b", later, true)
 }
+
+// TestTrackerSpendSaturates: charges whose sum passes the largest float64
+// leave the spend there, finite (so that it can be stored and shown),
+// never infinite.
+func TestTrackerSpendSaturates(t *testing.T) {
+	now := ts(t, "2026-11-23T10:00:00Z")
+	b := Budget{UserPath: "/a", Period: Hourly, Amount: 1}
+	tr := newTestTracker(t, DefaultSettings(), now, b)
+	tr.Charge("/a", math.MaxFloat64, now)
+	tr.Charge("/a", math.MaxFloat64, now)
+	got, err := tr.Spent(b.Key(), "/a", now)
+	if err != nil || got != math.MaxFloat64 {
+		t.Fatalf("spent %g, %v; want the largest float64", got, err)
+	}
+	mustCheck(t, tr, "/a", now, false)
+}

@@ -15,6 +15,10 @@ const (
 	DefaultTTL = time.Hour
 	// DefaultMaxBytes is the size cap when Options.MaxBytes is 0.
 	DefaultMaxBytes = 256 << 20
+	// DefaultMaxEntryBytes is the cap of one answer's body when
+	// Options.MaxEntryBytes is 0 (lowered to MaxBytes when that is
+	// smaller).
+	DefaultMaxEntryBytes = 1 << 20
 )
 
 // Options configure Open.
@@ -27,6 +31,10 @@ type Options struct {
 	// MaxBytes caps the total stored size of the entries; 0 means
 	// DefaultMaxBytes.
 	MaxBytes int64
+	// MaxEntryBytes caps the body of one answer: a longer one is not
+	// stored, and a caller capturing an answer stops once it outgrows
+	// this. 0 means DefaultMaxEntryBytes; never more than MaxBytes.
+	MaxEntryBytes int64
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// Shared says other processes store entries in Storage too: a lookup
@@ -43,13 +51,14 @@ type Cache struct {
 	now    func() time.Time
 	shared bool
 
-	mu       sync.Mutex
-	ttl      time.Duration
-	maxBytes int64
-	lru      *list.List // of *Meta, most recently used first
-	index    map[Key]*list.Element
-	bytes    int64
-	flights  map[Key]*Flight
+	mu            sync.Mutex
+	ttl           time.Duration
+	maxBytes      int64
+	maxEntryBytes int64
+	lru           *list.List // of *Meta, most recently used first
+	index         map[Key]*list.Element
+	bytes         int64
+	flights       map[Key]*Flight
 
 	hits, misses atomic.Int64
 }
@@ -67,7 +76,7 @@ func Open(opts Options) (*Cache, error) {
 	}
 	c := &Cache{st: opts.Storage, now: opts.Now, shared: opts.Shared, lru: list.New(),
 		index: make(map[Key]*list.Element), flights: make(map[Key]*Flight)}
-	c.setLimits(opts.TTL, opts.MaxBytes)
+	c.setLimits(opts.TTL, opts.MaxBytes, opts.MaxEntryBytes)
 	now := c.now()
 	var metas []Meta
 	var expired []Key
@@ -101,24 +110,28 @@ func Open(opts Options) (*Cache, error) {
 	return c, nil
 }
 
-// SetLimits changes the TTL (of entries stored from now on) and the size
-// cap (evicting at once if needed); zero values mean the defaults.
-func (c *Cache) SetLimits(ttl time.Duration, maxBytes int64) error {
+// SetLimits changes the TTL (of entries stored from now on), the size
+// cap (evicting at once if needed) and the cap of one answer (of answers
+// stored from now on); zero values mean the defaults, as in Options.
+func (c *Cache) SetLimits(ttl time.Duration, maxBytes, maxEntryBytes int64) error {
 	c.mu.Lock()
-	c.setLimits(ttl, maxBytes)
+	c.setLimits(ttl, maxBytes, maxEntryBytes)
 	victims := c.evictLocked()
 	c.mu.Unlock()
 	return c.deleteStored(victims)
 }
 
-func (c *Cache) setLimits(ttl time.Duration, maxBytes int64) {
+func (c *Cache) setLimits(ttl time.Duration, maxBytes, maxEntryBytes int64) {
 	if ttl <= 0 {
 		ttl = DefaultTTL
 	}
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxBytes
 	}
-	c.ttl, c.maxBytes = ttl, maxBytes
+	if maxEntryBytes <= 0 {
+		maxEntryBytes = DefaultMaxEntryBytes
+	}
+	c.ttl, c.maxBytes, c.maxEntryBytes = ttl, maxBytes, min(maxEntryBytes, maxBytes)
 }
 
 // get returns the live entry under key, touching it, or nil.
@@ -178,12 +191,12 @@ func (c *Cache) forget(key Key) {
 }
 
 // Put stores ans under m.Key for the TTL, evicting the least recently
-// used entries while the total exceeds MaxBytes. An answer larger than
-// MaxBytes on its own is not stored. m's Size, Created and Expires are
-// set here.
+// used entries while the total exceeds MaxBytes. An answer whose body is
+// longer than MaxEntryBytes is not stored. m's Size, Created and Expires
+// are set here.
 func (c *Cache) Put(m Meta, ans *Answer) error {
 	c.mu.Lock()
-	limit := c.maxBytes
+	limit := c.maxEntryBytes
 	ttl := c.ttl
 	c.mu.Unlock()
 	if ans.BodySize() > limit {
@@ -248,4 +261,12 @@ func (c *Cache) MaxBytes() int64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.maxBytes
+}
+
+// MaxEntryBytes returns the cap of one answer's body: a caller capturing
+// an answer to store stops (and ends its Flight) once it outgrows this.
+func (c *Cache) MaxEntryBytes() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.maxEntryBytes
 }

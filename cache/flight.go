@@ -56,7 +56,10 @@ func (c *Cache) Lookup(ctx context.Context, key Key, coalesce bool) (*Answer, *F
 
 // Done ends the flight, handing ans (nil: nothing) to the requests that
 // waited for it. Store the answer (Put) before calling Done. Done may be
-// called more than once; only the first call counts.
+// called more than once; only the first call counts. Call Done(nil) as
+// soon as the answer is known not to be stored (it outgrew MaxEntryBytes,
+// or failed), not at its end: the waiters then make their own calls
+// instead of waiting for an answer nobody will share.
 func (f *Flight) Done(ans *Answer) {
 	if f == nil {
 		return

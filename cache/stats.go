@@ -10,6 +10,8 @@ type Stats struct {
 	Bytes int64 `json:"bytes"`
 	// MaxBytes is the size cap.
 	MaxBytes int64 `json:"max_bytes"`
+	// MaxEntryBytes is the cap of one answer's body.
+	MaxEntryBytes int64 `json:"max_entry_bytes"`
 	// TTLSeconds is how long an entry is served.
 	TTLSeconds int64 `json:"ttl_seconds"`
 	// Hits counts requests answered from the cache since start.
@@ -26,7 +28,7 @@ type Stats struct {
 func (c *Cache) Stats() (Stats, error) {
 	_, err := c.Purge(Filter{expiredOnly: true})
 	c.mu.Lock()
-	s := Stats{Entries: c.lru.Len(), Bytes: c.bytes, MaxBytes: c.maxBytes, TTLSeconds: int64(c.ttl.Seconds())}
+	s := Stats{Entries: c.lru.Len(), Bytes: c.bytes, MaxBytes: c.maxBytes, MaxEntryBytes: c.maxEntryBytes, TTLSeconds: int64(c.ttl.Seconds())}
 	c.mu.Unlock()
 	if c.shared && err == nil {
 		s.Entries, s.Bytes = 0, 0

@@ -108,11 +108,15 @@ type App struct {
 	limitsHeld bool // this instance holds a limiters reference
 	adminAPI   *admin.Handler
 	selfUsage  *selfusage.Handler
+	openHosts  *openHosts // the Caddy sites' host names, for OpenHostAllowed
 	ready      chan struct{}
 	startErr   error
 
 	// vmodels holds the virtual models and failover routes in force.
 	vmodels *vmodels.Service
+	// vmodelsWarned are the warnings about configured targets already
+	// logged (warnUnlistedTargets).
+	vmodelsWarned map[string]bool
 	// respCache is the response cache when it is on (set in Start);
 	// cacheHeld reports that this instance holds a caches reference.
 	respCache *ResponseCache
@@ -195,6 +199,7 @@ func (a *App) Provision(ctx caddy.Context) error {
 		Upstreams:    upstreams(eff.Providers),
 		Passthrough: proxy.Passthrough{Enabled: eff.Passthrough.EnabledProviders,
 			GatewayHeaders: []string{eff.Server.UserPathHeader}},
+		UsageRejected: countUsageRejected,
 	}
 	// With usage tracking off, GET /v1/usage reports zeroed totals.
 	a.selfUsage = &selfusage.Handler{Usage: selfusage.Totals{}}
@@ -228,6 +233,9 @@ func (a *App) Provision(ctx caddy.Context) error {
 	}
 	if err := a.registerRateLimitMetrics(ctx); err != nil {
 		return fmt.Errorf("modelgate: registering rate-limit metrics: %w", err)
+	}
+	if err := registerUsageMetrics(ctx); err != nil {
+		return fmt.Errorf("modelgate: registering usage metrics: %w", err)
 	}
 	return nil
 }
@@ -321,14 +329,19 @@ func (a *App) start() error {
 		Logger:     a.logger.Named("admin"),
 		Changes:    a.changeNotifier(),
 	}))
-	warnAccessLogs(a.caddyCtx, a.logger)
+	servers := httpServers(a.caddyCtx)
+	a.openHosts = newOpenHosts(siteHosts(servers))
+	warnAccessLogs(a.caddyCtx, servers, a.logger)
 	if !a.auth.Required() {
-		a.logger.Warn("no master key and no managed keys: model endpoints answer only clients on a loopback address, without a key; set GATEWAY_MASTER_KEY to serve others")
+		a.logger.Warn("no master key and no managed keys: model endpoints answer only clients on a loopback address, without a key, "+
+			"and only for a Host that is localhost, a loopback address or a host the site names; set GATEWAY_MASTER_KEY to serve others",
+			zap.Strings("site_hosts", a.openHosts.names()))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	a.cancel = cancel
 	a.holdGCMinHeap()
 	a.registry.Start(ctx)
+	a.watchUnlistedTargets(ctx)
 	a.logger.Info("modelgate started",
 		zap.String("storage", a.storePath),
 		zap.Bool("postgres", a.pg != nil),
@@ -401,6 +414,16 @@ func (a *App) Proxy() *proxy.Service { return a.proxy }
 
 // Store returns the open store, or nil before Start.
 func (a *App) Store() *store.Store { return a.store }
+
+// OpenHostAllowed reports whether a request whose Host header is host
+// (with or without a port) may be served while no credential exists at
+// all (Auth().Required() false): host is localhost or a name under
+// .localhost, a loopback address (127.0.0.0/8, ::1), or a name a host
+// matcher of the Caddy http app's routes names (a Caddyfile site
+// address's host). Any other name may be one a web page points at
+// 127.0.0.1 to reach this gateway from the browser (DNS rebinding). Call
+// it after WaitReady.
+func (a *App) OpenHostAllowed(host string) bool { return a.openHosts.allowed(host) }
 
 // WaitReady waits until Start has run (or ctx ends) and reports whether it
 // succeeded. Handlers call it before using AdminAPI, Limiter or the managed

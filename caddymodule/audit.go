@@ -65,7 +65,10 @@ type AuditStore interface {
 
 // auditParts is the audit machinery of one started app.
 type auditParts struct {
-	auditing  *Auditing
+	auditing *Auditing
+	// store is the embedded store, whose drops (records it refuses for
+	// good) the drop counter reports.
+	store     *store.Store
 	storage   AuditStore
 	hub       *audit.Hub
 	queries   *audit.Queries
@@ -84,12 +87,9 @@ func newAuditing(cfg config.Config, rec *audit.Recorder) *Auditing {
 	for _, p := range cfg.Providers {
 		secrets = append(secrets, p.APIKey)
 	}
-	if cfg.MasterKey != "" {
-		secrets = append(secrets, cfg.MasterKey)
-	}
 	return &Auditing{
 		Recorder:      rec,
-		Redactor:      audit.NewRedactor(secrets),
+		Redactor:      audit.NewRedactor(secrets, cfg.MasterKey),
 		Sessions:      audit.NewResponseSessions(responseSessionsCapacity),
 		Entries:       cfg.Logging.On(),
 		Usage:         cfg.Usage.On(),
@@ -114,9 +114,9 @@ func newAuditing(cfg config.Config, rec *audit.Recorder) *Auditing {
 // audit logging and usage tracking both off it builds nothing.
 func startAudit(cfg config.Config, st *store.Store, pg *pgstore.DB, logger *zap.Logger) *auditParts {
 	if !cfg.Logging.On() && !cfg.Usage.On() {
-		return &auditParts{}
+		return &auditParts{store: st}
 	}
-	p := &auditParts{storage: newAuditStore(st, pg, logger)}
+	p := &auditParts{store: st, storage: newAuditStore(st, pg, logger)}
 	var entries audit.EntryStorage
 	var usage audit.UsageStorage
 	if cfg.Logging.On() {
@@ -180,34 +180,58 @@ func (p *auditParts) stop() error {
 	return p.storage.Flush(ctx)
 }
 
-// registerAuditMetrics registers modelgate_audit_dropped_total, labelled
-// kind=entry|usage, reading the app's recorder when scraped.
+// registerAuditMetrics registers modelgate_audit_dropped_total (see
+// droppedCollector).
 func (a *App) registerAuditMetrics(ctx caddy.Context) error {
 	reg := ctx.GetMetricsRegistry()
 	if reg == nil {
 		return nil
 	}
-	for _, kind := range [...]string{"entry", "usage"} {
-		c := prometheus.NewCounterFunc(prometheus.CounterOpts{
-			Name:        "modelgate_audit_dropped_total",
-			Help:        "Audit entries and usage records dropped because the store's write queue was full.",
-			ConstLabels: prometheus.Labels{"kind": kind},
-		}, func() float64 {
-			rec := a.AuditRecorder()
-			if rec == nil {
-				return 0
-			}
-			e, u := rec.Dropped()
-			if kind == "entry" {
-				return float64(e)
-			}
-			return float64(u)
-		})
-		if err := reg.Register(c); err != nil {
-			return err
+	return reg.Register(&droppedCollector{app: a, desc: prometheus.NewDesc("modelgate_audit_dropped_total",
+		"Audit entries, usage records and other stored records dropped: refused by a full write queue "+
+			"(reason queue_full) or given up because the storage refuses them for good (key_too_large, "+
+			"value_too_large, encoding, data_exception, limit_exceeded, ...).",
+		[]string{"kind", "reason"}, nil)})
+}
+
+// droppedCollector reads modelgate_audit_dropped_total{kind,reason} when
+// scraped: the entries and usage records the recorder could not queue
+// (reason queue_full, always present for both kinds), plus the records
+// given up because the storage refuses them, from the embedded store (any
+// kind) and from the PostgreSQL audit writer when there is one.
+type droppedCollector struct {
+	app  *App
+	desc *prometheus.Desc
+}
+
+// Describe implements prometheus.Collector.
+func (c *droppedCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+
+// Collect implements prometheus.Collector.
+func (c *droppedCollector) Collect(ch chan<- prometheus.Metric) {
+	type row struct{ kind, reason string }
+	counts := map[row]uint64{{"entry", "queue_full"}: 0, {"usage", "queue_full"}: 0}
+	if rec := c.app.AuditRecorder(); rec != nil {
+		e, u := rec.Dropped()
+		counts[row{"entry", "queue_full"}] += e
+		counts[row{"usage", "queue_full"}] += u
+	}
+	add := func(ds []store.Drop) {
+		for _, d := range ds {
+			counts[row{d.Kind, d.Reason}] += d.Count
 		}
 	}
-	return nil
+	if p := c.app.auditLoaded(); p != nil {
+		if p.store != nil {
+			add(p.store.Drops())
+		}
+		if s, ok := p.storage.(interface{ Drops() []store.Drop }); ok {
+			add(s.Drops())
+		}
+	}
+	for r, n := range counts {
+		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.CounterValue, float64(n), r.kind, r.reason)
+	}
 }
 
 // auditLoaded returns the started audit machinery, or nil.

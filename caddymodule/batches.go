@@ -46,7 +46,8 @@ func (b *batchesRef) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (a *App) openBatches() error {
 	st := a.store
 	v, _, err := batchServices.LoadOrNew(a.batchesKey(), func() (caddy.Destructor, error) {
-		svc := batches.New(batches.Options{Storage: a.batchStorage(st), Logger: a.logger.Named("batches")})
+		svc := batches.New(batches.Options{Storage: a.batchStorage(st), Logger: a.logger.Named("batches"),
+			UsageRejected: countUsageRejected})
 		// With a shared storage, take over the batches of processes that died.
 		svc.KeepResuming(batches.DefaultResumeEvery)
 		return svc, nil

@@ -40,7 +40,7 @@ type ResponseCache struct {
 }
 
 // openCache takes (or creates) the shared response cache of the store
-// when the cache is enabled, applying this config's TTL and size cap.
+// when the cache is enabled, applying this config's TTL and size caps.
 // With Redis the entries live there, shared by every gateway process on
 // that server (a hit stored by one is a hit at all). Caller holds the
 // store and the backends.
@@ -49,7 +49,8 @@ func (a *App) openCache() error {
 	if !cc.On() {
 		return nil
 	}
-	opts := cache.Options{Storage: boltstore.NewCache(a.store), TTL: cc.TTL(), MaxBytes: cc.Limit(), Now: CacheClock}
+	opts := cache.Options{Storage: boltstore.NewCache(a.store), TTL: cc.TTL(), MaxBytes: cc.Limit(),
+		MaxEntryBytes: cc.EntryLimit(), Now: CacheClock}
 	if a.redis != nil {
 		opts.Storage, opts.Shared = redisstore.NewCache(a.redis), true
 	}
@@ -65,7 +66,7 @@ func (a *App) openCache() error {
 	}
 	c := val.(sharedCache).c
 	a.cacheHeld = true
-	if err := c.SetLimits(cc.TTL(), cc.Limit()); err != nil {
+	if err := c.SetLimits(cc.TTL(), cc.Limit(), cc.EntryLimit()); err != nil {
 		a.logger.Warn("response cache: evicting to the new size cap failed: " + err.Error())
 	}
 	a.respCache = &ResponseCache{Cache: c, Global: cc.Global(), MaxBodyBytes: a.effective.Server.MaxRequestBodyBytes}

@@ -1,6 +1,7 @@
 package caddymodule
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -21,7 +22,8 @@ func (a *App) provisionVirtualModels(fromEnv vmodels.List) error {
 	for _, p := range a.registry.Providers() {
 		provs[p.Name()] = p.Type()
 	}
-	s, err := vmodels.New(vmodels.Options{Managed: a.effective.VirtualModels, ManagedFailover: a.effective.Failover, Providers: provs})
+	s, err := vmodels.New(vmodels.Options{Managed: a.effective.VirtualModels, ManagedFailover: a.effective.Failover, Providers: provs,
+		Listings: a.registry})
 	if err != nil {
 		setting := "virtual_models"
 		var re *vmodels.RowError
@@ -32,7 +34,37 @@ func (a *App) provisionVirtualModels(fromEnv vmodels.List) error {
 	}
 	a.vmodels = s
 	a.proxy.VirtualModels = s
+	a.vmodelsWarned = map[string]bool{}
+	a.warnUnlistedTargets()
 	return nil
+}
+
+// warnUnlistedTargets logs, once each, the configuration's virtual-model
+// targets that name a model their provider's known listing lacks: at
+// provision for providers that serve only their allowlist, and again
+// once the first upstream listings are in (watchUnlistedTargets). Such a
+// row stays in force (a listing can change) but fails the requests it
+// sends there.
+func (a *App) warnUnlistedTargets() {
+	for _, w := range a.vmodels.UnlistedManaged() {
+		if !a.vmodelsWarned[w] {
+			a.vmodelsWarned[w] = true
+			a.logger.Warn(w)
+		}
+	}
+}
+
+// watchUnlistedTargets warns of the configuration's unlisted targets once
+// the registry's first round of listings has finished, unless ctx ends
+// first.
+func (a *App) watchUnlistedTargets(ctx context.Context) {
+	go func() {
+		select {
+		case <-a.registry.Ready():
+			a.warnUnlistedTargets()
+		case <-ctx.Done():
+		}
+	}()
 }
 
 // loadVirtualModels adds the stored virtual models and failover routes.

@@ -123,6 +123,15 @@ const (
 // Limit is the size cap of the cached responses in bytes.
 func (c Cache) Limit() int64 { return Int64(c.MaxBytes, DefaultCacheMaxBytes) }
 
+// EntryLimit is the size cap of one cached response body in bytes:
+// max_entry_bytes, or when unset the default lowered to Limit.
+func (c Cache) EntryLimit() int64 {
+	if c.MaxEntryBytes != nil {
+		return *c.MaxEntryBytes
+	}
+	return min(DefaultCacheMaxEntryBytes, c.Limit())
+}
+
 // Global reports whether entries are shared across user paths.
 func (c Cache) Global() bool { return c.Scope == CacheScopeGlobal }
 

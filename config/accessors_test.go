@@ -31,6 +31,8 @@ func TestAccessors(t *testing.T) {
 		{"cache default", zero.Cache.On(), false},
 		{"cache ttl default", zero.Cache.TTL(), time.Hour},
 		{"cache size default", zero.Cache.Limit(), int64(256 << 20)},
+		{"cache entry size default", zero.Cache.EntryLimit(), int64(1 << 20)},
+		{"cache entry size default under a small cache", Cache{MaxBytes: Ptr(int64(1000))}.EntryLimit(), int64(1000)},
 		{"cache scope default", zero.Cache.Global(), false},
 		{"rate limits default", zero.RateLimits.On(), true},
 		{"flush default", zero.RateLimits.FlushEvery(), time.Second},

@@ -201,6 +201,11 @@ type Cache struct {
 	// MaxBytes caps the total size of the cached responses (default 256
 	// MiB); the least recently used go first. Env RESPONSE_CACHE_MAX_BYTES.
 	MaxBytes *int64 `yaml:"max_bytes,omitempty" json:"max_bytes,omitempty"`
+	// MaxEntryBytes caps the body of one cached response (default 1 MiB,
+	// or max_bytes when that is smaller); at most max_bytes. An answer
+	// that outgrows it stops being buffered at once and passes through
+	// uncached. Env RESPONSE_CACHE_MAX_ENTRY_BYTES.
+	MaxEntryBytes *int64 `yaml:"max_entry_bytes,omitempty" json:"max_entry_bytes,omitempty"`
 	// Scope is who shares an entry: "user_path" (default: only requests
 	// of the same user path) or "global" (every caller).
 	// Env RESPONSE_CACHE_SCOPE.

@@ -50,6 +50,10 @@ const (
 	DefaultCacheTTLSeconds = 3600
 	// DefaultCacheMaxBytes is the default of cache.max_bytes.
 	DefaultCacheMaxBytes = int64(256 << 20)
+	// DefaultCacheMaxEntryBytes is the default of cache.max_entry_bytes
+	// (lowered to cache.max_bytes when that is smaller). Not set by
+	// Defaults, so that validation can tell a value given from it.
+	DefaultCacheMaxEntryBytes = int64(1 << 20)
 	// DefaultCacheScope is the default of cache.scope.
 	DefaultCacheScope = CacheScopeUserPath
 

@@ -96,6 +96,14 @@ var envSettings = []envSetting{
 		c.Cache.MaxBytes = &n
 		return nil
 	}},
+	{"RESPONSE_CACHE_MAX_ENTRY_BYTES", func(c *Config, v string) error {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n <= 0 {
+			return fmt.Errorf("%q is not a positive integer", v)
+		}
+		c.Cache.MaxEntryBytes = &n
+		return nil
+	}},
 	{"RESPONSE_CACHE_SCOPE", func(c *Config, v string) error { c.Cache.Scope = strings.ToLower(v); return nil }},
 	{"RATE_LIMITS_ENABLED", boolSetter(func(c *Config) **bool { return &c.RateLimits.Enabled })},
 	{"RATE_LIMITS_FLUSH_INTERVAL", func(c *Config, v string) error {

@@ -246,16 +246,19 @@ func TestParseBool(t *testing.T) {
 
 func TestResponseCacheEnv(t *testing.T) {
 	env, err := FromEnv([]string{"CACHE_ENABLED=false", "RESPONSE_CACHE_ENABLED=true", "RESPONSE_CACHE_TTL_SECONDS=60",
-		"RESPONSE_CACHE_MAX_BYTES=1024", "RESPONSE_CACHE_SCOPE=Global"})
+		"RESPONSE_CACHE_MAX_BYTES=1024", "RESPONSE_CACHE_MAX_ENTRY_BYTES=512", "RESPONSE_CACHE_SCOPE=Global"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := env.Config.Cache
-	if !c.On() || c.TTL() != time.Minute || c.Limit() != 1024 || !c.Global() {
+	if !c.On() || c.TTL() != time.Minute || c.Limit() != 1024 || c.EntryLimit() != 512 || !c.Global() {
 		t.Errorf("cache settings from the environment: %+v", c)
 	}
-	if _, err := FromEnv([]string{"RESPONSE_CACHE_MAX_BYTES=0"}); err == nil || !strings.Contains(err.Error(), "RESPONSE_CACHE_MAX_BYTES") {
-		t.Errorf("max bytes 0: %v", err)
+	for _, v := range []string{"RESPONSE_CACHE_MAX_BYTES=0", "RESPONSE_CACHE_MAX_ENTRY_BYTES=0", "RESPONSE_CACHE_MAX_ENTRY_BYTES=1MiB"} {
+		name, _, _ := strings.Cut(v, "=")
+		if _, err := FromEnv([]string{v}); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s: %v", v, err)
+		}
 	}
 	_, _, err = Resolve(mustYAML(t, "cache: {scope: everyone}"), Config{}, Env{})
 	if err == nil || !strings.Contains(err.Error(), "cache.scope") {

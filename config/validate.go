@@ -65,6 +65,11 @@ func validate(c Config) error {
 	if Int64(c.Cache.MaxBytes, 1) <= 0 {
 		bad("cache.max_bytes", "must be positive, got %d", *c.Cache.MaxBytes)
 	}
+	if n := c.Cache.MaxEntryBytes; n != nil && *n <= 0 {
+		bad("cache.max_entry_bytes", "must be positive, got %d", *n)
+	} else if n != nil && *n > c.Cache.Limit() {
+		bad("cache.max_entry_bytes", "%d is larger than cache.max_bytes (%d): one entry cannot exceed the whole cache", *n, c.Cache.Limit())
+	}
 	if s := c.Cache.Scope; s != "" && s != CacheScopeUserPath && s != CacheScopeGlobal {
 		bad("cache.scope", "%q is not one of user_path, global", s)
 	}
@@ -105,6 +110,9 @@ func validateProviders(ps Providers) []error {
 		}
 		if !validProviderName(p.Name) {
 			bad("name", "%q may contain only lowercase letters, digits, '_', '.' and '-'", p.Name)
+		}
+		if len(p.Name) > MaxProviderNameLen {
+			bad("name", "is %d bytes long; the longest accepted is %d", len(p.Name), MaxProviderNameLen)
 		}
 		if seen[p.Name] {
 			bad("name", "%q is defined more than once", p.Name)
@@ -196,6 +204,11 @@ func checkHTTPURL(s string) error {
 	}
 	return nil
 }
+
+// MaxProviderNameLen is the longest provider name, in bytes. The name is
+// part of storage keys (usage aggregates, audit hours, the audit index),
+// so it is bounded like every value that becomes one.
+const MaxProviderNameLen = 128
 
 // validProviderName reports whether name uses only [a-z0-9_.-] and is not
 // a path element such as "." or "..".

@@ -30,6 +30,11 @@ func TestResolveValidation(t *testing.T) {
 			want: `providers.a/b.name: "a/b" may contain only`,
 		},
 		{
+			name: "provider name too long",
+			app:  Config{Providers: Providers{{Name: strings.Repeat("p", MaxProviderNameLen+1), Type: "mock"}}},
+			want: "name: is 129 bytes long; the longest accepted is 128",
+		},
+		{
 			name: "dot-dot provider name",
 			yaml: "providers: {'..': {type: mock}}",
 			want: `providers....name: ".." may contain only`,
@@ -173,6 +178,24 @@ func TestResolveValidation(t *testing.T) {
 			name: "negative cache ttl",
 			yaml: "cache: {ttl_seconds: -1}",
 			want: "cache.ttl_seconds: must not be negative",
+		},
+		{
+			name: "zero cache entry cap",
+			yaml: "cache: {max_entry_bytes: 0}",
+			want: "cache.max_entry_bytes: must be positive, got 0",
+		},
+		{
+			name: "cache entry cap over the cache cap",
+			yaml: "cache: {max_bytes: 1000, max_entry_bytes: 1001}",
+			want: "cache.max_entry_bytes: 1001 is larger than cache.max_bytes (1000)",
+		},
+		{
+			name: "cache entry cap equal to the cache cap",
+			yaml: "cache: {max_bytes: 1000, max_entry_bytes: 1000}",
+		},
+		{
+			name: "small cache cap without an entry cap",
+			yaml: "cache: {max_bytes: 1000}",
 		},
 		{
 			name: "negative flush interval",

@@ -18,6 +18,7 @@ const accessLogFilter = `format filter {
 			fields {
 				request>headers>X-Api-Key delete
 				request>headers>Api-Key delete
+				request>headers>Xi-Api-Key delete
 				request>headers>X-Goog-Api-Key delete
 				request>headers>Sec-Websocket-Protocol delete
 			}
@@ -77,6 +78,7 @@ func sendEveryCredential(t *testing.T, g *gateway) []string {
 			{"Authorization", "Bearer " + key},
 			{"x-api-key", key},
 			{"api-key", key},
+			{"xi-api-key", key},
 			{"x-goog-api-key", key},
 			{"Sec-WebSocket-Protocol", "realtime, openai-insecure-api-key." + key},
 			{"Proxy-Authorization", "Bearer " + key},
@@ -108,13 +110,17 @@ func readLog(t *testing.T, path string, want int) string {
 
 // TestAccessLogFilteredKeepsKeysOut: with the README's access-log format,
 // no key reaches the access log in any credential header form, while the
-// requests are logged.
+// requests are logged; the gateway, seeing that, does not warn about the
+// access log at start.
 func TestAccessLogFilteredKeepsKeysOut(t *testing.T) {
-	g, accessLog, _ := startLoggedGateway(t, accessLogFilter)
+	g, accessLog, caddyLog := startLoggedGateway(t, accessLogFilter)
 	secrets := sendEveryCredential(t, g)
-	log := readLog(t, accessLog, 28)
-	if n := strings.Count(log, `"handled request"`); n < 28 {
-		t.Fatalf("access log has %d entries, want at least 28:\n%s", n, log)
+	log := readLog(t, accessLog, 32)
+	if n := strings.Count(log, `"handled request"`); n < 32 {
+		t.Fatalf("access log has %d entries, want at least 32:\n%s", n, log)
+	}
+	if b, _ := os.ReadFile(caddyLog); strings.Contains(string(b), "access logging is on") {
+		t.Errorf("warned about an access log that deletes every credential header:\n%s", b)
 	}
 	for _, s := range secrets {
 		if strings.Contains(log, s) {
@@ -138,5 +144,59 @@ func TestAccessLogWarnsWithoutFilter(t *testing.T) {
 	if !strings.Contains(log, "access logging is on") || !strings.Contains(log, "request>headers>X-Api-Key") ||
 		!strings.Contains(log, "request>headers>X-Goog-Api-Key") || !strings.Contains(log, `"srv0"`) {
 		t.Fatalf("no access-log warning in Caddy's log:\n%s", log)
+	}
+}
+
+// startExample starts the gateway from Caddyfile.example, edited by edit,
+// on a free port bound to 127.0.0.1, with its own admin address, data
+// file and Caddy's own log at WARN in a file, whose path it returns.
+func startExample(t *testing.T, edit func(string) string) string {
+	t.Helper()
+	clearEnv(t)
+	dir := t.TempDir()
+	caddyLog := filepath.Join(dir, "caddy.log")
+	ports := freePorts(t, 2)
+	t.Setenv("MODELGATE_PORT", fmt.Sprint(ports[0]))
+	t.Setenv("MODELGATE_DATA_PATH", filepath.Join(dir, "modelgate.db"))
+	src, err := os.ReadFile("../Caddyfile.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cf := strings.Replace(string(src), "{\n", fmt.Sprintf("{\n\tadmin 127.0.0.1:%d\n\tpersist_config off\n\tlog {\n\t\toutput file %s\n\t\tlevel WARN\n\t}\n", ports[1], caddyLog), 1)
+	cf = strings.Replace(cf, ":{$MODELGATE_PORT:8080} {\n", ":{$MODELGATE_PORT:8080} {\n\tbind 127.0.0.1\n", 1)
+	if err := caddy.Load(adapt(t, edit(cf)), true); err != nil {
+		t.Fatalf("starting gateway: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := caddy.Stop(); err != nil {
+			t.Errorf("stopping gateway: %v", err)
+		}
+	})
+	waitHealthy(t, fmt.Sprintf("http://127.0.0.1:%d", ports[0]))
+	return caddyLog
+}
+
+// TestExampleCaddyfileDrawsNoAccessLogWarning: Caddyfile.example's access
+// log deletes every credential header, so the gateway started from it
+// does not warn about it; the same file missing one delete (Xi-Api-Key)
+// draws the warning, naming the log.
+func TestExampleCaddyfileDrawsNoAccessLogWarning(t *testing.T) {
+	caddyLog := startExample(t, func(s string) string { return s })
+	if b, _ := os.ReadFile(caddyLog); strings.Contains(string(b), "access logging is on") {
+		t.Errorf("Caddyfile.example draws the access-log warning:\n%s", b)
+	}
+	if err := caddy.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	caddyLog = startExample(t, func(s string) string {
+		out := strings.Replace(s, "request>headers>Xi-Api-Key delete\n", "", 1)
+		if out == s {
+			t.Fatal("Caddyfile.example does not delete Xi-Api-Key")
+		}
+		return out
+	})
+	log := readLog(t, caddyLog, 1)
+	if !strings.Contains(log, "access logging is on") || !strings.Contains(log, `"logs":["log0"]`) {
+		t.Errorf("no warning naming the log without the Xi-Api-Key delete:\n%s", log)
 	}
 }

@@ -86,19 +86,18 @@ func TestAPIErrors(t *testing.T) {
 	}
 
 	type tc struct {
-		name         string
-		method, url  string
-		body         string
-		chunked      bool // send the body without Content-Length
-		status       int
-		typ, code    string // code "<null>" for none
-		param        string // "<null>" for none
-		provider     string
-		msgHas       string
-		msgHasNot    []string
-		header       map[string]string
-		maxDuration  time.Duration
-		skipErrCheck bool
+		name        string
+		method, url string
+		body        string
+		chunked     bool // send the body without Content-Length
+		status      int
+		typ, code   string // code "<null>" for none
+		param       string // "<null>" for none
+		provider    string
+		msgHas      string
+		msgHasNot   []string
+		header      map[string]string
+		maxDuration time.Duration
 	}
 	cases := []tc{
 		{name: "malformed JSON", method: "POST", url: chatURL, body: `{"model":"mock-chat",`, status: 400, typ: "invalid_request_error", code: "invalid_json", param: "<null>"},

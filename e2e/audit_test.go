@@ -28,6 +28,7 @@ import (
 	"github.com/modelgate/modelgate/caddymodule"
 	"github.com/modelgate/modelgate/catalog"
 	"github.com/modelgate/modelgate/internal/fixtures"
+	"github.com/modelgate/modelgate/store"
 )
 
 // runningApp returns the modelgate app of the running gateway.
@@ -462,11 +463,18 @@ func decode(t *testing.T, b json.RawMessage) any {
 }
 
 // TestAuditDroppedMetric: the drop counter is exported through Caddy's
-// metrics, labelled by kind.
+// metrics, labelled by kind and reason: records refused by a full queue
+// (always shown) and records the store refuses for good.
 func TestAuditDroppedMetric(t *testing.T) {
 	g := startMockGateway(t)
+	// A write whose key bbolt refuses is dropped by the store's writer.
+	st := activeApp(t).Store()
+	st.Enqueue(store.Write{Kind: "usage", Bucket: "e2e_drops", Key: bytes.Repeat([]byte("k"), 40_000), Value: []byte("v")})
+	_ = st.Flush(context.Background())
 	res := request(t, "GET", g.AdminURL+"/metrics", "")
-	for _, want := range []string{`modelgate_audit_dropped_total{kind="entry"} 0`, `modelgate_audit_dropped_total{kind="usage"} 0`} {
+	for _, want := range []string{`modelgate_audit_dropped_total{kind="entry",reason="queue_full"} 0`,
+		`modelgate_audit_dropped_total{kind="usage",reason="queue_full"} 0`,
+		`modelgate_audit_dropped_total{kind="usage",reason="key_too_large"} 1`} {
 		if !strings.Contains(string(res.Body), want) {
 			t.Errorf("metrics lack %s", want)
 		}

@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/modelgate/modelgate/modelid"
 )
 
 // Secrets of the fault run: no answer may contain them.
@@ -103,6 +105,19 @@ func fltLastEvents(shape string) string {
 		"data: [DONE]\n\n"
 }
 
+// fltUsageEvents are events of each upstream shape's stream that report
+// 5 input and 3 output tokens: the usage chunk, response.completed, or
+// message_start and message_delta.
+func fltUsageEvents(shape string) string {
+	switch shape {
+	case "responses":
+		return "event: response.completed\ndata: {\"type\":\"response.completed\",\"sequence_number\":1,\"response\":{\"id\":\"resp_1\",\"object\":\"response\",\"status\":\"completed\",\"output\":[],\"usage\":{\"input_tokens\":5,\"output_tokens\":3,\"total_tokens\":8}}}\n\n"
+	case "messages":
+		return "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\",\"stop_sequence\":null},\"usage\":{\"input_tokens\":5,\"output_tokens\":3}}\n\n"
+	}
+	return "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"fault-ok\",\"choices\":[],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":3,\"total_tokens\":8}}\n\n"
+}
+
 // fltServeFault answers one upstream request as the model names.
 func fltServeFault(w http.ResponseWriter, r *http.Request, shape, model string, stream bool) {
 	key := fltOpenAIKey
@@ -145,6 +160,11 @@ func fltServeFault(w http.ResponseWriter, r *http.Request, shape, model string, 
 			return
 		}
 		fltHijack(w, true, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n"+okBody[:20])
+	case "fault-resetusage":
+		// The upstream reports its usage, then resets inside an event.
+		events := fltFirstEvent(shape) + fltUsageEvents(shape) + "data: {\"pa"
+		fltHijack(w, true, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"+
+			fmt.Sprintf("%x\r\n%s\r\n", len(events), events))
 	case "fault-silence":
 		w.Header().Set("Content-Type", ctype)
 		if stream {
@@ -305,13 +325,19 @@ type fltAnswer struct {
 
 func fltPost(t *testing.T, g *gateway, path, body string) fltAnswer {
 	t.Helper()
+	return fltPostAs(t, g, path, body, fltUserPath)
+}
+
+// fltPostAs is fltPost for the caller's user path userPath.
+func fltPostAs(t *testing.T, g *gateway, path, body, userPath string) fltAnswer {
+	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, g.URL+path, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+fltMasterKey)
-	req.Header.Set("X-Modelgate-User-Path", fltUserPath)
+	req.Header.Set("X-Modelgate-User-Path", userPath)
 	start := time.Now()
 	resp, err := (&http.Client{Timeout: 20 * time.Second}).Do(req)
 	if err != nil {
@@ -407,17 +433,7 @@ func fltClearEnv(t *testing.T) {
 // expected status and shape, name no credential and no loopback address,
 // and leave the slots free: the next request is admitted.
 func TestFaultInjection(t *testing.T) {
-	fltClearEnv(t)
-	t.Setenv("SET_RATE_LIMIT_FAULTS", "concurrent=1")
-	t.Setenv("SET_PROVIDER_RATE_LIMIT_FO", "concurrent=1")
-	t.Setenv("SET_PROVIDER_RATE_LIMIT_FA", "concurrent=1")
-	up := fltUpstream(t)
-	models := "fault-ok " + strings.Join(fltFaults, " ")
-	provider := func(name, typ, key string) string {
-		return "provider " + name + " {\n type " + typ + "\n api_key " + key + "\n base_url " + up.URL + "/v1\n models " + models +
-			"\n models_mode allowlist\n timeout 1s\n read_idle_timeout 300ms\n max_response_body 1MiB\n max_stream_event 64KiB\n}\n"
-	}
-	g := startGateway(t, "master_key "+fltMasterKey+"\n"+provider("fo", "openai", fltOpenAIKey)+provider("fa", "anthropic", fltAnthropicKey))
+	g := fltGateway(t)
 
 	for _, sh := range fltShapes {
 		for _, stream := range []bool{false, true} {
@@ -430,6 +446,84 @@ func TestFaultInjection(t *testing.T) {
 					fltCheckReleased(t, g, sh)
 				})
 			}
+		}
+	}
+}
+
+// fltGateway starts the gateway of the fault run against the fake
+// upstream: providers fo (OpenAI) and fa (Anthropic), one concurrent
+// request allowed on the caller's user path and on each provider.
+func fltGateway(t *testing.T) *gateway {
+	t.Helper()
+	fltClearEnv(t)
+	t.Setenv("SET_RATE_LIMIT_FAULTS", "concurrent=1")
+	t.Setenv("SET_PROVIDER_RATE_LIMIT_FO", "concurrent=1")
+	t.Setenv("SET_PROVIDER_RATE_LIMIT_FA", "concurrent=1")
+	up := fltUpstream(t)
+	models := "fault-ok fault-resetusage " + strings.Join(fltFaults, " ")
+	provider := func(name, typ, key string) string {
+		return "provider " + name + " {\n type " + typ + "\n api_key " + key + "\n base_url " + up.URL + "/v1\n models " + models +
+			"\n models_mode allowlist\n timeout 1s\n read_idle_timeout 300ms\n max_response_body 1MiB\n max_stream_event 64KiB\n}\n"
+	}
+	return startGateway(t, "master_key "+fltMasterKey+"\n"+provider("fo", "openai", fltOpenAIKey)+provider("fa", "anthropic", fltAnthropicKey))
+}
+
+// TestFaultStreamCutAudited: a stream the upstream resets in the middle
+// of an event, with or without reporting its usage first, aborts a native
+// stream (a translated one ends with an error event) and leaves exactly
+// one audit entry, 502 upstream_read_failed, with the usage the upstream
+// reported, and a usage record of it; the slots it held are free again.
+func TestFaultStreamCutAudited(t *testing.T) {
+	g := fltGateway(t)
+	get := func(t *testing.T, path, userPath string) map[string]any {
+		t.Helper()
+		res := request(t, "GET", g.URL+path, "", "Authorization", "Bearer "+fltMasterKey, userPathHeader, userPath)
+		if res.Status != 200 {
+			t.Fatalf("GET %s: %d %s", path, res.Status, res.Body)
+		}
+		return res.JSON(t)
+	}
+	n := 0
+	for _, sh := range fltShapes {
+		for _, fault := range []string{"fault-reset", "fault-resetusage"} {
+			t.Run(sh.name+"/"+fault, func(t *testing.T) {
+				n++
+				userPath := fmt.Sprintf("%s/cut/%d", fltUserPath, n)
+				a := fltPostAs(t, g, sh.path, sh.body(fault, true), userPath)
+				fltCheckClean(t, a)
+				if a.status != 200 {
+					t.Fatalf("status %d: %.300s", a.status, a.body)
+				}
+				if !sh.translated && a.readErr == nil {
+					t.Errorf("a cut native stream reached the client as complete: %.300q", a.body)
+				}
+				log := get(t, "/admin/audit/log?user_path="+userPath, fltUserPath)
+				entries, _ := log["entries"].([]any)
+				if log["total"] != 1.0 || len(entries) != 1 {
+					t.Fatalf("the audit log holds %v entries for the request, want 1: %v", log["total"], log)
+				}
+				id, _ := entries[0].(map[string]any)["id"].(string)
+				e := get(t, "/admin/audit/log/"+id, fltUserPath)
+				data, _ := e["data"].(map[string]any)
+				if e["status_code"] != 502.0 || data["error_code"] != "upstream_read_failed" || e["error_type"] != "provider_error" {
+					t.Errorf("entry status %v, error %v/%v; want 502 provider_error/upstream_read_failed", e["status_code"], e["error_type"], data["error_code"])
+				}
+				usage, _ := e["usage"].(map[string]any)
+				today, _ := get(t, "/v1/usage", userPath)["usage"].(map[string]any)["today"].(map[string]any)
+				if fault == "fault-resetusage" {
+					if usage["total_tokens"] != 8.0 || usage["input_tokens"] != 5.0 {
+						t.Errorf("entry usage %v, want the 5+3 tokens reported before the cut", usage)
+					}
+					if today["requests"] != 1.0 || today["total_tokens"] != 8.0 {
+						t.Errorf("usage of the user path %v, want one record of 8 tokens", today)
+					}
+				} else if sh.name == "chat" || sh.name == "responses" {
+					if usage["total_tokens"] != 0.0 || today["requests"] != 0.0 {
+						t.Errorf("no usage was reported, yet the entry has %v and the user path %v", usage, today)
+					}
+				}
+				fltCheckReleased(t, g, sh)
+			})
 		}
 	}
 }
@@ -614,4 +708,104 @@ func fltAnthropicType(status int) string {
 		return "api_error"
 	}
 	return "invalid_request_error"
+}
+
+// TestFaultOverlongModel (issue 35, item 1): a passthrough call whose JSON
+// model is 40,000 characters, answered 200 with usage, made a usage
+// aggregate key bbolt refuses, and the store's writer retried that batch
+// forever: no audit entry or usage record was stored from then on. Now
+// the passthrough model is recorded cut and marked (modelid.Recorded),
+// later requests are still recorded and readable through the admin API,
+// and the model endpoints refuse a model over 256 bytes with 400
+// invalid_value (their audit entry recorded, with the model cut).
+func TestFaultOverlongModel(t *testing.T) {
+	clearEnv(t)
+	t.Setenv("ENABLED_PASSTHROUGH_PROVIDERS", "fo")
+	up := newRecordingUpstream(t, passthroughUpstream)
+	g := startGateway(t, "master_key "+masterKey+"\n"+
+		providerBlock("fo", "openai", fltOpenAIKey, up.URL+"/v1", "models gpt-4o-mini", "models_mode allowlist"))
+	long := strings.Repeat("m", 40_000)
+	body := func(model string) string {
+		return fmt.Sprintf(`{"model":%q,"messages":[{"role":"user","content":"hi"}]}`, model)
+	}
+
+	res := request(t, "POST", g.URL+"/p/fo/chat/completions", body(long),
+		"Authorization", "Bearer "+masterKey, "X-Request-Id", "overlong-passthrough")
+	if res.Status != 200 || up.count() != 1 || up.last(t).Body != body(long) {
+		t.Fatalf("passthrough %d %.200s; the upstream must get the body unchanged", res.Status, res.Body)
+	}
+	res = request(t, "POST", g.URL+"/v1/chat/completions", body("gpt-4o-mini"),
+		"Authorization", "Bearer "+masterKey, "X-Session-Id", "after-overlong", "X-Request-Id", "after-overlong")
+	if res.Status != 200 {
+		t.Fatalf("normal request after it: %d %s", res.Status, res.Body)
+	}
+	// auditRecords flushes the store: on the original code the flush
+	// never ended, the batch holding the bad record retried forever.
+	entries, usage := auditRecords(t)
+	pt := one(t, entries, "overlong-passthrough")
+	if pt.RequestedModel != modelid.Recorded(long) || len(pt.RequestedModel) > modelid.MaxLen ||
+		!strings.Contains(pt.RequestedModel, modelid.Marker) || pt.StatusCode != 200 {
+		t.Errorf("passthrough entry: status %d, model %q (%d bytes)", pt.StatusCode, pt.RequestedModel, len(pt.RequestedModel))
+	}
+	if us := usage[pt.ID]; len(us) != 1 || us[0].Model != modelid.Recorded(long) || us[0].Usage.TotalTokens != 15 {
+		t.Errorf("passthrough usage records %+v", us)
+	}
+	if e := one(t, entries, "after-overlong"); e.StatusCode != 200 || len(usage[e.ID]) != 1 {
+		t.Errorf("request after it: status %d, %d usage records", e.StatusCode, len(usage[e.ID]))
+	}
+
+	// Readable through the admin API, with the usage summary.
+	if e := auditEntryOf(t, g, "after-overlong"); e["status_code"] != float64(200) {
+		t.Errorf("admin API entry %v", e)
+	}
+	var sum struct {
+		TotalRequests int64 `json:"total_requests"`
+	}
+	adminJSON(t, g, "/admin/usage/summary", &sum)
+	if sum.TotalRequests != 2 {
+		t.Errorf("usage summary counts %d requests, want 2", sum.TotalRequests)
+	}
+
+	// The model endpoints refuse a model over 256 bytes, before any
+	// upstream call, and record the refusal with the model cut.
+	for _, model := range []string{strings.Repeat("m", 257), long} {
+		e := request(t, "POST", g.URL+"/v1/chat/completions", body(model),
+			"Authorization", "Bearer "+masterKey, "X-Request-Id", fmt.Sprintf("refused-%d", len(model))).
+			ExpectErr(t, http.StatusBadRequest, "invalid_request_error", "invalid_value")
+		if e.Param == nil || *e.Param != "model" || !strings.Contains(e.Message, "256") {
+			t.Errorf("%d-byte model: %+v", len(model), e)
+		}
+	}
+	// So do the transcription form and the realtime query.
+	m257 := strings.Repeat("m", 257)
+	form, ctype := multipartBody(t, map[string]string{"model": m257})
+	request(t, "POST", g.URL+"/v1/audio/transcriptions", form, "Authorization", "Bearer "+masterKey, "Content-Type", ctype).
+		ExpectErr(t, http.StatusBadRequest, "invalid_request_error", "invalid_value")
+	request(t, "GET", g.URL+"/v1/realtime?model="+m257, "", "Authorization", "Bearer "+masterKey,
+		"Connection", "Upgrade", "Upgrade", "websocket", "Sec-WebSocket-Version", "13", "Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ==").
+		ExpectErr(t, http.StatusBadRequest, "invalid_request_error", "invalid_value")
+	if up.count() != 2 {
+		t.Errorf("%d upstream calls, want 2: a refused model reached the upstream", up.count())
+	}
+	entries, _ = auditRecords(t)
+	for _, n := range []int{257, len(long)} {
+		e := one(t, entries, fmt.Sprintf("refused-%d", n))
+		if e.StatusCode != 400 || e.RequestedModel != modelid.Recorded(strings.Repeat("m", n)) {
+			t.Errorf("%d-byte model refused: entry %d %q", n, e.StatusCode, e.RequestedModel)
+		}
+	}
+	if m := string(request(t, "GET", g.AdminURL+"/metrics", "").Body); strings.Contains(m, `reason="key_too_large"`) {
+		t.Errorf("records dropped though every model is bounded:\n%s", grepLines(m, "modelgate_audit_dropped_total"))
+	}
+}
+
+// grepLines returns the lines of text that contain s.
+func grepLines(text, s string) string {
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		if strings.Contains(l, s) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }

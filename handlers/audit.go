@@ -18,6 +18,7 @@ import (
 	"github.com/modelgate/modelgate/audit"
 	"github.com/modelgate/modelgate/caddymodule"
 	"github.com/modelgate/modelgate/keys"
+	"github.com/modelgate/modelgate/modelid"
 	"github.com/modelgate/modelgate/reqbody"
 	"github.com/modelgate/modelgate/reqinfo"
 	"github.com/modelgate/modelgate/routes"
@@ -41,11 +42,25 @@ const StatusClientClosed = 499
 // CodeClientDisconnected is the error code recorded for such a request.
 const CodeClientDisconnected = "client_disconnected"
 
+// CodeAnswerAborted is the error code recorded, with status 500, for a
+// request whose answer a handler aborted (http.ErrAbortHandler) without
+// recording why. The gateway's own aborts record why: a stream the
+// upstream broke off is 502 upstream_read_failed.
+const CodeAnswerAborted = "answer_aborted"
+
+// CodeInternalError is the error code recorded, with status 500, for a
+// request whose handling panicked.
+const CodeInternalError = "internal_error"
+
 // Audit (modelgate_audit) records every request to an audited route (the
 // model endpoints, passthrough, realtime and batch calls) whatever its
 // outcome: one audit entry, announced to live viewers when the request
 // starts, and completed once the answer has been fully written, streams
-// included; and one usage record for each request a provider answered.
+// included, or has ended otherwise (a client that left, a panic, a
+// stream aborted because the upstream broke it off); and one usage
+// record for each request a provider answered (or began to answer and
+// reported usage for). A request whose body does not arrive in time is
+// answered here, 408 request_timeout (see requestTimedOut).
 // Before passing the request on it detects the request's session, so that
 // later stages see it. Requests the auth stage refuses are recorded the
 // same way (see Auth). The records go to storage through its queue: the
@@ -90,16 +105,29 @@ func audited(app *caddymodule.App, w http.ResponseWriter, r *http.Request, serve
 // rt will serve r (an authenticated caller, a method the route takes), so
 // that a model request's body is worth reading whole (see
 // newAuditRequest).
-func auditServe(au *caddymodule.Auditing, rt *routes.Route, w http.ResponseWriter, r *http.Request, serve func(http.ResponseWriter, *http.Request) error, served bool) error {
+func auditServe(au *caddymodule.Auditing, rt *routes.Route, w http.ResponseWriter, r *http.Request, serve func(http.ResponseWriter, *http.Request) error, served bool) (err error) {
 	if au == nil {
 		return serve(w, r)
 	}
 	info, r := requestInfo(r)
 	rec := newAuditRequest(au, rt, info, r, served)
+	if apierr.TimedOut(rec.readErr) {
+		// The body did not arrive in time: nothing can serve the request.
+		serve = requestTimedOut
+	}
 	aw := &auditWriter{ResponseWriter: w, done: r.Context().Done(), info: info, capture: au.Entries && au.Bodies, max: au.MaxBodyBytes}
-	err := serve(aw, r)
-	rec.finish(aw, r, err)
-	return err
+	// Deferred, so that the entry is completed however serve ends: also
+	// when it panics, as an aborted stream does (http.ErrAbortHandler).
+	// The panic then goes on, so that net/http still aborts the
+	// connection.
+	defer func() {
+		p := recover()
+		rec.finish(aw, r, err, p)
+		if p != nil {
+			panic(p)
+		}
+	}()
+	return serve(aw, r)
 }
 
 // auditRequest is the recording of one request in progress.
@@ -114,6 +142,8 @@ type auditRequest struct {
 	tooBig bool
 	bodyCT string
 	bodyN  int64
+	// readErr is the error reading the body met, if any.
+	readErr error
 }
 
 // newAuditRequest reads the request body (up to the recording cap, handing
@@ -133,7 +163,7 @@ func newAuditRequest(au *caddymodule.Auditing, rt *routes.Route, info *reqinfo.I
 			limit = max(limit, int(r.ContentLength))
 		}
 		body, rest, err := peekBody(r.Body, int64(limit), r.ContentLength)
-		r.Body = rest
+		r.Body, a.readErr = rest, err
 		if err == nil && len(body) > 0 && len(body) <= limit {
 			// The whole body: later stages take it, and its one scan,
 			// from info instead of reading and scanning it again. A body
@@ -212,9 +242,15 @@ func clientIP(r *http.Request) string {
 
 // finish completes the entry from what the chain learned and the answer
 // written, and hands the entry and usage record to the recorder.
-func (a *auditRequest) finish(aw *auditWriter, r *http.Request, serveErr error) {
+// panicked is what the chain panicked with (nil when it returned): an
+// aborted answer (http.ErrAbortHandler) or a fault.
+func (a *auditRequest) finish(aw *auditWriter, r *http.Request, serveErr error, panicked any) {
 	info, e, au := a.info, a.entry, a.au
 	e.DurationNs = time.Since(info.Start).Nanoseconds()
+	if panicked != nil && info.ErrorStatus == 0 {
+		// Nothing said why: the answer ended unfinished all the same.
+		apierr.Record(info, panicError(panicked))
+	}
 	e.StatusCode = aw.status
 	if e.StatusCode == 0 {
 		var he caddyhttp.HandlerError
@@ -224,14 +260,23 @@ func (a *auditRequest) finish(aw *auditWriter, r *http.Request, serveErr error) 
 			e.StatusCode = http.StatusInternalServerError
 		}
 	}
+	if info.ErrorStatus != 0 && e.StatusCode < 400 {
+		// An answer that failed after it had begun (a stream the
+		// upstream broke off, or aborted): its failure, not the status
+		// line the client got.
+		e.StatusCode = info.ErrorStatus
+	}
 	errType, errCode, errMsg := info.ErrorType, info.ErrorCode, info.ErrorMessage
-	// The server cancels a request's context only when the client went
-	// away. Before the whole answer was sent (none written, a write that
+	// The server cancels a request's context when the client went away.
+	// Before the whole answer was sent (none written, a write that
 	// failed, or a stream still open) that is recorded as status 499,
 	// client_disconnected, whatever was sent before; a client that leaves
 	// once it has the whole answer (an agent closing the connection on
-	// the stream's last event) got its answer.
-	if errors.Is(r.Context().Err(), context.Canceled) && (aw.status == 0 || aw.failed || info.AnswerOpen) {
+	// the stream's last event) got its answer. A body read that timed out
+	// cancels the context too: that request was answered 408
+	// request_timeout, its client still there.
+	if errors.Is(r.Context().Err(), context.Canceled) && errCode != apierr.CodeRequestTimeout &&
+		(aw.status == 0 || aw.failed || info.AnswerOpen) {
 		e.StatusCode, errCode = StatusClientClosed, CodeClientDisconnected
 		errMsg = "the client disconnected before the answer was complete"
 		if errType == "" {
@@ -298,12 +343,14 @@ func (a *auditRequest) finish(aw *auditWriter, r *http.Request, serveErr error) 
 		e.Data = d
 	}
 	// One usage record per completed request: a cache hit, or an answer
-	// a provider gave. A client that left before the end (499) leaves one
-	// only when the answer reported the tokens it used, which are spent
-	// whether or not the client read them.
+	// a provider gave. A client that left before the end (499), or an
+	// answer the upstream broke off, leaves one only when the answer
+	// reported the tokens it used, which are spent whether or not the
+	// client read them.
 	var u *audit.UsageRecord
 	gone := e.StatusCode == StatusClientClosed
-	if au.Usage && (info.CacheHit || answered(attempts)) && (!gone || hasUsage) {
+	spent := info.CacheHit || answered(attempts) || (hasUsage && begun(attempts))
+	if au.Usage && spent && (!gone || hasUsage) {
 		u = a.usageRecord(usage)
 	}
 	if a.shape == routes.ShapeResponses && info.SessionID != "" && e.Data != nil {
@@ -344,6 +391,30 @@ func answered(attempts []reqinfo.Attempt) bool {
 		}
 	}
 	return false
+}
+
+// begun reports whether a provider began answering the request: an
+// upstream call whose status was a success, whether or not its answer
+// then arrived whole.
+func begun(attempts []reqinfo.Attempt) bool {
+	for _, at := range attempts {
+		if at.StatusCode > 0 && at.StatusCode < 400 {
+			return true
+		}
+	}
+	return false
+}
+
+// panicError is the failure recorded for a request whose handling
+// panicked with p without recording why: an answer aborted on purpose
+// (http.ErrAbortHandler), or a fault in the gateway.
+func panicError(p any) *apierr.Error {
+	if p == http.ErrAbortHandler {
+		return apierr.New(http.StatusInternalServerError, apierr.TypeProvider,
+			"the gateway aborted the answer before it was complete").WithCode(CodeAnswerAborted)
+	}
+	return apierr.New(http.StatusInternalServerError, apierr.TypeProvider,
+		"the gateway failed while answering; see its log").WithCode(CodeInternalError)
 }
 
 // attempts converts the recorded upstream calls: the first is the primary
@@ -413,14 +484,17 @@ func (a *auditRequest) requestFields(d *audit.Data) {
 }
 
 // bodyModel returns the model a request body that was read asks for, or
-// "" when none was read or its model is not a string.
+// "" when none was read or its model is not a string, bounded as
+// recorded (modelid.Recorded).
 func (a *auditRequest) bodyModel() string {
 	b := a.info.Body()
 	if b == nil || b.ScanErr != nil {
 		return ""
 	}
 	s, _ := reqbody.Text(b.Fields.Model)
-	return s
+	// Recorded for a request refused before the proxy read the model (a
+	// rate limit, a model too long): bounded like every recorded model.
+	return modelid.Recorded(s)
 }
 
 // bodyStreams reports whether the request body, when read, asks for a

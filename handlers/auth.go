@@ -44,7 +44,10 @@ var (
 //   - With no master key and no managed key at all, routes that need a key
 //     are open to clients on a loopback address (others get 401
 //     master_key_required) and admin routes are refused unless
-//     admin.allow_unauthenticated.
+//     admin.allow_unauthenticated. Either is served only for a Host that
+//     is a loopback name or address or a name the Caddy site is
+//     addressed by (App.OpenHostAllowed); others get 403
+//     host_not_allowed.
 //
 // The user path is the one bound to the managed key, or else the
 // configured user-path header, or "/"; a malformed one gets 400.
@@ -125,6 +128,12 @@ func (h *Auth) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.
 			return h.refuse(w, r, apierr.Unauthorized("this gateway has no master key, so it answers only clients on this machine: "+
 				"set GATEWAY_MASTER_KEY (or master_key) and send it as Authorization: Bearer <key>").WithCode("master_key_required"))
 		}
+		if !h.app.OpenHostAllowed(r.Host) {
+			// A page that points a name it owns at 127.0.0.1 (DNS
+			// rebinding) reaches the gateway from the visitor's browser,
+			// with that name in Host.
+			return h.refuse(w, r, hostNotAllowed())
+		}
 		info.Admin = adminPath
 		return h.withUserPath(w, r, next, info, "")
 	}
@@ -188,6 +197,15 @@ func refusal(r keys.Refusal) *apierr.Error {
 		msg = "this API key has been deactivated"
 	}
 	return apierr.Unauthorized(msg).WithCode(string(r))
+}
+
+// hostNotAllowed is the answer of an open gateway to a request for a Host
+// that is neither a loopback name or address nor one the Caddy site names.
+func hostNotAllowed() *apierr.Error {
+	return apierr.New(http.StatusForbidden, apierr.TypeInvalidRequest,
+		"this gateway has no master key, so it answers only requests addressed to localhost, a loopback address "+
+			"or a host its Caddy site names: name this host in the site address, or set GATEWAY_MASTER_KEY (or master_key)").
+		WithCode("host_not_allowed")
 }
 
 // notReady is the answer while the modelgate app has not started (a few

@@ -308,3 +308,31 @@ func BenchmarkBudgetHandler(b *testing.B) {
 		})
 	}
 }
+
+// TestAbortedStreamChargedAndReleased: a stream the proxy aborts
+// (panicking with http.ErrAbortHandler once the upstream broke it off)
+// after its usage was reported is charged to the budget and releases its
+// concurrency slot, and the panic goes on to net/http.
+func TestAbortedStreamChargedAndReleased(t *testing.T) {
+	c := pricedCost(t)
+	bs := budgetService(t, map[budgets.Key]float64{{UserPath: "/team", Period: budgets.Daily}: 10 * c}, false)
+	e := rlEngine(t, limits.Rule{Scope: limits.ScopeUserPath, Subject: "/team", Period: limits.PeriodConcurrent, MaxRequests: 1})
+	var panicked any
+	func() {
+		defer func() { panicked = recover() }()
+		budgetServe(bs, e, "POST", "/v1/chat/completions", "/team", modelBody("/v1/chat/completions", "gpt-4o-mini"), false,
+			caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+				_ = servedBy("openai", "gpt-4o-mini")(w, r)
+				panic(http.ErrAbortHandler)
+			}))
+	}()
+	if panicked != http.ErrAbortHandler {
+		t.Fatalf("panicked with %v, want http.ErrAbortHandler passed on", panicked)
+	}
+	if got := bs.List()[0].Spent; float64(got) != c {
+		t.Errorf("spent %v, want %v", got, c)
+	}
+	if n := inFlight(t, e, "/team"); n != 0 {
+		t.Errorf("in flight %d after an aborted stream", n)
+	}
+}

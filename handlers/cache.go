@@ -9,6 +9,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
+	"github.com/modelgate/modelgate/apierr"
 	"github.com/modelgate/modelgate/cache"
 	"github.com/modelgate/modelgate/caddymodule"
 	"github.com/modelgate/modelgate/proxy"
@@ -60,8 +61,11 @@ var keptHeaders = []string{"Content-Type", "Cache-Control", "X-Accel-Buffering",
 // streaming or not, the user path (unless cache.scope is global) and the
 // body with its JSON object keys sorted. A miss goes on down the chain and
 // its answer is stored when it is a complete 200 from the first provider
-// tried. Identical misses in flight at once make one upstream call: the
-// others wait (each bounded by its own context) and are answered with it.
+// tried, no longer than cache.max_entry_bytes: a longer one stops being
+// copied as soon as it outgrows that and passes through uncached.
+// Identical misses in flight at once make one upstream call: the others
+// wait (each bounded by its own context) and are answered with it, or
+// make their own calls as soon as it is known not to be stored.
 //
 // Cache-Control: no-cache skips the lookup (and coalescing), no-store the
 // write. Every answer on a cacheable route carries X-Modelgate-Cache.
@@ -104,7 +108,11 @@ func serveCached(rc *caddymodule.ResponseCache, px *proxy.Service, rt *routes.Ro
 	if b := info.Body(); b != nil && (rc.MaxBodyBytes <= 0 || int64(len(b.Bytes)) <= rc.MaxBodyBytes) {
 		body, ok = b.Bytes, true // read whole by the audit stage
 	} else {
-		body, ok = readCacheBody(r, rc.MaxBodyBytes)
+		var err error
+		body, ok, err = readCacheBody(r, rc.MaxBodyBytes)
+		if apierr.TimedOut(err) {
+			return requestTimedOut(w, r)
+		}
 	}
 	var t proxy.Target
 	if ok {
@@ -135,13 +143,17 @@ func serveCached(rc *caddymodule.ResponseCache, px *proxy.Service, rt *routes.Ro
 		flight = f
 		w.Header().Set(CacheHeader, CacheMiss)
 	}
+	if noStore {
+		return next.ServeHTTP(w, r) // never stored: nothing to capture
+	}
 	// Ends the flight sharing nothing if next panics or its answer is not
-	// kept; after the Done below it does nothing.
+	// kept; after the Done below (or the capture giving up) it does
+	// nothing.
 	defer flight.Done(nil)
-	cw := &cacheWriter{ResponseWriter: w, max: rc.MaxBytes()}
+	cw := &cacheWriter{ResponseWriter: w, max: rc.MaxEntryBytes(), flight: flight}
 	err := next.ServeHTTP(cw, r)
 	ans := keepable(cw, info, t.Stream)
-	if ans != nil && !noStore {
+	if ans != nil {
 		if info.ProviderName != t.Provider || info.ResolvedModel != t.Model {
 			// Stored under what actually answered.
 			key, _ = cache.KeyOf(keyRequest(rc, rt, info, info.ProviderName, info.ResolvedModel, t.Stream), body)
@@ -225,7 +237,7 @@ var hitValue = []string{CacheHit}
 // event) does not keep it from being stored; one that leaves before
 // (the answer still open) does. Otherwise nil.
 func keepable(cw *cacheWriter, info *reqinfo.Info, stream bool) *cache.Answer {
-	if cw.status != http.StatusOK || cw.over || cw.failed || info.AnswerOpen ||
+	if cw.status != http.StatusOK || cw.dropped || info.AnswerOpen ||
 		info.ErrorCode != "" || info.CacheHit || info.ProviderName == "" {
 		return nil
 	}
@@ -262,11 +274,11 @@ func cacheControl(h http.Header) (noCache, noStore bool) {
 
 // readCacheBody reads r's body whole when it is at most max bytes and
 // hands it on to the next stage unchanged. ok is false when it is longer
-// or cannot be read: the proxy then answers the request as it would
-// without the cache (the part already read is handed on too).
-func readCacheBody(r *http.Request, max int64) (body []byte, ok bool) {
+// or cannot be read (err says why): the proxy then answers the request as
+// it would without the cache (the part already read is handed on too).
+func readCacheBody(r *http.Request, max int64) (body []byte, ok bool, err error) {
 	if r.Body == nil || r.Body == http.NoBody || (max > 0 && r.ContentLength > max) {
-		return nil, false
+		return nil, false, nil
 	}
 	limit := max
 	if limit <= 0 {
@@ -275,9 +287,9 @@ func readCacheBody(r *http.Request, max int64) (body []byte, ok bool) {
 	body, rest, err := peekBody(r.Body, limit, r.ContentLength)
 	if err != nil || int64(len(body)) > limit {
 		r.Body = rest
-		return nil, false
+		return nil, false, err
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
-	return body, true
+	return body, true, nil
 }

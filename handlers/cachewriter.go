@@ -5,55 +5,77 @@ import (
 	"net"
 	"net/http"
 
+	"github.com/modelgate/modelgate/cache"
 	"github.com/modelgate/modelgate/proxy"
 )
 
 // cacheWriter passes a response through while keeping a copy of its body
-// as the sequence of writes between flushes, up to max bytes in all; a
-// longer body is dropped from the copy and marked over. It keeps the
-// writer's flushing and hijacking through Flush, Hijack and Unwrap.
+// as the sequence of writes between flushes, up to max bytes in all (the
+// cache's MaxEntryBytes). Once the answer cannot be stored (it outgrows
+// max, its status is not 200, a write to the client fails or the
+// connection is taken over) the copy is dropped at once, its memory
+// released, and flight (when set) is ended sharing nothing, so that the
+// identical requests waiting for it make their own calls instead of
+// waiting for the end of an answer nobody will share. The rest passes
+// through uncopied. It keeps the writer's flushing and hijacking through
+// Flush, Hijack and Unwrap.
 type cacheWriter struct {
 	http.ResponseWriter
-	status int
-	over   bool
-	failed bool // a write to the client failed, or the connection was taken over
-	max    int64
-	size   int64
-	chunks [][]byte
-	open   []byte // written since the last flush
+	status  int
+	dropped bool // the copy was given up: the answer is not stored
+	max     int64
+	size    int64
+	chunks  [][]byte
+	open    []byte // written since the last flush
+	flight  *cache.Flight
 }
 
-// WriteHeader notes the final status and passes it on.
+// WriteHeader notes the final status and passes it on; any final status
+// but 200 gives up the copy.
 func (w *cacheWriter) WriteHeader(code int) {
 	if w.status == 0 && code >= 200 {
 		w.status = code
+		if code != http.StatusOK {
+			w.drop()
+		}
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
 
 // Write copies p into the current chunk while the copy fits, then passes
-// it on.
+// it on. A write that would take the copy over max drops it before
+// copying anything.
 func (w *cacheWriter) Write(p []byte) (int, error) {
 	if w.status == 0 {
 		w.status = http.StatusOK
 	}
-	if !w.over {
+	if !w.dropped {
 		if w.size += int64(len(p)); w.size > w.max {
-			w.over, w.chunks, w.open = true, nil, nil
+			w.drop()
 		} else {
 			w.open = append(w.open, p...)
 		}
 	}
 	n, err := w.ResponseWriter.Write(p)
 	if err != nil {
-		w.failed = true
+		w.drop()
 	}
 	return n, err
 }
 
+// drop gives up the copy: its memory is released and the flight ends
+// sharing nothing.
+func (w *cacheWriter) drop() {
+	if w.dropped {
+		return
+	}
+	w.dropped, w.chunks, w.open = true, nil, nil
+	w.flight.Done(nil)
+}
+
 // cut ends the current chunk.
 func (w *cacheWriter) cut() {
-	if len(w.open) > 0 && !w.over {
+	if len(w.open) > 0 && !w.dropped {
 		w.chunks = append(w.chunks, w.open)
 		w.open = nil
 	}
@@ -63,9 +85,9 @@ func (w *cacheWriter) cut() {
 func (w *cacheWriter) Flush() { _ = w.FlushError() }
 
 // FlushError ends the current chunk, sends buffered data to the client and
-// reports a failure. A failure does not mark the answer failed: the
-// client may have left on what the write before handed over, and an
-// answer left before its last part stays open (reqinfo.Info.AnswerOpen).
+// reports a failure. A failure does not drop the copy: the client may
+// have left on what the write before handed over, and an answer left
+// before its last part stays open (reqinfo.Info.AnswerOpen).
 func (w *cacheWriter) FlushError() error {
 	w.cut()
 	return proxy.Flush(w.ResponseWriter)
@@ -73,7 +95,7 @@ func (w *cacheWriter) FlushError() error {
 
 // Hijack hands over the connection; such an answer is never stored.
 func (w *cacheWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	w.failed = true
+	w.drop()
 	return http.NewResponseController(w.ResponseWriter).Hijack()
 }
 

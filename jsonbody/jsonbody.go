@@ -38,8 +38,9 @@ const DefaultMaxBytes = 1 << 20
 // invalid_json for a body that is not one JSON object (trailing data
 // included), 400 invalid_type or invalid_value naming a member of the
 // wrong type by its JSON path, 400 unknown_field unless unknown members
-// are allowed, and a field a custom decoder refuses (apierr.FieldError)
-// by its name. An empty body decodes as {}. Messages name the offending
+// are allowed, a field a custom decoder refuses (apierr.FieldError) by
+// its name, and 408 request_timeout for a body that did not arrive in time
+// (apierr.BodyReadError). An empty body decodes as {}. Messages name the offending
 // field but never quote the body.
 func Decode(w http.ResponseWriter, r *http.Request, dst any, o Options) *apierr.Error {
 	max := o.MaxBytes
@@ -53,7 +54,7 @@ func Decode(w http.ResponseWriter, r *http.Request, dst any, o Options) *apierr.
 			return apierr.New(http.StatusRequestEntityTooLarge, apierr.TypeInvalidRequest,
 				"request body is larger than "+sizeText(max)).WithCode("request_too_large")
 		}
-		return apierr.InvalidRequest("could not read the request body").WithCode("invalid_json")
+		return apierr.BodyReadError(err, "invalid_json")
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		data = []byte("{}")

@@ -102,9 +102,6 @@ func (w window) used() int64 {
 	return satAdd(w.cur, mulDivCeil(w.prev, w.period-w.elapsed, w.period))
 }
 
-// remaining is how many more units fit under limit.
-func (w window) remaining(limit int64) int64 { return max(0, limit-w.used()) }
-
 // wait is the shortest time (nanos) after which one more unit fits under
 // limit (used + 1 ≤ limit), assuming nothing else is admitted meanwhile: the
 // estimate only decays, first within the current window (previous count

@@ -94,12 +94,14 @@ func (r *Registry) refreshOne(ctx context.Context, e Entry) error {
 	if err != nil {
 		return err
 	}
-	if len(models) == 0 {
+	listed := len(models) > 0
+	if !listed {
 		models = configured(e.Models)
 	}
 	models = distinct(models)
 	r.mu.Lock()
 	r.listings[e.Provider.Name()] = models
+	r.upstream[e.Provider.Name()] = listed
 	r.mu.Unlock()
 	r.rebuildIndex()
 	return nil

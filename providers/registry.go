@@ -58,6 +58,9 @@ type Registry struct {
 	index    map[string]Provider
 	listed   map[string]map[string]bool // provider name → model id set
 	closed   map[string]bool            // provider name → serves only its allowlist
+	// upstream says, per provider name, whether its listing is the
+	// upstream's own: the last successful listing named models.
+	upstream map[string]bool
 	// failing says, per provider name, whether its last listing failed;
 	// the map is fixed at construction.
 	failing map[string]*atomic.Bool
@@ -86,6 +89,7 @@ func NewRegistry(entries []Entry, opts RegistryOptions) *Registry {
 		opts:     opts,
 		listings: make(map[string][]Model, len(entries)),
 		closed:   make(map[string]bool, len(entries)),
+		upstream: make(map[string]bool, len(entries)),
 		failing:  make(map[string]*atomic.Bool, len(entries)),
 		ready:    make(chan struct{}),
 		sleep:    ctxsleep.For,
@@ -130,6 +134,22 @@ func (r *Registry) Provider(name string) (Provider, bool) {
 func (r *Registry) ListingFailed(name string) bool {
 	f := r.failing[name]
 	return f != nil && f.Load()
+}
+
+// Lists reports whether the named provider lists model, and whether its
+// list is known at all: a provider that serves only its allowlist knows
+// its list from the start; another once an upstream listing named models
+// (a later listing that fails keeps it). Before that (the configured
+// models stand in for a listing that has not come, failed or was empty)
+// known is false: the upstream may serve models the gateway cannot name.
+// An unknown provider name is neither listed nor known.
+func (r *Registry) Lists(provider, model string) (listed, known bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if _, ok := r.byName[provider]; !ok {
+		return false, false
+	}
+	return r.listed[provider][model], r.closed[provider] || r.upstream[provider]
 }
 
 // Ready is closed once the first round of listings has finished.

@@ -118,3 +118,35 @@ func TestAllowlistRefusesUnlistedPrefixedModels(t *testing.T) {
 		t.Fatalf("unlisted model of an open provider: %v %q %v", p, m, err)
 	}
 }
+
+// TestListsKnowsAProviderListOnlyFromItsUpstreamOrAllowlist: an
+// allowlisted provider's list is known from the start; another's only
+// once an upstream listing named models: not while the configured models
+// stand in for a listing that has not come, failed or was empty. A later
+// failure keeps the list known.
+func TestListsKnowsAProviderListOnlyFromItsUpstreamOrAllowlist(t *testing.T) {
+	l := &scriptedLister{slowLister: slowLister{name: "open"}, script: [][]string{{}, nil, {"a"}, nil}}
+	closed := &slowLister{name: "closed"}
+	entries := []Entry{{Provider: l, Models: []string{"configured"}}, {Provider: closed, Models: []string{"only"}, Allowlist: true}}
+	r := NewRegistry(entries, RegistryOptions{})
+	check := func(step, provider, model string, listed, known bool) {
+		t.Helper()
+		if gl, gk := r.Lists(provider, model); gl != listed || gk != known {
+			t.Errorf("%s: Lists(%s, %s) = %v, %v; want %v, %v", step, provider, model, gl, gk, listed, known)
+		}
+	}
+	check("allowlist", "closed", "only", true, true)
+	check("allowlist", "closed", "other", false, true)
+	check("unknown provider", "nope", "a", false, false)
+	check("before any listing", "open", "configured", true, false)
+	ctx := context.Background()
+	_ = r.refreshOne(ctx, entries[0]) // an empty listing
+	check("empty listing", "open", "a", false, false)
+	_ = r.refreshOne(ctx, entries[0]) // a failed one
+	check("failed listing", "open", "a", false, false)
+	_ = r.refreshOne(ctx, entries[0]) // lists a
+	check("listed", "open", "a", true, true)
+	check("listed", "open", "configured", false, true)
+	_ = r.refreshOne(ctx, entries[0]) // fails again
+	check("failure after a listing", "open", "a", true, true)
+}

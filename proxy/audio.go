@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/modelgate/modelgate/apierr"
+	"github.com/modelgate/modelgate/modelid"
 	"github.com/modelgate/modelgate/providers"
 	"github.com/modelgate/modelgate/reqinfo"
 )
@@ -149,7 +150,10 @@ func (s *Service) readTranscription(r *http.Request) (*request, *providers.Trans
 		info = reqinfo.New()
 	}
 	// Recorded first, so a refusal still shows the model asked for.
-	info.RequestedModel = requested
+	info.RequestedModel = modelid.Recorded(requested)
+	if err := checkModelID(requested); err != nil {
+		return nil, nil, err
+	}
 	return &request{in: ingressTranscription, requested: requested, info: info}, f, nil
 }
 
@@ -176,7 +180,8 @@ func (s *Service) transcriptionCall(r *http.Request, req *request, f *providers.
 			return nil, nil, err
 		}
 	}
-	c := &call{in: ingressTranscription, ep: providers.EndpointTranscriptions, provider: p, model: model, slowdown: rt.slowdown}
+	c := &call{in: ingressTranscription, ep: providers.EndpointTranscriptions, provider: p, model: model, slowdown: rt.slowdown,
+		svc: s}
 	c.info = req.info
 	c.info.ResolvedModel = model
 	c.info.ProviderName = p.Name()
@@ -229,7 +234,7 @@ func readTranscriptionForm(r *http.Request, max int64) (*providers.Transcription
 			return nil, tooLarge(max)
 		}
 		if err != nil {
-			return nil, apierr.InvalidRequest("malformed multipart body: " + err.Error()).WithCode(apierr.CodeInvalidMultipart)
+			return nil, apierr.MultipartError(err)
 		}
 	}
 	if !seenFile {

@@ -10,6 +10,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/modelgate/modelgate/apierr"
+	"github.com/modelgate/modelgate/modelid"
 	"github.com/modelgate/modelgate/reqbody"
 	"github.com/modelgate/modelgate/reqinfo"
 )
@@ -101,16 +102,23 @@ func readBody(r *http.Request, max int64) ([]byte, error) {
 	}
 	body, err := readAllSized(src, int(size)+memberHeadroom)
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return nil, tooLarge(max)
-		}
-		return nil, apierr.InvalidRequest("could not read request body: " + err.Error())
+		return nil, bodyError(err, max)
 	}
 	if err := checkBody(body, max); err != nil {
 		return nil, err
 	}
 	return body, nil
+}
+
+// bodyError is the answer to a request body of at most max bytes whose
+// reading failed with err: 413 when an http.MaxBytesReader found it
+// longer, else apierr.BodyReadError (408 when it did not arrive in time).
+func bodyError(err error, max int64) error {
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return tooLarge(max)
+	}
+	return apierr.BodyReadError(err, "")
 }
 
 func tooLarge(max int64) error {
@@ -141,7 +149,8 @@ func readAllSized(r io.Reader, size int) ([]byte, error) {
 	}
 }
 
-// modelName returns the request's model, or a 400 naming the param.
+// modelName returns the request's model, or a 400 naming the param: the
+// model is missing, not a string or longer than modelid.MaxLen.
 func (f requestFields) modelName() (string, error) {
 	raw := f.Model
 	if raw == nil || string(raw) == "null" {
@@ -151,7 +160,20 @@ func (f requestFields) modelName() (string, error) {
 		return "", apierr.InvalidRequest("model must be a non-empty string").WithParam("model").WithCode(apierr.CodeInvalidValue)
 	}
 	s, _ := reqbody.Text(raw)
+	if err := checkModelID(s); err != nil {
+		return "", err
+	}
 	return s, nil
+}
+
+// checkModelID refuses a model id longer than modelid.MaxLen with 400
+// invalid_value: the model becomes part of storage keys (the audit index,
+// the usage aggregates), so it is bounded where it enters.
+func checkModelID(model string) error {
+	if err := modelid.Check(model); err != nil {
+		return apierr.InvalidRequest(err.Error()).WithParam("model").WithCode(apierr.CodeInvalidValue)
+	}
+	return nil
 }
 
 // streamOn reports whether the request asks for a stream, reading the

@@ -16,6 +16,7 @@ import (
 	"github.com/modelgate/modelgate/providers"
 	"github.com/modelgate/modelgate/providers/translate"
 	"github.com/modelgate/modelgate/reqinfo"
+	"github.com/modelgate/modelgate/tokens"
 )
 
 // call is one model request on its way upstream.
@@ -44,6 +45,13 @@ type call struct {
 	tr   *translation // nil: passthrough
 
 	anthropicTokens translate.MessagesUsage // usage of a native Anthropic stream so far
+	// svc is the service the call serves, which logs and counts faulty
+	// upstream usage (setUsage); nil logs and counts nothing.
+	svc *Service
+	// usageFault is the last fault of the upstream's usage reported
+	// (setUsage); usageRefused: the answer's usage was refused.
+	usageFault   tokens.Fault
+	usageRefused bool
 
 	limits   UpstreamLimits // how the provider's answer is read
 	upstream upstreamBody   // the answer's body under limits
@@ -113,6 +121,16 @@ func (s *Service) sendFailed(r *http.Request, c *call, started time.Time, err er
 	c.failed = transportError(c.provider.Name(), err)
 	c.recordAttempt(started, 0, "")
 	return c.failed
+}
+
+// answerFailed records e, the failure of c's upstream answer once the
+// client's answer had begun (a stream the upstream broke off, with the
+// status line already sent), as the call's failure for its attempt record
+// and as the request's outcome (apierr.Record): the audit entry carries
+// e's status and code rather than the status the client got.
+func (c *call) answerFailed(e *apierr.Error) {
+	c.failed = e
+	apierr.Record(c.info, e)
 }
 
 // failedWith records e, the gateway error an upstream call amounts to, as
@@ -343,7 +361,7 @@ func (s *Service) newCall(req *request, body []byte, t routed) (*call, error) {
 			return nil, apierr.InvalidRequest("could not rewrite model: " + err.Error())
 		}
 	}
-	c := &call{in: req.in, body: body, provider: p, model: model, slowdown: t.slowdown}
+	c := &call{in: req.in, body: body, provider: p, model: model, slowdown: t.slowdown, svc: s}
 	if req.in == ingressSpeech {
 		c.characters = speechCharacters(req.fields.Input)
 	}
@@ -482,7 +500,7 @@ func (s *Service) answerFailed(w http.ResponseWriter, r *http.Request, c *call, 
 // usage.
 func relayBody(w http.ResponseWriter, resp *http.Response, c *call, body []byte) {
 	if u, ok := bodyUsage(c.ep, body); ok {
-		c.info.SetUsage(u)
+		c.setUsage(u)
 	}
 	recordUnits(c, body)
 	w.Header().Del("Content-Length")

@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/modelgate/modelgate/apierr"
+	"github.com/modelgate/modelgate/modelid"
 	"github.com/modelgate/modelgate/providers"
 	"github.com/modelgate/modelgate/reqbody"
 	"github.com/modelgate/modelgate/reqinfo"
@@ -71,7 +72,7 @@ func (s *Service) passthrough(w http.ResponseWriter, r *http.Request) {
 		apierr.WriteFor(w, r, err)
 		return
 	}
-	c := &call{provider: p, info: reqinfo.From(r.Context()), raw: true}
+	c := &call{provider: p, info: reqinfo.From(r.Context()), raw: true, svc: s}
 	if c.info == nil {
 		c.info = reqinfo.New()
 	}
@@ -116,9 +117,11 @@ func (s *Service) passthrough(w http.ResponseWriter, r *http.Request) {
 	resp, err := rl.Relay(ctx, providers.RawRequest{Method: r.Method, Path: path, RawQuery: r.URL.RawQuery,
 		Header: s.relayedHeader(r.Header, rl.AuthHeader()), Body: body, ContentLength: length})
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) { // the client's body, streamed, was too long
-			c.failed = apierr.From(tooLarge(s.MaxBodyBytes))
+		if be := streamedBodyFailure(body); be != nil {
+			// The client's body, streamed, was too long or did not
+			// arrive in time (which also cancelled the request's
+			// context: the client is not gone).
+			c.failed = apierr.From(bodyError(be, s.MaxBodyBytes))
 			c.recordAttempt(started, 0, "")
 			apierr.WriteFor(w, r, c.failed)
 		} else if e := s.sendFailed(r, c, started, err); e != nil {
@@ -160,7 +163,7 @@ func (s *Service) passthrough(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if u, ok := anyUsage(answer, p.Shape() == providers.ShapeMessages); ok && resp.StatusCode < 300 {
-			c.info.SetUsage(u)
+			c.setUsage(u)
 		}
 		if resp.StatusCode >= 300 {
 			answer = s.Upstreams.redactBody(answer)
@@ -242,6 +245,20 @@ func quoteName(s string) string {
 	return `"` + strings.ToValidUTF8(s, "") + `"`
 }
 
+// streamedBodyFailure returns why the client's body, streamed upstream by
+// passthroughBody, could not be read whole: it was too long
+// (http.MaxBytesError) or did not arrive in time (apierr.TimedOut); nil
+// otherwise, a client that went away included.
+func streamedBodyFailure(body io.Reader) error {
+	cb, _ := body.(*clientBody)
+	err := cb.failure()
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) || apierr.TimedOut(err) {
+		return err
+	}
+	return nil
+}
+
 // passthroughBody returns the body to relay and its length. A JSON body is
 // read whole (up to MaxBodyBytes) so that its model is recorded and
 // budgets and model limits apply to it; any other body streams through,
@@ -256,9 +273,9 @@ func (s *Service) passthroughBody(w http.ResponseWriter, r *http.Request, c *cal
 	}
 	if !isJSON(r.Header.Get("Content-Type")) {
 		if max > 0 {
-			return http.MaxBytesReader(w, r.Body, max), r.ContentLength, nil
+			return &clientBody{r: http.MaxBytesReader(w, r.Body, max)}, r.ContentLength, nil
 		}
-		return r.Body, r.ContentLength, nil
+		return &clientBody{r: r.Body}, r.ContentLength, nil
 	}
 	var src io.Reader = r.Body
 	if max > 0 {
@@ -266,7 +283,7 @@ func (s *Service) passthroughBody(w http.ResponseWriter, r *http.Request, c *cal
 	}
 	b, err := io.ReadAll(src)
 	if err != nil {
-		return nil, 0, apierr.InvalidRequest("could not read request body: " + err.Error())
+		return nil, 0, bodyError(err, max)
 	}
 	if max > 0 && int64(len(b)) > max {
 		return nil, 0, tooLarge(max)
@@ -281,8 +298,12 @@ func (s *Service) passthroughBody(w http.ResponseWriter, r *http.Request, c *cal
 		}
 	}
 	if m := gjson.GetBytes(b, "model"); m.Type == gjson.String {
+		// Access policies and budgets see the model as sent; what is
+		// recorded (audit index, usage aggregates) is bounded: an
+		// over-long model is cut and marked (modelid.Recorded).
 		c.model = m.Str
-		c.info.RequestedModel, c.info.ResolvedModel = m.Str, m.Str
+		rec := modelid.Recorded(m.Str)
+		c.info.RequestedModel, c.info.ResolvedModel = rec, rec
 	}
 	return bytes.NewReader(b), int64(len(b)), nil
 }
@@ -360,7 +381,7 @@ func (s *Service) copyFlushing(w http.ResponseWriter, r *http.Request, body io.R
 			if r.Context().Err() != nil {
 				return false // the client is gone; nobody to tell
 			}
-			c.failed = readError(c.provider.Name(), err)
+			c.answerFailed(readError(c.provider.Name(), err))
 			s.logger().Warn("relayed answer broke off", zap.String("provider", c.provider.Name()), zap.Error(err))
 			abortAnswer()
 		}

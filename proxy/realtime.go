@@ -14,7 +14,9 @@ import (
 
 	"github.com/modelgate/modelgate/apierr"
 	"github.com/modelgate/modelgate/limits"
+	"github.com/modelgate/modelgate/modelid"
 	"github.com/modelgate/modelgate/providers"
+	"github.com/modelgate/modelgate/providers/translate"
 	"github.com/modelgate/modelgate/reqinfo"
 	"github.com/modelgate/modelgate/tokens"
 )
@@ -83,7 +85,11 @@ func (s *Service) realtime(w http.ResponseWriter, r *http.Request) {
 	// refused (403 model_access_denied) when an access policy keeps the
 	// model from the caller. Recorded first, so a refusal still shows the
 	// model asked for.
-	info.RequestedModel = requested
+	info.RequestedModel = modelid.Recorded(requested)
+	if err := checkModelID(requested); err != nil {
+		apierr.WriteFor(w, r, err)
+		return
+	}
 	req := &request{requested: requested, info: info}
 	plan := func(sub *request) (*call, error) {
 		t, err := s.route(r.Context(), sub)
@@ -129,7 +135,8 @@ func (s *Service) realtime(w http.ResponseWriter, r *http.Request) {
 	}
 	defer cl.CloseNow()
 	cl.SetReadLimit(realtimeReadLimit)
-	rl := &relay{info: info, client: cl, upstream: up, budgets: s.Budgets, limits: s.Realtime, redact: s.Upstreams.redact}
+	rl := &relay{info: info, client: cl, upstream: up, budgets: s.Budgets, limits: s.Realtime, redact: s.Upstreams.redact,
+		fault: func(f tokens.Fault) { s.usageFault(p, model, f) }}
 	reason := rl.run()
 	info.AddAttempt(reqinfo.Attempt{Provider: p.Name(), Model: model, StatusCode: http.StatusSwitchingProtocols,
 		StartedAt: started, Duration: time.Since(started)})
@@ -233,6 +240,9 @@ type relay struct {
 	// redact removes provider credentials from a close reason the
 	// upstream gives before the client gets it; nil passes it unchanged.
 	redact func(string) string
+	// fault logs and counts a fault of a response's usage
+	// (tokens.Checked).
+	fault func(tokens.Fault)
 
 	mu    sync.Mutex
 	usage tokens.Usage
@@ -371,27 +381,25 @@ func (rl *relay) pump(ctx context.Context, src, dst *websocket.Conn, fromClient 
 }
 
 // responseDone adds the usage of a response.done event to the session's
-// and reports whether a spent budget now ends the session.
+// and reports whether a spent budget now ends the session. Each response
+// is an answer of its own, its usage checked as tokens.Checked does: one
+// whose usage is refused adds nothing to the session's.
 func (rl *relay) responseDone(msg []byte) (overBudget bool) {
 	if gjson.GetBytes(msg, "type").Str != "response.done" {
 		return false
 	}
-	u := gjson.GetBytes(msg, "response.usage")
-	if u.IsObject() {
-		add := tokens.Usage{
-			InputTokens:       u.Get("input_tokens").Int(),
-			OutputTokens:      u.Get("output_tokens").Int(),
-			TotalTokens:       u.Get("total_tokens").Int(),
-			CachedInputTokens: u.Get("input_token_details.cached_tokens").Int(),
+	if add, ok := translate.RealtimeUsage(gjson.GetBytes(msg, "response.usage")); ok {
+		add, fault, ok := tokens.Checked(add)
+		if fault != tokens.FaultNone && rl.fault != nil {
+			rl.fault(fault)
 		}
-		if add.TotalTokens == 0 {
-			add.TotalTokens = add.InputTokens + add.OutputTokens
+		if ok {
+			rl.mu.Lock()
+			rl.usage, rl.seen = rl.usage.Add(add), true
+			total := rl.usage
+			rl.mu.Unlock()
+			rl.info.SetUsage(total)
 		}
-		rl.mu.Lock()
-		rl.usage, rl.seen = rl.usage.Add(add), true
-		total := rl.usage
-		rl.mu.Unlock()
-		rl.info.SetUsage(total)
 	}
 	return rl.budgets != nil && !rl.budgets.Admits(rl.info.UserPath)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/modelgate/modelgate/apierr"
 	"github.com/modelgate/modelgate/providers"
 	"github.com/modelgate/modelgate/routes"
+	"github.com/modelgate/modelgate/tokens"
 	"github.com/modelgate/modelgate/vmodels"
 )
 
@@ -47,6 +48,11 @@ type Service struct {
 	// Budgets ends realtime sessions once a spent budget covers the
 	// caller; nil never does.
 	Budgets BudgetChecker
+	// UsageRejected is called with the provider's name each time an
+	// answer's usage has a fault (tokens.Checked): a negative count taken
+	// as 0, or an implausible one that refused the usage. nil counts
+	// nothing; the fault is logged either way.
+	UsageRejected func(provider string, fault tokens.Fault)
 }
 
 // handlers are the service's answer to each route shape; a shape without

@@ -65,7 +65,10 @@ func endsLine(b []byte) bool { return len(b) > 0 && b[len(b)-1] == '\n' }
 //   - when the upstream reset the connection or stopped inside a line,
 //     the client's connection is aborted (abortAnswer), so that its SDK
 //     reports an error instead of taking the stream for a complete
-//     answer.
+//     answer. The panic (http.ErrAbortHandler) is how net/http aborts a
+//     response without logging it; the caller's deferred releases run on
+//     the way, and the audit stage completes the request's entry from the
+//     failure recorded here (502 upstream_read_failed).
 func (s *Service) endStream(r *http.Request, out *eventWriter, c *call, partial []byte, err error) {
 	if err == io.EOF && len(partial) == 0 {
 		out.end(nil)
@@ -78,7 +81,7 @@ func (s *Service) endStream(r *http.Request, out *eventWriter, c *call, partial 
 		err = io.ErrUnexpectedEOF // the stream stopped inside an event
 	}
 	e := readError(c.provider.Name(), err)
-	c.failed = e
+	c.answerFailed(e)
 	s.logger().Warn("upstream stream failed", zap.String("provider", c.provider.Name()),
 		zap.String("code", *e.Code), zap.Int("partial_event_bytes", len(partial)), zap.Error(err))
 	if !c.raw && (errors.Is(err, errUpstreamTimeout) || errors.Is(err, errEventTooLarge)) {
@@ -194,7 +197,7 @@ func (c *call) inspectUsage(data []byte) bool {
 		return true
 	case providers.EndpointResponses:
 		if u, ok := translate.ResponsesUsage(gjson.GetBytes(data, "response.usage")); ok {
-			c.info.SetUsage(u)
+			c.setUsage(u)
 		}
 		return true
 	case providers.EndpointTranscriptions, providers.EndpointSpeech:
@@ -203,7 +206,7 @@ func (c *call) inspectUsage(data []byte) bool {
 		// or the seconds of audio transcribed. A speech stream's
 		// characters are recorded when it ends well.
 		if u, ok := bodyUsage(providers.EndpointTranscriptions, data); ok {
-			c.info.SetUsage(u)
+			c.setUsage(u)
 		}
 		if c.ep == providers.EndpointTranscriptions {
 			recordUnits(c, data)
@@ -214,7 +217,7 @@ func (c *call) inspectUsage(data []byte) bool {
 	if !ok {
 		return true
 	}
-	c.info.SetUsage(usage)
+	c.setUsage(usage)
 	if c.wantUsage {
 		return true
 	}
@@ -235,7 +238,7 @@ func (c *call) inspectAnthropicEvent(data []byte) {
 	default:
 		return
 	}
-	c.info.SetUsage(c.anthropicTokens.Usage())
+	c.setUsage(c.anthropicTokens.Usage())
 }
 
 // eventData returns the payload of the event's first data field and

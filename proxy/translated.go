@@ -49,7 +49,7 @@ func relayTranslatedBody(w http.ResponseWriter, r *http.Request, resp *http.Resp
 			"the upstream answer could not be translated: "+err.Error()))
 		return
 	}
-	c.info.SetUsage(usage)
+	c.setUsage(usage)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Del("Content-Length")
 	w.WriteHeader(resp.StatusCode)
@@ -72,7 +72,7 @@ func relayTranslatedStream(w http.ResponseWriter, resp *http.Response, c *call) 
 	conv := c.tr.stream()
 	defer func() {
 		if u, ok := conv.Usage(); ok {
-			c.info.SetUsage(u)
+			c.setUsage(u)
 		}
 	}()
 	skipped := 0
@@ -118,7 +118,11 @@ func endTranslatedStream(out *eventWriter, conv translate.Stream, c *call, tail 
 	}
 	if err != io.EOF {
 		code, msg := streamFailure(err)
-		c.failed = apierr.New(http.StatusBadGateway, apierr.TypeProvider, msg).WithCode(code)
+		status := http.StatusBadGateway
+		if code == "upstream_timeout" {
+			status = http.StatusGatewayTimeout
+		}
+		c.answerFailed(apierr.New(status, apierr.TypeProvider, msg).WithCode(code))
 		c.tr.logger().Warn("upstream stream broke off", zap.String("provider", c.provider.Name()), zap.Error(err))
 		out.end(conv.Abort(code, msg))
 		return
@@ -129,7 +133,7 @@ func endTranslatedStream(out *eventWriter, conv translate.Stream, c *call, tail 
 			c.tr.logger().Warn("upstream stream was cut off in the middle of an event", zap.String("provider", c.provider.Name()),
 				zap.Int("bytes", len(tail)))
 			const msg = "the upstream stream was cut off in the middle of an event"
-			c.failed = apierr.New(http.StatusBadGateway, apierr.TypeProvider, msg).WithCode("stream_truncated")
+			c.answerFailed(apierr.New(http.StatusBadGateway, apierr.TypeProvider, msg).WithCode("stream_truncated"))
 			out.end(conv.Abort("stream_truncated", msg))
 			return
 		}

@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
+	"go.uber.org/zap"
 
 	"github.com/modelgate/modelgate/catalog"
 	"github.com/modelgate/modelgate/providers"
@@ -102,5 +103,48 @@ func recordUnits(c *call, body []byte) {
 		if s, ok := transcriptionSeconds(body); ok {
 			c.info.SetUnits(catalog.Consumption{InputSeconds: s})
 		}
+	}
+}
+
+// setUsage records usage u that c's upstream reported, as tokens.Checked
+// takes it: negative counts as 0; an absurd count refuses the usage of
+// the whole answer, which then has none (and a later report on the same
+// answer, such as a stream's next usage event, is ignored). A fault is
+// logged and counted once per call.
+func (c *call) setUsage(u tokens.Usage) {
+	if c.usageRefused {
+		return
+	}
+	u, fault, ok := tokens.Checked(u)
+	if fault != tokens.FaultNone && fault != c.usageFault {
+		c.usageFault = fault
+		c.svc.usageFault(c.provider, c.model, fault)
+	}
+	if !ok {
+		c.usageRefused = true
+		c.info.DropUsage()
+		return
+	}
+	c.info.SetUsage(u)
+}
+
+// usageFault logs and counts (UsageRejected) a fault of the usage that
+// provider p reported for an answer of model.
+func (s *Service) usageFault(p providers.Provider, model string, fault tokens.Fault) {
+	if s == nil {
+		return
+	}
+	name := ""
+	if p != nil {
+		name = p.Name()
+	}
+	msg := "the upstream reported a negative token count; counted as 0"
+	if fault == tokens.FaultTooLarge {
+		msg = "the upstream reported an implausible token count; the answer's usage is refused as unknown"
+	}
+	s.logger().Warn(msg, zap.String("provider", name), zap.String("model", model),
+		zap.String("reason", string(fault)), zap.Int64("max_count", tokens.MaxCount))
+	if s.UsageRejected != nil {
+		s.UsageRejected(name, fault)
 	}
 }

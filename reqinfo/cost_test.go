@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/modelgate/modelgate/catalog"
 	"github.com/modelgate/modelgate/tokens"
 )
 
@@ -44,5 +45,27 @@ func TestCostOfACacheHitIsZero(t *testing.T) {
 	}
 	if u, _ := i.Usage(); u.TotalTokens != 1_000_010 {
 		t.Fatal("the hit lost its tokens")
+	}
+}
+
+func TestDropUsageForgetsTheTokens(t *testing.T) {
+	i := New()
+	i.ProviderType, i.ResolvedModel = "openai", "gpt-4o-mini"
+	i.SetUsage(tokens.Usage{InputTokens: 10, TotalTokens: 10})
+	if _, ok := i.Cost(); !ok {
+		t.Fatal("no cost with usage")
+	}
+	i.DropUsage()
+	if _, ok := i.Usage(); ok {
+		t.Fatal("usage left after DropUsage")
+	}
+	if _, ok := i.Cost(); ok {
+		t.Fatal("a known cost after DropUsage")
+	}
+	i.SetUnits(catalog.Consumption{InputSeconds: 3})
+	i.SetUsage(tokens.Usage{InputTokens: 10, TotalTokens: 10})
+	i.DropUsage()
+	if u, ok := i.Usage(); !ok || !u.IsZero() {
+		t.Fatalf("after DropUsage with units: %+v %v; want zero tokens, units kept", u, ok)
 	}
 }

@@ -111,7 +111,14 @@ type Info struct {
 	AnswerOpen bool
 	// ErrorCode is the code of the gateway error the request was answered
 	// with, or its type when it has no code; empty while none was written.
+	// An answer that failed after it had begun (a stream the upstream
+	// broke off) records its failure here too (apierr.Record).
 	ErrorCode string
+	// ErrorStatus is the HTTP status of that gateway error; 0 while none
+	// was recorded. For an answer that failed after it had begun it is
+	// the failure's status (502 for a broken upstream stream), not the
+	// one the client already got, and the audit entry records it.
+	ErrorStatus int
 	// ErrorType is the type of that gateway error; empty while none was
 	// written.
 	ErrorType string
@@ -133,7 +140,8 @@ type Info struct {
 	hasUsage bool
 	// units are the units besides tokens the request consumed (SetUnits);
 	// their Usage is unused.
-	units catalog.Consumption
+	units    catalog.Consumption
+	hasUnits bool
 	// cost memoizes Cost until the usage changes.
 	cost              catalog.Breakdown
 	priced, costKnown bool
@@ -164,6 +172,16 @@ func (i *Info) SetUsage(u tokens.Usage) {
 	i.mu.Unlock()
 }
 
+// DropUsage forgets the token usage SetUsage recorded, for an answer
+// whose usage turned out untrustworthy (tokens.Checked): the request has
+// no usage then, unless SetUnits recorded units.
+func (i *Info) DropUsage() {
+	i.mu.Lock()
+	i.usage, i.hasUsage = tokens.Usage{}, i.hasUnits
+	i.priced = false
+	i.mu.Unlock()
+}
+
 // SetUnits records the units besides tokens that the request consumed
 // and its provider bills (the characters of a speech input, the seconds
 // of a transcribed recording): they are priced with the tokens. The
@@ -172,7 +190,7 @@ func (i *Info) SetUsage(u tokens.Usage) {
 func (i *Info) SetUnits(u catalog.Consumption) {
 	i.mu.Lock()
 	u.Usage = tokens.Usage{}
-	i.units, i.hasUsage = u, true
+	i.units, i.hasUsage, i.hasUnits = u, true, true
 	i.priced = false
 	i.mu.Unlock()
 }

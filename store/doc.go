@@ -14,7 +14,12 @@
 // A write is either a put or delete of one key, or an [Write.Apply] func
 // that runs inside the batch's transaction, for read-modify-write updates
 // such as aggregates kept in step with the records they sum. A batch whose
-// commit fails is kept and retried with growing pauses, not discarded.
+// commit fails is kept and retried with growing pauses, not discarded,
+// unless the failure is a record's own, one retrying cannot fix (see
+// [RecordReason]: bbolt refusing a key too large, a record that does not
+// encode): the batch is then split to find that record, which alone is
+// dropped, counted by kind and reason ([Store.Drops]) and logged, while
+// the others commit.
 //
 // Reads use [Store.View]; rare administrative writes may use [Store.Update]
 // directly, which bbolt serialises with the writer's transactions.

@@ -50,6 +50,10 @@ type Write struct {
 	// packing it shrank what earlier writes of the batch hold. Take
 	// cannot fail: a write that cannot be stored is refused by Apply.
 	Take func() int
+	// Kind names what the write records ("entry", "usage"), for the
+	// count of writes dropped because the store refuses them (Drops).
+	// Empty means the bucket's name, or "other" for an Apply write.
+	Kind string
 }
 
 // Enqueue queues w for the writer and reports whether it was accepted. It

@@ -17,9 +17,11 @@ type Stats struct {
 	// Failed counts accepted writes that will never be committed: either
 	// bbolt (or the write's Apply func) rejected the write itself (empty
 	// key, key or value too large, bucket name clashing with a plain key),
-	// or its batch's commit failed in a way retrying cannot fix (the
-	// database is closed or read-only), or kept failing after Close began.
-	// Failed writes are logged.
+	// or a batch hook refused what it built from the write (see
+	// RecordReason), or its batch's commit failed in a way retrying cannot
+	// fix (the database is closed or read-only), or kept failing after
+	// Close began. Failed writes are logged; those refused for themselves
+	// are also counted in Drops.
 	Failed uint64
 	// Retries counts batch commits that failed and were tried again. A
 	// failed commit keeps its batch: the writes are neither lost nor

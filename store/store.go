@@ -48,6 +48,7 @@ type Store struct {
 	done        chan struct{} // closed when the writer goroutine has exited
 
 	ctr      counters
+	drops    DropCounter
 	lastWarn atomic.Int64 // unix nanos of the last "dropping writes" warning
 
 	closeOnce sync.Once

@@ -24,6 +24,13 @@ type writer struct {
 	lastRetryLog time.Time
 	// lastRelease is when releaseMapped last ran.
 	lastRelease time.Time
+	// settled counts the writes of the pending batch committed or
+	// dropped so far (see settle); dropped counts those dropped, the
+	// first for firstDrop.
+	settled, dropped int
+	firstDrop        error
+	// rejects are the writes the last transaction refused individually.
+	rejects []rejected
 }
 
 // newWriter prepares the writer for s; run starts it.
@@ -151,81 +158,132 @@ const (
 	closeRetries = 3
 )
 
-// commit writes the pending batch in one transaction and resets it. Writes
-// bbolt (or their Apply func) rejects individually are skipped and counted
-// as failed. If the transaction itself fails the batch is kept and retried
-// (see maxRetryWait) while new writes wait in the queue; only a failure that
-// can never succeed (the database is closed or read-only) or one that
-// outlasts the retries allowed after Close drops the batch, counted as
-// failed.
+// commit writes the pending batch and resets it, in one transaction
+// when nothing goes wrong. A write bbolt (or its Apply func) rejects
+// individually is skipped, dropped and counted (Drops). When the
+// transaction itself fails because of a record (RecordReason: a key too
+// large for bbolt that a batch hook built from one record, say), the
+// batch is split (see settle) until that record is found: it alone is
+// dropped and counted, the others commit. Any other failure keeps what is
+// not yet committed and retries it (see maxRetryWait) while new writes
+// wait in the queue; only a failure that can never succeed (the database
+// is closed or read-only) or one that outlasts the retries allowed after
+// Close drops the rest, counted as failed. It returns an error when any
+// write of the batch was not committed.
 func (w *writer) commit() error {
 	n := len(w.batch)
 	if n == 0 {
 		return nil
 	}
-	var (
-		bad      uint64
-		firstBad error
-		err      error
-		wait     = w.interval
-	)
+	w.settled, w.dropped, w.firstDrop = 0, 0, nil
+	wait := min(w.interval, maxRetryWait)
 	for try, closingTries := 1, 0; ; try++ {
-		bad, firstBad, err = w.tryCommit()
+		err := w.settle(w.settled, n)
 		if err == nil {
 			break
 		}
 		if w.s.closed() {
 			closingTries++
 		}
+		left := n - w.settled
 		if permanent(err) || closingTries > closeRetries {
 			w.reset()
-			w.s.ctr.failed.Add(uint64(n))
+			w.s.ctr.failed.Add(uint64(left))
 			w.s.log.Error("batch commit failed; writes dropped",
-				zap.Int("writes", n), zap.Int("tries", try), zap.Error(err))
-			return fmt.Errorf("store: commit batch of %d writes to %s: %w", n, w.s.path, err)
+				zap.Int("writes", left), zap.Int("tries", try), zap.Error(err))
+			return fmt.Errorf("store: commit batch of %d writes to %s: %w", left, w.s.path, err)
 		}
 		w.s.ctr.retries.Add(1)
-		w.warnRetry(n, try, err)
+		w.warnRetry(left, try, err)
 		time.Sleep(wait)
 		wait = min(2*wait, maxRetryWait)
 		w.reportDrops()
 	}
+	dropped, first := w.dropped, w.firstDrop
 	w.reset()
-	w.s.ctr.batches.Add(1)
 	w.reportDrops()
-	if bad > 0 {
-		w.s.ctr.failed.Add(bad)
-		w.s.log.Warn("writes rejected by bbolt",
-			zap.Uint64("rejected", bad), zap.Int("batch", n), zap.Error(firstBad))
-	}
-	w.s.ctr.committed.Add(uint64(n) - bad)
-	if bad > 0 {
-		return fmt.Errorf("store: %d of %d writes rejected: %w", bad, n, firstBad)
+	if dropped > 0 {
+		return fmt.Errorf("store: %d of %d writes dropped: %w", dropped, n, first)
 	}
 	return nil
 }
 
-// tryCommit runs one transaction over the pending batch. It returns the
-// number of writes rejected individually, the first such rejection, and
-// the transaction's own error.
-func (w *writer) tryCommit() (bad uint64, firstBad error, err error) {
+// settle commits batch[lo:hi] in one transaction. When that transaction
+// fails because of a record (RecordReason), it settles each half in
+// turn, in queue order, so that the records at fault are found in a few
+// transactions (about 2·log2(n) per bad record) and dropped alone while
+// every other write commits. Each write stays whole within one
+// transaction, with what the batch hooks derive from it: a batch is a
+// unit of work, not of atomicity. It returns the first error that is not
+// a record's; batch[:settled] is then done, and the rest is retried.
+func (w *writer) settle(lo, hi int) error {
+	err := w.tryCommit(w.batch[lo:hi])
+	if err == nil {
+		w.s.ctr.batches.Add(1)
+		for _, r := range w.rejects {
+			reason, ok := RecordReason(r.err)
+			if !ok {
+				reason = "rejected"
+			}
+			w.drop(&w.batch[lo+r.i], reason, r.err)
+		}
+		w.s.ctr.committed.Add(uint64(hi - lo - len(w.rejects)))
+		w.settled = hi
+		return nil
+	}
+	reason, ok := RecordReason(err)
+	if !ok {
+		return err
+	}
+	if hi-lo == 1 {
+		w.drop(&w.batch[lo], reason, err)
+		w.settled = hi
+		return nil
+	}
+	mid := lo + (hi-lo)/2
+	if err := w.settle(lo, mid); err != nil {
+		return err
+	}
+	return w.settle(mid, hi)
+}
+
+// drop gives up wr for good: it is counted as failed and in Drops, and
+// logged (at most once a second).
+func (w *writer) drop(wr *Write, reason string, err error) {
+	w.s.ctr.failed.Add(1)
+	w.s.drops.Add(w.s.log, kindOf(wr), reason, err)
+	if w.dropped == 0 {
+		w.firstDrop = err
+	}
+	w.dropped++
+}
+
+// rejected is a write of a transaction's batch that bbolt or its Apply
+// func refused on its own: its index in the batch and the error.
+type rejected struct {
+	i   int
+	err error
+}
+
+// tryCommit runs one transaction over batch, the batch hooks included.
+// Writes refused individually are skipped and listed in w.rejects; the
+// error is the transaction's own.
+func (w *writer) tryCommit(batch []Write) error {
 	if w.s.hooks.commit != nil {
 		w.s.hooks.commit()
 	}
 	hooks := w.s.batchHooksList()
-	err = w.s.db.Update(func(tx *bbolt.Tx) error {
+	err := w.s.db.Update(func(tx *bbolt.Tx) error {
 		clear(w.buckets)
-		bad, firstBad = 0, nil
+		clear(w.rejects)
+		w.rejects = w.rejects[:0]
 		for _, h := range hooks {
 			h.BeginBatch()
 		}
-		for i := range w.batch {
+		for i := range batch {
 			Yield(i)
-			if err := w.apply(tx, &w.batch[i]); err != nil {
-				if bad == 0 {
-					firstBad = err
-				}
-				bad++
+			if err := w.apply(tx, &batch[i]); err != nil {
+				w.rejects = append(w.rejects, rejected{i, err})
 			}
 		}
 		for _, h := range hooks {
@@ -239,7 +297,7 @@ func (w *writer) tryCommit() (bad uint64, firstBad error, err error) {
 		return nil
 	})
 	clear(w.buckets)
-	return bad, firstBad, err
+	return err
 }
 
 // reset ends the pending batch, committed or given up: it empties it,

@@ -3,6 +3,8 @@
 // type, so that no look-alike struct is copied field by field between them.
 package tokens
 
+import "github.com/modelgate/modelgate/internal/saturate"
+
 // Usage is the token usage of one answer, in gateway terms.
 //
 // InputTokens counts every prompt token, including those read from or
@@ -30,14 +32,15 @@ type Usage struct {
 // IsZero reports whether no token was counted.
 func (u Usage) IsZero() bool { return u == Usage{} }
 
-// Add returns the sum of u and o, field by field.
+// Add returns the sum of u and o, field by field; a field whose sum would
+// overflow stays at the largest count (saturate.Add) instead of wrapping.
 func (u Usage) Add(o Usage) Usage {
 	return Usage{
-		InputTokens:           u.InputTokens + o.InputTokens,
-		OutputTokens:          u.OutputTokens + o.OutputTokens,
-		TotalTokens:           u.TotalTokens + o.TotalTokens,
-		CachedInputTokens:     u.CachedInputTokens + o.CachedInputTokens,
-		CacheWriteInputTokens: u.CacheWriteInputTokens + o.CacheWriteInputTokens,
-		ReasoningTokens:       u.ReasoningTokens + o.ReasoningTokens,
+		InputTokens:           saturate.Add(u.InputTokens, o.InputTokens),
+		OutputTokens:          saturate.Add(u.OutputTokens, o.OutputTokens),
+		TotalTokens:           saturate.Add(u.TotalTokens, o.TotalTokens),
+		CachedInputTokens:     saturate.Add(u.CachedInputTokens, o.CachedInputTokens),
+		CacheWriteInputTokens: saturate.Add(u.CacheWriteInputTokens, o.CacheWriteInputTokens),
+		ReasoningTokens:       saturate.Add(u.ReasoningTokens, o.ReasoningTokens),
 	}
 }

@@ -36,6 +36,10 @@ type Options struct {
 	// Providers maps every configured provider instance name to its
 	// provider type.
 	Providers map[string]string
+	// Listings tells which models the providers list: Put refuses a
+	// target naming a model its provider's known list lacks. nil checks
+	// no target's model.
+	Listings Listings
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -200,7 +204,9 @@ func (s *Service) List() []Row {
 // Put creates or replaces the stored row of v.Source (renaming the row of
 // oldSource when set). A managed source (either one) is ErrManaged, an
 // unknown oldSource ErrNotFound, a row that does not validate or would
-// break routing ErrInvalid.
+// break routing ErrInvalid, and so is a target naming a model that its
+// provider's known listing lacks (see Listings; Unverified tells which
+// targets could not be checked).
 func (s *Service) Put(v VirtualModel, oldSource string) (Row, error) {
 	if err := v.Validate(); err != nil {
 		return Row{}, fmt.Errorf("%w: %w", ErrInvalid, err)
@@ -241,7 +247,11 @@ func (s *Service) Put(v VirtualModel, oldSource string) (Row, error) {
 			s.stored[oldSource] = prevOld
 		}
 	}
-	if _, err := build(s.rows(), s.failover(), s.opts.Providers, 0); err != nil {
+	t, err := build(s.rows(), s.failover(), s.opts.Providers, 0)
+	if err == nil {
+		_, err = s.checkListed(v, t)
+	}
+	if err != nil {
 		undo()
 		return Row{}, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}

@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/modelgate/modelgate/apierr"
+	"github.com/modelgate/modelgate/modelid"
 	"github.com/modelgate/modelgate/userpath"
 )
 
@@ -99,6 +100,11 @@ type VirtualModel struct {
 func (v *VirtualModel) Validate() error {
 	if err := checkSelector(v.Source, true); err != nil {
 		return apierr.Field("source", err)
+	}
+	if len(v.Targets) > 0 && len(v.Source) > modelid.MaxLen {
+		// Clients name a virtual model as a model, and the model
+		// endpoints refuse a model longer than that.
+		return apierr.FieldMsg("source", fmt.Sprintf("a row with targets is a model name, at most %d bytes long (this one is %d)", modelid.MaxLen, len(v.Source)))
 	}
 	if len(v.Targets) > 0 && strings.Contains(v.Source, "*") {
 		// A virtual model is found by the exact name a client sends: a

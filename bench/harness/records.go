@@ -30,8 +30,9 @@ type Records struct {
 	AuditStored int64 `json:"audit_stored"`
 	UsageStored int64 `json:"usage_stored"`
 	// AuditDropped and UsageDropped are the gateway's
-	// modelgate_audit_dropped_total counters (kind entry and usage): records
-	// dropped because the store's write queue was full, since it started.
+	// modelgate_audit_dropped_total counters (kind entry and usage, summed
+	// over the reasons): records dropped because the store's write queue
+	// was full or the store refused them, since it started.
 	AuditDropped int64 `json:"audit_dropped"`
 	UsageDropped int64 `json:"usage_dropped"`
 	// Error says why the counts could not be read, if they could not.
@@ -86,7 +87,7 @@ func readRecordCounts(ctx context.Context, base, adminURL string) (recordCounts,
 const droppedMetric = "modelgate_audit_dropped_total"
 
 // parseDropped reads droppedMetric from Prometheus text exposition,
-// by its kind label. Both kinds (entry, usage) must be present: a
+// summed by its kind label over its reasons. Both kinds (entry, usage) must be present: a
 // gateway without the counter cannot show that nothing was dropped.
 func parseDropped(text []byte) (map[string]int64, error) {
 	out := map[string]int64{}
@@ -116,7 +117,7 @@ func parseDropped(text []byte) (map[string]int64, error) {
 		if err != nil || n < 0 {
 			return nil, fmt.Errorf("%s{kind=%q}: %q is not a count", droppedMetric, kind, f[0])
 		}
-		out[kind] = int64(n)
+		out[kind] += int64(n)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, err

@@ -12,8 +12,9 @@ import (
 func TestParseDropped(t *testing.T) {
 	text := `# HELP modelgate_audit_dropped_total Audit entries and usage records dropped because the store's write queue was full.
 # TYPE modelgate_audit_dropped_total counter
-modelgate_audit_dropped_total{kind="entry"} 3
-modelgate_audit_dropped_total{kind="usage"} 1.2e+06
+modelgate_audit_dropped_total{kind="entry",reason="queue_full"} 3
+modelgate_audit_dropped_total{kind="usage",reason="queue_full"} 1.2e+06
+modelgate_audit_dropped_total{kind="usage",reason="key_too_large"} 2
 modelgate_audit_dropped_totalish{kind="entry"} 99
 caddy_admin_http_requests_total{code="200",handler="metrics",method="GET",path="/metrics"} 1
 `
@@ -21,7 +22,7 @@ caddy_admin_http_requests_total{code="200",handler="metrics",method="GET",path="
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got["entry"] != 3 || got["usage"] != 1200000 || len(got) != 2 {
+	if got["entry"] != 3 || got["usage"] != 1200002 || len(got) != 2 {
 		t.Errorf("got %v", got)
 	}
 	for name, bad := range map[string]string{

@@ -42,6 +42,7 @@ func Run(t *testing.T, open Open) {
 		{"DeleteUsageBeforeKeepsDays", testDeleteUsageBefore},
 		{"BatchSumsMatchRecordSums", testBatchSums},
 		{"RetentionEmptiesTheStore", testRetention},
+		{"SumsSaturate", testSumsSaturate},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })

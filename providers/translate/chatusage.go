@@ -12,7 +12,8 @@ import (
 // cache_write_tokens the cache writes (not OpenAI's own field, which bills
 // no cache writes, but some OpenAI-compatible upstreams report it there,
 // as WriteChatUsage does); DeepSeek reports cache hits at the top level as
-// prompt_cache_hit_tokens. A missing total is input + output.
+// prompt_cache_hit_tokens. A missing total is input + output (tokens.Sum).
+// The counts are as reported: tokens.Checked judges them.
 func ChatUsage(u gjson.Result) (usage tokens.Usage, ok bool) {
 	if !u.IsObject() {
 		return tokens.Usage{}, false
@@ -58,7 +59,7 @@ func ChatUsage(u gjson.Result) (usage tokens.Usage, ok bool) {
 		out.CachedInputTokens = hitTokens
 	}
 	if out.TotalTokens == 0 {
-		out.TotalTokens = out.InputTokens + out.OutputTokens
+		out.TotalTokens = tokens.Sum(out.InputTokens, out.OutputTokens)
 	}
 	return out, true
 }

@@ -33,13 +33,15 @@ func (m *MessagesUsage) Merge(u gjson.Result) {
 
 // Usage converts to gateway terms: every prompt token, cached or not,
 // counts as input; cache reads are CachedInputTokens and cache writes
-// CacheWriteInputTokens.
+// CacheWriteInputTokens. The sums are tokens.Sum's (a negative part counts
+// 0, a sum never wraps); the counts are as reported, for tokens.Checked to
+// judge.
 func (m MessagesUsage) Usage() tokens.Usage {
-	in := m.input + m.cacheWrite + m.cacheRead
+	in := tokens.Sum(tokens.Sum(m.input, m.cacheWrite), m.cacheRead)
 	return tokens.Usage{
 		InputTokens:           in,
 		OutputTokens:          m.output,
-		TotalTokens:           in + m.output,
+		TotalTokens:           tokens.Sum(in, m.output),
 		CachedInputTokens:     m.cacheRead,
 		CacheWriteInputTokens: m.cacheWrite,
 	}

@@ -10,7 +10,8 @@ import (
 // there is none. input_tokens counts every prompt token,
 // input_tokens_details.cached_tokens the cache reads and
 // output_tokens_details.reasoning_tokens the reasoning part of
-// output_tokens. A missing total is input + output.
+// output_tokens. A missing total is input + output (tokens.Sum). The
+// counts are as reported: tokens.Checked judges them.
 func ResponsesUsage(u gjson.Result) (usage tokens.Usage, ok bool) {
 	if !u.IsObject() {
 		return tokens.Usage{}, false
@@ -23,7 +24,7 @@ func ResponsesUsage(u gjson.Result) (usage tokens.Usage, ok bool) {
 		ReasoningTokens:   u.Get("output_tokens_details.reasoning_tokens").Int(),
 	}
 	if out.TotalTokens == 0 {
-		out.TotalTokens = out.InputTokens + out.OutputTokens
+		out.TotalTokens = tokens.Sum(out.InputTokens, out.OutputTokens)
 	}
 	return out, true
 }

@@ -102,7 +102,7 @@ func chatUsageByLookup(u gjson.Result) (tokens.Usage, bool) {
 		out.CachedInputTokens = u.Get("prompt_cache_hit_tokens").Int()
 	}
 	if out.TotalTokens == 0 {
-		out.TotalTokens = out.InputTokens + out.OutputTokens
+		out.TotalTokens = tokens.Sum(out.InputTokens, out.OutputTokens)
 	}
 	return out, true
 }
@@ -152,4 +152,59 @@ func BenchmarkChatUsage(b *testing.B) {
 			chatUsageByLookup(u)
 		}
 	})
+}
+
+// TestUsageDerivedSumsNeverWrap: a total or prompt the parsers derive from
+// absurd upstream counts counts a negative part as 0 and stays at the
+// largest count instead of wrapping, so that tokens.Checked refuses it (a
+// wrapped sum read as a small or negative count).
+func TestUsageDerivedSumsNeverWrap(t *testing.T) {
+	const maxInt = `9223372036854775807`
+	checkRefused := func(name string, u tokens.Usage) {
+		t.Helper()
+		if _, fault, ok := tokens.Checked(u); ok || fault != tokens.FaultTooLarge {
+			t.Errorf("%s: %+v not refused as too large", name, u)
+		}
+	}
+	u, _ := ChatUsage(gjson.Parse(`{"prompt_tokens":` + maxInt + `,"completion_tokens":10}`))
+	if u.TotalTokens < 0 {
+		t.Errorf("chat total wrapped: %+v", u)
+	}
+	checkRefused("chat", u)
+	u, _ = ResponsesUsage(gjson.Parse(`{"input_tokens":` + maxInt + `,"output_tokens":` + maxInt + `}`))
+	if u.TotalTokens < 0 {
+		t.Errorf("responses total wrapped: %+v", u)
+	}
+	checkRefused("responses", u)
+	var m MessagesUsage
+	m.Merge(gjson.Parse(`{"input_tokens":5,"cache_read_input_tokens":` + maxInt + `,"output_tokens":` + maxInt + `}`))
+	u = m.Usage()
+	if u.InputTokens < 0 || u.TotalTokens < 0 {
+		t.Errorf("messages sums wrapped: %+v", u)
+	}
+	checkRefused("messages", u)
+
+	// A negative part counts as 0 in the derived sums.
+	u, _ = ChatUsage(gjson.Parse(`{"prompt_tokens":-5,"completion_tokens":10}`))
+	if u.TotalTokens != 10 {
+		t.Errorf("chat total of -5 + 10 = %d, want 10", u.TotalTokens)
+	}
+	var n MessagesUsage
+	n.Merge(gjson.Parse(`{"input_tokens":-5,"cache_read_input_tokens":10,"output_tokens":2}`))
+	got, fault, ok := tokens.Checked(n.Usage())
+	want := tokens.Usage{InputTokens: 10, CachedInputTokens: 10, OutputTokens: 2, TotalTokens: 12}
+	if !ok || fault != tokens.FaultNone || got != want {
+		t.Errorf("messages with a negative part: %+v %q %v, want %+v", got, fault, ok, want)
+	}
+}
+
+func TestRealtimeUsage(t *testing.T) {
+	u, ok := RealtimeUsage(gjson.Parse(`{"input_tokens":7,"output_tokens":3,"input_token_details":{"cached_tokens":2}}`))
+	want := tokens.Usage{InputTokens: 7, OutputTokens: 3, TotalTokens: 10, CachedInputTokens: 2}
+	if !ok || u != want {
+		t.Fatalf("%+v %v", u, ok)
+	}
+	if _, ok := RealtimeUsage(gjson.Parse(`null`)); ok {
+		t.Fatal("null is no usage")
+	}
 }

@@ -68,7 +68,8 @@ func (a *arena) recentKey(lastSeen time.Time, sessKey []byte) []byte {
 	return appendRecentKey(a.take(8+len(sessKey)), lastSeen, sessKey)
 }
 
-// encodeSession is encodeSession carved from the arena.
+// encodeSession encodes a session's totals (not its key), carved from
+// the arena.
 func (a *arena) encodeSession(t *audit.SessionTotals) []byte {
 	n := 1 + 12*10 + 8 + 2
 	for _, m := range t.Models {

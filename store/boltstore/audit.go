@@ -124,27 +124,43 @@ type entryWrite struct {
 
 // AppendEntry encodes e and queues it with its index postings and its
 // AuditHour row. It reports false, without blocking, when the queue is
-// full, e has no id or e cannot be encoded.
+// full or e has no id. An entry that can never be stored (it does not
+// encode, an indexed value is too long for a key) is not queued: it is
+// dropped and counted in the store's drops (store.Store.Drops) under kind
+// "entry", and reported taken, so that the recorder does not count it
+// again as refused by a full queue.
 func (a *Audit) AppendEntry(e *audit.Entry) bool {
 	w, err := a.newEntryWrite(e)
 	if err != nil {
 		a.rejected.Add(1)
-		return false
+		if errors.Is(err, errNoID) {
+			return false
+		}
+		a.s.DropRecord(KindEntry, err)
+		return true
 	}
 	return a.s.Enqueue(w.write())
 }
 
+// Kinds of the audit domain's writes, for the store's drop counts.
+const (
+	// KindEntry is the kind of audit entries.
+	KindEntry = "entry"
+	// KindUsage is the kind of usage records.
+	KindUsage = "usage"
+)
+
 // write is the store write of w.
 func (w *entryWrite) write() store.Write {
-	return store.Write{Apply: w.apply, Take: w.take, Size: w.bodySize + len(w.head)}
+	return store.Write{Kind: KindEntry, Apply: w.apply, Take: w.take, Size: w.bodySize + len(w.head)}
 }
 
 // errNoID rejects records without an id.
 var errNoID = errors.New("boltstore: record without id")
 
-// errKeyTooLarge rejects entries with an indexed value too long for a
-// bbolt key.
-var errKeyTooLarge = errors.New("boltstore: indexed value too long")
+// errKeyTooLarge rejects records with an indexed or aggregated value too
+// long for a bbolt key.
+var errKeyTooLarge = store.Unstorable("key_too_large", errors.New("boltstore: indexed value too long for a key"))
 
 // newEntryWrite encodes e for the writer.
 func (a *Audit) newEntryWrite(e *audit.Entry) (*entryWrite, error) {
@@ -153,7 +169,7 @@ func (a *Audit) newEntryWrite(e *audit.Entry) (*entryWrite, error) {
 	}
 	head, err := encodeHead(e)
 	if err != nil {
-		return nil, err
+		return nil, store.Unstorable("encoding", err)
 	}
 	w := &entryWrite{id: e.ID, head: head, hour: audit.AuditHourOf(e), aggs: a.aggs}
 	m, _, _ := readMeta(head[headMetaAt:]) // just encoded

@@ -77,7 +77,7 @@ func (c *Cache) Put(e cache.Entry) (int64, error) {
 	c.sweepLocked(time.Now())
 	c.pending[key] = p
 	c.mu.Unlock()
-	ok := c.s.Enqueue(store.Write{Apply: func(tx *bbolt.Tx) error {
+	ok := c.s.Enqueue(store.Write{Kind: BucketCache, Apply: func(tx *bbolt.Tx) error {
 		bk, err := tx.CreateBucketIfNotExists([]byte(BucketCache))
 		if err != nil {
 			return err

@@ -187,11 +187,6 @@ func usageFields(f fields, r *audit.UsageRecord) {
 	f.optF64(&r.TotalCost)
 }
 
-// encodeUsage returns the stored form of r.
-func encodeUsage(r *audit.UsageRecord) ([]byte, error) {
-	return appendUsage(make([]byte, 0, usageSize(r)), r)
-}
-
 // usageSize is about the size of r's stored form.
 func usageSize(r *audit.UsageRecord) int {
 	return 120 + len(r.UserPath) + len(r.SessionID) + len(r.ProviderName) +

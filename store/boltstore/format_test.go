@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"go.etcd.io/bbolt"
 
 	"github.com/modelgate/modelgate/audit"
+	"github.com/modelgate/modelgate/store"
 )
 
 // fill sets every field reachable from v (a pointer) to a non-zero value
@@ -105,19 +107,24 @@ func TestBinaryFormatsCarryEveryField(t *testing.T) {
 }
 
 // TestBinaryFormatsRejectNonFinite: a NaN has no JSON form, so an entry
-// holding one is refused as it was when heads were JSON.
+// holding one is refused as it was when heads were JSON: not stored, and
+// counted as dropped for its encoding.
 func TestBinaryFormatsRejectNonFinite(t *testing.T) {
-	a, _ := openAudit(t)
+	a, s := openAudit(t)
 	e := entryAt(base, 200)
 	nan := 0.0
 	nan /= nan
 	e.Data.Temperature = &nan
-	if a.AppendEntry(e) {
-		t.Fatal("entry with NaN accepted")
-	}
+	a.AppendEntry(e)
 	r := usageAt(base, "/a", "", "m", nan)
-	if a.AppendUsage(r) {
-		t.Fatal("usage record with NaN cost accepted")
+	a.AppendUsage(r)
+	flush(t, s)
+	if _, err := a.Entry(e.ID); err == nil {
+		t.Fatal("entry with NaN stored")
+	}
+	want := []store.Drop{{Kind: KindEntry, Reason: "encoding", Count: 1}, {Kind: KindUsage, Reason: "encoding", Count: 1}}
+	if got := s.Drops(); !slices.Equal(got, want) {
+		t.Fatalf("drops = %+v, want %+v", got, want)
 	}
 }
 

@@ -67,7 +67,7 @@ func walkPostings(c *bbolt.Cursor, prefix, lo, hi []byte, desc bool, fn func(id 
 		}
 		if upper == nil {
 			k, v = c.Last()
-		} else if k, v = c.Seek(upper); k == nil {
+		} else if k, _ = c.Seek(upper); k == nil {
 			k, v = c.Last()
 		} else {
 			k, v = c.Prev()

@@ -2,6 +2,7 @@ package boltstore
 
 import (
 	"encoding/binary"
+	"errors"
 	"time"
 
 	"go.etcd.io/bbolt"
@@ -23,14 +24,20 @@ type usageWrite struct {
 
 // AppendUsage encodes r and queues it with its hour and day aggregates and
 // its session's totals. It reports false, without blocking, when the queue
-// is full, r has no id or r cannot be encoded.
+// is full or r has no id. A record that can never be stored (it does not
+// encode, its aggregate or session key is too long for bbolt) is dropped
+// and counted as AppendEntry does, under kind "usage".
 func (a *Audit) AppendUsage(r *audit.UsageRecord) bool {
 	w, err := a.newUsageWrite(r)
 	if err != nil {
 		a.rejected.Add(1)
-		return false
+		if errors.Is(err, errNoID) {
+			return false
+		}
+		a.s.DropRecord(KindUsage, err)
+		return true
 	}
-	return a.s.Enqueue(store.Write{Apply: w.apply})
+	return a.s.Enqueue(store.Write{Kind: KindUsage, Apply: w.apply})
 }
 
 // newUsageWrite encodes r for the writer.
@@ -43,7 +50,7 @@ func (a *Audit) newUsageWrite(r *audit.UsageRecord) (*usageWrite, error) {
 		2*binary.MaxVarintLen64 + len(r.UserPath) + len(r.SessionID)
 	rec, err := appendUsage(make([]byte, 0, usageSize(r)+keys), r)
 	if err != nil {
-		return nil, err
+		return nil, store.Unstorable("encoding", err)
 	}
 	w := &usageWrite{id: r.ID, rec: rec[:len(rec):len(rec)], r: r, aggs: a.aggs}
 	rest := rec[len(rec):]
@@ -55,6 +62,10 @@ func (a *Audit) newUsageWrite(r *audit.UsageRecord) (*usageWrite, error) {
 	w.dayKey = carve(appendUsageAggKey(rest, audit.Daily.Truncate(r.ID.Time()), r))
 	if r.SessionID != "" {
 		w.sessKey = carve(appendLP(appendLP(rest, r.UserPath), r.SessionID))
+	}
+	// The recent-sessions key adds a timestamp to the session key.
+	if len(w.hourKey) > bbolt.MaxKeySize || len(w.sessKey)+8 > bbolt.MaxKeySize {
+		return nil, errKeyTooLarge
 	}
 	return w, nil
 }

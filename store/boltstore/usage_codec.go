@@ -10,17 +10,8 @@ import (
 	"github.com/modelgate/modelgate/tokens"
 )
 
-// usageAggKey is the key of a UsageAggregate row: period start, user
-// path, provider, model.
-func usageAggKey(a *audit.UsageAggregate) []byte {
-	b := timeKey(a.Start)
-	b = appendLP(b, a.UserPath)
-	b = appendLP(b, a.Provider)
-	return appendLP(b, a.Model)
-}
-
 // appendUsageAggKey appends the key of r's row of the period that starts
-// at start (see usageAggKey).
+// at start: period start, user path, provider, model.
 func appendUsageAggKey(b []byte, start time.Time, r *audit.UsageRecord) []byte {
 	b = binary.BigEndian.AppendUint64(b, uint64(start.Unix()))
 	b = appendLP(b, r.UserPath)
@@ -144,11 +135,6 @@ func parseSessionKey(k []byte) (userPath, session string, ok bool) {
 		return "", "", false
 	}
 	return string(p), string(s), true
-}
-
-// encodeSession encodes a session's totals (not its key).
-func encodeSession(s *audit.SessionTotals) []byte {
-	return appendSession(make([]byte, 0, 96), s)
 }
 
 // appendSession appends the encoded totals of s to b.

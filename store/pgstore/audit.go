@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/modelgate/modelgate/audit"
+	"github.com/modelgate/modelgate/store"
 )
 
 // Defaults of AuditOptions.
@@ -97,6 +98,9 @@ type Audit struct {
 	dropped  atomic.Uint64
 	rejected atomic.Uint64
 	lastWarn atomic.Int64
+	// drops counts the records given up because the database refused
+	// them, by kind and reason.
+	drops store.DropCounter
 }
 
 var _ audit.Storage = (*Audit)(nil)
@@ -154,6 +158,12 @@ func (a *Audit) Stats() AuditStats {
 	a.mu.Unlock()
 	return AuditStats{Queued: n, Dropped: a.dropped.Load(), Rejected: a.rejected.Load()}
 }
+
+// Drops returns how many records the writer gave up because the database
+// (or the encoder) refused them, by kind ("entry", "usage") and reason (see
+// recordReason). Appends refused by a full queue are not counted here:
+// the caller counts them.
+func (a *Audit) Drops() []store.Drop { return a.drops.Snapshot() }
 
 // AppendEntry queues e. It reports false, without blocking, when the
 // queue is full, the storage is closed or e has no id.

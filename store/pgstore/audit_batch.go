@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/modelgate/modelgate/audit"
+	"github.com/modelgate/modelgate/store"
 )
 
 // writeBatch writes batch in one transaction: the entries and usage
@@ -161,14 +162,7 @@ func upsertAuditHours(ctx context.Context, tx pgx.Tx, hours map[auditHourKey]*au
 		SELECT * FROM unnest($1::timestamptz[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[],
 			$6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[])
 		ON CONFLICT (hour, provider) DO UPDATE SET
-			requests = t.requests + EXCLUDED.requests,
-			status_2xx = t.status_2xx + EXCLUDED.status_2xx,
-			status_4xx = t.status_4xx + EXCLUDED.status_4xx,
-			status_5xx = t.status_5xx + EXCLUDED.status_5xx,
-			status_other = t.status_other + EXCLUDED.status_other,
-			duration_ns = t.duration_ns + EXCLUDED.duration_ns,
-			latency_count = t.latency_count + EXCLUDED.latency_count,
-			latency_ns = t.latency_ns + EXCLUDED.latency_ns`,
+			`+auditHourSums,
 		hs, provs, cols[0], cols[1], cols[2], cols[3], cols[4], cols[5], cols[6], cols[7])
 	return err
 }
@@ -181,7 +175,7 @@ func insertUsage(ctx context.Context, tx pgx.Tx, recs []*audit.UsageRecord) erro
 	for i, r := range recs {
 		b, err := json.Marshal(r)
 		if err != nil {
-			return fmt.Errorf("postgres: encode usage record: %w", err)
+			return store.Unstorable("encoding", fmt.Errorf("postgres: encode usage record: %w", err))
 		}
 		ids[i], ts[i], paths[i], bodies[i] = r.ID[:], r.ID.Time(), cleanText(r.UserPath), string(b)
 	}
@@ -235,6 +229,17 @@ func insertUsage(ctx context.Context, tx pgx.Tx, recs []*audit.UsageRecord) erro
 	return upsertSessions(ctx, tx, sessions)
 }
 
+// The SET lists of the aggregate upserts: each row's sums added to the
+// stored ones, saturating (addedSums).
+var (
+	auditHourSums = addedSums([]string{"requests", "status_2xx", "status_4xx", "status_5xx", "status_other",
+		"duration_ns", "latency_count", "latency_ns"}, nil)
+	usageAggSums = addedSums([]string{"requests", "cache_hits", "unpriced", "input_tokens", "output_tokens",
+		"total_tokens", "cached_input_tokens", "cache_write_input_tokens", "reasoning_tokens"}, []string{"cost"})
+	sessionSums = addedSums([]string{"requests", "cache_hits", "input_tokens", "output_tokens", "total_tokens",
+		"cached_input_tokens", "cache_write_input_tokens", "reasoning_tokens"}, []string{"cost"})
+)
+
 // usageAggKey identifies a UsageAggregate row.
 type usageAggKey struct {
 	start                 int64
@@ -287,16 +292,7 @@ func upsertUsageAggs(ctx context.Context, tx pgx.Tx, table string, rows map[usag
 			$7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[],
 			$14::float8[])
 		ON CONFLICT (start, user_path, provider, model) DO UPDATE SET
-			requests = t.requests + EXCLUDED.requests,
-			cache_hits = t.cache_hits + EXCLUDED.cache_hits,
-			unpriced = t.unpriced + EXCLUDED.unpriced,
-			input_tokens = t.input_tokens + EXCLUDED.input_tokens,
-			output_tokens = t.output_tokens + EXCLUDED.output_tokens,
-			total_tokens = t.total_tokens + EXCLUDED.total_tokens,
-			cached_input_tokens = t.cached_input_tokens + EXCLUDED.cached_input_tokens,
-			cache_write_input_tokens = t.cache_write_input_tokens + EXCLUDED.cache_write_input_tokens,
-			reasoning_tokens = t.reasoning_tokens + EXCLUDED.reasoning_tokens,
-			cost = t.cost + EXCLUDED.cost`,
+			`+usageAggSums,
 		starts, paths, provs, models, cols[0], cols[1], cols[2], cols[3], cols[4], cols[5], cols[6], cols[7], cols[8], costs)
 	return err
 }
@@ -354,15 +350,7 @@ func upsertSessions(ctx context.Context, tx pgx.Tx, sessions map[sessionKey]*aud
 		ON CONFLICT (user_path, session_id) DO UPDATE SET
 			first_seen = least(t.first_seen, EXCLUDED.first_seen),
 			last_seen = greatest(t.last_seen, EXCLUDED.last_seen),
-			requests = t.requests + EXCLUDED.requests,
-			cache_hits = t.cache_hits + EXCLUDED.cache_hits,
-			input_tokens = t.input_tokens + EXCLUDED.input_tokens,
-			output_tokens = t.output_tokens + EXCLUDED.output_tokens,
-			total_tokens = t.total_tokens + EXCLUDED.total_tokens,
-			cached_input_tokens = t.cached_input_tokens + EXCLUDED.cached_input_tokens,
-			cache_write_input_tokens = t.cache_write_input_tokens + EXCLUDED.cache_write_input_tokens,
-			reasoning_tokens = t.reasoning_tokens + EXCLUDED.reasoning_tokens,
-			cost = t.cost + EXCLUDED.cost,
+			`+sessionSums+`,
 			models = ARRAY(SELECT x.m FROM unnest(t.models || EXCLUDED.models) WITH ORDINALITY AS x(m, o)
 				GROUP BY x.m ORDER BY min(x.o) LIMIT `+fmt.Sprint(audit.MaxSessionModels)+`)`,
 		paths, sids, firsts, lasts, cols[0], cols[1], cols[2], cols[3], cols[4], cols[5], cols[6], cols[7], costs, models)

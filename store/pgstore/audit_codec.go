@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/modelgate/modelgate/audit"
+	"github.com/modelgate/modelgate/store"
 )
 
 // errCorrupt reports a stored value this code cannot decode.
@@ -82,7 +83,7 @@ func encodeEntry(e *audit.Entry) (head, bodies []byte, err error) {
 	h := *e
 	h.Data = e.Data.WithoutBodies()
 	if head, err = json.Marshal(&h); err != nil {
-		return nil, nil, fmt.Errorf("postgres: encode audit entry: %w", err)
+		return nil, nil, store.Unstorable("encoding", fmt.Errorf("postgres: encode audit entry: %w", err))
 	}
 	d := e.Data
 	if d == nil {

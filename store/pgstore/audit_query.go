@@ -146,7 +146,7 @@ func (a *Audit) ListEntries(q audit.EntryQuery) (audit.EntryPage, error) {
 	if !filtered && hourAligned(q.From) && hourAligned(q.To) {
 		var hw where
 		hw.hourRange("hour", q.From, q.To)
-		err = a.db.Pool.QueryRow(ctx, `SELECT coalesce(sum(requests), 0) FROM mg_audit_hours`+hw.sql(), hw.args...).Scan(&page.Total)
+		err = a.db.Pool.QueryRow(ctx, `SELECT least(coalesce(sum(requests), 0), 9223372036854775807)::bigint FROM mg_audit_hours`+hw.sql(), hw.args...).Scan(&page.Total)
 	} else if got := len(page.Entries); got > 0 && got < limit || got == 0 && offset == 0 && limit > 0 {
 		// A short page is the last one: the matches are those skipped and
 		// those on it.

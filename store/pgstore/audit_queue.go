@@ -9,6 +9,14 @@ type queued struct {
 	size int64
 }
 
+// kind is the drop counter's kind of q: "entry" or "usage".
+func (q *queued) kind() string {
+	if q.e != nil {
+		return "entry"
+	}
+	return "usage"
+}
+
 // chunkLen is the number of records of one queue chunk.
 const chunkLen = 512
 

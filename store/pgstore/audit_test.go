@@ -2,8 +2,11 @@ package pgstore
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -13,6 +16,7 @@ import (
 	"github.com/modelgate/modelgate/audit"
 	"github.com/modelgate/modelgate/internal/audittest"
 	"github.com/modelgate/modelgate/internal/pgtest"
+	"github.com/modelgate/modelgate/store"
 )
 
 // TestAuditContract runs the audit storage contract shared with the bbolt
@@ -201,8 +205,32 @@ func TestRefusedRecordIsGivenUpAlone(t *testing.T) {
 	if r := a.Stats().Rejected; r != 1 {
 		t.Fatalf("rejected = %d", r)
 	}
+	if d := a.Drops(); !slices.Equal(d, []store.Drop{{Kind: "usage", Reason: "integrity_violation", Count: 1}}) {
+		t.Fatalf("drops = %+v", d)
+	}
 	if sess, _, _ := a.Sessions(audit.SessionQuery{Limit: 5}); len(sess) != 1 || sess[0].Requests != 2 {
 		t.Fatalf("sessions = %+v", sess)
+	}
+}
+
+// TestModelTooLongForAnIndexIsGivenUpAlone: issue 35's 40,000-character
+// model (here not compressible) makes an index row PostgreSQL refuses
+// (54000, program limit exceeded); that usage record is dropped and
+// counted, and the records around it are written.
+func TestModelTooLongForAnIndexIsGivenUpAlone(t *testing.T) {
+	a, db := openAudit(t, AuditOptions{})
+	var long strings.Builder
+	for i := 0; long.Len() < 40_000; i++ {
+		fmt.Fprintf(&long, "%x", sha256.Sum256([]byte{byte(i), byte(i >> 8)}))
+	}
+	audittest.MustAppendUsage(t, a, audittest.UsageAt(audittest.Base, "/ok", "s", "m", 1),
+		audittest.UsageAt(audittest.Base, "/ok", "s", long.String(), 1), audittest.UsageAt(audittest.Base, "/ok", "s", "m", 1))
+	audittest.Flush(t, a)
+	if n := count(t, db.Pool, "mg_usage_records"); n != 2 {
+		t.Fatalf("%d usage records, want the 2 good ones", n)
+	}
+	if d := a.Drops(); !slices.Equal(d, []store.Drop{{Kind: "usage", Reason: "limit_exceeded", Count: 1}}) {
+		t.Fatalf("drops = %+v", d)
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"go.uber.org/zap"
+
+	"github.com/modelgate/modelgate/store"
 )
 
 // startWriter starts the writer goroutine.
@@ -122,30 +124,58 @@ func (a *Audit) resolve(n int) {
 }
 
 // writeOrSplit writes batch in one transaction. When the database refuses
-// it (bad data, never unreachability), it writes the records one by one
-// and gives up those refused alone, so that one bad record cannot hold
-// the queue. It returns how many records of the batch's prefix are done
-// (committed or given up); an error means the rest must be retried.
+// it for a record's sake (recordReason: bad data, never unreachability),
+// it writes each half in turn, in order, so that the records refused are
+// found in a few transactions and given up alone, counted by kind and
+// reason (Drops), while the others are written: one bad record cannot
+// hold the queue. It returns how many records of the batch's prefix are
+// done (committed or given up); an error means the rest must be retried.
 func (a *Audit) writeOrSplit(ctx context.Context, batch []queued) (int, error) {
 	err := a.writeBatch(ctx, batch)
 	if err == nil {
 		return len(batch), nil
 	}
-	if !refused(err) {
+	reason, ok := recordReason(err)
+	if !ok {
 		return 0, err
 	}
-	for i := range batch {
-		err := a.writeBatch(ctx, batch[i:i+1])
-		if err == nil {
-			continue
-		}
-		if !refused(err) {
-			return i, err
-		}
+	if len(batch) == 1 {
 		a.rejected.Add(1)
-		a.log.Error("audit writer: PostgreSQL refused a record; it is not stored", zap.Error(err))
+		a.drops.Add(a.log, batch[0].kind(), reason, err)
+		return 1, nil
 	}
-	return len(batch), nil
+	mid := len(batch) / 2
+	done, err := a.writeOrSplit(ctx, batch[:mid])
+	if err != nil {
+		return done, err
+	}
+	done, err = a.writeOrSplit(ctx, batch[mid:])
+	return mid + done, err
+}
+
+// recordReason reports whether err is the database (or the encoder)
+// refusing a record, one that no retry can store, and the drop counter's
+// reason: "encoding", "data_exception" (class 22: a value out of range, an
+// invalid text), "integrity_violation" (23), "limit_exceeded" (54: an
+// index row too large), else "refused".
+func recordReason(err error) (string, bool) {
+	if reason, ok := store.RecordReason(err); ok {
+		return reason, true
+	}
+	if !refused(err) {
+		return "", false
+	}
+	var pe *pgconn.PgError
+	errors.As(err, &pe)
+	switch pe.Code[:2] {
+	case "22":
+		return "data_exception", true
+	case "23":
+		return "integrity_violation", true
+	case "54":
+		return "limit_exceeded", true
+	}
+	return "refused", true
 }
 
 // refused reports whether err is the database refusing the statement

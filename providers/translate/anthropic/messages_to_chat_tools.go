@@ -8,6 +8,20 @@ import (
 	"github.com/modelgate/modelgate/providers/translate"
 )
 
+// toolKeys are the members of a custom tool the translation takes: those
+// it maps, and the ones it drops (droppedToolKeys). Any other member is
+// refused as unknown.
+var toolKeys = append([]string{"name", "description", "input_schema", "strict", "defer_loading"}, droppedToolKeys...)
+
+// droppedToolKeys are the members of a custom tool that are left out on
+// translation, since a chat tool has no place for them and the call works
+// the same without: eager_input_streaming only changes how Anthropic
+// streams the call's input (unbuffered, unvalidated), and input_examples
+// are sample inputs shown to the model beside the schema and description,
+// which are sent. Some clients send them whatever the model (the Vercel
+// AI SDK's Anthropic provider among them).
+var droppedToolKeys = []string{"eager_input_streaming", "input_examples"}
+
 // writeChatTools writes tools, tool_choice and parallel_tool_calls.
 func (r *messagesRequest) writeChatTools(w *translate.Writer) error {
 	n := 0
@@ -25,7 +39,7 @@ func (r *messagesRequest) writeChatTools(w *translate.Writer) error {
 					"Anthropic server and client tools ("+strconv.Quote(typ.Str)+") have no chat equivalent; declare a custom tool")
 				return false
 			}
-			if err = checkBlockKeys(t, p, "name", "description", "input_schema", "strict", "defer_loading"); err != nil {
+			if err = checkBlockKeys(t, p, toolKeys...); err != nil {
 				return false
 			}
 			name := t.Get("name")

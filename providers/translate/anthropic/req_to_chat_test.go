@@ -98,6 +98,15 @@ func TestMessagesToChatRequest(t *testing.T) {
 		want: `{"model":"m","messages":[{"role":"user","content":"x"}],"max_completion_tokens":5,
 			"tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object"}}}],"tool_choice":"none"}`,
 	}, {
+		// The Vercel AI SDK's Anthropic provider sends these with its
+		// tools; they only shape Anthropic's delivery or prompt and are
+		// dropped.
+		name: "eager_input_streaming and input_examples dropped",
+		in: `{"model":"m","max_tokens":5,"stream":true,"messages":[{"role":"user","content":"x"}],
+			"tools":[{"name":"f","description":"F","input_schema":{"type":"object"},"eager_input_streaming":true,"input_examples":[{"a":1}]}]}`,
+		want: `{"model":"m","messages":[{"role":"user","content":"x"}],"max_completion_tokens":5,"stream":true,
+			"stream_options":{"include_usage":true},"tools":[{"type":"function","function":{"name":"f","description":"F","parameters":{"type":"object"}}}]}`,
+	}, {
 		name: "tool_choice without tools",
 		in:   `{"model":"m","max_tokens":5,"messages":[{"role":"user","content":"x"}],"tool_choice":{"type":"auto"}}`,
 		want: `{"model":"m","messages":[{"role":"user","content":"x"}],"max_completion_tokens":5}`,
@@ -160,7 +169,7 @@ func TestMessagesToChatRequestRejects(t *testing.T) {
 		{"unknown", msg + `,"frobnicate":1`, "frobnicate", "unknown", "any other field"},
 		{"server tool", msg + `,"tools":[{"type":"web_search_20250305","name":"web_search"}]`, "tools[0].type", "server", "`web_search_*`"},
 		{"bash tool", msg + `,"tools":[{"type":"bash_20250124","name":"bash"}]`, "tools[0].type", "server", "`bash_*`"},
-		{"tool member", msg + `,"tools":[{"name":"f","input_schema":{},"input_examples":[]}]`, "tools[0].input_examples", "unknown", "block member"},
+		{"tool member", msg + `,"tools":[{"name":"f","input_schema":{},"frobnicate":[]}]`, "tools[0].frobnicate", "unknown", "block member"},
 		{"metadata", msg + `,"metadata":{"user_id":"u","tenant":"t"}`, "metadata.tenant", "metadata", "`metadata` keys other than `user_id`"},
 		{"thinking type", msg + `,"thinking":{"type":"max"}`, "thinking.type", "expected", "`thinking.type` other than"},
 		{"effort", msg + `,"output_config":{"effort":"max"}`, "output_config.effort", "expected", "`output_config.effort` other than"},

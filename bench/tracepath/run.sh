@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Counts the project's own functions, files and packages one request runs.
+#
+# The gateway is built with coverage counters on every package of the
+# module and run twice against mockupstream (an OpenAI-compatible server)
+# as the provider "up". Run A sends one warm-up request; run B sends the
+# warm-up and then the traced request. A counter block whose count is
+# higher in B than in A ran for the traced request; the functions holding
+# such blocks are the request's path. Start-up, shutdown and background
+# work run in both runs and cancel out (a timer that fires in one run only
+# can add a function or two: run it twice and take the lower figure).
+#
+# Usage: bench/tracepath/run.sh [ENDPOINT [BODY]]
+# Default: a streamed /v1/messages request for model up/mock-chat.
+# Prints the counts, then the functions with their file, to stdout.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+endpoint=${1:-/v1/messages}
+body=${2:-'{"model":"up/mock-chat","max_tokens":64,"stream":true,"messages":[{"role":"user","content":"hello there"}]}'}
+
+work=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
+
+go build -cover -covermode=atomic -coverpkg=github.com/modelgate/modelgate/... -o "$work/modelgate" ./cmd/modelgate
+go build -o "$work/mockupstream" ./cmd/mockupstream
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+up_port=$(free_port)
+gw_port=$(free_port)
+admin_port=$(free_port)
+
+"$work/mockupstream" -listen "127.0.0.1:$up_port" >"$work/mockupstream.log" 2>&1 &
+
+cat >"$work/Caddyfile" <<CONF
+{
+	admin 127.0.0.1:$admin_port
+	modelgate {
+		storage $work/data/modelgate.db
+		provider up {
+			type openai
+			api_key test-key
+			base_url http://127.0.0.1:$up_port/v1
+		}
+	}
+}
+http://127.0.0.1:$gw_port {
+	modelgate
+}
+CONF
+
+wait_up() {
+	for _ in $(seq 200); do
+		curl -sf -o /dev/null "http://127.0.0.1:$1$2" && return 0
+		sleep 0.05
+	done
+	echo "server on port $1 did not answer" >&2
+	return 1
+}
+wait_up "$up_port" /v1/models
+
+request() {
+	curl -sf -o /dev/null -N "http://127.0.0.1:$gw_port$endpoint" \
+		-H 'Content-Type: application/json' -H 'anthropic-version: 2023-06-01' -d "$body"
+}
+
+# run DIR N: start the gateway with coverage into DIR, send N requests, stop.
+run() {
+	mkdir -p "$1"
+	rm -rf "$work/data"
+	GOCOVERDIR="$1" "$work/modelgate" run --config "$work/Caddyfile" --adapter caddyfile >"$work/gateway.log" 2>&1 &
+	local pid=$!
+	wait_up "$gw_port" /v1/models
+	for _ in $(seq "$2"); do request; done
+	kill -INT "$pid"
+	wait "$pid" || true
+}
+run "$work/a" 1
+run "$work/b" 2
+
+go tool covdata textfmt -i="$work/a" -o "$work/a.txt"
+go tool covdata textfmt -i="$work/b" -o "$work/b.txt"
+
+# The traced request's profile: each block counted by how much more it ran
+# in B than in A.
+awk 'NR == FNR { if (FNR > 1) a[$1 " " $2] += $3; next }
+     FNR == 1 { print; next }
+     { k = $1 " " $2; b[k] += $3 }
+     END { for (k in b) { d = b[k] - a[k]; print k, (d > 0 ? d : 0) } }' \
+	"$work/a.txt" "$work/b.txt" >"$work/trace.txt"
+
+go tool cover -func="$work/trace.txt" | awk '$1 != "total:" && $NF != "0.0%" { print $1, $2 }' |
+	sed 's/:[0-9]*:$//; s/:[0-9]*:\t/ /' | sort -u >"$work/funcs.txt"
+
+funcs=$(wc -l <"$work/funcs.txt")
+files=$(awk '{ sub(/:.*/, "", $1); print $1 }' "$work/funcs.txt" | sort -u | wc -l)
+pkgs=$(awk '{ sub(/\/[^\/]*$/, "", $1); print $1 }' "$work/funcs.txt" | sort -u | wc -l)
+echo "request: POST $endpoint"
+echo "own functions: $funcs in $files files and $pkgs packages"
+cat "$work/funcs.txt"

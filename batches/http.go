@@ -232,10 +232,15 @@ func writeErr(w http.ResponseWriter, r *http.Request, err error, what string) {
 // status and code when it answered with an error (so that a refusal the
 // client should not retry is not reported as a gateway failure, which
 // SDKs retry); 504 upstream_timeout or 502 upstream_unreachable, with a
-// fixed message, when it could not be reached in time; 502 otherwise. The
+// fixed message, when it could not be reached in time; 502
+// upstream_redirect when it answered with a redirect (never followed); 502
+// otherwise. The
 // provider's words have had its key removed.
 func upstreamErr(up *UpstreamError) *apierr.Error {
 	var ans UpstreamAnswer
+	if errors.As(up.Err, &ans) && ans.UpstreamStatus() >= 300 && ans.UpstreamStatus() < 400 {
+		return apierr.UpstreamRedirect(up.Provider, ans.UpstreamStatus())
+	}
 	if errors.As(up.Err, &ans) && ans.UpstreamStatus() >= 400 {
 		status := ans.UpstreamStatus()
 		e := apierr.New(status, apierr.TypeForStatus(status), up.Error()).WithProvider(up.Provider)

@@ -10,6 +10,8 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -29,6 +31,7 @@ const (
 var fltFaults = []string{
 	"fault-html500", "fault-malformed200", "fault-truncated", "fault-reset", "fault-silence",
 	"fault-drip", "fault-huge", "fault-429", "fault-401", "fault-400key",
+	"fault-redirect", "fault-429bare", "fault-headerkey",
 }
 
 // fltUpstream is the fake upstream: OpenAI Chat Completions and Responses,
@@ -221,9 +224,42 @@ func fltServeFault(w http.ResponseWriter, r *http.Request, shape, model string, 
 			return
 		}
 		jsonErr(400, `{"error":{"message":"key `+key+` may not set temperature","type":"invalid_request_error","param":"temperature","code":null}}`)
+	case "fault-redirect":
+		// Elsewhere, with the key in the URL: neither may reach the client.
+		w.Header().Set("X-Debug-Location", fltElsewhere().url+r.URL.Path+"?key="+key)
+		http.Redirect(w, r, fltElsewhere().url+r.URL.Path+"?key="+key, http.StatusTemporaryRedirect)
+	case "fault-429bare":
+		// No Retry-After; the tokens limit, spent, resets in 6 minutes.
+		w.Header().Set("X-Ratelimit-Reset-Requests", "1s")
+		w.Header().Set("X-Ratelimit-Reset-Tokens", "6m0s")
+		w.Header().Set("X-Ratelimit-Remaining-Tokens", "0")
+		jsonErr(429, `{"error":{"message":"Rate limit reached for tokens","type":"tokens","code":"rate_limit_exceeded"}}`)
+	case "fault-headerkey":
+		w.Header().Set("X-Debug-Key", key)
+		jsonErr(400, `{"error":{"message":"bad request","type":"invalid_request_error","code":"bad"}}`)
 	default:
 		jsonErr(404, `{"error":{"message":"unknown model","code":"model_not_found"}}`)
 	}
+}
+
+// fltElsewhere is where fault-redirect points: a second listener, on
+// another host (localhost) and port than the upstream, that must receive
+// nothing. It lives as long as the test binary.
+var fltElsewhere = sync.OnceValue(func() *fltListener {
+	l := &fltListener{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		l.hits.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"id":"foreign"}`)
+	}))
+	l.url = strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
+	return l
+})
+
+// fltListener is a listener and the count of requests it received.
+type fltListener struct {
+	url  string
+	hits atomic.Int64
 }
 
 // fltHijack writes raw bytes on the connection and closes it; rst closes
@@ -640,6 +676,19 @@ func fltCheckFault(t *testing.T, sh fltShape, stream bool, fault string, a fltAn
 		}
 	case "fault-401":
 		wantErr(401, "authentication_error", "upstream_auth_failed")
+	case "fault-redirect":
+		// Never followed: a provider failure, where it pointed unsaid.
+		wantErr(502, "provider_error", "upstream_redirect")
+		if strings.Contains(a.body, "localhost") || a.header.Get("Location") != "" || fltElsewhere().hits.Load() != 0 {
+			t.Errorf("the redirect reached the client or was followed (%d hits): %v %.300s", fltElsewhere().hits.Load(), a.header, a.body)
+		}
+	case "fault-429bare":
+		wantErr(429, "rate_limit_error", "rate_limit_exceeded")
+		if a.header.Get("Retry-After") != "360" {
+			t.Errorf("Retry-After %q, want 360 (the spent tokens limit's reset)", a.header.Get("Retry-After"))
+		}
+	case "fault-headerkey":
+		wantErr(400, "invalid_request_error", "bad")
 	case "fault-400key":
 		wantErr(400, "invalid_request_error", "invalid_request_error") // the upstream's type, its code being null
 		if _, _, msg := fltErr(t, sh.envelope, a.body); !strings.Contains(msg, "[redacted]") {

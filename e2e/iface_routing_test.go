@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -16,16 +17,21 @@ import (
 	"time"
 )
 
-// TestIfaceFailoverTriggers: failover is tried after an upstream 500, 502
-// or an unreachable upstream, and for a stream whose primary fails before
-// its first byte; never after a 401, 403, 404 or 422, whose status the
-// client gets as the upstream sent it. Every try is an attempts[] element
-// of kind primary or failover.
+// TestIfaceFailoverTriggers: failover is tried after an upstream 500, 502,
+// a redirect (never followed) or an unreachable upstream, and for a
+// stream whose primary fails before its first byte; never after a 401,
+// 403, 404 or 422, whose status the client gets as the upstream sent it.
+// Every try is an attempts[] element of kind primary or failover.
 func TestIfaceFailoverTriggers(t *testing.T) {
 	a, b := newRouteUpstream(t, "m1"), newRouteUpstream(t, "m2")
-	var status atomic.Int64
-	a.fail = func(w http.ResponseWriter, _ *http.Request) bool {
+	var status, elsewhere atomic.Int64
+	other := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { elsewhere.Add(1) }))
+	defer other.Close()
+	a.fail = func(w http.ResponseWriter, r *http.Request) bool {
 		if s := int(status.Load()); s != 0 {
+			if s < 400 {
+				w.Header().Set("Location", other.URL+r.URL.Path)
+			}
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(s)
 			_, _ = w.Write([]byte(`{"error":{"message":"refused","type":"invalid_request_error"}}`))
@@ -41,12 +47,15 @@ func TestIfaceFailoverTriggers(t *testing.T) {
 		providerBlock("dead", "openai", "sk-up", closedURL(t), "models m1", "models_mode allowlist"))
 	waitListed(t, g, masterKey, "m1", "m2")
 
-	for _, s := range []int{500, 502} {
+	for _, s := range []int{500, 502, 307} {
 		status.Store(int64(s))
 		res := chatModel(t, g, "a/m1", "x", "X-Session-Id", "fo-"+http.StatusText(s))
 		if res.Status != 200 || res.Header.Get("X-Modelgate-Provider") != "b" {
 			t.Errorf("after an upstream %d: %d %s %s", s, res.Status, res.Header.Get("X-Modelgate-Provider"), res.Body)
 		}
+	}
+	if elsewhere.Load() != 0 {
+		t.Errorf("a redirect was followed %d times", elsewhere.Load())
 	}
 	res := chatModel(t, g, "dead/m1", "x", "X-Session-Id", "fo-dead")
 	if res.Status != 200 || res.Header.Get("X-Modelgate-Provider") != "b" {

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tidwall/gjson"
 )
@@ -105,7 +106,8 @@ func (p *OpenAICompat) BatchFile(ctx context.Context, id string) ([]byte, error)
 }
 
 // batchCall sends one request of the files and batches API and returns
-// the answer's body; an error status is an error naming it.
+// the answer's body; an error status, or a redirect (never followed), is
+// an error naming it.
 func (p *OpenAICompat) batchCall(ctx context.Context, method, path, contentType string, body []byte) ([]byte, error) {
 	var rd io.Reader
 	if body != nil {
@@ -128,7 +130,7 @@ func (p *OpenAICompat) batchCall(ctx context.Context, method, path, contentType 
 	if err != nil {
 		return nil, err
 	}
-	if resp.StatusCode >= 400 {
+	if resp.StatusCode >= 400 || IsRedirect(resp.StatusCode) {
 		return nil, fmt.Errorf("%s %s: %w", method, path, p.batchError(resp, out))
 	}
 	return out, nil
@@ -145,7 +147,9 @@ type BatchStatusError struct {
 	Message string
 	// Code is the upstream's error code, "" when it gave none.
 	Code string
-	// RetryAfter is the upstream's Retry-After header, as sent.
+	// RetryAfter is the upstream's Retry-After header, as sent; for a 429
+	// without one, the wait its rate-limit reset headers give (see
+	// RetryAfter), or "".
 	RetryAfter string
 }
 
@@ -166,9 +170,17 @@ func (e *BatchStatusError) UpstreamRetryAfter() string { return e.RetryAfter }
 // batchError reads an error answer of the files and batches API.
 func (p *OpenAICompat) batchError(resp *http.Response, body []byte) *BatchStatusError {
 	e := &BatchStatusError{Status: resp.StatusCode, RetryAfter: strings.TrimSpace(resp.Header.Get("Retry-After"))}
+	if resp.StatusCode == http.StatusTooManyRequests {
+		e.RetryAfter = RetryAfter(resp.Header, time.Now())
+	}
 	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
 		e.Message = "the upstream refused the gateway's credentials"
 		e.Code = "upstream_auth_failed"
+		return e
+	}
+	if IsRedirect(resp.StatusCode) {
+		e.Message = "redirect not followed"
+		e.Code = "upstream_redirect"
 		return e
 	}
 	f := gjson.GetManyBytes(body, "error.message", "error.code")

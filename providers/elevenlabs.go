@@ -253,8 +253,8 @@ func (p *ElevenLabs) Transcribe(ctx context.Context, model string, f *Transcript
 	}
 	resp, err := p.Relay(ctx, RawRequest{Method: http.MethodPost, Path: "v1/speech-to-text",
 		Header: http.Header{"Content-Type": {ct}}, Body: bytes.NewReader(body), ContentLength: int64(len(body))})
-	if err != nil || resp.StatusCode >= 400 {
-		return resp, err
+	if err != nil || resp.StatusCode >= 400 || IsRedirect(resp.StatusCode) {
+		return resp, err // the caller maps an error answer or a redirect
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxTranscriptBytes+1))

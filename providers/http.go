@@ -26,13 +26,13 @@ func postJSON(ctx context.Context, client *http.Client, url string, body []byte,
 
 // roundTrip makes one model call through the client's transport alone,
 // which spares http.Client's per-call bookkeeping for redirects (a copy of
-// the request headers). It does what http.Client would do for such a
-// call: a base URL's user info becomes Basic authentication when the
-// adapter set no Authorization; a provider that redirects (an API root
-// moved) is asked again through http.Client, which sends the request once
-// more and follows the redirect with the body replayed and credentials
-// kept from other hosts; errors are wrapped as http.Client wraps them
-// (*url.Error, "Post \"url\": ...", the URL's password masked).
+// the request headers). It does what http.Client does for such a call
+// with redirects refused (see New): a base URL's user info becomes Basic
+// authentication when the adapter set no Authorization; a redirect is
+// the answer, never followed, since following it would send the prompt
+// and, in headers such as x-api-key, the provider's key elsewhere; errors
+// are wrapped as http.Client wraps them (*url.Error, "Post \"url\": ...",
+// the URL's password masked).
 func roundTrip(client *http.Client, req *http.Request) (*http.Response, error) {
 	rt := client.Transport
 	if rt == nil {
@@ -46,16 +46,7 @@ func roundTrip(client *http.Client, req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, &url.Error{Op: "Post", URL: maskedURL(req.URL), Err: err}
 	}
-	if !isRedirect(resp) || req.GetBody == nil {
-		return resp, nil
-	}
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
-	resp.Body.Close()
-	again := req.Clone(req.Context())
-	if again.Body, err = req.GetBody(); err != nil {
-		return nil, &url.Error{Op: "Post", URL: maskedURL(req.URL), Err: err}
-	}
-	return client.Do(again)
+	return resp, nil
 }
 
 // maskedURL is u as http.Client names it in errors: its password, if
@@ -67,16 +58,6 @@ func maskedURL(u *url.URL) string {
 	return u.String()
 }
 
-// isRedirect reports whether resp redirects the request elsewhere.
-func isRedirect(resp *http.Response) bool {
-	switch resp.StatusCode {
-	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther,
-		http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
-		return resp.Header.Get("Location") != ""
-	}
-	return false
-}
-
 // postJSONParts is postJSON with the body given as consecutive parts,
 // sent as they are: neither joined nor changed. A body of one part is sent
 // as postJSON sends it: net/http then writes the request's head and the
@@ -86,16 +67,28 @@ func postJSONParts(ctx context.Context, client *http.Client, url string, parts [
 	if len(parts) == 1 {
 		return postJSON(ctx, client, url, parts[0], setHeaders)
 	}
-	body := newPartsBody(parts)
+	req, err := partsRequest(ctx, url, parts, setHeaders)
+	if err != nil {
+		return nil, err
+	}
+	return roundTrip(client, req)
+}
+
+// partsRequest is a JSON POST to url of the body given as consecutive
+// parts, with the adapter's headers. Its GetBody gives the body again, for
+// the transport to send it once more when a kept-alive connection it
+// chose turns out closed.
+func partsRequest(ctx context.Context, url string, parts [][]byte, setHeaders func(http.Header)) (*http.Request, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, nil)
 	if err != nil {
 		return nil, err
 	}
+	body := newPartsBody(parts)
 	req.Body, req.ContentLength = body, int64(body.Len())
 	req.GetBody = func() (io.ReadCloser, error) { return newPartsBody(parts), nil }
 	req.Header.Set("Content-Type", "application/json")
 	setHeaders(req.Header)
-	return roundTrip(client, req)
+	return req, nil
 }
 
 // getListing fetches a model listing page and returns the body of a 200
@@ -114,6 +107,10 @@ func getListing(ctx context.Context, client *http.Client, url string, setHeaders
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxListingBytes))
 	if err != nil {
 		return nil, err
+	}
+	if IsRedirect(resp.StatusCode) {
+		// Not followed (see New).
+		return nil, fmt.Errorf("model listing: upstream redirect (status %d) not followed", resp.StatusCode)
 	}
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("model listing: upstream status %d", resp.StatusCode)

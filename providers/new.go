@@ -20,7 +20,8 @@ type Options struct {
 	// APIVersion is the api-version query parameter of deployment-style
 	// types; "" uses the type's default.
 	APIVersion string
-	// Client sends the requests. Required.
+	// Client sends the requests. Required. The adapter uses a copy that
+	// never follows redirects, whatever its CheckRedirect.
 	Client *http.Client
 	// UserAgent is sent upstream when set.
 	UserAgent string
@@ -29,7 +30,8 @@ type Options struct {
 // New returns the adapter for one instance of o.Type, chosen by the API
 // shape the type speaks: Anthropic Messages, OpenAI Chat Completions or
 // the voice provider's audio API. It
-// refuses unknown types and types that are not served yet.
+// refuses unknown types and types that are not served yet. No adapter
+// follows a redirect: its calls answer with the redirect itself.
 func New(o Options) (Provider, error) {
 	t, ok := lookupType(o.Type)
 	switch {
@@ -40,6 +42,7 @@ func New(o Options) (Provider, error) {
 	case o.Client == nil:
 		return nil, fmt.Errorf("provider %s: no HTTP client", o.Name)
 	}
+	o.Client = withoutRedirects(o.Client)
 	switch t.Shape {
 	case ShapeMessages:
 		return newAnthropic(t, o), nil

@@ -111,9 +111,7 @@ func (s *Service) tryTranscription(w http.ResponseWriter, r *http.Request, c *ca
 	defer func() {
 		c.recordAttempt(started, resp.StatusCode, "")
 	}()
-	if resp.StatusCode >= 400 {
-		c.keepFailedAnswer(resp, s.Upstreams)
-		e := upstreamError(c.provider.Name(), resp, s.Upstreams)
+	if e := s.answerError(c, resp); e != nil {
 		c.failed = e
 		if !last && failsOver(resp.StatusCode) {
 			return e
@@ -121,7 +119,7 @@ func (s *Service) tryTranscription(w http.ResponseWriter, r *http.Request, c *ca
 		apierr.WriteFor(w, r, e)
 		return nil
 	}
-	copyResponseHeaders(w.Header(), resp.Header)
+	copyResponseHeaders(w.Header(), resp.Header, s.Upstreams)
 	w.Header().Set("X-Modelgate-Provider", c.provider.Name())
 	w, release := c.paced(w, r, started)
 	defer release()

@@ -9,9 +9,11 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
+	"go.uber.org/zap"
 
 	"github.com/modelgate/modelgate/apierr"
 	"github.com/modelgate/modelgate/providers"
@@ -65,6 +67,31 @@ func brokenConnection(err error) bool {
 	return errors.As(err, &op) && (op.Op == "read" || op.Op == "write")
 }
 
+// answerError is the failure an upstream answer amounts to on a model
+// endpoint, or nil for a success. An error answer (400 and above) is
+// mapped by upstreamError, its body kept for the attempt's record. A
+// redirect, which adapters never follow (providers.New), is 502
+// upstream_redirect: where it points is logged, never answered or
+// recorded, since it is the upstream's word about another host.
+func (s *Service) answerError(c *call, resp *http.Response) *apierr.Error {
+	switch {
+	case resp.StatusCode >= 400:
+		c.keepFailedAnswer(resp, s.Upstreams)
+		return upstreamError(c.provider.Name(), resp, s.Upstreams)
+	case providers.IsRedirect(resp.StatusCode):
+		s.logRedirect(c.provider.Name(), resp)
+		return apierr.UpstreamRedirect(c.provider.Name(), resp.StatusCode)
+	}
+	return nil
+}
+
+// logRedirect logs an upstream's redirect that was not followed, with
+// where it pointed (provider credentials removed).
+func (s *Service) logRedirect(provider string, resp *http.Response) {
+	s.logger().Warn("upstream answered with a redirect; not followed", zap.String("provider", provider),
+		zap.Int("status", resp.StatusCode), zap.String("location", s.Upstreams.redact(resp.Header.Get("Location"))))
+}
+
 // maxRelayedMessage caps the length of an upstream error message.
 const maxRelayedMessage = 2048
 
@@ -73,7 +100,9 @@ const maxRelayedMessage = 2048
 // from a JSON error body (OpenAI's and Anthropic's error.message, and the
 // few variants other upstreams use); any other body, an HTML error page
 // say, gives the status text. Every configured provider credential is
-// stripped from what is relayed, and 401/403 messages are replaced.
+// stripped from what is relayed, and 401/403 messages are replaced. A 429
+// without Retry-After gets one derived from its rate-limit reset headers
+// (providers.RetryAfter), else 1.
 func upstreamError(provider string, resp *http.Response, u *Upstreams) *apierr.Error {
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxAttemptBody))
 	msg, code, param := "", "", ""
@@ -125,7 +154,11 @@ func upstreamError(provider string, resp *http.Response, u *Upstreams) *apierr.E
 	if param = u.redact(param); param != "" {
 		ge.WithParam(param)
 	}
-	return ge.WithUpstreamRetryAfter(resp.Header.Get("Retry-After"))
+	retryAfter := resp.Header.Get("Retry-After")
+	if resp.StatusCode == http.StatusTooManyRequests {
+		retryAfter = providers.RetryAfter(resp.Header, time.Now())
+	}
+	return ge.WithUpstreamRetryAfter(retryAfter)
 }
 
 // statusText is the standard text of an HTTP status, or "status N".

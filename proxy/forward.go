@@ -37,8 +37,12 @@ type call struct {
 	// usage chunk on the client's behalf, so the upstream's "usage":null
 	// on every chunk is the gateway's doing, not the client's.
 	askedUsage bool
-	info       *reqinfo.Info
-	tr         *translation // nil: passthrough
+	// raw: a /p/ passthrough call, whose answer is the provider's own API:
+	// the gateway adds nothing to it (no error event) and reads no usage
+	// from its streams.
+	raw  bool
+	info *reqinfo.Info
+	tr   *translation // nil: passthrough
 
 	anthropicTokens translate.MessagesUsage // usage of a native Anthropic stream so far
 	// svc is the service the call serves, which logs and counts faulty
@@ -163,7 +167,7 @@ func (s *Service) countTokens(w http.ResponseWriter, r *http.Request) {
 // translation, refuses it when a spent budget covers the caller and the
 // model is priced, and relays the upstream's answer. When the target
 // fails in a way failover covers (upstream 5xx or 429, timeout,
-// unreachable, a saturated rule) and a failover route names further
+// unreachable, a redirect, a saturated rule) and a failover route names further
 // targets, the next one is tried at once; nothing has reached the client
 // by then.
 func (s *Service) forward(w http.ResponseWriter, r *http.Request, in ingress) {
@@ -244,9 +248,7 @@ func (s *Service) try(w http.ResponseWriter, r *http.Request, c *call, last bool
 	defer func() {
 		c.recordAttempt(started, resp.StatusCode, "")
 	}()
-	if resp.StatusCode >= 400 {
-		c.keepFailedAnswer(resp, s.Upstreams)
-		e := upstreamError(c.provider.Name(), resp, s.Upstreams)
+	if e := s.answerError(c, resp); e != nil {
 		c.failed = e
 		if !last && failsOver(resp.StatusCode) {
 			return e
@@ -254,7 +256,7 @@ func (s *Service) try(w http.ResponseWriter, r *http.Request, c *call, last bool
 		apierr.WriteFor(w, r, e)
 		return nil
 	}
-	copyResponseHeaders(w.Header(), resp.Header)
+	copyResponseHeaders(w.Header(), resp.Header, s.Upstreams)
 	w.Header().Set("X-Modelgate-Provider", c.provider.Name())
 	w, release := c.paced(w, r, started)
 	defer release()
@@ -292,9 +294,11 @@ func (s *Service) try(w http.ResponseWriter, r *http.Request, c *call, last bool
 }
 
 // failsOver reports whether an upstream answer of status moves a request
-// on to its failover targets: 5xx and 429, never another 4xx.
+// on to its failover targets: 5xx and 429, and a redirect (answered 502
+// upstream_redirect: the target cannot serve the call where it is
+// configured, as when it is unreachable), never another 4xx.
 func failsOver(status int) bool {
-	return status >= 500 || status == http.StatusTooManyRequests
+	return status >= 500 || status == http.StatusTooManyRequests || providers.IsRedirect(status)
 }
 
 // request is what prepare reads from the client once, for every target a
@@ -514,10 +518,13 @@ func sizeHint(n int64) int {
 // passedHeaders are the upstream response headers a client gets.
 var passedHeaders = []string{"Content-Type", "X-Request-Id", "Request-Id", "Openai-Processing-Ms", "Openai-Version"}
 
-func copyResponseHeaders(dst, src http.Header) {
+// copyResponseHeaders copies the passedHeaders of src, an upstream
+// answer's headers, to dst with every provider credential of u removed
+// from their values.
+func copyResponseHeaders(dst, src http.Header, u *Upstreams) {
 	for _, k := range passedHeaders {
 		if v := src.Values(k); len(v) > 0 {
-			dst[k] = v
+			dst[k] = u.redactValues(v)
 		}
 	}
 }

@@ -51,7 +51,13 @@ var clientCredentials = []string{"Authorization", "X-Api-Key", "Api-Key", "Xi-Ap
 // below the provider's API root with the provider's credential. The
 // client's credentials, the gateway's own headers and hop-by-hop headers
 // are removed; the query, body and answer (streams included) pass
-// unchanged. A leading v1/ segment is dropped when the API root already
+// unchanged, but for provider credentials, removed from the answer's
+// headers and from error answers, and a Retry-After added to a 429 that
+// has none (providers.RetryAfter, else 1). Redirects are relayed, never
+// followed. An event stream is relayed whole event by whole event; an
+// answer the upstream breaks off (reset, cut, silent past the idle
+// timeout) aborts the client's connection, as on native streams, so that
+// the client never takes it for complete. A leading v1/ segment is dropped when the API root already
 // ends in /v1 and is refused (404) when it does not. A path segment that
 // decodes to . or .., or that hides a slash or backslash, is refused, so
 // nothing can leave the API root. The model of a JSON body is recorded
@@ -66,7 +72,7 @@ func (s *Service) passthrough(w http.ResponseWriter, r *http.Request) {
 		apierr.WriteFor(w, r, err)
 		return
 	}
-	c := &call{provider: p, info: reqinfo.From(r.Context()), svc: s}
+	c := &call{provider: p, info: reqinfo.From(r.Context()), raw: true, svc: s}
 	if c.info == nil {
 		c.info = reqinfo.New()
 	}
@@ -123,9 +129,9 @@ func (s *Service) passthrough(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	// An error answer is read whole, whatever its type, so that a
-	// credential the upstream quotes in it can be removed.
-	whole := isJSON(resp.Header.Get("Content-Type")) || resp.StatusCode >= 400
+	// An error answer or a redirect is read whole, whatever its type, so
+	// that a credential the upstream quotes in it can be removed.
+	whole := isJSON(resp.Header.Get("Content-Type")) || resp.StatusCode >= 300
 	c.stream = IsEventStream(resp.Header)
 	c.info.Stream = c.stream
 	c.upstream.watch(ctx, cancel, resp.Body, c.limits, !whole, started)
@@ -139,6 +145,8 @@ func (s *Service) passthrough(w http.ResponseWriter, r *http.Request) {
 		apierr.WriteFor(w, r, upstreamError(p.Name(), resp, s.Upstreams))
 		return
 	}
+	// The upstream's headers may quote its key as its body may.
+	s.Upstreams.redactHeader(resp.Header)
 	h := w.Header()
 	for k, v := range resp.Header {
 		h[k] = v
@@ -146,19 +154,26 @@ func (s *Service) passthrough(w http.ResponseWriter, r *http.Request) {
 	removeHopByHop(h)
 	h.Del("Content-Length")
 	h.Set("X-Modelgate-Provider", p.Name())
+	if resp.StatusCode == http.StatusTooManyRequests && h.Get("Retry-After") == "" {
+		h.Set("Retry-After", cmp.Or(providers.RetryAfter(resp.Header, time.Now()), "1"))
+	}
 	if whole {
 		answer, ok := s.readAnswer(w, r, resp, c)
 		if !ok {
 			return
 		}
-		if u, ok := anyUsage(answer, p.Shape() == providers.ShapeMessages); ok && resp.StatusCode < 400 {
+		if u, ok := anyUsage(answer, p.Shape() == providers.ShapeMessages); ok && resp.StatusCode < 300 {
 			c.setUsage(u)
 		}
-		if resp.StatusCode >= 400 {
+		if resp.StatusCode >= 300 {
 			answer = s.Upstreams.redactBody(answer)
 		}
 		w.WriteHeader(resp.StatusCode)
 		_, _ = w.Write(answer)
+		return
+	}
+	if c.stream {
+		s.relayStream(w, r, resp, c)
 		return
 	}
 	w.WriteHeader(resp.StatusCode)
@@ -339,9 +354,11 @@ func isJSON(ct string) bool {
 	return ct == "application/json" || strings.HasSuffix(ct, "+json")
 }
 
-// copyFlushing relays an answer that is not read whole (streams, audio,
-// files) as it arrives, flushing after every read, and reports whether
-// the whole of it reached the client.
+// copyFlushing relays an answer that is not read whole (audio, files) as
+// it arrives, flushing after every read, and reports whether the whole of
+// it reached the client. When the upstream breaks off (a reset, a cut,
+// the idle timeout) the client's connection is aborted (abortAnswer), so
+// that it does not take what it got for the whole answer.
 func (s *Service) copyFlushing(w http.ResponseWriter, r *http.Request, body io.Reader, c *call) (complete bool) {
 	c.info.AnswerOpen = true
 	rc := http.NewResponseController(w)
@@ -361,11 +378,12 @@ func (s *Service) copyFlushing(w http.ResponseWriter, r *http.Request, body io.R
 				c.info.AnswerOpen = false
 				return true
 			}
-			if r.Context().Err() == nil {
-				c.answerFailed(readError(c.provider.Name(), err))
-				s.logger().Warn("relayed answer broke off", zap.String("provider", c.provider.Name()), zap.Error(err))
+			if r.Context().Err() != nil {
+				return false // the client is gone; nobody to tell
 			}
-			return false
+			c.answerFailed(readError(c.provider.Name(), err))
+			s.logger().Warn("relayed answer broke off", zap.String("provider", c.provider.Name()), zap.Error(err))
+			abortAnswer()
 		}
 	}
 }

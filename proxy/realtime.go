@@ -161,9 +161,9 @@ func realtimeCall(info *reqinfo.Info, t routed) (*call, error) {
 // dials its provider's realtime endpoint. On success it returns the
 // upstream connection, the admission to release when the session ends
 // and when the dial began. When last is false and the target is
-// saturated, over budget, unreachable or answers 5xx or 429, it writes
-// nothing and returns the error the client would get, for the next
-// target; otherwise a failure is answered here and failure is nil.
+// saturated, over budget, unreachable or answers 5xx, 429 or a redirect,
+// it writes nothing and returns the error the client would get, for the
+// next target; otherwise a failure is answered here and failure is nil.
 func (s *Service) dialRealtimeTarget(w http.ResponseWriter, r *http.Request, c *call, last bool) (
 	up *websocket.Conn, adm limits.Admission, started time.Time, failure error) {
 	info, p, model := c.info, c.provider, c.model
@@ -192,6 +192,11 @@ func (s *Service) dialRealtimeTarget(w http.ResponseWriter, r *http.Request, c *
 	case resp != nil && resp.StatusCode >= 400:
 		at.StatusCode = resp.StatusCode
 		e = upstreamError(p.Name(), resp, s.Upstreams)
+	case resp != nil && providers.IsRedirect(resp.StatusCode):
+		// Never followed (providers.New).
+		at.StatusCode = resp.StatusCode
+		s.logRedirect(p.Name(), resp)
+		e = apierr.UpstreamRedirect(p.Name(), resp.StatusCode)
 	default:
 		s.logger().Warn("realtime upstream dial failed", zap.String("provider", p.Name()), zap.Error(err))
 		e = transportError(p.Name(), err)

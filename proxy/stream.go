@@ -37,7 +37,9 @@ func (s *Service) relayStream(w http.ResponseWriter, r *http.Request, resp *http
 			s.endStream(r, &out, c, ev, err)
 			return
 		}
-		ev = c.inspectEvent(ev)
+		if !c.raw {
+			ev = c.inspectEvent(ev)
+		}
 		if err != nil {
 			out.end(ev)
 			return
@@ -57,13 +59,15 @@ func endsLine(b []byte) bool { return len(b) > 0 && b[len(b)-1] == '\n' }
 //   - at the end of the upstream's body, between events or after a whole
 //     line, the stream ends normally;
 //   - when the upstream went silent (idle timeout) or sent an oversized
-//     event, it ends with an error event in the client's shape;
+//     event, it ends with an error event in the client's shape; a
+//     passthrough stream (c.raw), whose shape is the provider's own, is
+//     aborted instead, as below;
 //   - when the upstream reset the connection or stopped inside a line,
-//     the client's connection is aborted, so that its SDK reports an
-//     error instead of taking the stream for a complete answer. The
-//     panic (http.ErrAbortHandler) is how net/http aborts a response
-//     without logging it; the caller's deferred releases run on the way,
-//     and the audit stage completes the request's entry from the
+//     the client's connection is aborted (abortAnswer), so that its SDK
+//     reports an error instead of taking the stream for a complete
+//     answer. The panic (http.ErrAbortHandler) is how net/http aborts a
+//     response without logging it; the caller's deferred releases run on
+//     the way, and the audit stage completes the request's entry from the
 //     failure recorded here (502 upstream_read_failed).
 func (s *Service) endStream(r *http.Request, out *eventWriter, c *call, partial []byte, err error) {
 	if err == io.EOF && len(partial) == 0 {
@@ -80,11 +84,21 @@ func (s *Service) endStream(r *http.Request, out *eventWriter, c *call, partial 
 	c.answerFailed(e)
 	s.logger().Warn("upstream stream failed", zap.String("provider", c.provider.Name()),
 		zap.String("code", *e.Code), zap.Int("partial_event_bytes", len(partial)), zap.Error(err))
-	if errors.Is(err, errUpstreamTimeout) || errors.Is(err, errEventTooLarge) {
+	if !c.raw && (errors.Is(err, errUpstreamTimeout) || errors.Is(err, errEventTooLarge)) {
 		out.end(streamErrorEvent(c.in, e))
 		return
 	}
 	out.write(nil, true) // the whole events relayed so far
+	abortAnswer()
+}
+
+// abortAnswer aborts the answer being written: the client's connection is
+// cut (HTTP/1.1) or its stream reset (HTTP/2) without the answer's proper
+// end, so that a client reading it gets an error, not a short answer that
+// looks whole. The panic (http.ErrAbortHandler) is how net/http aborts a
+// response without logging it; the callers' deferred releases and records
+// run on the way.
+func abortAnswer() {
 	panic(http.ErrAbortHandler)
 }
 

@@ -6,11 +6,14 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/modelgate/modelgate/internal/fixtures"
 	"github.com/modelgate/modelgate/internal/ssecheck"
 	"github.com/modelgate/modelgate/providers"
+	"github.com/modelgate/modelgate/reqinfo"
 )
 
 // chunkReader hands out data in pieces whose sizes cycle through sizes,
@@ -50,6 +53,8 @@ type relayCase struct {
 // splitter must return the bytes as they came, cut after each blank line;
 // every relay must write a well-framed stream of its client's shape that
 // ends with its closing event or an error event, with nothing after it.
+// Passthrough must relay the stream unchanged when it ends well, and
+// otherwise its whole events only, then abort the answer.
 func FuzzStreamRelays(f *testing.F) {
 	for _, s := range [][]byte{
 		fixtures.Must(f, "anthropic", "messages_stream.txt"),
@@ -81,6 +86,10 @@ func FuzzStreamRelays(f *testing.F) {
 	reg.Start(context.Background())
 	<-reg.Ready()
 	anthSvc := &Service{Registry: reg, MaxBodyBytes: 1 << 20}
+	rawSvc := passthroughService(f, func() *http.Response {
+		return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}},
+			Body: io.NopCloser(body()), ContentLength: -1}
+	})
 	cases := []relayCase{
 		{"/v1/messages", `{"model":"m1","max_tokens":16,"stream":true,"messages":[{"role":"user","content":"hi"}]}`, ssecheck.Messages, chatSvc},
 		{"/v1/responses", `{"model":"m1","stream":true,"input":"hi"}`, ssecheck.Responses, chatSvc},
@@ -131,7 +140,45 @@ func FuzzStreamRelays(f *testing.F) {
 				t.Fatalf("%s: the read error's text reached the client:\n%s", c.path, out)
 			}
 		}
+
+		// Passthrough: the stream as it came when it ends well (between
+		// events, or after a whole line); else its whole events, and an
+		// aborted answer.
+		var whole []byte
+		events = newEventReader(body())
+		ev, err := events.next()
+		for ; err == nil; ev, err = events.next() {
+			whole = append(whole, ev...)
+		}
+		events.release()
+		clean := err == io.EOF && (len(ev) == 0 || endsLine(ev))
+		if clean {
+			whole = append(whole, ev...)
+		}
+		rec, aborted := servePassthrough(rawSvc, `{"model":"m1","stream":true}`)
+		if aborted == clean || !bytes.Equal(rec.Body.Bytes(), whole) {
+			t.Fatalf("passthrough: aborted %v, relayed %q, want %q", aborted, rec.Body.Bytes(), whole)
+		}
 	})
+}
+
+// servePassthrough posts body to /p/up/chat/completions on s and reports
+// whether the answer was aborted (http.ErrAbortHandler).
+func servePassthrough(s *Service, body string) (rec *httptest.ResponseRecorder, aborted bool) {
+	rec = httptest.NewRecorder()
+	req := httptest.NewRequest("POST", "/p/up/chat/completions", strings.NewReader(body))
+	req.Header["Content-Type"] = jsonContentType
+	req = req.WithContext(reqinfo.With(req.Context(), reqinfo.New()))
+	defer func() {
+		if v := recover(); v != nil {
+			if v != http.ErrAbortHandler {
+				panic(v)
+			}
+			aborted = true
+		}
+	}()
+	s.ServeHTTP(rec, req)
+	return rec, false
 }
 
 // lastLine returns the last line of ev, its newline included.

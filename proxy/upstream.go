@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bytes"
+	"net/http"
 	"sort"
 	"strings"
 	"time"
@@ -117,6 +118,31 @@ func (u *Upstreams) redactBody(b []byte) []byte {
 		}
 	}
 	return b
+}
+
+// redactValues removes every configured provider credential from vs, the
+// values of one header, in place, and returns vs.
+func (u *Upstreams) redactValues(vs []string) []string {
+	if u == nil || len(u.secrets) == 0 {
+		return vs
+	}
+	for i, v := range vs {
+		vs[i] = u.redact(v)
+	}
+	return vs
+}
+
+// redactHeader removes every configured provider credential from the
+// values of h, in place, and returns h: an upstream's headers relayed or
+// recorded as they came may quote its key as its body may.
+func (u *Upstreams) redactHeader(h http.Header) http.Header {
+	if u == nil || len(u.secrets) == 0 {
+		return h
+	}
+	for _, vs := range h {
+		u.redactValues(vs)
+	}
+	return h
 }
 
 // redact removes every configured provider credential from s.

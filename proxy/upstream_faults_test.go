@@ -14,6 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+
 	"github.com/modelgate/modelgate/limits"
 	"github.com/modelgate/modelgate/providers"
 	"github.com/modelgate/modelgate/reqinfo"
@@ -29,12 +32,18 @@ const (
 // that aborted responses behave as they do in production) in front of a
 // real upstream server whose handler each test sets. Model m1 goes to an
 // OpenAI upstream (chat and Responses natively), model claude to an
-// Anthropic one; both have a concurrency limit of one.
+// Anthropic one; both have a concurrency limit of one and passthrough
+// (/p/up/..., /p/an/...) enabled.
 type faultRig struct {
 	t      *testing.T
 	gw     *httptest.Server
 	engine *limits.Engine
 	errLog *syncBuffer
+	logs   *observer.ObservedLogs // the service's log
+
+	// infos receive each request's info once its handler returned
+	// (when there is room; see served).
+	infos chan *reqinfo.Info
 
 	mu      sync.Mutex
 	handler http.HandlerFunc
@@ -58,7 +67,7 @@ func (s *syncBuffer) String() string {
 }
 
 func newFaultRig(t *testing.T, l UpstreamLimits) *faultRig {
-	rig := &faultRig{t: t, errLog: &syncBuffer{}}
+	rig := &faultRig{t: t, errLog: &syncBuffer{}, infos: make(chan *reqinfo.Info, 64)}
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rig.mu.Lock()
 		h := rig.handler
@@ -85,15 +94,49 @@ func newFaultRig(t *testing.T, l UpstreamLimits) *faultRig {
 	rig.engine = limitsEngine(t,
 		limits.Rule{Scope: limits.ScopeProvider, Subject: "up", Period: limits.PeriodConcurrent, MaxRequests: 1},
 		limits.Rule{Scope: limits.ScopeProvider, Subject: "an", Period: limits.PeriodConcurrent, MaxRequests: 1})
-	s := &Service{Registry: reg, MaxBodyBytes: 1 << 20, Limits: rig.engine,
-		Upstreams: NewUpstreams(map[string]UpstreamLimits{"up": l, "an": l}, []string{rigOpenAIKey, rigAnthropicKey})}
+	core, logs := observer.New(zap.DebugLevel)
+	rig.logs = logs
+	s := &Service{Registry: reg, MaxBodyBytes: 1 << 20, Limits: rig.engine, Logger: zap.New(core),
+		Upstreams:   NewUpstreams(map[string]UpstreamLimits{"up": l, "an": l}, []string{rigOpenAIKey, rigAnthropicKey}),
+		Passthrough: Passthrough{Enabled: []string{"up", "an"}}}
 	rig.gw = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.ServeHTTP(w, r.WithContext(reqinfo.With(r.Context(), reqinfo.New())))
+		info := reqinfo.New()
+		defer func() {
+			select {
+			case rig.infos <- info:
+			default:
+			}
+		}()
+		s.ServeHTTP(w, r.WithContext(reqinfo.With(r.Context(), info)))
 	}))
 	rig.gw.Config.ErrorLog = log.New(rig.errLog, "", 0)
 	rig.gw.Start()
 	t.Cleanup(rig.gw.Close)
 	return rig
+}
+
+// served returns the info of the next request whose handler returns
+// after earlier ones were drained: call drain before the request.
+func (rig *faultRig) served() *reqinfo.Info {
+	rig.t.Helper()
+	select {
+	case info := <-rig.infos:
+		return info
+	case <-time.After(5 * time.Second):
+		rig.t.Fatal("the request's handler did not return")
+		return nil
+	}
+}
+
+// drain forgets the infos of the requests served so far.
+func (rig *faultRig) drain() {
+	for {
+		select {
+		case <-rig.infos:
+		default:
+			return
+		}
+	}
 }
 
 func (rig *faultRig) upstream(h http.HandlerFunc) {

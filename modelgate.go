@@ -6,6 +6,6 @@ package modelgate
 import (
 	// The modelgate app and its Caddyfile global option.
 	_ "github.com/modelgate/modelgate/caddymodule"
-	// The six modelgate_* HTTP handlers and the modelgate directive.
+	// The seven modelgate_* HTTP handlers and the modelgate directive.
 	_ "github.com/modelgate/modelgate/handlers"
 )

@@ -78,7 +78,7 @@ func warnAccessLogs(ctx caddy.Context, servers map[string]*caddyhttp.Server, log
 			}
 			logger.Warn("access logging is on: Caddy writes the x-api-key, api-key, xi-api-key and x-goog-api-key request headers "+
 				"and a realtime key in sec-websocket-protocol to the access log in clear unless the log's encoder deletes them; "+
-				"use format filter with "+strings.Join(CredentialLogFields, ", ")+" set to delete (see the README, Access logs)",
+				"use format filter with "+strings.Join(CredentialLogFields, ", ")+" set to delete (see docs/access.md, Access logs)",
 				fields...)
 		}
 	}

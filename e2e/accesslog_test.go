@@ -11,7 +11,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 )
 
-// accessLogFilter is the README's access-log encoder: it deletes the
+// accessLogFilter is the access-log encoder docs/access.md gives: it deletes the
 // credential headers Caddy does not redact by itself.
 const accessLogFilter = `format filter {
 			wrap json
@@ -108,7 +108,7 @@ func readLog(t *testing.T, path string, want int) string {
 	}
 }
 
-// TestAccessLogFilteredKeepsKeysOut: with the README's access-log format,
+// TestAccessLogFilteredKeepsKeysOut: with docs/access.md's access-log format,
 // no key reaches the access log in any credential header form, while the
 // requests are logged; the gateway, seeing that, does not warn about the
 // access log at start.

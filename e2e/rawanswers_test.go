@@ -30,7 +30,7 @@ func rawAnswer(t *testing.T, addr, req string) (*http.Response, string) {
 	return resp, string(body)
 }
 
-// TestAnswersBeforeAnyHandler: the answers README lists as written by Go's
+// TestAnswersBeforeAnyHandler: the answers docs/errors.md lists as written by Go's
 // HTTP server or by Caddy before any modelgate handler runs, each checked
 // over a raw connection: status, and a plain-text or empty body rather
 // than the gateway's error shape.

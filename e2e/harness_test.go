@@ -113,14 +113,13 @@ func startGateway(t testing.TB, modelgateBlock string) *gateway {
 		}
 	})
 	waitHealthy(t, g.URL)
-	waitProvidersListed(t)
 	return g
 }
 
-// waitProvidersListed waits, up to 15 s, until the running gateway has its
-// providers' first model listings: until then the model inventory is
-// empty by design, and a test reading it once right after the start saw
-// [] on a busy machine.
+// waitProvidersListed waits, up to 15 s, until the running gateway has
+// its providers' first model listings. Until then the model inventory is
+// empty by design: a test that reads it once right after the start calls
+// this first (on a busy machine it saw []).
 func waitProvidersListed(t testing.TB) {
 	t.Helper()
 	v, err := caddy.ActiveContext().App("modelgate")

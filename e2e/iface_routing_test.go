@@ -180,6 +180,7 @@ func TestIfaceModelAccessSelectors(t *testing.T) {
 			Override         json.RawMessage `json:"override"`
 		} `json:"access"`
 	}
+	waitProvidersListed(t)
 	if err := json.Unmarshal(adminCall(t, g, "GET", "/admin/models?category=all", "").Body, &rows); err != nil {
 		t.Fatal(err)
 	}
@@ -217,6 +218,7 @@ func TestIfaceModelAccessNoOverride(t *testing.T) {
 	a := newRouteUpstream(t, "m1")
 	g := routingGateway(t, "virtual_models: []\n", map[string]*routeUpstream{"a": a})
 	var rows []map[string]any
+	waitProvidersListed(t)
 	if err := json.Unmarshal(adminCall(t, g, "GET", "/admin/models", "").Body, &rows); err != nil {
 		t.Fatal(err)
 	}

@@ -316,6 +316,7 @@ func TestModelAccessPolicies(t *testing.T) {
 			} `json:"override"`
 		} `json:"access"`
 	}
+	waitProvidersListed(t)
 	res := adminCall(t, g, "GET", "/admin/models", "")
 	if err := json.Unmarshal(res.Body, &rows); err != nil || len(rows) != 3 {
 		t.Fatalf("/admin/models: %v %s", err, res.Body)

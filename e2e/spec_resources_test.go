@@ -79,6 +79,7 @@ func TestSpecResourcesFieldTypes(t *testing.T) {
 	g := startGateway(t, mockBlock(""))
 
 	// Model inventory.
+	waitProvidersListed(t)
 	res := adminCall(t, g, "GET", "/admin/models", "")
 	var rows []map[string]any
 	if res.Status != 200 || json.Unmarshal(res.Body, &rows) != nil || len(rows) == 0 {

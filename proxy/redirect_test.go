@@ -143,13 +143,13 @@ func TestUpstreamRedirectIsNotFollowed(t *testing.T) {
 
 	// Passthrough relays the redirect, its key removed.
 	// A GET's redirect has a body that names the Location, key and all.
-	for _, tc := range []struct{ method, path, upstreamPath string }{
-		{"POST", "/p/up/chat/completions", "/v1/chat/completions"},
-		{"POST", "/p/an/messages", "/v1/messages"},
-		{"GET", "/p/up/models", "/v1/models"},
+	for _, tc := range []struct{ method, path string }{
+		{"POST", "/p/up/chat/completions"},
+		{"POST", "/p/an/messages"},
+		{"GET", "/p/up/models"},
 	} {
 		resp, body, _ := rigSend(t, rig, tc.method, tc.path, "application/json", shapes[0].body)
-		want := other.url + tc.upstreamPath + "?k=[redacted]"
+		want := "[REDACTED]" // the Location held the key
 		if resp.StatusCode != http.StatusTemporaryRedirect || resp.Header.Get("Location") != want || resp.Header.Get("X-Upstream") != "yes" {
 			t.Errorf("%s: %d %q %s", tc.path, resp.StatusCode, resp.Header.Get("Location"), body)
 		}

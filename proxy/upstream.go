@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelgate/modelgate/audit"
 	"github.com/modelgate/modelgate/providers"
 )
 
@@ -120,21 +121,29 @@ func (u *Upstreams) redactBody(b []byte) []byte {
 	return b
 }
 
-// redactValues removes every configured provider credential from vs, the
-// values of one header, in place, and returns vs.
+// redactValues replaces each of vs, the values of one header, that holds
+// a configured provider credential by audit.Redacted, in place, and
+// returns vs: the rule the audit applies to the headers it stores, so a
+// header relayed, recorded with an attempt or stored reads the same.
 func (u *Upstreams) redactValues(vs []string) []string {
 	if u == nil || len(u.secrets) == 0 {
 		return vs
 	}
 	for i, v := range vs {
-		vs[i] = u.redact(v)
+		for _, secret := range u.secrets {
+			if strings.Contains(v, secret) {
+				vs[i] = audit.Redacted
+				break
+			}
+		}
 	}
 	return vs
 }
 
-// redactHeader removes every configured provider credential from the
-// values of h, in place, and returns h: an upstream's headers relayed or
-// recorded as they came may quote its key as its body may.
+// redactHeader replaces every value of h that holds a configured provider
+// credential by audit.Redacted, in place, and returns h: an upstream's
+// headers relayed or recorded as they came may quote its key as its body
+// may.
 func (u *Upstreams) redactHeader(h http.Header) http.Header {
 	if u == nil || len(u.secrets) == 0 {
 		return h

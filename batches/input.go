@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/modelgate/modelgate/modelid"
 )
 
 // Endpoints are the API paths a batch may call.
@@ -65,6 +67,9 @@ func ParseInput(content []byte) ([]Line, error) {
 			return nil, fmt.Errorf("line %d: body must be a JSON object", n)
 		case f[4].Type != gjson.String || f[4].Str == "":
 			return nil, fmt.Errorf("line %d: body.model must be a non-empty string", n)
+		}
+		if err := modelid.Check(f[4].Str); err != nil {
+			return nil, fmt.Errorf("line %d: body.%v", n, err)
 		}
 		seen[f[0].Str] = true
 		lines = append(lines, Line{CustomID: f[0].Str, URL: f[2].Str, Model: f[4].Str, Body: []byte(f[3].Raw)})

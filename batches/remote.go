@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/modelgate/modelgate/catalog"
+	"github.com/modelgate/modelgate/modelid"
 	"github.com/modelgate/modelgate/providers/translate"
 	"github.com/modelgate/modelgate/tokens"
 )
@@ -269,7 +270,9 @@ func remoteResult(b *Batch, raw []byte, index map[string]int) (r *Result, fault 
 		}
 	}
 	if r.OK() {
-		r.Model = gjson.GetBytes(r.Body, "model").Str
+		// The provider's own string: bounded like every model that
+		// becomes part of a storage key.
+		r.Model = modelid.Recorded(gjson.GetBytes(r.Body, "model").Str)
 		u, ok := translate.ChatUsage(gjson.GetBytes(r.Body, "usage"))
 		if ok {
 			u, fault, ok = tokens.Checked(u)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/modelgate/modelgate/tokens"
@@ -104,56 +105,52 @@ func TestFullOutboxDropsAndCountsWithoutBlocking(t *testing.T) {
 }
 
 func TestOutboxRunBatchesInOrder(t *testing.T) {
-	o := NewLiveOutbox(100)
-	for i := range 10 {
-		o.offer(&LiveEvent{Kind: EventAudit, Audit: AuditPreview{StatusCode: 200 + i}})
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	var mu sync.Mutex
-	var got []int
-	var batches []int
-	fail := true
-	ended := make(chan struct{})
-	go func() {
-		defer close(ended)
-		o.Run(ctx, 4, func(evs []LiveEvent) error {
-			mu.Lock()
-			defer mu.Unlock()
-			if fail { // the first batch fails: counted as dropped
-				fail = false
-				return errors.New("transport down")
-			}
-			batches = append(batches, len(evs))
-			for _, e := range evs {
-				got = append(got, e.Audit.StatusCode)
-			}
-			return nil
-		})
-	}()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	synctest.Test(t, func(t *testing.T) {
+		o := NewLiveOutbox(100)
+		for i := range 10 {
+			o.offer(&LiveEvent{Kind: EventAudit, Audit: AuditPreview{StatusCode: 200 + i}})
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		var mu sync.Mutex
+		var got []int
+		var batches []int
+		fail := true
+		ended := make(chan struct{})
+		go func() {
+			defer close(ended)
+			o.Run(ctx, 4, func(evs []LiveEvent) error {
+				mu.Lock()
+				defer mu.Unlock()
+				if fail { // the first batch fails: counted as dropped
+					fail = false
+					return errors.New("transport down")
+				}
+				batches = append(batches, len(evs))
+				for _, e := range evs {
+					got = append(got, e.Audit.StatusCode)
+				}
+				return nil
+			})
+		}()
+		synctest.Wait() // Run has sent what was queued and waits for more
 		mu.Lock()
 		n := len(got)
 		mu.Unlock()
-		if n == 6 {
-			break
-		}
-		if time.Now().After(deadline) {
+		if n != 6 {
 			t.Fatalf("sent %d events, want 6", n)
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	cancel()
-	<-ended
-	if want := []int{204, 205, 206, 207, 208, 209}; !reflect.DeepEqual(got, want) {
-		t.Fatalf("sent %v, want %v", got, want)
-	}
-	if !reflect.DeepEqual(batches, []int{4, 2}) {
-		t.Fatalf("batches %v, want [4 2]", batches)
-	}
-	if o.Dropped() != 4 {
-		t.Fatalf("dropped %d, want the 4 of the failed batch", o.Dropped())
-	}
+		cancel()
+		<-ended
+		if want := []int{204, 205, 206, 207, 208, 209}; !reflect.DeepEqual(got, want) {
+			t.Fatalf("sent %v, want %v", got, want)
+		}
+		if !reflect.DeepEqual(batches, []int{4, 2}) {
+			t.Fatalf("batches %v, want [4 2]", batches)
+		}
+		if o.Dropped() != 4 {
+			t.Fatalf("dropped %d, want the 4 of the failed batch", o.Dropped())
+		}
+	})
 }
 
 func TestLiveBatchRoundTrip(t *testing.T) {

@@ -67,10 +67,15 @@ func TestSettleCommitsAfterEachReadBegins(t *testing.T) {
 	})
 }
 
+// A storage that queues nothing (not a flusher) returns at once and
+// forces no commit.
 func TestSettleWithoutAFlusher(t *testing.T) {
 	var s settler
 	s.settle(nil)
 	s.settle(struct{}{})
+	if s.next != nil || !s.last.IsZero() {
+		t.Fatalf("a storage without Flush forced a commit (last %v, next %v)", s.last, s.next)
+	}
 }
 
 // idleFlusher is a countingFlusher that reports nothing pending.

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -173,19 +174,21 @@ type blockedWriter struct{ release chan struct{} }
 func (w blockedWriter) Write(p []byte) (int, error) { <-w.release; return len(p), nil }
 
 func TestStreamDropsASlowClient(t *testing.T) {
-	h := NewHub(4)
-	w := blockedWriter{release: make(chan struct{})}
-	done := make(chan error, 1)
-	go func() { done <- h.Stream(context.Background(), w, nil, 0, false, time.Hour) }()
-	time.Sleep(20 * time.Millisecond) // the client is stuck in its first write
-	publish(h, 100)                   // publishers carry on regardless
-	close(w.release)
-	select {
-	case err := <-done:
-		if !errors.Is(err, ErrSlowSubscriber) {
-			t.Fatalf("Stream = %v, want ErrSlowSubscriber", err)
+	synctest.Test(t, func(t *testing.T) {
+		h := NewHub(4)
+		w := blockedWriter{release: make(chan struct{})}
+		done := make(chan error, 1)
+		go func() { done <- h.Stream(context.Background(), w, nil, 0, false, time.Hour) }()
+		synctest.Wait() // the client is stuck in its first write
+		publish(h, 100) // publishers carry on regardless
+		close(w.release)
+		select {
+		case err := <-done:
+			if !errors.Is(err, ErrSlowSubscriber) {
+				t.Fatalf("Stream = %v, want ErrSlowSubscriber", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("slow client kept")
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("slow client kept")
-	}
+	})
 }

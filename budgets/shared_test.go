@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -138,15 +139,13 @@ func sharedPair(t *testing.T, st SpendStore, now time.Time, list ...Budget) (*Tr
 	return a, b
 }
 
-// waitOwed waits until a tracker has handed what it owed to its store.
+// waitOwed waits for a tracker's background flush to end and checks it
+// handed what it owed to its store. Callers run in a synctest bubble.
 func waitOwed(t *testing.T, tr *Tracker) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for tr.sh.owed.Load() > 0 || tr.sh.flushing.Load() {
-		if time.Now().After(deadline) {
-			t.Fatal("owed charges not handed to the store within 5 s")
-		}
-		time.Sleep(5 * time.Millisecond)
+	synctest.Wait()
+	if tr.sh.owed.Load() > 0 || tr.sh.flushing.Load() {
+		t.Fatal("owed charges not handed to the store")
 	}
 }
 
@@ -206,33 +205,35 @@ func TestSharedSpendResetClearsEveryProcess(t *testing.T) {
 }
 
 func TestSharedSpendFallsBackAndResyncs(t *testing.T) {
-	now := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
-	st := newMemSpend()
-	a, b := sharedPair(t, st, now, Budget{UserPath: "/team", Period: Daily, Amount: 1})
-	a.Charge("/team", 0.5, now)
-	st.down.Store(true)
-	// Served from memory: a knows its own 0.5 and adds the next 0.6.
-	a.Charge("/team", 0.6, now)
-	if ok, _, _ := a.Check("/team", now); ok {
-		t.Fatal("a admitted with $1.10 spent in its own memory while the store is down")
-	}
-	if ok, _, _ := b.Check("/team", now); !ok {
-		t.Fatal("b refused with nothing charged through it while the store is down")
-	}
-	if a.SpendFallbacks() == 0 {
-		t.Fatal("no fallback counted")
-	}
-	st.down.Store(false)
-	a.sh.downUntil.Store(0)
-	b.sh.downUntil.Store(0)
-	a.Charge("/team", 0.01, now) // succeeds and hands over the owed 0.6
-	waitOwed(t, a)
-	if ok, _, _ := b.Check("/team", now); ok {
-		t.Fatal("the charge made while the store was down did not reach it")
-	}
-	if got, _ := b.Spent(Key{"/team", Daily}, "/team", now); got < 1.1099 || got > 1.1101 {
-		t.Fatalf("store holds %v, want 1.11", got)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		now := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+		st := newMemSpend()
+		a, b := sharedPair(t, st, now, Budget{UserPath: "/team", Period: Daily, Amount: 1})
+		a.Charge("/team", 0.5, now)
+		st.down.Store(true)
+		// Served from memory: a knows its own 0.5 and adds the next 0.6.
+		a.Charge("/team", 0.6, now)
+		if ok, _, _ := a.Check("/team", now); ok {
+			t.Fatal("a admitted with $1.10 spent in its own memory while the store is down")
+		}
+		if ok, _, _ := b.Check("/team", now); !ok {
+			t.Fatal("b refused with nothing charged through it while the store is down")
+		}
+		if a.SpendFallbacks() == 0 {
+			t.Fatal("no fallback counted")
+		}
+		st.down.Store(false)
+		a.sh.downUntil.Store(0)
+		b.sh.downUntil.Store(0)
+		a.Charge("/team", 0.01, now) // succeeds and hands over the owed 0.6
+		waitOwed(t, a)
+		if ok, _, _ := b.Check("/team", now); ok {
+			t.Fatal("the charge made while the store was down did not reach it")
+		}
+		if got, _ := b.Spent(Key{"/team", Daily}, "/team", now); got < 1.1099 || got > 1.1101 {
+			t.Fatalf("store holds %v, want 1.11", got)
+		}
+	})
 }
 
 func TestSharedSpendSkipsAFailedStoreForAWhile(t *testing.T) {
@@ -251,22 +252,24 @@ func TestSharedSpendSkipsAFailedStoreForAWhile(t *testing.T) {
 }
 
 func TestSharedSpendResetWhileDownIsApplied(t *testing.T) {
-	now := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
-	st := newMemSpend()
-	a, b := sharedPair(t, st, now, Budget{UserPath: "/team", Period: Daily, Amount: 1})
-	a.Charge("/team", 3, now)
-	st.down.Store(true)
-	if err := a.Reset(Key{"/team", Daily}, now.Add(time.Minute)); err != nil {
-		t.Fatal(err)
-	}
-	st.down.Store(false)
-	a.sh.downUntil.Store(0)
-	b.sh.downUntil.Store(0)
-	a.Charge("/team", 0.1, now.Add(2*time.Minute))
-	waitOwed(t, a)
-	if ok, _, _ := b.Check("/team", now.Add(3*time.Minute)); !ok {
-		t.Fatal("a reset made while the store was down was not applied when it returned")
-	}
+	synctest.Test(t, func(t *testing.T) {
+		now := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+		st := newMemSpend()
+		a, b := sharedPair(t, st, now, Budget{UserPath: "/team", Period: Daily, Amount: 1})
+		a.Charge("/team", 3, now)
+		st.down.Store(true)
+		if err := a.Reset(Key{"/team", Daily}, now.Add(time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		st.down.Store(false)
+		a.sh.downUntil.Store(0)
+		b.sh.downUntil.Store(0)
+		a.Charge("/team", 0.1, now.Add(2*time.Minute))
+		waitOwed(t, a)
+		if ok, _, _ := b.Check("/team", now.Add(3*time.Minute)); !ok {
+			t.Fatal("a reset made while the store was down was not applied when it returned")
+		}
+	})
 }
 
 func TestSharedRebuildTrustsTheStore(t *testing.T) {
@@ -333,75 +336,79 @@ func TestServiceWithSpendStore(t *testing.T) {
 }
 
 func TestServiceResyncsAStoreThatRestartedEmpty(t *testing.T) {
-	now := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
-	st := newMemSpend()
-	src := &fakeSource{}
-	s, err := New(Options{Spend: st, Source: src, Now: func() time.Time { return now }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Put(Key{"/team", Daily}, 1, false); err != nil {
-		t.Fatal(err)
-	}
-	s.Charge("/team", 0.5, now)
-	src.add("/team", 0.5, now)
-	st.down.Store(true)
-	s.Charge("/team", 0.3, now) // owed to the store
-	src.add("/team", 0.3, now)  // and in the usage records
-	// The server comes back without its data.
-	st.mu.Lock()
-	st.win = map[SpendWindow]map[string]float64{}
-	st.mu.Unlock()
-	st.down.Store(false)
-	s.tr.sh.downUntil.Store(0)
-	s.Check("/team", now) // answers: the tracker resyncs in the background
-	waitOwed(t, s.tr)
-	got, err := s.tr.Spent(Key{"/team", Daily}, "/team", now)
-	if err != nil || got < 0.7999 || got > 0.8001 {
-		t.Fatalf("store holds %v after the resync, want 0.80 (%v)", got, err)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		now := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+		st := newMemSpend()
+		src := &fakeSource{}
+		s, err := New(Options{Spend: st, Source: src, Now: func() time.Time { return now }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Put(Key{"/team", Daily}, 1, false); err != nil {
+			t.Fatal(err)
+		}
+		s.Charge("/team", 0.5, now)
+		src.add("/team", 0.5, now)
+		st.down.Store(true)
+		s.Charge("/team", 0.3, now) // owed to the store
+		src.add("/team", 0.3, now)  // and in the usage records
+		// The server comes back without its data.
+		st.mu.Lock()
+		st.win = map[SpendWindow]map[string]float64{}
+		st.mu.Unlock()
+		st.down.Store(false)
+		s.tr.sh.downUntil.Store(0)
+		s.Check("/team", now) // answers: the tracker resyncs in the background
+		waitOwed(t, s.tr)
+		got, err := s.tr.Spent(Key{"/team", Daily}, "/team", now)
+		if err != nil || got < 0.7999 || got > 0.8001 {
+			t.Fatalf("store holds %v after the resync, want 0.80 (%v)", got, err)
+		}
+	})
 }
 
 func TestSharedSpendConcurrent(t *testing.T) {
-	now := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
-	st := newMemSpend()
-	a, b := sharedPair(t, st, now,
-		Budget{UserPath: "/", Period: Daily, Amount: 1e9},
-		Budget{UserPath: "/customers", Period: Hourly, Amount: 1e9, PerChild: true})
-	var wg sync.WaitGroup
-	for i := range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			tr := a
-			if i%2 == 1 {
-				tr = b
-			}
-			for j := range 200 {
-				p := "/customers/c" + string(rune('a'+j%5))
-				tr.Charge(p, 0.01, now)
-				tr.Check(p, now)
-				if j%50 == 0 {
-					if j%100 == 0 {
-						st.down.Store(i == 0)
-					}
-					tr.List(now)
-					tr.Sweep(now)
+	synctest.Test(t, func(t *testing.T) {
+		now := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+		st := newMemSpend()
+		a, b := sharedPair(t, st, now,
+			Budget{UserPath: "/", Period: Daily, Amount: 1e9},
+			Budget{UserPath: "/customers", Period: Hourly, Amount: 1e9, PerChild: true})
+		var wg sync.WaitGroup
+		for i := range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				tr := a
+				if i%2 == 1 {
+					tr = b
 				}
-			}
-		}()
-	}
-	wg.Wait()
-	st.down.Store(false)
-	for _, tr := range []*Tracker{a, b} {
-		tr.sh.downUntil.Store(0)
-		tr.Charge("/x", 0.01, now)
-		waitOwed(t, tr)
-	}
-	got, _ := a.Spent(Key{"/", Daily}, "/", now)
-	if got < 16.0199 || got > 16.0201 {
-		t.Fatalf("root spent %v after 1,600 charges of 0.01 and 2 more, want 16.02 (none lost while the store failed now and then)", got)
-	}
+				for j := range 200 {
+					p := "/customers/c" + string(rune('a'+j%5))
+					tr.Charge(p, 0.01, now)
+					tr.Check(p, now)
+					if j%50 == 0 {
+						if j%100 == 0 {
+							st.down.Store(i == 0)
+						}
+						tr.List(now)
+						tr.Sweep(now)
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		st.down.Store(false)
+		for _, tr := range []*Tracker{a, b} {
+			tr.sh.downUntil.Store(0)
+			tr.Charge("/x", 0.01, now)
+			waitOwed(t, tr)
+		}
+		got, _ := a.Spent(Key{"/", Daily}, "/", now)
+		if got < 16.0199 || got > 16.0201 {
+			t.Fatalf("root spent %v after 1,600 charges of 0.01 and 2 more, want 16.02 (none lost while the store failed now and then)", got)
+		}
+	})
 }
 
 func TestSharedSpendProbesADownStoreOnce(t *testing.T) {

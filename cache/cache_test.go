@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -150,69 +151,71 @@ func TestPurgeFilters(t *testing.T) {
 // TestCoalescing: 100 identical lookups at once: one leader, 99 served
 // its answer; a waiter whose context ends stops waiting.
 func TestCoalescing(t *testing.T) {
-	clk := &clock{t: time.Unix(1_000_000, 0)}
-	c := openTest(t, newMemStorage(), clk, time.Hour, 1<<20)
-	k := keyN(7)
-	var leaders, hits atomic.Int64
-	release := make(chan struct{})
-	var wg sync.WaitGroup
-	for range 100 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			ans, f, err := c.Lookup(context.Background(), k, true)
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			if f != nil {
-				leaders.Add(1)
-				<-release
-				a := answerOf(5)
-				if err := c.Put(Meta{Key: k}, a); err != nil {
+	synctest.Test(t, func(t *testing.T) {
+		clk := &clock{t: time.Unix(1_000_000, 0)}
+		c := openTest(t, newMemStorage(), clk, time.Hour, 1<<20)
+		k := keyN(7)
+		var leaders, hits atomic.Int64
+		release := make(chan struct{})
+		var wg sync.WaitGroup
+		for range 100 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				ans, f, err := c.Lookup(context.Background(), k, true)
+				if err != nil {
 					t.Error(err)
+					return
 				}
-				f.Done(a)
-				return
-			}
-			if ans != nil {
-				hits.Add(1)
-			}
-		}()
-	}
-	// Let the others queue up behind the leader.
-	for c.waiting(k) == 0 {
-		time.Sleep(time.Millisecond)
-	}
-	time.Sleep(20 * time.Millisecond)
-	close(release)
-	wg.Wait()
-	if leaders.Load() != 1 || hits.Load() != 99 {
-		t.Fatalf("%d leaders, %d hits", leaders.Load(), hits.Load())
-	}
-
-	// A waiter is bounded by its own context.
-	_, f, _ := c.Lookup(context.Background(), keyN(8), true)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-	defer cancel()
-	if _, _, err := c.Lookup(ctx, keyN(8), true); err == nil {
-		t.Fatal("waiter outlived its context")
-	}
-	f.Done(nil)
-	// A flight that shares nothing leaves the waiters to make their own
-	// calls.
-	_, f, _ = c.Lookup(context.Background(), keyN(9), true)
-	got := make(chan *Flight)
-	go func() {
-		ans, f2, _ := c.Lookup(context.Background(), keyN(9), true)
-		if ans != nil {
-			t.Error("served an answer nobody shared")
+				if f != nil {
+					leaders.Add(1)
+					<-release
+					a := answerOf(5)
+					if err := c.Put(Meta{Key: k}, a); err != nil {
+						t.Error(err)
+					}
+					f.Done(a)
+					return
+				}
+				if ans != nil {
+					hits.Add(1)
+				}
+			}()
 		}
-		got <- f2
-	}()
-	time.Sleep(10 * time.Millisecond)
-	f.Done(nil)
-	<-got
+		// Let the others queue up behind the leader.
+		synctest.Wait()
+		if c.waiting(k) == 0 {
+			t.Fatal("no flight in progress while the leader holds its answer")
+		}
+		close(release)
+		wg.Wait()
+		if leaders.Load() != 1 || hits.Load() != 99 {
+			t.Fatalf("%d leaders, %d hits", leaders.Load(), hits.Load())
+		}
+
+		// A waiter is bounded by its own context.
+		_, f, _ := c.Lookup(context.Background(), keyN(8), true)
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+		defer cancel()
+		if _, _, err := c.Lookup(ctx, keyN(8), true); err == nil {
+			t.Fatal("waiter outlived its context")
+		}
+		f.Done(nil)
+		// A flight that shares nothing leaves the waiters to make their own
+		// calls.
+		_, f, _ = c.Lookup(context.Background(), keyN(9), true)
+		got := make(chan *Flight)
+		go func() {
+			ans, f2, _ := c.Lookup(context.Background(), keyN(9), true)
+			if ans != nil {
+				t.Error("served an answer nobody shared")
+			}
+			got <- f2
+		}()
+		synctest.Wait() // the second lookup waits for the flight
+		f.Done(nil)
+		<-got
+	})
 }
 
 // waiting reports whether key has a flight in progress (1) or not (0).

@@ -158,10 +158,7 @@ func TestAPIListingFailureFallback(t *testing.T) {
 				}
 			}
 			if c.hang {
-				deadline := time.Now().Add(5 * time.Second)
-				for hangDone.Load() == 0 && time.Now().Before(deadline) {
-					time.Sleep(20 * time.Millisecond)
-				}
+				poll(t, 5*time.Second, "the hanging listing ends", func() bool { return hangDone.Load() != 0 })
 				if hangDone.Load() != 1 {
 					t.Fatalf("the hanging listing was not cancelled by the 1s listing timeout (state %d)", hangDone.Load())
 				}

@@ -295,18 +295,14 @@ func TestAPISDKModelsList(t *testing.T) {
 		total += len(listing.Data)
 	}
 	var got []openai.Model
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	poll(t, 10*time.Second, fmt.Sprintf("the SDK lists the %d models", total), func() bool {
 		page, err := client.Models.List(context.Background())
 		if err != nil {
 			t.Fatalf("SDK Models.List: %v", err)
 		}
 		got = page.Data
-		if len(got) >= total || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return len(got) >= total
+	})
 	if len(got) != total {
 		t.Fatalf("SDK listed %d models, the three listings hold %d", len(got), total)
 	}

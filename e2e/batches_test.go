@@ -54,20 +54,20 @@ func uploadBatchFile(t *testing.T, c openai.Client, content []byte) *openai.File
 // waitBatch polls the batch until cond holds or 30 s pass.
 func waitBatch(t *testing.T, c openai.Client, id string, cond func(*openai.Batch) bool) *openai.Batch {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		b, err := c.Batches.Get(context.Background(), id)
-		if err != nil {
+	var b *openai.Batch
+	defer func() {
+		if t.Failed() && b != nil {
+			t.Logf("batch %s: status %s, counts %+v", id, b.Status, b.RequestCounts)
+		}
+	}()
+	poll(t, 30*time.Second, "batch "+id+" done waiting", func() bool {
+		var err error
+		if b, err = c.Batches.Get(context.Background(), id); err != nil {
 			t.Fatalf("get batch: %v", err)
 		}
-		if cond(b) {
-			return b
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("batch %s stuck: status %s, counts %+v", id, b.Status, b.RequestCounts)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return cond(b)
+	})
+	return b
 }
 
 // TestBatchOnMockSurvivesRestart: 20 lines on the mock provider; the

@@ -338,24 +338,23 @@ func rateUsed(t testing.TB, g *gateway, scope, subject, period string) float64 {
 // waitSlotsFree waits up to 5 s until no rule reports anything in flight.
 func waitSlotsFree(t testing.TB, g *gateway) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	busy := ""
+	defer func() {
+		if t.Failed() && busy != "" {
+			t.Logf("slots still held:%s", busy)
+		}
+	}()
+	poll(t, 5*time.Second, "every rate-limit slot free", func() bool {
 		res := adminCall(t, g, "GET", "/admin/rate-limits", "")
-		busy := ""
+		busy = ""
 		for _, v := range res.JSON(t)["rules"].([]any) {
 			r := v.(map[string]any)
 			if n, _ := r["in_flight"].(float64); n != 0 {
 				busy += fmt.Sprintf(" %v %v: %v;", r["scope"], r["subject"], n)
 			}
 		}
-		if busy == "" {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("slots still held:%s", busy)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return busy == ""
+	})
 }
 
 // listedModel is one entry of GET /v1/models.
@@ -423,23 +422,23 @@ func listingHas(body []byte, id string) bool {
 // every one of ids.
 func waitListed(t testing.TB, g *gateway, key string, ids ...string) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		res := request(t, "GET", g.URL+"/v1/models", "", bearer(key)...)
-		missing := ""
+	var res response
+	missing := ""
+	defer func() {
+		if t.Failed() {
+			t.Logf("last listing, %s missing: %d %s", missing, res.Status, res.Body)
+		}
+	}()
+	poll(t, 5*time.Second, strings.Join(ids, ", ")+" listed", func() bool {
+		res = request(t, "GET", g.URL+"/v1/models", "", bearer(key)...)
+		missing = ""
 		for _, id := range ids {
 			if !listingHas(res.Body, id) {
 				missing = id
 			}
 		}
-		if res.Status == 200 && missing == "" {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s never listed: %d %s", missing, res.Status, res.Body)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return res.Status == 200 && missing == ""
+	})
 }
 
 // jsonEqual reports whether two JSON texts are equal as values.

@@ -164,10 +164,9 @@ func TestCrossEndpointRealtimeFailover(t *testing.T) {
 	_ = c.Close(1000, "done")
 
 	// The entry is written when the session ends.
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	var e *audit.Entry
+	poll(t, 5*time.Second, "an audit entry for the session", func() bool {
 		entries, _ := auditRecords(t)
-		var e *audit.Entry
 		for _, es := range entries {
 			for _, x := range es {
 				if x.Path == "/v1/realtime" {
@@ -175,17 +174,11 @@ func TestCrossEndpointRealtimeFailover(t *testing.T) {
 				}
 			}
 		}
-		if e != nil {
-			at := e.Data.Attempts
-			if len(at) != 2 || at[0].ProviderName != "a" || at[0].StatusCode != 503 ||
-				at[1].ProviderName != "b" || at[1].Kind != "failover" || e.ProviderName != "b" {
-				t.Errorf("entry provider %s, attempts %+v", e.ProviderName, at)
-			}
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no audit entry for the session")
-		}
-		time.Sleep(20 * time.Millisecond)
+		return e != nil
+	})
+	at := e.Data.Attempts
+	if len(at) != 2 || at[0].ProviderName != "a" || at[0].StatusCode != 503 ||
+		at[1].ProviderName != "b" || at[1].Kind != "failover" || e.ProviderName != "b" {
+		t.Errorf("entry provider %s, attempts %+v", e.ProviderName, at)
 	}
 }

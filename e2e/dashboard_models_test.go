@@ -167,19 +167,14 @@ failover:
 	g := startGateway(t, mockBlock("config_file "+yaml+"\n"+
 		providerBlock("priced", "mock", "", "", "models gpt-4o text-embedding-3-small", "models_mode allowlist")))
 	var api []inventoryRow
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	poll(t, 10*time.Second, "the inventory lists both providers", func() bool {
 		adminJSON(t, g, "/admin/models", &api)
 		got := map[string]bool{}
 		for _, r := range api {
 			got[r.Selector] = true
 		}
-		if got["demo/mock-chat"] && got["priced/gpt-4o"] {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the inventory never listed both providers: %+v", api)
-		}
-	}
+		return got["demo/mock-chat"] && got["priced/gpt-4o"]
+	})
 	priced := 0
 	for _, r := range api {
 		if md := r.Model.Metadata; md != nil && md.ContextWindow > 0 && md.Pricing != nil && md.Pricing.In != nil {

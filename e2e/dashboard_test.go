@@ -49,13 +49,7 @@ func auditTotal(t *testing.T, g *gateway) int {
 // waitAudited waits until the audit log lists at least n entries.
 func waitAudited(t *testing.T, g *gateway, n int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for auditTotal(t, g) < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("the audit log never reached %d entries (%d)", n, auditTotal(t, g))
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	poll(t, 10*time.Second, fmt.Sprintf("the audit log reaches %d entries", n), func() bool { return auditTotal(t, g) >= n })
 }
 
 // figure returns the text of the overview or usage card named id.

@@ -101,16 +101,13 @@ func TestDashboardOperatorViews(t *testing.T) {
 		}
 		// Refresh reads the figures again, the new request among them once
 		// storage has it.
-		deadline := time.Now().Add(10 * time.Second)
 		var after struct {
 			TotalRequests int64 `json:"total_requests"`
 		}
-		for adminJSON(t, g, "/admin/usage/summary?days=30", &after); after.TotalRequests <= before.TotalRequests; adminJSON(t, g, "/admin/usage/summary?days=30", &after) {
-			if time.Now().After(deadline) {
-				t.Fatal("the usage record was never stored")
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
+		poll(t, 10*time.Second, "the usage record stored", func() bool {
+			adminJSON(t, g, "/admin/usage/summary?days=30", &after)
+			return after.TotalRequests > before.TotalRequests
+		})
 		clickJS(t, b, "#usage-refresh")
 		b.waitFor(t, "figures read again", `document.querySelector('[data-figure="total_requests"]').textContent === "`+thousands(after.TotalRequests)+`" && !document.querySelector("#usage-live-since [data-count]")`, 10*time.Second)
 	})

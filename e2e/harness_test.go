@@ -181,18 +181,14 @@ func portOf(u string) int {
 // waitHealthy waits up to 10 s for GET /health to answer 200.
 func waitHealthy(t testing.TB, base string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
+	poll(t, 10*time.Second, "gateway at "+base+" healthy", func() bool {
 		resp, err := http.Get(base + "/health")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return
-			}
+		if err != nil {
+			return false
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("gateway at %s never became healthy", base)
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
 }
 
 // clearEnv removes, for the duration of the test, every environment

@@ -126,15 +126,9 @@ func TestIfaceRealtimeSessionBounds(t *testing.T) {
 	if code := closeCodeWithin(t, realtimeSession(t, g), true); code != websocket.StatusPolicyViolation {
 		t.Errorf("session past max_duration closed with %v, want 1008", code)
 	}
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		m := adminCall(t, g, "GET", "/admin/audit/log?search=/v1/realtime", "").JSON(t)
-		if m["total"] == 1.0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the ended session left no audit entry: %v", m)
-		}
-	}
+	poll(t, 5*time.Second, "an audit entry for the ended session", func() bool {
+		return adminCall(t, g, "GET", "/admin/audit/log?search=/v1/realtime", "").JSON(t)["total"] == 1.0
+	})
 }
 
 // TestIfaceBatchLifecycle: a batch on the mock provider goes through the
@@ -176,18 +170,12 @@ func TestIfaceBatchLifecycle(t *testing.T) {
 		t.Fatalf("batch %+v", b)
 	}
 	var done *openai.Batch
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		done, err = c.Batches.Get(ctx, b.ID)
-		if err != nil {
+	poll(t, 10*time.Second, "the batch completed", func() bool {
+		if done, err = c.Batches.Get(ctx, b.ID); err != nil {
 			t.Fatal(err)
 		}
-		if done.Status == openai.BatchStatusCompleted {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("batch still %s", done.Status)
-		}
-	}
+		return done.Status == openai.BatchStatusCompleted
+	})
 	if done.RequestCounts.Total != 3 || done.RequestCounts.Completed != 3 || done.OutputFileID == "" || done.CompletedAt == 0 {
 		t.Fatalf("finished batch %+v", done)
 	}
@@ -272,7 +260,7 @@ func TestIfaceRealtimeUnderBudget(t *testing.T) {
 	if err := c.Close(websocket.StatusNormalClosure, ""); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the session's cost is spend", func() bool {
+	poll(t, 5*time.Second, "the session's cost is spend", func() bool {
 		for _, b := range adminCall(t, g, "GET", "/admin/budgets", "").JSON(t)["budgets"].([]any) {
 			if m := b.(map[string]any); m["user_path"] == "/rt" && m["spent"].(float64) > 0 {
 				return true
@@ -285,23 +273,6 @@ func TestIfaceRealtimeUnderBudget(t *testing.T) {
 	res.ExpectErr(t, 429, "rate_limit_error", "budget_exceeded")
 	if res.Header.Get("Retry-After") == "" {
 		t.Error("no Retry-After")
-	}
-}
-
-// eventually polls check every 50 ms until it reports true, failing after
-// 5 s with what.
-func eventually(t *testing.T, what string, check func() bool) {
-	t.Helper()
-	eventuallyWithin(t, 5*time.Second, what, check)
-}
-
-// eventuallyWithin is eventually with its own deadline.
-func eventuallyWithin(t *testing.T, d time.Duration, what string, check func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(d); !check(); time.Sleep(50 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("never: %s", what)
-		}
 	}
 }
 
@@ -379,7 +350,7 @@ func TestIfaceBatchLinesFollowModelAccess(t *testing.T) {
 		t.Fatal(err)
 	}
 	var done *openai.Batch
-	eventually(t, "the batch completes", func() bool {
+	poll(t, 5*time.Second, "the batch completes", func() bool {
 		done, err = c.Batches.Get(ctx, b.ID)
 		return err == nil && done.Status == openai.BatchStatusCompleted
 	})
@@ -419,7 +390,7 @@ func TestIfaceBatchDeniedModelNotSentUpstream(t *testing.T) {
 			up := newFakeBatchAPI(t)
 			cfg := writeFile(t, "batch.yaml", "virtual_models:\n"+tc.rows)
 			g := startGateway(t, mockBlock("config_file "+cfg+"\n"+providerBlock("oa", "openai", "sk-upstream", up.srv.URL+"/v1")))
-			eventually(t, "oa/gpt-4o-mini is in the inventory", func() bool {
+			poll(t, 5*time.Second, "oa/gpt-4o-mini is in the inventory", func() bool {
 				return strings.Contains(string(adminCall(t, g, "GET", "/admin/models", "").Body), `"selector":"oa/gpt-4o-mini"`)
 			})
 			key := createKey(t, g, `{"name":"outsider","user_path":"/other"}`)

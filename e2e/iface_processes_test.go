@@ -29,7 +29,7 @@ func TestIfaceProcessesShareChanges(t *testing.T) {
 		"provider demo {\n type mock\n}", "provider spare {\n type mock\n}"}, "\n")
 	ps := startGatewayProcesses(t, 2, block, "MODELGATE_REDIS_PREFIX="+prefix)
 	p1, p2 := ps[0].G, ps[1].G
-	shared := func(t *testing.T, what string, check func() bool) { eventuallyWithin(t, 35*time.Second, what, check) }
+	shared := func(t *testing.T, what string, check func() bool) { poll(t, 35*time.Second, what, check) }
 	chat := func(g *gateway, model, userPath string) response {
 		res, err := send("POST", g.URL+"/v1/chat/completions",
 			`{"model":"`+model+`","messages":[{"role":"user","content":"hi"}]}`, append(bearer(masterKey), userPathHeader, userPath)...)

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/caddyserver/caddy/v2"
 )
@@ -67,7 +68,7 @@ func TestKeysSurviveReload(t *testing.T) {
 	// A connection the old server accepted while the reload ran may still
 	// be answered with the old configuration; the key must work with the
 	// new one as soon as that takes over.
-	eventually(t, "the key works under the reloaded configuration", func() bool {
+	poll(t, 5*time.Second, "the key works under the reloaded configuration", func() bool {
 		res := request(t, "GET", g.URL+"/v1/usage", "", append(bearer(k.Secret), "X-Team", "/after/reload")...)
 		return res.Status == 200 && res.JSON(t)["user_path"] == "/after/reload"
 	})

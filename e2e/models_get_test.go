@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/openai/openai-go/v3"
 )
@@ -87,7 +88,7 @@ func TestInventoryCategoryOnMock(t *testing.T) {
 	clearEnv(t)
 	g := startGateway(t, mockBlock(""))
 	waitListed(t, g, masterKey, "mock-transcribe") // the inventory is [] until the listing arrives
-	eventually(t, "the inventory lists mock-transcribe", func() bool {
+	poll(t, 5*time.Second, "the inventory lists mock-transcribe", func() bool {
 		return strings.Contains(string(adminCall(t, g, "GET", "/admin/models", "").Body), `"id":"mock-transcribe"`)
 	})
 	ids := func(category string) string {

@@ -169,13 +169,9 @@ func TestRLConcurrencyCap(t *testing.T) {
 			t.Fatalf("round %d: slots released %v after the disconnect", round, d)
 		}
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for one.inFlight.Load()+two.inFlight.Load() != 0 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if n := one.inFlight.Load() + two.inFlight.Load(); n != 0 {
-		t.Fatalf("upstreams still serving %d cancelled streams", n)
-	}
+	poll(t, 5*time.Second, "the upstreams done with the cancelled streams", func() bool {
+		return one.inFlight.Load()+two.inFlight.Load() == 0
+	})
 	if res := chatAs(t, g, "/team/after"); res.Status != 200 {
 		t.Fatalf("after disconnects: %d %s", res.Status, res.Body)
 	}

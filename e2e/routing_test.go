@@ -72,23 +72,18 @@ func routingGateway(t *testing.T, yaml string, ups map[string]*routeUpstream, ex
 	}
 	g := startGateway(t, block)
 	// The inventory lists every provider model whatever the policies.
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	poll(t, 10*time.Second, "every provider model in the inventory", func() bool {
 		body := string(adminCall(t, g, "GET", "/admin/models", "").Body)
-		missing := ""
 		for name, u := range ups {
 			for _, m := range u.models {
 				if !strings.Contains(body, `"selector":"`+name+"/"+m+`"`) {
-					missing = name + "/" + m
+					return false
 				}
 			}
 		}
-		if missing == "" {
-			return g
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s never listed: %s", missing, body)
-		}
-	}
+		return true
+	})
+	return g
 }
 
 // chatModel sends a chat request for model with the headers.

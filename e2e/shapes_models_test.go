@@ -100,13 +100,9 @@ func TestShapesConfiguredModelLists(t *testing.T) {
 		providerBlock("alanth", "anthropic", anthropicKey, anthAllowed.BaseURL(), "models claude-3-5-haiku-20241022", "models_mode allowlist")+
 		providerBlock("witness", "gemini", "gm-w", witness.BaseURL()))
 	waitListed(t, g, masterKey, "gemini-2.5-flash") // the listing round is done
-	deadline := time.Now().Add(5 * time.Second)
-	for len(broken.Requests("/v1/models")) == 0 || len(anthEmpty.Requests("/v1/models")) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the fallback providers' listings were never asked for")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	poll(t, 5*time.Second, "the fallback providers' listings asked for", func() bool {
+		return len(broken.Requests("/v1/models")) > 0 && len(anthEmpty.Requests("/v1/models")) > 0
+	})
 	time.Sleep(50 * time.Millisecond) // let those answers be processed
 	oai := openaiClient(g, masterKey)
 	anth := anthropicClient(g, masterKey)

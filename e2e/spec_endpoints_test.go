@@ -366,15 +366,10 @@ func TestSpecEndpointsInventoryBeforeRegistryReady(t *testing.T) {
 		t.Fatalf("before the first listing: %d %s", res.Status, res.Body)
 	}
 	once.Do(func() { close(release) })
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	poll(t, 5*time.Second, "held/held-model in the inventory after the listing", func() bool {
 		res := adminCall(t, g, "GET", "/admin/models", "")
-		if res.Status == 200 && strings.Contains(string(res.Body), `"selector":"held/held-model"`) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after the listing: %d %s", res.Status, res.Body)
-		}
-	}
+		return res.Status == 200 && strings.Contains(string(res.Body), `"selector":"held/held-model"`)
+	})
 }
 
 // TestSpecEndpointsLiveLogsStaleCursor: a client whose cursor fell out of

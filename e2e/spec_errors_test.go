@@ -37,7 +37,7 @@ func TestSpecAdminModelsLimitsAndErrors(t *testing.T) {
 	g := startGateway(t, "master_key "+masterKey+"\n"+providerBlock("big", "openai", "sk-up", up.URL+"/v1"))
 
 	var rows []json.RawMessage
-	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+	poll(t, 15*time.Second, "/admin/models lists the models", func() bool {
 		res := adminCall(t, g, "GET", "/admin/models", "")
 		if res.Status != 200 {
 			t.Fatalf("/admin/models: %d %s", res.Status, res.Body)
@@ -45,10 +45,8 @@ func TestSpecAdminModelsLimitsAndErrors(t *testing.T) {
 		if err := json.Unmarshal(res.Body, &rows); err != nil {
 			t.Fatalf("/admin/models: %v %.200s", err, res.Body)
 		}
-		if len(rows) > 0 || time.Now().After(deadline) {
-			break
-		}
-	}
+		return len(rows) > 0
+	})
 	if len(rows) != 10000 {
 		t.Fatalf("/admin/models answered %d rows of %d listed, want 10000", len(rows), listed)
 	}

@@ -35,17 +35,16 @@ func expectRetryAfter(t *testing.T, what string, res response, max int) {
 // (tokens are charged when the answer has completed).
 func waitTokensUsed(t *testing.T, g *gateway, scope, subject, period string, want float64) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		got, _ := rateRule(t, g, scope, subject, period)["tokens_used"].(float64)
-		if got == want {
-			return
+	var got float64
+	defer func() {
+		if t.Failed() {
+			t.Logf("%s rule on %s: tokens_used %v", scope, subject, got)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s rule on %s: tokens_used %v, want %v", scope, subject, got, want)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	}()
+	poll(t, 5*time.Second, fmt.Sprintf("%s rule on %s: tokens_used %v", scope, subject, want), func() bool {
+		got, _ = rateRule(t, g, scope, subject, period)["tokens_used"].(float64)
+		return got == want
+	})
 }
 
 // TestSpecLimitsTargetRulesAndFailover: a model rule matches the executed
@@ -298,14 +297,10 @@ func TestSpecLimitsBatchSubmission(t *testing.T) {
 		res, _ := send("POST", g.URL+"/v1/chat/completions", mockChat, append(bearer(masterKey), userPathHeader, "/team/chat")...)
 		chat <- res
 	}()
-	deadline := time.Now().Add(5 * time.Second)
-	for rateRule(t, g, "provider", "demo", "concurrent")["in_flight"] != 1.0 ||
-		rateRule(t, g, "user_path", "/team", "concurrent")["in_flight"] != 1.0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the chat request never held its slots")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	poll(t, 5*time.Second, "the chat request holds its slots", func() bool {
+		return rateRule(t, g, "provider", "demo", "concurrent")["in_flight"] == 1.0 &&
+			rateRule(t, g, "user_path", "/team", "concurrent")["in_flight"] == 1.0
+	})
 	for i := range 2 {
 		if _, err := submit(); err != nil {
 			t.Fatalf("submission %d while the slots are held: %v", i, err)

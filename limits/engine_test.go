@@ -387,8 +387,16 @@ func TestTargetRules(t *testing.T) {
 }
 
 func TestDoneZeroValueAndNil(t *testing.T) {
+	defer func() {
+		if r := recover(); r != nil {
+			t.Fatalf("Done panicked: %v", r)
+		}
+	}()
 	var a Admission
 	a.Done(5)
+	if !a.done {
+		t.Fatal("Done left the zero-value admission open")
+	}
 	a.Done(5)
 	var p *Admission
 	p.Done(1)

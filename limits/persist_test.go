@@ -4,6 +4,7 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -198,29 +199,25 @@ func TestPersistDropsUnclaimedConfigCounters(t *testing.T) {
 }
 
 func TestPeriodicFlush(t *testing.T) {
-	clk := newClock()
-	e, ms := newPersistentEngine(t, clk, 5*time.Millisecond)
-	defer e.Close()
-	r := up("/team", PeriodHour, 10)
-	if err := e.Upsert(r, nil); err != nil {
-		t.Fatal(err)
-	}
-	admitN(t, e, "/team", 3)
-	id := CounterID{Rule: r.Key()}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	synctest.Test(t, func(t *testing.T) {
+		clk := newClock()
+		e, ms := newPersistentEngine(t, clk, 5*time.Millisecond)
+		defer e.Close()
+		r := up("/team", PeriodHour, 10)
+		if err := e.Upsert(r, nil); err != nil {
+			t.Fatal(err)
+		}
+		admitN(t, e, "/team", 3)
+		id := CounterID{Rule: r.Key()}
+		time.Sleep(5 * time.Millisecond) // bubble time: one flush interval
+		synctest.Wait()
 		if err := ms.Flush(t.Context()); err != nil {
 			t.Fatal(err)
 		}
-		got, ok := ms.record(id)
-		if ok && got.Requests == 3 {
-			return
-		}
-		if time.Now().After(deadline) {
+		if got, ok := ms.record(id); !ok || got.Requests != 3 {
 			t.Fatalf("no periodic snapshot (last %+v, %v)", got, ok)
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	})
 }
 
 // TestFlushResetRace runs snapshots concurrently with resets and checks

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -95,55 +96,55 @@ func sharedEngine(t *testing.T, sh Shared, failClosed bool, rules ...Rule) *Engi
 // finds it back; meanwhile admissions use the local counters and count as
 // fallbacks; fail-closed they are refused as unavailable.
 func TestSharedFallbackAndRecovery(t *testing.T) {
-	sh := &flakyShared{}
-	rule := Rule{Scope: ScopeUserPath, Subject: "/", Period: PeriodMinute, MaxRequests: 3}
-	e := sharedEngine(t, sh, false, rule)
-	a, rej := e.AdmitUserPath("/u")
-	if rej != nil || !a.shared {
-		t.Fatalf("rej %v, shared %v", rej, a.shared)
-	}
-	a.Done(0) // no lease, no token cap: no release call
-	if sh.releases.Load() != 0 {
-		t.Fatal("a release with nothing to release")
-	}
-	for _, st := range e.Rules() {
-		if st.Usage.RequestsUsed != 42 || st.Usage.TokensUsed != 99 {
-			t.Fatalf("usage not read from the backend: %+v", st.Usage)
+	synctest.Test(t, func(t *testing.T) {
+		sh := &flakyShared{}
+		rule := Rule{Scope: ScopeUserPath, Subject: "/", Period: PeriodMinute, MaxRequests: 3}
+		e := sharedEngine(t, sh, false, rule)
+		a, rej := e.AdmitUserPath("/u")
+		if rej != nil || !a.shared {
+			t.Fatalf("rej %v, shared %v", rej, a.shared)
 		}
-	}
-	sh.down.Store(true)
-	admitted := 0
-	for i := 0; i < 5; i++ {
-		if a, rej := e.AdmitUserPath("/u"); rej == nil {
-			admitted++
-			if a.shared {
-				t.Fatal("admitted through a backend that is down")
+		a.Done(0) // no lease, no token cap: no release call
+		if sh.releases.Load() != 0 {
+			t.Fatal("a release with nothing to release")
+		}
+		for _, st := range e.Rules() {
+			if st.Usage.RequestsUsed != 42 || st.Usage.TokensUsed != 99 {
+				t.Fatalf("usage not read from the backend: %+v", st.Usage)
 			}
-			a.Done(0)
 		}
-	}
-	// The mirrored shared count (1) plus local admissions reach the cap 3.
-	if admitted != 2 || sh.admits.Load() != 2 || e.SharedFallbacks() != 5 || e.SharedHealthy() {
-		t.Fatalf("admitted %d, backend asked %d times, %d fallbacks, healthy %v", admitted, sh.admits.Load(), e.SharedFallbacks(), e.SharedHealthy())
-	}
-	e.SetSharedFailClosed(true)
-	if _, rej := e.AdmitUserPath("/u"); rej == nil || !rej.Unavailable || rej.RetryAfterSeconds() != 1 {
-		t.Fatalf("fail-closed: %+v", rej)
-	}
-	if _, ok := e.TargetAvailable("p", "m"); !ok {
-		t.Fatal("no target rule, yet unavailable")
-	}
-	sh.down.Store(false)
-	deadline := time.Now().Add(3 * time.Second)
-	for !e.SharedHealthy() {
-		if time.Now().After(deadline) {
+		sh.down.Store(true)
+		admitted := 0
+		for i := 0; i < 5; i++ {
+			if a, rej := e.AdmitUserPath("/u"); rej == nil {
+				admitted++
+				if a.shared {
+					t.Fatal("admitted through a backend that is down")
+				}
+				a.Done(0)
+			}
+		}
+		// The mirrored shared count (1) plus local admissions reach the cap 3.
+		if admitted != 2 || sh.admits.Load() != 2 || e.SharedFallbacks() != 5 || e.SharedHealthy() {
+			t.Fatalf("admitted %d, backend asked %d times, %d fallbacks, healthy %v", admitted, sh.admits.Load(), e.SharedFallbacks(), e.SharedHealthy())
+		}
+		e.SetSharedFailClosed(true)
+		if _, rej := e.AdmitUserPath("/u"); rej == nil || !rej.Unavailable || rej.RetryAfterSeconds() != 1 {
+			t.Fatalf("fail-closed: %+v", rej)
+		}
+		if _, ok := e.TargetAvailable("p", "m"); !ok {
+			t.Fatal("no target rule, yet unavailable")
+		}
+		sh.down.Store(false)
+		time.Sleep(probeEvery) // bubble time: the probe's next ping
+		synctest.Wait()
+		if !e.SharedHealthy() {
 			t.Fatal("probe did not bring the backend back")
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if a, rej := e.AdmitUserPath("/u"); rej != nil || !a.shared {
-		t.Fatalf("after recovery: %v shared=%v", rej, a.shared)
-	}
+		if a, rej := e.AdmitUserPath("/u"); rej != nil || !a.shared {
+			t.Fatalf("after recovery: %v shared=%v", rej, a.shared)
+		}
+	})
 }
 
 // Without a matching rule nothing is asked and nothing counts as fallback.

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -161,65 +162,80 @@ func TestListingBackoffDoublesUpToCap(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			l := &scriptedLister{slowLister: slowLister{name: "down"}}
-			r := NewRegistry([]Entry{{Provider: l, Models: []string{"configured"}}}, RegistryOptions{RefreshInterval: c.refresh})
-			sch := &schedule{r: r, block: 1000 * h, limit: len(c.want)}
-			r.sleep = sch.sleep
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			r.Start(ctx)
-			eventually(t, "the retries", func() bool { w, _ := sch.recorded(); return len(w) == len(c.want) })
-			stopped(t, r, cancel)
-			waits, seen := sch.recorded()
-			if !reflect.DeepEqual(waits, c.want) {
-				t.Fatalf("waits %v, want %v", waits, c.want)
-			}
-			for i, ids := range seen {
-				if !reflect.DeepEqual(ids, []string{"configured"}) {
-					t.Fatalf("wait %d: served %q, want the configured fallback", i, ids)
+			synctest.Test(t, func(t *testing.T) {
+				l := &scriptedLister{slowLister: slowLister{name: "down"}}
+				r := NewRegistry([]Entry{{Provider: l, Models: []string{"configured"}}}, RegistryOptions{RefreshInterval: c.refresh})
+				sch := &schedule{r: r, block: 1000 * h, limit: len(c.want)}
+				r.sleep = sch.sleep
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				r.Start(ctx)
+				synctest.Wait() // the loop holds in its last wait
+				if w, _ := sch.recorded(); len(w) != len(c.want) {
+					t.Fatalf("%d waits, want %d", len(w), len(c.want))
 				}
-			}
-			if n := l.callCount(); n != len(c.want) {
-				t.Fatalf("%d listing calls, want %d", n, len(c.want))
-			}
+				stopped(t, r, cancel)
+				waits, seen := sch.recorded()
+				if !reflect.DeepEqual(waits, c.want) {
+					t.Fatalf("waits %v, want %v", waits, c.want)
+				}
+				for i, ids := range seen {
+					if !reflect.DeepEqual(ids, []string{"configured"}) {
+						t.Fatalf("wait %d: served %q, want the configured fallback", i, ids)
+					}
+				}
+				if n := l.callCount(); n != len(c.want) {
+					t.Fatalf("%d listing calls, want %d", n, len(c.want))
+				}
+			})
 		})
 	}
 }
 
 func TestListingFailureAfterSuccessKeepsListAndResetsBackoff(t *testing.T) {
-	l := &scriptedLister{slowLister: slowLister{name: "flaky"}, script: [][]string{
-		{"a"}, nil, nil, {"b"}, nil, {"c"},
-	}}
-	r := NewRegistry([]Entry{{Provider: l}}, RegistryOptions{RefreshInterval: time.Minute})
-	sch := &schedule{r: r, block: time.Hour, limit: 6}
-	r.sleep = sch.sleep
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	r.Start(ctx)
-	eventually(t, "the script", func() bool { w, _ := sch.recorded(); return len(w) == 6 })
-	stopped(t, r, cancel)
-	waits, seen := sch.recorded()
-	m, s := time.Minute, time.Second
-	if want := []time.Duration{m, s, 2 * s, m, s, m}; !reflect.DeepEqual(waits, want) {
-		t.Fatalf("waits %v, want %v", waits, want)
-	}
-	if want := [][]string{{"a"}, {"a"}, {"a"}, {"b"}, {"b"}, {"c"}}; !reflect.DeepEqual(seen, want) {
-		t.Fatalf("served %q, want %q", seen, want)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		l := &scriptedLister{slowLister: slowLister{name: "flaky"}, script: [][]string{
+			{"a"}, nil, nil, {"b"}, nil, {"c"},
+		}}
+		r := NewRegistry([]Entry{{Provider: l}}, RegistryOptions{RefreshInterval: time.Minute})
+		sch := &schedule{r: r, block: time.Hour, limit: 6}
+		r.sleep = sch.sleep
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		r.Start(ctx)
+		synctest.Wait() // the loop holds in its sixth wait
+		if w, _ := sch.recorded(); len(w) != 6 {
+			t.Fatalf("%d waits, want the script's 6", len(w))
+		}
+		stopped(t, r, cancel)
+		waits, seen := sch.recorded()
+		m, s := time.Minute, time.Second
+		if want := []time.Duration{m, s, 2 * s, m, s, m}; !reflect.DeepEqual(waits, want) {
+			t.Fatalf("waits %v, want %v", waits, want)
+		}
+		if want := [][]string{{"a"}, {"a"}, {"a"}, {"b"}, {"b"}, {"c"}}; !reflect.DeepEqual(seen, want) {
+			t.Fatalf("served %q, want %q", seen, want)
+		}
+	})
 }
 
 func TestShutdownStopsPendingRetries(t *testing.T) {
-	l := &scriptedLister{slowLister: slowLister{name: "down"}}
-	r := NewRegistry([]Entry{{Provider: l}}, RegistryOptions{RefreshInterval: time.Minute})
-	sch := &schedule{r: r, block: 0} // every wait holds until shutdown
-	r.sleep = sch.sleep
-	ctx, cancel := context.WithCancel(context.Background())
-	r.Start(ctx)
-	eventually(t, "the first retry wait", func() bool { w, _ := sch.recorded(); return len(w) == 1 })
-	stopped(t, r, cancel)
-	if n := l.callCount(); n != 1 {
-		t.Fatalf("%d listing calls after shutdown, want 1", n)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		l := &scriptedLister{slowLister: slowLister{name: "down"}}
+		r := NewRegistry([]Entry{{Provider: l}}, RegistryOptions{RefreshInterval: time.Minute})
+		sch := &schedule{r: r, block: 0} // every wait holds until shutdown
+		r.sleep = sch.sleep
+		ctx, cancel := context.WithCancel(context.Background())
+		r.Start(ctx)
+		synctest.Wait() // the loop holds in its first retry wait
+		if w, _ := sch.recorded(); len(w) != 1 {
+			t.Fatalf("%d waits, want the first retry wait", len(w))
+		}
+		stopped(t, r, cancel)
+		if n := l.callCount(); n != 1 {
+			t.Fatalf("%d listing calls after shutdown, want 1", n)
+		}
+	})
 }
 
 // TestListingRepeatsListedOnce: a listing that names a model twice serves

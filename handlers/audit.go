@@ -346,10 +346,14 @@ func (a *auditRequest) finish(aw *auditWriter, r *http.Request, serveErr error, 
 	// a provider gave. A client that left before the end (499), or an
 	// answer the upstream broke off, leaves one only when the answer
 	// reported the tokens it used, which are spent whether or not the
-	// client read them.
+	// client read them. So does an answer whose handling panicked: its
+	// attempt may look answered, but the answer never completed.
 	var u *audit.UsageRecord
 	gone := e.StatusCode == StatusClientClosed
-	spent := info.CacheHit || answered(attempts) || (hasUsage && begun(attempts))
+	spent := hasUsage && begun(attempts)
+	if panicked == nil {
+		spent = spent || info.CacheHit || answered(attempts)
+	}
 	if au.Usage && spent && (!gone || hasUsage) {
 		u = a.usageRecord(usage)
 	}

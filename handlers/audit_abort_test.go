@@ -94,5 +94,8 @@ func TestAuditStageRecordsPanics(t *testing.T) {
 		if len(m.entries) != 1 || m.entries[0].StatusCode != 500 || m.entries[0].Data.ErrorCode != c.code {
 			t.Fatalf("%v: entries %+v", c.with, m.entries)
 		}
+		if len(m.usage) != 0 {
+			t.Errorf("%v: a usage record without usage reported: %+v", c.with, m.usage)
+		}
 	}
 }

@@ -60,8 +60,14 @@ func startEventStream(w http.ResponseWriter, status int, events *eventReader, in
 	info.AnswerOpen = true
 	h := w.Header()
 	h.Del("Content-Length")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no")
+	// The gateway's defaults for a stream; a passthrough answer keeps the
+	// upstream's own.
+	if _, ok := h["Cache-Control"]; !ok {
+		h.Set("Cache-Control", "no-cache")
+	}
+	if _, ok := h["X-Accel-Buffering"]; !ok {
+		h.Set("X-Accel-Buffering", "no")
+	}
 	w.WriteHeader(status)
 	ew := eventWriter{w: w, rc: *http.NewResponseController(w), events: events, info: info, head: &heldHeaders{}}
 	head := ew.head

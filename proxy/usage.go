@@ -8,6 +8,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/modelgate/modelgate/catalog"
+	"github.com/modelgate/modelgate/modelid"
 	"github.com/modelgate/modelgate/providers"
 	"github.com/modelgate/modelgate/providers/translate"
 	"github.com/modelgate/modelgate/tokens"
@@ -142,7 +143,7 @@ func (s *Service) usageFault(p providers.Provider, model string, fault tokens.Fa
 	if fault == tokens.FaultTooLarge {
 		msg = "the upstream reported an implausible token count; the answer's usage is refused as unknown"
 	}
-	s.logger().Warn(msg, zap.String("provider", name), zap.String("model", model),
+	s.logger().Warn(msg, zap.String("provider", name), zap.String("model", modelid.Recorded(model)),
 		zap.String("reason", string(fault)), zap.Int64("max_count", tokens.MaxCount))
 	if s.UsageRejected != nil {
 		s.UsageRejected(name, fault)

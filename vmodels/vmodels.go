@@ -127,6 +127,11 @@ func (v *VirtualModel) Validate() error {
 		if err := checkName(t.Model); err != nil {
 			return apierr.Field(at+".model", err)
 		}
+		// A target's model is what requests are served and recorded as:
+		// held to the bound of every model id.
+		if err := modelid.Check(t.Model); err != nil {
+			return apierr.Field(at+".model", err)
+		}
 		if !(t.Weight >= 0 && t.Weight <= MaxWeight) {
 			return apierr.FieldMsg(at+".weight", "must be a positive number up to 1000000 (absent means 1)")
 		}

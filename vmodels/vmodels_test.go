@@ -50,6 +50,7 @@ func TestVirtualModelValidate(t *testing.T) {
 		{VirtualModel{Source: "a", Slowdown: ptr(math.NaN())}, "slowdown:"},
 		{VirtualModel{Source: strings.Repeat("s", MaxNameLen+1)}, "source: is longer than"},
 		{VirtualModel{Source: "a", Targets: []Target{{Provider: "p", Model: strings.Repeat("m", MaxNameLen+1)}}}, "targets[0].model: is longer than"},
+		{VirtualModel{Source: "a", Targets: []Target{{Provider: "p", Model: strings.Repeat("m", 257)}}}, "targets[0].model: model is 257 bytes long"},
 		{VirtualModel{Source: strings.Repeat("s", 257), Targets: []Target{{Provider: "p", Model: "m"}}}, "source: a row with targets is a model name, at most 256 bytes"},
 	} {
 		if err := c.v.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {

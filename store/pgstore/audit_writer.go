@@ -156,17 +156,19 @@ func (a *Audit) writeOrSplit(ctx context.Context, batch []queued) (int, error) {
 // recordReason reports whether err is the database (or the encoder)
 // refusing a record, one that no retry can store, and the drop counter's
 // reason: "encoding", "data_exception" (class 22: a value out of range, an
-// invalid text), "integrity_violation" (23), "limit_exceeded" (54: an
-// index row too large), else "refused".
+// invalid text), "integrity_violation" (23) or "limit_exceeded" (54: an
+// index row too large). Every other error, a schema or privilege problem
+// (42), a transaction state (25), a connection, resource, shutdown or
+// concurrency failure, is not the record's fault: the batch is retried
+// whole, never dropped record by record.
 func recordReason(err error) (string, bool) {
 	if reason, ok := store.RecordReason(err); ok {
 		return reason, true
 	}
-	if !refused(err) {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || len(pe.Code) < 2 {
 		return "", false
 	}
-	var pe *pgconn.PgError
-	errors.As(err, &pe)
 	switch pe.Code[:2] {
 	case "22":
 		return "data_exception", true
@@ -175,26 +177,5 @@ func recordReason(err error) (string, bool) {
 	case "54":
 		return "limit_exceeded", true
 	}
-	return "refused", true
-}
-
-// refused reports whether err is the database refusing the statement
-// itself (bad data), as opposed to a connection, resource, shutdown or
-// concurrency failure that a later attempt may not meet.
-func refused(err error) bool {
-	var pe *pgconn.PgError
-	if !errors.As(err, &pe) || len(pe.Code) < 2 {
-		return false
-	}
-	switch pe.Code[:2] {
-	case "08", // connection exception
-		"40", // transaction rollback: serialization failure, deadlock
-		"53", // insufficient resources
-		"55", // object not in prerequisite state (lock not available)
-		"57", // operator intervention: shutdown, terminated backend
-		"58", // system error
-		"XX": // internal error
-		return false
-	}
-	return true
+	return "", false
 }

@@ -256,13 +256,6 @@ func sortByCreatedDesc(metas []Meta) {
 	slices.SortFunc(metas, func(a, b Meta) int { return b.Created.Compare(a.Created) })
 }
 
-// MaxBytes returns the size cap of the stored entries.
-func (c *Cache) MaxBytes() int64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.maxBytes
-}
-
 // MaxEntryBytes returns the cap of one answer's body: a caller capturing
 // an answer to store stops (and ends its Flight) once it outgrows this.
 func (c *Cache) MaxEntryBytes() int64 {

@@ -293,11 +293,7 @@ func remoteResult(b *Batch, raw []byte, index map[string]int) (r *Result, fault 
 // usageFault logs and counts (Options.UsageRejected) a fault of the usage
 // batch b's provider reported for one result line.
 func (s *Service) usageFault(b *Batch, fault tokens.Fault) {
-	msg := "the provider reported a negative token count for a batch result; counted as 0"
-	if fault == tokens.FaultTooLarge {
-		msg = "the provider reported an implausible token count for a batch result; its usage is refused as unknown"
-	}
-	s.logger.Warn(msg, zap.String("batch", b.ID), zap.String("provider", b.Provider),
+	s.logger.Warn("batch result usage corrected: "+fault.Consequence(), zap.String("batch", b.ID), zap.String("provider", b.Provider),
 		zap.String("reason", string(fault)), zap.Int64("max_count", tokens.MaxCount))
 	if s.usageRejected != nil {
 		s.usageRejected(b.Provider, fault)

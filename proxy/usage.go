@@ -139,11 +139,7 @@ func (s *Service) usageFault(p providers.Provider, model string, fault tokens.Fa
 	if p != nil {
 		name = p.Name()
 	}
-	msg := "the upstream reported a negative token count; counted as 0"
-	if fault == tokens.FaultTooLarge {
-		msg = "the upstream reported an implausible token count; the answer's usage is refused as unknown"
-	}
-	s.logger().Warn(msg, zap.String("provider", name), zap.String("model", modelid.Recorded(model)),
+	s.logger().Warn("upstream usage corrected: "+fault.Consequence(), zap.String("provider", name), zap.String("model", modelid.Recorded(model)),
 		zap.String("reason", string(fault)), zap.Int64("max_count", tokens.MaxCount))
 	if s.UsageRejected != nil {
 		s.UsageRejected(name, fault)

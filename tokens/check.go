@@ -11,6 +11,18 @@ const MaxCount = 1_000_000_000
 // Fault says what was wrong with a usage object an upstream reported.
 type Fault string
 
+// Consequence says, for a log line, what the gateway made of usage with
+// this fault.
+func (f Fault) Consequence() string {
+	switch f {
+	case FaultNegative:
+		return "a negative token count is counted as 0"
+	case FaultTooLarge:
+		return "an implausible token count makes the usage unknown"
+	}
+	return ""
+}
+
 const (
 	// FaultNone: the counts are plausible.
 	FaultNone Fault = ""

@@ -6,7 +6,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/modelgate/modelgate/providers"
@@ -46,30 +45,28 @@ func routedRequest(ctx context.Context, body string) *http.Request {
 // upstream's own time, a stream included; a client that goes away ends
 // the wait at once.
 func TestSlowdownDelaysByFactor(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		const up = 60 * time.Millisecond
-		for _, stream := range []bool{false, true} {
-			s := slowService(t, 2, up, stream)
-			body := `{"model":"slow","messages":[{"role":"user","content":"x"}]}`
-			if stream {
-				body = `{"model":"slow","stream":true,"messages":[{"role":"user","content":"x"}]}`
-			}
-			start := time.Now()
-			rec := httptest.NewRecorder()
-			s.ServeHTTP(rec, routedRequest(context.Background(), body))
-			took := time.Since(start)
-			if rec.Code != 200 || took < 3*up || took > 3*up+2*time.Second {
-				t.Fatalf("stream %v: %d in %v, want about %v", stream, rec.Code, took, 3*up)
-			}
+	const up = 60 * time.Millisecond
+	for _, stream := range []bool{false, true} {
+		s := slowService(t, 2, up, stream)
+		body := `{"model":"slow","messages":[{"role":"user","content":"x"}]}`
+		if stream {
+			body = `{"model":"slow","stream":true,"messages":[{"role":"user","content":"x"}]}`
 		}
-
-		s := slowService(t, 10, 100*time.Millisecond, false)
-		ctx, cancel := context.WithCancel(context.Background())
-		time.AfterFunc(200*time.Millisecond, cancel)
 		start := time.Now()
-		s.ServeHTTP(httptest.NewRecorder(), routedRequest(ctx, `{"model":"slow","messages":[{"role":"user","content":"x"}]}`))
-		if took := time.Since(start); took > 800*time.Millisecond {
-			t.Fatalf("a cancelled client waited %v (factor 10 of 100ms)", took)
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, routedRequest(context.Background(), body))
+		took := time.Since(start)
+		if rec.Code != 200 || took < 3*up || took > 3*up+2*time.Second {
+			t.Fatalf("stream %v: %d in %v, want about %v", stream, rec.Code, took, 3*up)
 		}
-	})
+	}
+
+	s := slowService(t, 10, 100*time.Millisecond, false)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	start := time.Now()
+	s.ServeHTTP(httptest.NewRecorder(), routedRequest(ctx, `{"model":"slow","messages":[{"role":"user","content":"x"}]}`))
+	if took := time.Since(start); took > 800*time.Millisecond {
+		t.Fatalf("a cancelled client waited %v (factor 10 of 100ms)", took)
+	}
 }

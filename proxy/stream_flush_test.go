@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/modelgate/modelgate/reqinfo"
@@ -150,24 +149,22 @@ func TestRelayStreamSendsHeadersWithTheFirstEvent(t *testing.T) {
 // its first write (the client left) leaves no timer to flush a writer
 // its handler no longer owns.
 func TestRelayStreamHeaderTimerStopsWithTheRelay(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		defer func(w time.Duration) { headerWait = w }(headerWait)
-		headerWait = 20 * time.Millisecond
-		ctx, cancel := context.WithCancel(context.Background())
-		cancel()
-		// The upstream's body ends inside an event, and the client is gone:
-		// the relay returns without writing.
-		resp := &http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(strings.NewReader("data: a"))}
-		rec := &flushRecorder{h: http.Header{}, flushed: make(chan struct{}, 16)}
-		r := httptest.NewRequest("POST", "/v1/chat/completions", nil).WithContext(ctx)
-		new(Service).relayStream(rec, r, resp, &call{info: reqinfo.New(), in: ingressChat})
-		time.Sleep(3 * headerWait) // bubble time: the header timer would have fired
-		rec.mu.Lock()
-		defer rec.mu.Unlock()
-		if len(rec.flushes) != 0 {
-			t.Fatalf("flushes %q after the relay returned", rec.flushes)
-		}
-	})
+	defer func(w time.Duration) { headerWait = w }(headerWait)
+	headerWait = 20 * time.Millisecond
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	// The upstream's body ends inside an event, and the client is gone:
+	// the relay returns without writing.
+	resp := &http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(strings.NewReader("data: a"))}
+	rec := &flushRecorder{h: http.Header{}, flushed: make(chan struct{}, 16)}
+	r := httptest.NewRequest("POST", "/v1/chat/completions", nil).WithContext(ctx)
+	new(Service).relayStream(rec, r, resp, &call{info: reqinfo.New(), in: ingressChat})
+	time.Sleep(3 * headerWait)
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.flushes) != 0 {
+		t.Fatalf("flushes %q after the relay returned", rec.flushes)
+	}
 }
 
 // TestEventWriterKeepsTheHeaderTimerThroughEmptyWrites: upstream events

@@ -1,8 +1,10 @@
 package caddymodule
 
 import (
+	"maps"
 	"net/http"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"unsafe"
@@ -144,12 +146,7 @@ func accessLoggerNames(servers map[string]*caddyhttp.Server) []string {
 			add(srv.Logs.DefaultLoggerName)
 		}
 	}
-	out := make([]string, 0, len(seen))
-	for n := range seen {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // takesAccessEntries reports whether a log at level (a Caddy log level,

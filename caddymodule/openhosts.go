@@ -1,8 +1,10 @@
 package caddymodule
 
 import (
+	"maps"
 	"net"
 	"net/netip"
+	"slices"
 	"sort"
 	"strings"
 
@@ -164,10 +166,5 @@ func siteHosts(servers map[string]*caddyhttp.Server) []string {
 			walk(srv.Errors.Routes)
 		}
 	}
-	out := make([]string, 0, len(seen))
-	for h := range seen {
-		out = append(out, h)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(seen))
 }

@@ -5,7 +5,7 @@ package modelgate
 
 import (
 	// The modelgate app and its Caddyfile global option.
-	_ "github.com/modelgate/modelgate/caddymodule"
+	_ "github.com/modelgate/modelgate/internal/glue/caddymodule"
 	// The seven modelgate_* HTTP handlers and the modelgate directive.
-	_ "github.com/modelgate/modelgate/handlers"
+	_ "github.com/modelgate/modelgate/internal/glue/handlers"
 )

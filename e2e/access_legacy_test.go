@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelgate/modelgate/admin"
+	"github.com/modelgate/modelgate/internal/surface/admin"
 )
 
 // TestAccessLegacyAlias checks /admin/api/v1/ in each mode on the running

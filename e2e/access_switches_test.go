@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/modelgate/modelgate/ui"
+	"github.com/modelgate/modelgate/internal/surface/ui"
 )
 
 // TestAccessAdminSwitches: ADMIN_ENDPOINTS_ENABLED and ADMIN_UI_ENABLED,

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelgate/modelgate/internal/fixtures"
+	"github.com/modelgate/modelgate/internal/testkit/fixtures"
 )
 
 // TestAPIProviderWireFormats checks the per-type differences of the

@@ -11,7 +11,7 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/shared"
 
-	"github.com/modelgate/modelgate/internal/fixtures"
+	"github.com/modelgate/modelgate/internal/testkit/fixtures"
 )
 
 // TestAPISDKChatReplay sends chat completions through the official SDK to

@@ -19,9 +19,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelgate/modelgate/audit"
-	"github.com/modelgate/modelgate/store/boltstore"
-	"github.com/modelgate/modelgate/tokens"
+	"github.com/modelgate/modelgate/internal/domain/audit"
+	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/storage/store/boltstore"
 )
 
 // seedRecord writes one completed request (entry and usage record) at t

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelgate/modelgate/audit"
-	"github.com/modelgate/modelgate/internal/audittest"
-	"github.com/modelgate/modelgate/internal/pgtest"
-	"github.com/modelgate/modelgate/store/pgstore"
+	"github.com/modelgate/modelgate/internal/domain/audit"
+	"github.com/modelgate/modelgate/internal/storage/store/pgstore"
+	"github.com/modelgate/modelgate/internal/testkit/audittest"
+	"github.com/modelgate/modelgate/internal/testkit/pgtest"
 )
 
 func TestAuditOnPostgres(t *testing.T) {

@@ -24,11 +24,11 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
-	"github.com/modelgate/modelgate/audit"
-	"github.com/modelgate/modelgate/caddymodule"
-	"github.com/modelgate/modelgate/catalog"
-	"github.com/modelgate/modelgate/internal/fixtures"
-	"github.com/modelgate/modelgate/store"
+	"github.com/modelgate/modelgate/internal/domain/audit"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
+	"github.com/modelgate/modelgate/internal/glue/caddymodule"
+	"github.com/modelgate/modelgate/internal/storage/store"
+	"github.com/modelgate/modelgate/internal/testkit/fixtures"
 )
 
 // runningApp returns the modelgate app of the running gateway.

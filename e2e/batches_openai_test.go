@@ -21,7 +21,7 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/tidwall/gjson"
 
-	"github.com/modelgate/modelgate/audit"
+	"github.com/modelgate/modelgate/internal/domain/audit"
 )
 
 // fakeBatchAPI is an OpenAI-like files and batches API. A batch

@@ -19,7 +19,7 @@ import (
 
 	"github.com/openai/openai-go/v3"
 
-	"github.com/modelgate/modelgate/audit"
+	"github.com/modelgate/modelgate/internal/domain/audit"
 )
 
 // batchInput is a JSONL input file of n chat lines on model.

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelgate/modelgate/catalog"
-	"github.com/modelgate/modelgate/tokens"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
+	"github.com/modelgate/modelgate/internal/domain/tokens"
 )
 
 // budgetChat is a chat request the OpenAI replay answers with

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelgate/modelgate/caddymodule"
-	"github.com/modelgate/modelgate/internal/fixtures"
+	"github.com/modelgate/modelgate/internal/glue/caddymodule"
+	"github.com/modelgate/modelgate/internal/testkit/fixtures"
 )
 
 // cacheHeader is the header naming how the response cache treated a

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelgate/modelgate/audit"
+	"github.com/modelgate/modelgate/internal/domain/audit"
 )
 
 // TestCrossEndpointPassthroughModelAccess: a passthrough call whose JSON

@@ -9,9 +9,9 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/modelgate/modelgate/audit"
-	"github.com/modelgate/modelgate/store/boltstore"
-	"github.com/modelgate/modelgate/tokens"
+	"github.com/modelgate/modelgate/internal/domain/audit"
+	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/storage/store/boltstore"
 )
 
 // dashboardSeed is the number of audit entries the load-time test stores.

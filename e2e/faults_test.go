@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelgate/modelgate/modelid"
+	"github.com/modelgate/modelgate/internal/request/modelid"
 )
 
 // Secrets of the fault run: no answer may contain them.

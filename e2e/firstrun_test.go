@@ -18,7 +18,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 
-	"github.com/modelgate/modelgate/caddymodule"
+	"github.com/modelgate/modelgate/internal/glue/caddymodule"
 )
 
 // startWithGlobals starts a gateway like startGateway, with extra global

@@ -18,8 +18,8 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig"
 	_ "github.com/caddyserver/caddy/v2/modules/standard"
 
-	"github.com/modelgate/modelgate/caddymodule"
-	_ "github.com/modelgate/modelgate/handlers"
+	"github.com/modelgate/modelgate/internal/glue/caddymodule"
+	_ "github.com/modelgate/modelgate/internal/glue/handlers"
 )
 
 // masterKey is the gateway master key of every test that configures one.

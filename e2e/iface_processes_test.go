@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelgate/modelgate/internal/pgtest"
-	"github.com/modelgate/modelgate/internal/redistest"
+	"github.com/modelgate/modelgate/internal/testkit/pgtest"
+	"github.com/modelgate/modelgate/internal/testkit/redistest"
 )
 
 // TestIfaceProcessesShareChanges: with PostgreSQL and Redis, a change

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelgate/modelgate/internal/pgtest"
-	"github.com/modelgate/modelgate/internal/redistest"
+	"github.com/modelgate/modelgate/internal/testkit/pgtest"
+	"github.com/modelgate/modelgate/internal/testkit/redistest"
 )
 
 // concurrencyLease is how long a concurrency slot held in Redis outlives

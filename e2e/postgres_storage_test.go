@@ -13,7 +13,7 @@ import (
 
 	"github.com/openai/openai-go/v3"
 
-	"github.com/modelgate/modelgate/internal/pgtest"
+	"github.com/modelgate/modelgate/internal/testkit/pgtest"
 )
 
 // TestPostgresKeysSurviveRestart: with `storage postgres`, a key created

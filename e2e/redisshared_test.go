@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelgate/modelgate/budgets"
-	"github.com/modelgate/modelgate/cache"
-	"github.com/modelgate/modelgate/internal/redistest"
-	"github.com/modelgate/modelgate/store/redisstore"
+	"github.com/modelgate/modelgate/internal/domain/budgets"
+	"github.com/modelgate/modelgate/internal/domain/cache"
+	"github.com/modelgate/modelgate/internal/storage/store/redisstore"
+	"github.com/modelgate/modelgate/internal/testkit/redistest"
 )
 
 // TestRedisSharesSpendAndCache: a gateway with redis keeps budget spend

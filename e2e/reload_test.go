@@ -16,8 +16,8 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	bolt "go.etcd.io/bbolt"
 
-	"github.com/modelgate/modelgate/caddymodule"
-	"github.com/modelgate/modelgate/store"
+	"github.com/modelgate/modelgate/internal/glue/caddymodule"
+	"github.com/modelgate/modelgate/internal/storage/store"
 )
 
 // activeApp returns the modelgate app of the running config.

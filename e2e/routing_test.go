@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelgate/modelgate/audit"
+	"github.com/modelgate/modelgate/internal/domain/audit"
 )
 
 // routeUpstream is a fake OpenAI-compatible upstream listing models and

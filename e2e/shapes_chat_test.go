@@ -12,7 +12,7 @@ import (
 	"github.com/openai/openai-go/v3/shared"
 	"github.com/tidwall/gjson"
 
-	"github.com/modelgate/modelgate/internal/fixtures"
+	"github.com/modelgate/modelgate/internal/testkit/fixtures"
 )
 
 // TestShapesChatToAnthropic sends every Anthropic fixture through

@@ -15,7 +15,7 @@ import (
 	aoption "github.com/anthropics/anthropic-sdk-go/option"
 	"github.com/tidwall/sjson"
 
-	"github.com/modelgate/modelgate/internal/fixtures"
+	"github.com/modelgate/modelgate/internal/testkit/fixtures"
 )
 
 // bodyTap records the request bodies an SDK sends.

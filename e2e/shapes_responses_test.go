@@ -15,7 +15,7 @@ import (
 	"github.com/openai/openai-go/v3/shared"
 	"github.com/tidwall/sjson"
 
-	"github.com/modelgate/modelgate/internal/fixtures"
+	"github.com/modelgate/modelgate/internal/testkit/fixtures"
 )
 
 // serveResponses makes the OpenAI replay answer POST /v1/responses with

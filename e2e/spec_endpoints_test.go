@@ -19,10 +19,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelgate/modelgate/admin"
-	"github.com/modelgate/modelgate/audit"
-	"github.com/modelgate/modelgate/store/boltstore"
-	"github.com/modelgate/modelgate/tokens"
+	"github.com/modelgate/modelgate/internal/domain/audit"
+	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/storage/store/boltstore"
+	"github.com/modelgate/modelgate/internal/surface/admin"
 )
 
 // seedCacheHit writes the usage record of a response-cache hit at at,

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/modelgate/modelgate/internal/fixtures"
+	"github.com/modelgate/modelgate/internal/testkit/fixtures"
 )
 
 // readEvent reads one event from r: its lines up to and including the

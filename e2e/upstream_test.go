@@ -18,8 +18,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelgate/modelgate/internal/ctxsleep"
-	"github.com/modelgate/modelgate/internal/fixtures"
+	"github.com/modelgate/modelgate/internal/platform/ctxsleep"
+	"github.com/modelgate/modelgate/internal/testkit/fixtures"
 )
 
 // anthropicKey is the provider key configured for Anthropic replays.

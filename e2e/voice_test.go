@@ -21,7 +21,7 @@ import (
 // in the adapter's fixture.
 func voiceWire(t *testing.T) gjson.Result {
 	t.Helper()
-	b, err := os.ReadFile("../providers/testdata/elevenlabs_wire.json")
+	b, err := os.ReadFile("../internal/gateway/providers/testdata/elevenlabs_wire.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,11 +27,11 @@ const allocBenchPattern = "BenchmarkProxy"
 func runAllocBenches(ctx context.Context, root string) ([]allocBench, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "test", "-run", "^$", "-bench", allocBenchPattern, "-benchmem", "./proxy")
+	cmd := exec.CommandContext(ctx, "go", "test", "-run", "^$", "-bench", allocBenchPattern, "-benchmem", "./internal/gateway/proxy")
 	cmd.Dir = root
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return nil, string(out), fmt.Errorf("go test -bench %s ./proxy: %w", allocBenchPattern, err)
+		return nil, string(out), fmt.Errorf("go test -bench %s ./internal/gateway/proxy: %w", allocBenchPattern, err)
 	}
 	return parseBenchOutput(string(out)), string(out), nil
 }

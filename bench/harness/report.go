@@ -99,7 +99,7 @@ func printTable(w io.Writer, r *Report) {
 	fmt.Fprintln(w, "load %: how busy the load generator and mockupstream kept their CPUs; near 100 they, not the proxy, set the pace.")
 
 	if len(r.Allocs) > 0 {
-		fmt.Fprintln(w, "\nIn-process hot path (go test -bench "+allocBenchPattern+" -benchmem ./proxy):")
+		fmt.Fprintln(w, "\nIn-process hot path (go test -bench "+allocBenchPattern+" -benchmem ./internal/gateway/proxy):")
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "benchmark\tns/op\tB/op\tallocs/op\t")
 		for _, a := range r.Allocs {

@@ -105,7 +105,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	ps.stopAll() // free the CPU for the in-process benchmarks
 
 	if o.allocs {
-		logf("running go test -bench %s -benchmem ./proxy ...", allocBenchPattern)
+		logf("running go test -bench %s -benchmem ./internal/gateway/proxy ...", allocBenchPattern)
 		var out string
 		if report.Allocs, out, err = runAllocBenches(ctx, root); err != nil {
 			report.AllocsError = err.Error() + "\n" + out

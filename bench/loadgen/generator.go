@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/modelgate/modelgate/bench/internal/stats"
-	"github.com/modelgate/modelgate/internal/ctxsleep"
+	"github.com/modelgate/modelgate/internal/platform/ctxsleep"
 )
 
 // generator runs the load for one configuration: closed loop, or at a

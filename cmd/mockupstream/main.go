@@ -30,7 +30,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/modelgate/modelgate/providers/mock"
+	"github.com/modelgate/modelgate/internal/gateway/providers/mock"
 )
 
 // shutdownTimeout bounds the wait for in-flight requests at shutdown.

@@ -1,0 +1,61 @@
+package audit
+
+import (
+	"time"
+
+	"github.com/modelgate/modelgate/internal/domain/tokens"
+)
+
+// CacheTypeExact is the cache_type of a request the response cache
+// answered.
+const CacheTypeExact = "exact"
+
+// UsageRecord is the usage and cost of one completed request. Its JSON form
+// is the usage record of the admin API: the token counts appear as fields
+// of the record itself.
+type UsageRecord struct {
+	// ID identifies the record; its time is the record's time for ordering,
+	// time windows and aggregates.
+	ID ID `json:"id"`
+	// RequestID is the id of the request's audit entry.
+	RequestID ID `json:"request_id"`
+	// Timestamp is when the request was received.
+	Timestamp time.Time `json:"timestamp"`
+	// UserPath is the caller's user path.
+	UserPath string `json:"user_path"`
+	// SessionID is the detected session, "" if none.
+	SessionID string `json:"session_id"`
+	// ProviderName is the provider instance that served the request.
+	ProviderName string `json:"provider_name"`
+	// ProviderType is that instance's type.
+	ProviderType string `json:"provider_type"`
+	// Model is the model that executed the request.
+	Model string `json:"model"`
+	// Endpoint is the API path called, such as /v1/chat/completions.
+	Endpoint string `json:"endpoint"`
+	// CacheType is "exact" when the response cache answered, else "".
+	// Such records count as requests and tokens but never as spend.
+	CacheType string `json:"cache_type"`
+	tokens.Usage
+	// InputCost is the price of the input tokens; null when the model has
+	// no price.
+	InputCost *float64 `json:"input_cost"`
+	// OutputCost is the price of the output tokens; null when the model
+	// has no price.
+	OutputCost *float64 `json:"output_cost"`
+	// TotalCost is InputCost + OutputCost; null when the model has no
+	// price.
+	TotalCost *float64 `json:"total_cost"`
+}
+
+// IsCacheHit reports whether the response cache answered the request.
+func (r *UsageRecord) IsCacheHit() bool { return r.CacheType != "" }
+
+// Spend is the record's cost as spend: TotalCost, or 0 when the model has
+// no price or the response cache answered.
+func (r *UsageRecord) Spend() float64 {
+	if r.TotalCost == nil || r.IsCacheHit() {
+		return 0
+	}
+	return *r.TotalCost
+}

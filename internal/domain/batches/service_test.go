@@ -1,0 +1,311 @@
+package batches_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/modelgate/modelgate/internal/domain/audit"
+	"github.com/modelgate/modelgate/internal/domain/batches"
+	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/request/apierr"
+	"github.com/modelgate/modelgate/internal/storage/store"
+	"github.com/modelgate/modelgate/internal/storage/store/boltstore"
+)
+
+// slowExec answers every line after a pause, with usage, counting calls
+// and the most lines in flight at once.
+type slowExec struct {
+	pause           time.Duration
+	calls, inFlight atomic.Int32
+	maxInFlight     atomic.Int32
+	failCustom      string
+}
+
+func (e *slowExec) Execute(ctx context.Context, userPath, endpoint string, body []byte) batches.Outcome {
+	e.calls.Add(1)
+	n := e.inFlight.Add(1)
+	defer e.inFlight.Add(-1)
+	for {
+		m := e.maxInFlight.Load()
+		if n <= m || e.maxInFlight.CompareAndSwap(m, n) {
+			break
+		}
+	}
+	select {
+	case <-time.After(e.pause):
+	case <-ctx.Done():
+		return batches.Outcome{}
+	}
+	if e.failCustom != "" && strings.Contains(string(body), e.failCustom) {
+		return batches.Outcome{Status: 400, Body: []byte(`{"error":{"message":"bad","type":"invalid_request_error"}}`)}
+	}
+	cost := 0.001
+	return batches.Outcome{Status: 200, Body: []byte(`{"ok":true}`), ProviderName: "demo", ProviderType: "mock", Model: "mock-chat",
+		Usage: tokens.Usage{InputTokens: 3, OutputTokens: 2, TotalTokens: 5}, HasUsage: true, TotalCost: &cost}
+}
+
+// usageSink collects usage records.
+type usageSink struct {
+	mu   sync.Mutex
+	recs []*audit.UsageRecord
+}
+
+func (s *usageSink) RecordUsage(u *audit.UsageRecord) {
+	s.mu.Lock()
+	s.recs = append(s.recs, u)
+	s.mu.Unlock()
+}
+
+func (s *usageSink) count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.recs)
+}
+
+func input(n int) []byte {
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, `{"custom_id":"c%d","method":"POST","url":"/v1/chat/completions","body":{"model":"mock-chat","messages":[{"role":"user","content":"x%d"}]}}`+"\n", i, i)
+	}
+	return []byte(b.String())
+}
+
+func newService(t *testing.T, exec batches.Executor, sink *usageSink) *batches.Service {
+	t.Helper()
+	st, err := store.Open(store.Options{Path: filepath.Join(t.TempDir(), "b.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	s := batches.New(batches.Options{Storage: boltstore.NewBatches(st), Workers: 3})
+	s.Use(batches.Pipeline{Executor: exec, Usage: sink})
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func waitFor(t *testing.T, s *batches.Service, c batches.Caller, id string, cond func(*batches.Batch) bool) *batches.Batch {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b, err := s.Batch(c, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cond(b) {
+			return b
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("batch stuck: %+v", b)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestCancelKeepsTheLinesThatRan(t *testing.T) {
+	exec := &slowExec{pause: 40 * time.Millisecond}
+	sink := &usageSink{}
+	s := newService(t, exec, sink)
+	c := batches.Caller{UserPath: "/team"}
+	f, err := s.Upload(c, "in.jsonl", "batch", input(30))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _, err := s.Create(c, batches.CreateRequest{InputFileID: f.ID, Endpoint: "/v1/chat/completions", CompletionWindow: "24h"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, s, c, b.ID, func(b *batches.Batch) bool { return b.Completed >= 4 })
+	if _, err := s.Cancel(c, b.ID); err != nil {
+		t.Fatal(err)
+	}
+	end := waitFor(t, s, c, b.ID, func(b *batches.Batch) bool { return b.Finished() })
+	if end.Status != batches.StatusCancelled || end.Completed >= 30 || end.Completed < 4 || end.CancelledAt == 0 || end.OutputFileID == "" {
+		t.Fatalf("cancelled batch %+v", end)
+	}
+	_, out, err := s.FileContent(c, end.OutputFileID)
+	if err != nil || strings.Count(string(out), "\n") != end.Completed {
+		t.Fatalf("output of %d lines: %v\n%s", end.Completed, err, out)
+	}
+	if sink.count() != end.Completed {
+		t.Fatalf("%d usage records for %d answered lines", sink.count(), end.Completed)
+	}
+	if m := exec.maxInFlight.Load(); m > 3 {
+		t.Fatalf("%d lines ran at once with 3 workers", m)
+	}
+}
+
+func TestFailedLinesGoToTheErrorFile(t *testing.T) {
+	sink := &usageSink{}
+	s := newService(t, &slowExec{failCustom: `"x3"`}, sink)
+	c := batches.Caller{UserPath: "/"}
+	f, _ := s.Upload(c, "in.jsonl", "batch", input(5))
+	b, model, err := s.Create(c, batches.CreateRequest{InputFileID: f.ID, Endpoint: "/v1/chat/completions", CompletionWindow: "24h"})
+	if err != nil || model != "mock-chat" {
+		t.Fatal(err, model)
+	}
+	end := waitFor(t, s, c, b.ID, func(b *batches.Batch) bool { return b.Finished() })
+	if end.Status != batches.StatusCompleted || end.Completed != 4 || end.Failed != 1 || end.ErrorFileID == "" {
+		t.Fatalf("batch %+v", end)
+	}
+	_, errs, _ := s.FileContent(c, end.ErrorFileID)
+	if !strings.Contains(string(errs), `"custom_id":"c3"`) || !strings.Contains(string(errs), `"status_code":400`) {
+		t.Fatalf("error file %s", errs)
+	}
+	if sink.count() != 4 {
+		t.Fatalf("%d usage records", sink.count())
+	}
+}
+
+func TestRefusalsNameTheField(t *testing.T) {
+	s := newService(t, &slowExec{}, &usageSink{})
+	c := batches.Caller{UserPath: "/a"}
+	for _, tc := range []struct {
+		purpose, content, param string
+	}{
+		{"fine-tune", string(input(1)), "purpose"},
+		{"batch", `{"custom_id":"a","method":"GET","url":"/v1/chat/completions","body":{"model":"m"}}`, "file"},
+		{"batch", `{"custom_id":"a","method":"POST","url":"/v1/audio/speech","body":{"model":"m"}}`, "file"},
+		{"batch", `not json`, "file"},
+		{"batch", "", "file"},
+	} {
+		_, err := s.Upload(c, "x.jsonl", tc.purpose, []byte(tc.content))
+		var inv *batches.InvalidError
+		if !errors.As(err, &inv) || inv.Param != tc.param {
+			t.Errorf("upload %q: %v, want a refusal naming %s", tc.content, err, tc.param)
+		}
+	}
+	f, _ := s.Upload(c, "in.jsonl", "batch", input(2))
+	for _, tc := range []struct {
+		req   batches.CreateRequest
+		param string
+	}{
+		{batches.CreateRequest{InputFileID: f.ID, Endpoint: "/v1/responses", CompletionWindow: "24h"}, "endpoint"},
+		{batches.CreateRequest{InputFileID: f.ID, Endpoint: "/v1/chat/completions", CompletionWindow: "1h"}, "completion_window"},
+		{batches.CreateRequest{InputFileID: "file-nope", Endpoint: "/v1/chat/completions", CompletionWindow: "24h"}, "input_file_id"},
+		{batches.CreateRequest{InputFileID: f.ID, Endpoint: "/v1/embeddings", CompletionWindow: "24h"}, "input_file_id"},
+	} {
+		_, _, err := s.Create(c, tc.req)
+		var inv *batches.InvalidError
+		if !errors.As(err, &inv) || inv.Param != tc.param {
+			t.Errorf("create %+v: %v, want a refusal naming %s", tc.req, err, tc.param)
+		}
+	}
+	// Another user path sees neither the file nor a batch of it.
+	other := batches.Caller{UserPath: "/b"}
+	if _, err := s.File(other, f.ID); !errors.Is(err, batches.ErrNotFound) {
+		t.Errorf("another path reads the file: %v", err)
+	}
+	b, _, err := s.Create(c, batches.CreateRequest{InputFileID: f.ID, Endpoint: "/v1/chat/completions", CompletionWindow: "24h"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Batch(other, b.ID); !errors.Is(err, batches.ErrNotFound) {
+		t.Errorf("another path reads the batch: %v", err)
+	}
+	if _, err := s.Cancel(other, b.ID); !errors.Is(err, batches.ErrNotFound) {
+		t.Errorf("another path cancels the batch: %v", err)
+	}
+	if _, err := s.Batch(batches.Caller{Admin: true}, b.ID); err != nil {
+		t.Errorf("an admin cannot read the batch: %v", err)
+	}
+}
+
+// TestMissingFieldsAreMissingRequiredParameter: a submission or upload
+// that leaves a required field out is refused with code
+// missing_required_parameter naming that field, not invalid_value.
+func TestMissingFieldsAreMissingRequiredParameter(t *testing.T) {
+	s := newService(t, &slowExec{}, &usageSink{})
+	c := batches.Caller{UserPath: "/a"}
+	f, err := s.Upload(c, "in.jsonl", "batch", input(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(what string, err error, param string) {
+		t.Helper()
+		var inv *batches.InvalidError
+		if !errors.As(err, &inv) || inv.Param != param || inv.Code != apierr.CodeMissingParameter {
+			t.Errorf("%s: %v (%+v), want %s naming %s", what, err, inv, apierr.CodeMissingParameter, param)
+		}
+	}
+	_, err = s.Upload(c, "in.jsonl", "", input(1))
+	check("upload without purpose", err, "purpose")
+	for _, tc := range []struct {
+		req   batches.CreateRequest
+		param string
+	}{
+		{batches.CreateRequest{InputFileID: f.ID, CompletionWindow: "24h"}, "endpoint"},
+		{batches.CreateRequest{InputFileID: f.ID, Endpoint: "/v1/chat/completions"}, "completion_window"},
+		{batches.CreateRequest{Endpoint: "/v1/chat/completions", CompletionWindow: "24h"}, "input_file_id"},
+	} {
+		_, _, err := s.Create(c, tc.req)
+		check(fmt.Sprintf("create %+v", tc.req), err, tc.param)
+	}
+}
+
+func TestCancelFinishedBatchIsConflict(t *testing.T) {
+	s := newService(t, &slowExec{}, &usageSink{})
+	c := batches.Caller{UserPath: "/"}
+	f, err := s.Upload(c, "in.jsonl", "batch", input(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _, err := s.Create(c, batches.CreateRequest{InputFileID: f.ID, Endpoint: "/v1/chat/completions", CompletionWindow: "24h"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, s, c, b.ID, func(b *batches.Batch) bool { return b.Status == batches.StatusCompleted })
+
+	var fin *batches.FinishedError
+	if _, err := s.Cancel(c, b.ID); !errors.As(err, &fin) || fin.Status != batches.StatusCompleted {
+		t.Fatalf("cancel of a completed batch: %v", err)
+	}
+	h := &batches.Handler{Service: s}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("POST", "/v1/batches/"+b.ID+"/cancel", nil))
+	if rec.Code != 409 || gjson.Get(rec.Body.String(), "error.type").Str != "invalid_request_error" ||
+		gjson.Get(rec.Body.String(), "error.code").Str != "batch_not_cancellable" ||
+		!strings.Contains(gjson.Get(rec.Body.String(), "error.message").Str, `"completed"`) {
+		t.Fatalf("cancel of a completed batch answered %d %s", rec.Code, rec.Body)
+	}
+	if after, err := s.Batch(c, b.ID); err != nil || after.Status != batches.StatusCompleted || after.CancellingAt != 0 {
+		t.Fatalf("the refused cancel changed the batch: %+v %v", after, err)
+	}
+}
+
+func TestUploadAndListRefusalsCarryACode(t *testing.T) {
+	h := &batches.Handler{Service: newService(t, &slowExec{}, &usageSink{})}
+	upload := func(body, contentType string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest("POST", "/v1/files", strings.NewReader(body))
+		req.Header.Set("Content-Type", contentType)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec
+	}
+	noFile := "--b\r\nContent-Disposition: form-data; name=\"purpose\"\r\n\r\nbatch\r\n--b--\r\n"
+	list := httptest.NewRecorder()
+	h.ServeHTTP(list, httptest.NewRequest("GET", "/v1/batches?limit=abc", nil))
+	for _, c := range []struct {
+		what        string
+		rec         *httptest.ResponseRecorder
+		code, param string
+	}{
+		{"upload without a file part", upload(noFile, "multipart/form-data; boundary=b"), apierr.CodeMissingParameter, "file"},
+		{"upload cut short", upload("--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"x\"\r\n\r\nab", "multipart/form-data; boundary=b"), apierr.CodeInvalidMultipart, ""},
+		{"list with a limit that is not a number", list, apierr.CodeInvalidValue, "limit"},
+	} {
+		body := c.rec.Body.String()
+		if c.rec.Code != 400 || gjson.Get(body, "error.code").Str != c.code || gjson.Get(body, "error.param").Str != c.param {
+			t.Errorf("%s: %d %s, want 400 code %s param %q", c.what, c.rec.Code, body, c.code, c.param)
+		}
+	}
+}

@@ -1,0 +1,610 @@
+package budgets
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/modelgate/modelgate/internal/platform/saturate"
+)
+
+// Defaults of the shared spend.
+const (
+	// DefaultSpendTimeout bounds one call to a SpendStore.
+	DefaultSpendTimeout = 300 * time.Millisecond
+	// spendRetry is how long the tracker serves from memory after a
+	// SpendStore call failed before it tries the store again.
+	spendRetry = time.Second
+	// maxDebts bounds the charges kept for a store that is down; past it
+	// further charges count only in this process.
+	maxDebts = 4096
+)
+
+// errSkipped stands for a store call not made because the store failed
+// a moment ago.
+var errSkipped = errors.New("budgets: shared spend store skipped after a failure")
+
+// errOr is err, or an error saying the store answered got cells for want.
+func errOr(err error, got, want int) error {
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("budgets: the spend store answered %d cells for %d", got, want)
+}
+
+// shared is the link of a Tracker to a SpendStore, with the fallback to
+// the in-memory cells while the store is unreachable: charges made
+// meanwhile are kept as debts (and resets as pending clears) and handed to
+// the store once it answers again.
+type shared struct {
+	st      SpendStore
+	log     *zap.Logger
+	timeout time.Duration
+
+	downUntil atomic.Int64 // unix nanos before which the store is skipped; 0 when it answers
+	down      atomic.Bool  // a failure was logged and no success since
+	fallbacks atomic.Int64 // calls served from memory because of the store
+	owed      atomic.Int32 // len(debts) + len(clears)
+	flushing  atomic.Bool
+
+	// recovered, when set, runs (in the background, before the owed
+	// charges are handed over) when the store answers after failing.
+	recovered func()
+
+	mu     sync.Mutex
+	debts  map[SpendCell]float64
+	clears map[SpendWindow]struct{}
+
+	// restoreMu makes one caller at a time restore the store after it
+	// answered ErrSpendLost; restores counts the restores done, so a
+	// caller that waited knows another restored meanwhile.
+	restoreMu sync.Mutex
+	restores  atomic.Int64
+}
+
+// restoring runs call under the store timeout; when the store answers
+// ErrSpendLost, it restores the lost windows and runs call once more.
+func (sh *shared) restoring(call func(context.Context) ([]float64, error)) ([]float64, error) {
+	seen := sh.restores.Load()
+	ctx, cancel := sh.ctx()
+	got, err := call(ctx)
+	cancel()
+	if errors.Is(err, ErrSpendLost) && sh.restore(seen) {
+		ctx, cancel := sh.ctx()
+		got, err = call(ctx)
+		cancel()
+	}
+	return got, err
+}
+
+// restore brings back the windows a store lost (ErrSpendLost): the
+// recovered hook reseeds every window the store does not hold from the
+// usage records, then Restored tells the store they are back. seen is
+// the restores count the caller saw before its call failed: when another
+// caller restored since, there is nothing left to do. It reports whether
+// the caller may try its call again.
+func (sh *shared) restore(seen int64) bool {
+	sh.restoreMu.Lock()
+	defer sh.restoreMu.Unlock()
+	if sh.restores.Load() != seen {
+		return true
+	}
+	sh.log.Info("budgets: the shared spend store lost its budget windows (restarted without its data); rebuilding them from the usage records")
+	if sh.recovered != nil {
+		sh.recovered()
+	}
+	ctx, cancel := sh.ctx()
+	err := sh.st.Restored(ctx)
+	cancel()
+	if err != nil {
+		sh.fail("restore", err)
+		return false
+	}
+	sh.restores.Add(1)
+	return true
+}
+
+// ShareSpend makes t keep its spend in st, shared with every process that
+// uses the same store: Charge adds to it, Check reads from it, Reset
+// clears it and rebuilding trusts it over the SpendSource. While st fails,
+// t serves from its in-memory spend (logging a warning once) and hands
+// the charges and resets made meanwhile to st when it answers again.
+// timeout bounds each call (0: DefaultSpendTimeout). Call it before t is
+// used; st nil keeps the spend in memory only.
+func (t *Tracker) ShareSpend(st SpendStore, timeout time.Duration, log *zap.Logger) {
+	if st == nil {
+		t.sh = nil
+		return
+	}
+	if timeout <= 0 {
+		timeout = DefaultSpendTimeout
+	}
+	if log == nil {
+		log = zap.NewNop()
+	}
+	t.sh = &shared{st: st, log: log, timeout: timeout,
+		debts: map[SpendCell]float64{}, clears: map[SpendWindow]struct{}{}}
+}
+
+// SpendFallbacks counts the checks, charges and reads served from memory
+// because the SpendStore failed or was being skipped after a failure.
+func (t *Tracker) SpendFallbacks() int64 {
+	if t.sh == nil {
+		return 0
+	}
+	return t.sh.fallbacks.Load()
+}
+
+// up reports whether the store may be called now; when not, the call
+// counts as a fallback. Once the pause after a failure is over, one
+// caller probes the store while the others keep to memory for another
+// pause, so a store that is still down delays one request, not a burst.
+func (sh *shared) up() bool {
+	until := sh.downUntil.Load()
+	if until == 0 {
+		return true
+	}
+	now := time.Now().UnixNano()
+	if now >= until && sh.downUntil.CompareAndSwap(until, now+int64(spendRetry)) {
+		return true
+	}
+	sh.fallbacks.Add(1)
+	return false
+}
+
+// ctx returns the context of one store call.
+func (sh *shared) ctx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), sh.timeout)
+}
+
+// fail records a failed store call: the store is skipped for spendRetry
+// and the first failure since the last success is logged.
+func (sh *shared) fail(op string, err error) {
+	sh.fallbacks.Add(1)
+	sh.downUntil.Store(time.Now().Add(spendRetry).UnixNano())
+	if sh.down.CompareAndSwap(false, true) {
+		sh.log.Warn("budgets: the shared spend store is unreachable; counting spend in this process only until it returns",
+			zap.String("op", op), zap.Error(err))
+	}
+}
+
+// ok records a successful store call and, when charges or resets are
+// owed to the store, hands them over in the background.
+func (sh *shared) ok() {
+	if sh.downUntil.Load() != 0 {
+		sh.downUntil.Store(0)
+	}
+	back := sh.down.CompareAndSwap(true, false)
+	if back {
+		sh.log.Info("budgets: the shared spend store answers again")
+	}
+	if (back || sh.owed.Load() > 0) && sh.flushing.CompareAndSwap(false, true) {
+		go sh.flush(back)
+	}
+}
+
+// owe keeps cost for cells, to be added once the store answers.
+func (sh *shared) owe(cells []SpendCell, cost float64) {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	for _, c := range cells {
+		if _, ok := sh.debts[c]; !ok && len(sh.debts) >= maxDebts {
+			continue
+		}
+		sh.debts[c] = saturate.AddFloat(sh.debts[c], cost)
+	}
+	sh.owed.Store(int32(len(sh.debts) + len(sh.clears)))
+}
+
+// oweClear keeps the reset of w, to be applied once the store answers;
+// the debts of w are dropped (the reset clears them).
+func (sh *shared) oweClear(w SpendWindow) {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	for c := range sh.debts {
+		if c.Window == w {
+			delete(sh.debts, c)
+		}
+	}
+	sh.clears[w] = struct{}{}
+	sh.owed.Store(int32(len(sh.debts) + len(sh.clears)))
+}
+
+// dropDebts forgets the debts of w: w was cleared in the store.
+func (sh *shared) dropDebts(w SpendWindow) {
+	if sh.owed.Load() == 0 {
+		return
+	}
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	for c := range sh.debts {
+		if c.Window == w {
+			delete(sh.debts, c)
+		}
+	}
+	sh.owed.Store(int32(len(sh.debts) + len(sh.clears)))
+}
+
+// flush hands the pending clears, then the debts, to the store; what
+// fails stays owed. back says the store answers after failing: the
+// recovered hook runs first.
+func (sh *shared) flush(back bool) {
+	defer sh.flushing.Store(false)
+	if back && sh.recovered != nil {
+		sh.recovered()
+	}
+	sh.mu.Lock()
+	clears, debts := sh.clears, sh.debts
+	sh.clears, sh.debts = map[SpendWindow]struct{}{}, map[SpendCell]float64{}
+	sh.owed.Store(0)
+	sh.mu.Unlock()
+	failed := false
+	for w := range clears {
+		if failed {
+			sh.oweClear(w)
+			continue
+		}
+		ctx, cancel := sh.ctx()
+		err := sh.st.Clear(ctx, w)
+		cancel()
+		if err != nil {
+			failed = true
+			sh.fail("clear", err)
+			sh.oweClear(w)
+		}
+	}
+	for c, cost := range debts {
+		if failed {
+			sh.owe([]SpendCell{c}, cost)
+			continue
+		}
+		ctx, cancel := sh.ctx()
+		_, err := sh.st.Add(ctx, []SpendCell{c}, cost)
+		cancel()
+		if err != nil {
+			failed = true
+			sh.fail("add", err)
+			sh.owe([]SpendCell{c}, cost)
+		}
+	}
+}
+
+// spendWindow is the store's name of e's window starting at w.
+func (e *entry) spendWindow(w span) SpendWindow {
+	return SpendWindow{Budget: e.b.Key(), PerChild: e.b.PerChild,
+		Start: time.Unix(0, w.start).UTC(), End: time.Unix(0, w.end).UTC()}
+}
+
+// match is one budget covering a caller: its entry, the window and the
+// caller's cell in the store.
+type match struct {
+	e    *entry
+	w    span
+	anc  string
+	cell SpendCell
+}
+
+// matches appends to buf the budgets covering userPath at n (at), with
+// the caller's cell of each: for a template, the caller's child.
+func (s *snapshot) matches(buf []match, userPath string, n int64, at time.Time) []match {
+	add := func(anc string) {
+		for _, e := range s.at(anc) {
+			seg := ""
+			if e.g.perChild {
+				var ok bool
+				if seg, ok = childSegment(anc, userPath); !ok {
+					continue
+				}
+			}
+			w := e.window(n, at)
+			buf = append(buf, match{e: e, w: w, anc: anc, cell: SpendCell{Window: e.spendWindow(w), Child: seg}})
+		}
+	}
+	add("/")
+	for i := 2; i <= len(userPath); i++ {
+		if i == len(userPath) || userPath[i] == '/' {
+			add(userPath[:i])
+		}
+	}
+	return buf
+}
+
+// cells lists the store cells of ms.
+func cells(ms []match) []SpendCell {
+	out := make([]SpendCell, len(ms))
+	for i := range ms {
+		out[i] = ms[i].cell
+	}
+	return out
+}
+
+// checkShared is Check against the store: done is false when the store
+// could not answer and the caller must decide from memory.
+func (t *Tracker) checkShared(sh *shared, s *snapshot, userPath string, now time.Time) (ok bool, retryAfter time.Duration, which *Budget, done bool) {
+	var buf [8]match
+	n := now.UnixNano()
+	ms := s.matches(buf[:0], userPath, n, now)
+	if len(ms) == 0 {
+		return true, 0, nil, true
+	}
+	cs := cells(ms)
+	got, err := sh.restoring(func(ctx context.Context) ([]float64, error) { return sh.st.Spend(ctx, cs) })
+	if err != nil || len(got) != len(ms) {
+		sh.fail("check", errOr(err, len(got), len(ms)))
+		return false, 0, nil, false
+	}
+	sh.ok()
+	var worst *entry
+	var wait int64
+	for i, m := range ms {
+		if got[i] >= m.e.b.Amount && (worst == nil || m.w.end-n > wait) {
+			worst, wait = m.e, m.w.end-n
+		}
+	}
+	if worst != nil {
+		return false, time.Duration(wait), &worst.b, true
+	}
+	return true, 0, nil, true
+}
+
+// chargeShared is Charge through the store: the store's new totals become
+// this process's spend; when the store fails, cost is added in memory and
+// owed to the store.
+func (t *Tracker) chargeShared(sh *shared, s *snapshot, userPath string, cost float64, at time.Time) {
+	var buf [8]match
+	n := at.UnixNano()
+	ms := s.matches(buf[:0], userPath, n, at)
+	kept := ms[:0]
+	for _, m := range ms {
+		if n >= m.e.reset {
+			kept = append(kept, m)
+		}
+	}
+	if len(kept) == 0 {
+		return
+	}
+	cs := cells(kept)
+	var got []float64
+	var err error
+	if sh.up() {
+		got, err = sh.restoring(func(ctx context.Context) ([]float64, error) { return sh.st.Add(ctx, cs, cost) })
+		if err == nil && len(got) != len(kept) {
+			err = errOr(nil, len(got), len(kept))
+		}
+		if err != nil {
+			sh.fail("charge", err)
+		} else {
+			sh.ok()
+		}
+	} else {
+		err = errSkipped
+	}
+	if err != nil {
+		sh.owe(cs, cost)
+	}
+	for i, m := range kept {
+		for {
+			c, _ := m.e.cellFor(m.anc, userPath, true)
+			var alive bool
+			if err != nil {
+				alive = c.add(m.w.start, cost)
+			} else {
+				alive = c.sync(m.w.start, got[i])
+			}
+			if alive {
+				break
+			}
+		}
+	}
+}
+
+// sync sets the spend of the window starting at start to v, unless the
+// cell already holds a later window. It reports false when the cell was
+// swept and the caller must use a fresh one.
+func (c *cell) sync(start int64, v float64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.dead {
+		return false
+	}
+	if c.start.Load() <= start {
+		c.write(start, positive(v))
+	}
+	return true
+}
+
+// refresh loads from the store the spend of the current window of each
+// entry into memory, for the views. The store's values replace this
+// process's; a window the store does not hold keeps what memory has.
+func (t *Tracker) refresh(list []*entry, now time.Time) {
+	sh := t.sh
+	if sh == nil || len(list) == 0 {
+		return
+	}
+	if !sh.up() {
+		return
+	}
+	n := now.UnixNano()
+	spans := make([]span, len(list))
+	ws := make([]SpendWindow, len(list))
+	for i, e := range list {
+		spans[i] = e.window(n, now)
+		ws[i] = e.spendWindow(spans[i])
+	}
+	ctx, cancel := sh.ctx()
+	got, err := sh.st.Windows(ctx, ws)
+	cancel()
+	if err == nil && len(got) != len(ws) {
+		err = errOr(nil, len(got), len(ws))
+	}
+	if err != nil {
+		sh.fail("read", err)
+		return
+	}
+	sh.ok()
+	for i, e := range list {
+		if got[i] != nil {
+			e.g.restoreSegs(spans[i].start, got[i])
+		}
+	}
+}
+
+// window reads one window from the store: held is false when the store
+// knows nothing of it.
+func (sh *shared) window(w SpendWindow) (spend map[string]float64, held bool, err error) {
+	ctx, cancel := sh.ctx()
+	defer cancel()
+	got, err := sh.st.Windows(ctx, []SpendWindow{w})
+	if err == nil && len(got) != 1 {
+		err = errOr(nil, len(got), 1)
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return got[0], got[0] != nil, nil
+}
+
+// restoreSegs sets the group's spend in the window starting at start
+// from spend by child segment ("" for the budget's own).
+func (g *group) restoreSegs(start int64, spend map[string]float64) {
+	if g.agg != nil {
+		g.agg.set(start, positive(spend[""]))
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for seg, c := range g.kids {
+		c.set(start, positive(spend[seg]))
+	}
+	for seg, v := range spend {
+		if seg == "" || g.kids[seg] != nil {
+			continue
+		}
+		c := &cell{}
+		c.set(start, positive(v))
+		g.kids[seg] = c
+	}
+}
+
+// segsOf turns a SpendSource answer for the budget on prefix into spend
+// by child segment ("" for the budget's own).
+func segsOf(prefix string, perChild bool, got map[string]float64) map[string]float64 {
+	out := map[string]float64{}
+	if !perChild {
+		if v := positive(got[prefix]); v > 0 {
+			out[""] = v
+		}
+		return out
+	}
+	for p, v := range got {
+		if seg, ok := childSegment(prefix, p); ok {
+			out[seg] = saturate.AddFloat(out[seg], positive(v))
+		}
+	}
+	return out
+}
+
+// rebuildShared rebuilds e's spend in the window w: from the store when
+// it holds the window, else from source, seeding the store with it
+// (unless another process seeded it first, whose figures win). handled
+// is false when the store failed and the caller must rebuild from source
+// alone.
+func (t *Tracker) rebuildShared(sh *shared, e *entry, w span, source SpendSource) (handled bool, err error) {
+	if !sh.up() {
+		return false, nil
+	}
+	sw := e.spendWindow(w)
+	got, held, err := sh.window(sw)
+	if err != nil {
+		sh.fail("rebuild", err)
+		return false, nil
+	}
+	sh.ok()
+	if held || source == nil {
+		e.g.restoreSegs(w.start, got)
+		return true, nil
+	}
+	since := max(w.start, e.reset)
+	fromSource, err := source.SpendSince(e.b.UserPath, e.b.PerChild, time.Unix(0, since).UTC())
+	if err != nil {
+		return true, err
+	}
+	seed := segsOf(e.b.UserPath, e.b.PerChild, fromSource)
+	ctx, cancel := sh.ctx()
+	kept, err := sh.st.Seed(ctx, sw, seed)
+	cancel()
+	if err != nil {
+		sh.fail("seed", err)
+		e.g.restoreSegs(w.start, seed)
+		return true, nil
+	}
+	e.g.restoreSegs(w.start, kept)
+	return true, nil
+}
+
+// clearShared clears e's window w in the store, or owes the clear.
+func (t *Tracker) clearShared(sh *shared, e *entry, w span) {
+	sw := e.spendWindow(w)
+	if !sh.up() {
+		sh.oweClear(sw)
+		return
+	}
+	ctx, cancel := sh.ctx()
+	err := sh.st.Clear(ctx, sw)
+	cancel()
+	if err != nil {
+		sh.fail("reset", err)
+		sh.oweClear(sw)
+		return
+	}
+	sh.dropDebts(sw)
+	sh.ok()
+}
+
+// Resync brings the store back in step after it failed: every budget
+// window the store no longer holds (the server restarted empty) is
+// seeded from source, and the charges this process owes for such a
+// window are dropped, since source already counts them. Windows the
+// store holds are left as they are. Without a SpendStore it does
+// nothing.
+func (t *Tracker) Resync(source SpendSource, now time.Time) error {
+	sh := t.sh
+	if sh == nil || source == nil {
+		return nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var errs []error
+	n := now.UnixNano()
+	for _, e := range t.snap.Load().list {
+		w := e.window(n, now)
+		sw := e.spendWindow(w)
+		_, held, err := sh.window(sw)
+		if err != nil {
+			return errors.Join(append(errs, err)...)
+		}
+		if held {
+			continue
+		}
+		since := max(w.start, e.reset)
+		got, err := source.SpendSince(e.b.UserPath, e.b.PerChild, time.Unix(0, since).UTC())
+		if err != nil {
+			errs = append(errs, fmt.Errorf("budget %s: reading spend: %w", e.b.Key(), err))
+			continue
+		}
+		sh.dropDebts(sw)
+		ctx, cancel := sh.ctx()
+		kept, err := sh.st.Seed(ctx, sw, segsOf(e.b.UserPath, e.b.PerChild, got))
+		cancel()
+		if err != nil {
+			return errors.Join(append(errs, err)...)
+		}
+		e.g.restoreSegs(w.start, kept)
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,58 @@
+package catalog
+
+import (
+	"testing"
+
+	"github.com/modelgate/modelgate/internal/domain/tokens"
+)
+
+func BenchmarkLookupExact(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok := Lookup("openai", "gpt-4o-mini"); !ok {
+			b.Fatal("miss")
+		}
+	}
+}
+
+func BenchmarkLookupDated(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok := Lookup("anthropic", "claude-sonnet-4-5-20250929"); !ok {
+			b.Fatal("miss")
+		}
+	}
+}
+
+func BenchmarkLookupVendorPrefix(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok := Lookup("openrouter", "anthropic/claude-3.7-sonnet"); !ok {
+			b.Fatal("miss")
+		}
+	}
+}
+
+func BenchmarkLookupMiss(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok := Lookup("openrouter", "some-vendor/some-model-2025-01-01"); ok {
+			b.Fatal("hit")
+		}
+	}
+}
+
+func BenchmarkCost(b *testing.B) {
+	m, _ := Lookup("gemini", "gemini-2.5-pro")
+	p := *m.Pricing
+	u := Consumption{Usage: tokens.Usage{InputTokens: 250000, CachedInputTokens: 100000, OutputTokens: 4000, ReasoningTokens: 1000}}
+	b.ReportAllocs()
+	var sum float64
+	for b.Loop() {
+		c, _ := Cost(p, u)
+		sum += c
+	}
+	if sum <= 0 {
+		b.Fatal("no cost")
+	}
+}

@@ -1,0 +1,28 @@
+package responses
+
+import (
+	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/gateway/providers/translate"
+	"github.com/modelgate/modelgate/internal/gateway/providers/translate/anthropic"
+)
+
+// MessagesToResponsesResponse translates a non-streamed Anthropic Messages
+// response into a Responses response object for the client's Responses
+// request req, through Chat Completions (anthropic.MessagesToChatResponse
+// reporting model, then ChatToResponsesResponse). An error means the
+// upstream body is not a message.
+func MessagesToResponsesResponse(messages, req []byte, model string) ([]byte, tokens.Usage, error) {
+	chat, _, err := anthropic.MessagesToChatResponse(messages, model)
+	if err != nil {
+		return nil, tokens.Usage{}, err
+	}
+	return ChatToResponsesResponse(chat, req)
+}
+
+// NewMessagesToResponsesStream converts an Anthropic Messages event stream
+// into Responses events for the client's Responses request req: an
+// anthropic.MessagesToChatStream reporting model, asked for the usage chunk,
+// chained (translate.Chain) into a ChatToResponsesStream.
+func NewMessagesToResponsesStream(model string, req []byte) translate.Stream {
+	return translate.Chain(anthropic.NewMessagesToChatStream(model, true), NewChatToResponsesStream(req))
+}

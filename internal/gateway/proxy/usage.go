@@ -1,0 +1,147 @@
+package proxy
+
+import (
+	"math"
+	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
+	"go.uber.org/zap"
+
+	"github.com/modelgate/modelgate/internal/domain/catalog"
+	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/gateway/providers"
+	"github.com/modelgate/modelgate/internal/gateway/providers/translate"
+	"github.com/modelgate/modelgate/internal/request/modelid"
+)
+
+// bodyUsage reads the usage of a whole upstream answer of endpoint ep.
+func bodyUsage(ep providers.Endpoint, body []byte) (tokens.Usage, bool) {
+	switch ep {
+	case providers.EndpointMessages:
+		u := gjson.GetBytes(body, "usage")
+		if !u.IsObject() {
+			return tokens.Usage{}, false
+		}
+		var m translate.MessagesUsage
+		m.Merge(u)
+		return m.Usage(), true
+	case providers.EndpointResponses:
+		return translate.ResponsesUsage(gjson.GetBytes(body, "usage"))
+	case providers.EndpointSpeech:
+		return tokens.Usage{}, false
+	case providers.EndpointTranscriptions:
+		// Token-billed models report tokens; the others a duration.
+		if u := gjson.GetBytes(body, "usage"); u.Get("input_tokens").Exists() {
+			return translate.ResponsesUsage(u)
+		}
+		return tokens.Usage{}, false
+	case providers.EndpointCountTokens:
+		return tokens.Usage{}, false
+	default:
+		return translate.ChatUsage(gjson.GetBytes(body, "usage"))
+	}
+}
+
+// anyUsage reads the usage object of a JSON answer of unknown shape
+// (passthrough): Chat Completions counts (prompt_tokens), Anthropic's
+// (input_tokens on a Messages provider) or the Responses counts.
+func anyUsage(body []byte, messages bool) (tokens.Usage, bool) {
+	u := gjson.GetBytes(body, "usage")
+	switch {
+	case !u.IsObject():
+		return tokens.Usage{}, false
+	case u.Get("prompt_tokens").Exists():
+		return translate.ChatUsage(u)
+	case !u.Get("input_tokens").Exists():
+		return tokens.Usage{}, false
+	case messages:
+		var m translate.MessagesUsage
+		m.Merge(u)
+		return m.Usage(), true
+	}
+	return translate.ResponsesUsage(u)
+}
+
+// speechCharacters is what a speech request is billed by: the characters
+// (Unicode code points) of its input text, the raw JSON value of its
+// "input" member. Anything but a string counts none.
+func speechCharacters(input []byte) int64 {
+	v := gjson.ParseBytes(input)
+	if v.Type != gjson.String {
+		return 0
+	}
+	return int64(utf8.RuneCountInString(v.Str))
+}
+
+// transcriptionSeconds reads the duration of the transcribed recording
+// from a whole transcription answer: the usage object of a model billed by
+// duration ({"type":"duration","seconds":n}), else the verbose answer's
+// "duration". ok is false when the answer reports neither.
+func transcriptionSeconds(body []byte) (seconds float64, ok bool) {
+	r := gjson.GetManyBytes(body, "usage.type", "usage.seconds", "duration")
+	switch {
+	case r[0].Str == "duration" && r[1].Type == gjson.Number:
+		seconds = r[1].Num
+	case r[2].Type == gjson.Number:
+		seconds = r[2].Num
+	default:
+		return 0, false
+	}
+	if seconds < 0 || math.IsNaN(seconds) || math.IsInf(seconds, 0) {
+		return 0, false
+	}
+	return seconds, true
+}
+
+// recordUnits records what a whole successful answer of c consumed
+// besides tokens: the characters of a speech input, the seconds of a
+// transcribed recording.
+func recordUnits(c *call, body []byte) {
+	switch c.ep {
+	case providers.EndpointSpeech:
+		c.info.SetUnits(catalog.Consumption{Characters: c.characters})
+	case providers.EndpointTranscriptions:
+		if s, ok := transcriptionSeconds(body); ok {
+			c.info.SetUnits(catalog.Consumption{InputSeconds: s})
+		}
+	}
+}
+
+// setUsage records usage u that c's upstream reported, as tokens.Checked
+// takes it: negative counts as 0; an absurd count refuses the usage of
+// the whole answer, which then has none (and a later report on the same
+// answer, such as a stream's next usage event, is ignored). A fault is
+// logged and counted once per call.
+func (c *call) setUsage(u tokens.Usage) {
+	if c.usageRefused {
+		return
+	}
+	u, fault, ok := tokens.Checked(u)
+	if fault != tokens.FaultNone && fault != c.usageFault {
+		c.usageFault = fault
+		c.svc.usageFault(c.provider, c.model, fault)
+	}
+	if !ok {
+		c.usageRefused = true
+		c.info.DropUsage()
+		return
+	}
+	c.info.SetUsage(u)
+}
+
+// usageFault logs and counts (UsageRejected) a fault of the usage that
+// provider p reported for an answer of model.
+func (s *Service) usageFault(p providers.Provider, model string, fault tokens.Fault) {
+	if s == nil {
+		return
+	}
+	name := ""
+	if p != nil {
+		name = p.Name()
+	}
+	s.logger().Warn("upstream usage corrected: "+fault.Consequence(), zap.String("provider", name), zap.String("model", modelid.Recorded(model)),
+		zap.String("reason", string(fault)), zap.Int64("max_count", tokens.MaxCount))
+	if s.UsageRejected != nil {
+		s.UsageRejected(name, fault)
+	}
+}

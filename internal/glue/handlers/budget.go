@@ -1,0 +1,83 @@
+package handlers
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/modelgate/modelgate/internal/domain/budgets"
+	"github.com/modelgate/modelgate/internal/gateway/proxy"
+	"github.com/modelgate/modelgate/internal/request/apierr"
+	"github.com/modelgate/modelgate/internal/request/reqinfo"
+	"github.com/modelgate/modelgate/internal/request/routes"
+	"github.com/modelgate/modelgate/internal/request/userpath"
+)
+
+// budgetCheck says whether and where a route's budgets refuse a request.
+type budgetCheck uint8
+
+const (
+	// budgetOff: the route is not budgeted (or budgets are off).
+	budgetOff budgetCheck = iota
+	// budgetHere: a spent budget refuses the request in the rate-limit
+	// stage (batch submissions and the budgeted routes whose model the
+	// proxy does not resolve).
+	budgetHere
+	// budgetAtModel: the rate-limit stage records the verdict and the
+	// proxy refuses once the model is resolved, unless it has no price.
+	budgetAtModel
+)
+
+// budgetCheckFor is how budgets apply to rt.
+func budgetCheckFor(rt *routes.Route) budgetCheck {
+	switch {
+	case rt == nil || !rt.Budgeted:
+		return budgetOff
+	case rt.Served && proxy.DecidesBudget(rt.Shape):
+		return budgetAtModel
+	}
+	return budgetHere
+}
+
+// admitBudget checks the budgets of bs before the upstream call and
+// returns the caller's user path and true when r may go on. A request the
+// response cache answered passes (and is charged nothing later). When a
+// spent budget covers the caller, its error is 429 rate_limit_error, code
+// budget_exceeded and Retry-After the seconds to the end of that budget's
+// period, in the envelope the route's clients expect (Anthropic's on
+// /v1/messages). With budgetHere that error is written here and ok is
+// false: nothing upstream is called. With budgetAtModel it is recorded in
+// info.BudgetExceeded and r goes on: the proxy answers with it once the
+// model is resolved, unless that model has no price.
+func admitBudget(bs *budgets.Service, check budgetCheck, w http.ResponseWriter, r *http.Request, info *reqinfo.Info) (path string, ok bool) {
+	path = info.UserPath
+	if path == "" {
+		path = userpath.Root
+	}
+	if info.CacheHit {
+		return path, true
+	}
+	admitted, wait, which := bs.Check(path, time.Now())
+	if admitted {
+		return path, true
+	}
+	e := budgets.ExceededError(which, path, wait)
+	if check == budgetAtModel {
+		info.BudgetExceeded = e
+		return path, true
+	}
+	apierr.WriteFor(w, r, e)
+	return path, false
+}
+
+// chargeBudget charges the completed request's cost to the budgets
+// covering path: the figure the audit usage record carries
+// (reqinfo.Info.Cost), so budgets and usage agree. Cache hits and requests of unknown cost (no usage, or a
+// model without a price) are not spend.
+func chargeBudget(bs *budgets.Service, path string, info *reqinfo.Info) {
+	if info.CacheHit {
+		return
+	}
+	if c, ok := info.Cost(); ok && c.Total > 0 {
+		bs.Charge(path, c.Total, time.Now())
+	}
+}

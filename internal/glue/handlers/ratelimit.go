@@ -1,0 +1,176 @@
+package handlers
+
+import (
+	"net/http"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+
+	"github.com/modelgate/modelgate/internal/domain/budgets"
+	"github.com/modelgate/modelgate/internal/domain/limits"
+	"github.com/modelgate/modelgate/internal/glue/caddymodule"
+	"github.com/modelgate/modelgate/internal/request/apierr"
+	"github.com/modelgate/modelgate/internal/request/reqinfo"
+	"github.com/modelgate/modelgate/internal/request/routes"
+	"github.com/modelgate/modelgate/internal/request/userpath"
+)
+
+func init() {
+	caddy.RegisterModule(RateLimit{})
+}
+
+// Interface guards.
+var (
+	_ caddy.Provisioner           = (*RateLimit)(nil)
+	_ caddyhttp.MiddlewareHandler = (*RateLimit)(nil)
+)
+
+// RateLimit (modelgate_rate_limit) enforces the user-path rate-limit rules
+// on the model endpoints, for the user path the auth stage settled on. How
+// a request counts is its route's RateLimit in the route table (package
+// routes):
+//
+//   - A breach answers 429 rate_limit_error, code rate_limit_exceeded,
+//     with Retry-After and the x-ratelimit-* headers; nothing is counted.
+//   - An admitted request carries the x-ratelimit-* headers of the most
+//     constrained matching rule, holds its concurrency slots until the
+//     answer is complete (streams included; also on disconnects and
+//     panics) and is charged its total tokens then.
+//   - Routes that count nothing (GET /v1/usage, /v1/models, /health,
+//     /admin/*, count_tokens, unknown routes) and requests the response
+//     cache answered pass uncounted; a batch submission counts one request
+//     and holds no slot.
+//
+// On the budgeted routes the stage also checks the spend budgets, before
+// the user-path rules. A batch submission (and any budgeted route whose
+// model the proxy does not resolve) a spent budget covers is refused here;
+// on the model endpoints the verdict is recorded and the proxy refuses
+// once the model is resolved, unless it has no price. Either way a request
+// a budget refuses counts against no rate limit: see admitBudget.
+//
+// Provider and model rules are enforced by modelgate_provider_proxy,
+// against the target that actually serves the request.
+type RateLimit struct {
+	app *caddymodule.App
+}
+
+// CaddyModule returns the Caddy module information.
+func (RateLimit) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{
+		ID:  "http.handlers.modelgate_rate_limit",
+		New: func() caddy.Module { return new(RateLimit) },
+	}
+}
+
+// Provision connects the handler to the modelgate app.
+func (h *RateLimit) Provision(ctx caddy.Context) (err error) {
+	h.app, err = loadApp(ctx)
+	return err
+}
+
+// ServeHTTP enforces the user-path rules and passes the request on.
+func (h *RateLimit) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+	rt, found := routes.LookupRequest(r)
+	kind := classify(rt, found)
+	if kind == routes.CountNone {
+		return next.ServeHTTP(w, r)
+	}
+	if err := h.app.WaitReady(r.Context()); err != nil {
+		apierr.WriteFor(w, r, notReady())
+		return nil
+	}
+	return serveLimited(h.app.Budgets(), budgetCheckFor(rt), h.app.Limiter(), kind, w, r, next)
+}
+
+// serveLimited serves r with next under the budgets of bs as check says
+// (bs nil: budgets are off), then under the user-path rate limits of eng.
+// A request a budget refuses counts against no rate limit.
+func serveLimited(bs *budgets.Service, check budgetCheck, eng *limits.Engine, kind routes.Counting, w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+	if bs != nil && check != budgetOff {
+		var info *reqinfo.Info
+		info, r = requestInfo(r)
+		path, ok := admitBudget(bs, check, w, r, info)
+		if !ok {
+			return nil
+		}
+		// Deferred so that the spend is charged however the request ends:
+		// normally, on a client disconnect (a stream cut short is charged
+		// for what it used), or panicking.
+		defer chargeBudget(bs, path, info)
+	}
+	return limitUserPath(eng, kind, w, r, next)
+}
+
+// limitUserPath admits r under eng's user-path rules (nil: rate limiting
+// is off) and serves it with next, releasing the admission when next
+// returns, which for a stream is when the stream has ended.
+func limitUserPath(eng *limits.Engine, kind routes.Counting, w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+	if eng == nil || kind == routes.CountNone {
+		return next.ServeHTTP(w, r)
+	}
+	info, r := requestInfo(r)
+	if info.CacheHit {
+		return next.ServeHTTP(w, r)
+	}
+	path := info.UserPath
+	if path == "" {
+		path = userpath.Root
+	}
+	if kind == routes.CountRequest {
+		hdr, rej := eng.AdmitBatch(path)
+		if rej != nil {
+			refuse(w, r, rej)
+			return nil
+		}
+		hdr.Apply(w.Header())
+		return next.ServeHTTP(w, r)
+	}
+	adm, rej := eng.AdmitUserPath(path)
+	if rej != nil {
+		refuse(w, r, rej)
+		return nil
+	}
+	// Deferred so that the slots are released and the tokens charged
+	// however next ends: normally, on a client disconnect, or panicking.
+	// A request a saturated provider or model, or a spent budget, refused
+	// in the proxy reached no provider and is given back.
+	defer func() {
+		if info.RefusedBeforeUpstream {
+			adm.Cancel()
+			return
+		}
+		adm.Done(totalTokens(info))
+	}()
+	// Headers go on before next writes the status line.
+	adm.Headers().Apply(w.Header())
+	return next.ServeHTTP(w, r)
+}
+
+// refuse answers a user-path breach: 429 rate_limit_error with
+// Retry-After and the x-ratelimit-* headers, in the envelope the route's
+// clients expect (Anthropic's on /v1/messages); or 503, code
+// rate_limits_unavailable, when the limits could not be checked
+// (fail-closed without the shared counter store).
+func refuse(w http.ResponseWriter, r *http.Request, rej *limits.Rejection) {
+	if rej.Unavailable {
+		// Fail-closed without the shared counter store: 503, not 429.
+		e := apierr.New(http.StatusServiceUnavailable, apierr.TypeProvider, rej.Reason).WithCode("rate_limits_unavailable")
+		e.RetryAfter = int(rej.RetryAfterSeconds())
+		apierr.WriteFor(w, r, e)
+		return
+	}
+	rej.Headers.Apply(w.Header())
+	e := apierr.New(http.StatusTooManyRequests, apierr.TypeRateLimit, rej.Reason).WithCode("rate_limit_exceeded")
+	e.RetryAfter = int(rej.RetryAfterSeconds())
+	apierr.WriteFor(w, r, e)
+}
+
+// totalTokens is the request's total token usage as recorded by the proxy
+// (0 when none is known).
+func totalTokens(info *reqinfo.Info) int64 {
+	u, ok := info.Usage()
+	if !ok {
+		return 0
+	}
+	return u.TotalTokens
+}

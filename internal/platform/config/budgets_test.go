@@ -1,0 +1,51 @@
+package config
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/modelgate/modelgate/internal/domain/budgets"
+)
+
+// TestYAMLBudgets: budgets.user_paths decodes into typed entries that
+// remember their line, and an unknown key inside an entry names its line.
+func TestYAMLBudgets(t *testing.T) {
+	c, err := ParseYAML([]byte(`budgets:
+  enabled: true
+  user_paths:
+    - {user_path: /team, daily: 10, monthly: 200}
+    - {user_path: /customers, period: daily, amount: 5, per_child: true}
+    - {user_path: /x, period_seconds: 600, amount: 1}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := c.Budgets.UserPaths
+	if len(u) != 3 || u[0].UserPath != "/team" || *u[0].Daily != 10 || *u[0].Monthly != 200 ||
+		!u[1].PerChild || u[1].Period != "daily" || *u[1].Amount != 5 || u[2].PeriodSeconds != 600 || u[2].Line != 6 {
+		t.Fatalf("decoded %+v", u)
+	}
+	list, err := budgets.FromConfig(u)
+	if err != nil || len(list) != 4 {
+		t.Fatalf("%v %v", list, err)
+	}
+
+	_, err = ParseYAML([]byte("budgets:\n  user_paths:\n    - {user_path: /a, dailly: 1}\n"))
+	if err == nil || !strings.Contains(err.Error(), "line 3: field dailly not found") {
+		t.Fatalf("unknown key: %v", err)
+	}
+}
+
+// TestOverlayBudgets: a higher layer's list replaces a lower one's.
+func TestOverlayBudgets(t *testing.T) {
+	one := 1.0
+	low := Config{Budgets: Budgets{UserPaths: []budgets.ConfigEntry{{UserPath: "/a", Daily: &one}}}}
+	low.Overlay(Config{Budgets: Budgets{UserPaths: []budgets.ConfigEntry{{UserPath: "/b", Daily: &one}}}})
+	if len(low.Budgets.UserPaths) != 1 || low.Budgets.UserPaths[0].UserPath != "/b" {
+		t.Fatalf("%+v", low.Budgets)
+	}
+	low.Overlay(Config{})
+	if len(low.Budgets.UserPaths) != 1 {
+		t.Fatal("an unset layer cleared the list")
+	}
+}

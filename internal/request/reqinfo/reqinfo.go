@@ -1,0 +1,243 @@
+// Package reqinfo carries what each stage of the handler chain learns about
+// one request (caller, user path, models, provider, usage, attempts) in a
+// single value stored in the request context. The audit stage reads it once
+// the response is done.
+package reqinfo
+
+import (
+	"context"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/modelgate/modelgate/internal/domain/tokens"
+)
+
+// AuthMethod says how the caller authenticated.
+type AuthMethod string
+
+// Authentication methods.
+const (
+	AuthNone       AuthMethod = "none"
+	AuthMasterKey  AuthMethod = "master_key"
+	AuthManagedKey AuthMethod = "managed_key"
+)
+
+// Attempt records one upstream call.
+type Attempt struct {
+	Provider string
+	// ProviderType is the provider's type ("" when not known).
+	ProviderType string
+	Model        string
+	StatusCode   int
+	StartedAt    time.Time
+	Duration     time.Duration
+	// Err is why the call failed, in the gateway's words (never a Go
+	// error's detail), or "".
+	Err string
+	// ErrType and ErrCode are the gateway error type and code of the
+	// call's failure, when it has them.
+	ErrType, ErrCode string
+	// ResponseHeader and ResponseBody are the upstream's error answer,
+	// when the call got one (the body capped and without provider
+	// credentials); nil otherwise.
+	ResponseHeader http.Header
+	ResponseBody   []byte
+}
+
+// Info is the request-scoped state. Fields are written by one stage at a
+// time in chain order; the mutex guards the few that a streaming response
+// updates while others may read (usage, status).
+type Info struct {
+	// Start is when the gateway received the request.
+	Start time.Time
+	// AuthMethod is how the caller authenticated.
+	AuthMethod AuthMethod
+	// KeyHash is the hex SHA-256 of the caller's credential ("" if none).
+	KeyHash string
+	// KeyID identifies the managed key, if any.
+	KeyID string
+	// CredentialsSent has bit i set when the request carried the i-th
+	// header a caller's key is read from (keys.KeyHeaders), which the
+	// auth stage removes once read: the audit records them as sent,
+	// redacted.
+	CredentialsSent uint8
+	// Admin reports whether the caller may use /admin/*.
+	Admin bool
+	// UserPath is the caller's normalized user path.
+	UserPath string
+	// SessionID is the detected session, if any.
+	SessionID string
+
+	// RequestedModel is the model string the client sent.
+	RequestedModel string
+	// ResolvedModel is the model id sent upstream.
+	ResolvedModel string
+	// ProviderName is the provider instance that served the request.
+	ProviderName string
+	// ProviderType is that instance's family.
+	ProviderType string
+	// AliasUsed reports that the requested model was a virtual model that
+	// the gateway resolved to a concrete target.
+	AliasUsed bool
+	// VirtualModels reports that the virtual-model stage ran: the proxy
+	// resolves the requested model through the virtual models, applies
+	// the model access policies and the failover routes.
+	VirtualModels bool
+	// Stream reports whether the response is streamed.
+	Stream bool
+	// CacheHit reports that the response cache answered the request. The
+	// rate-limit stage charges nothing for such a request: cache hits are
+	// served before enforcement and count nothing.
+	CacheHit bool
+	// RefusedBeforeUpstream reports that the proxy refused the request
+	// before any provider was called: a saturated provider or model rule,
+	// or a spent budget (BudgetExceeded) on a priced model. The user-path
+	// stage then gives the request back instead of counting it.
+	RefusedBeforeUpstream bool
+	// BudgetExceeded, when not nil, is the 429 budget_exceeded error a
+	// spent budget covering the caller answers the request with. The
+	// rate-limit stage sets it on model endpoints, whose model is resolved
+	// later; the proxy then answers with it before any provider is called,
+	// unless the resolved model has no price (unpriced models are never
+	// spend, so a spent budget does not refuse them).
+	BudgetExceeded error
+	// AnswerOpen reports that the answer is being written in parts (a
+	// stream, or a body relayed as it arrives) and is not yet whole: a
+	// client that goes away meanwhile did not get it. A handler that
+	// answers in parts sets it before the first part and clears it once
+	// the last part was sent.
+	AnswerOpen bool
+	// ErrorCode is the code of the gateway error the request was answered
+	// with, or its type when it has no code; empty while none was written.
+	// An answer that failed after it had begun (a stream the upstream
+	// broke off) records its failure here too (apierr.Record).
+	ErrorCode string
+	// ErrorStatus is the HTTP status of that gateway error; 0 while none
+	// was recorded. For an answer that failed after it had begun it is
+	// the failure's status (502 for a broken upstream stream), not the
+	// one the client already got, and the audit entry records it.
+	ErrorStatus int
+	// ErrorType is the type of that gateway error; empty while none was
+	// written.
+	ErrorType string
+	// ErrorMessage is the message of that gateway error; empty while none
+	// was written. It never contains a secret.
+	ErrorMessage string
+
+	// body is the shared request body, when a stage read it (SetBody,
+	// hasBody).
+	body    Body
+	hasBody bool
+
+	// routed is the virtual model target an earlier stage resolved
+	// (SetRouted, TakeRouted).
+	routed Routed
+
+	mu       sync.Mutex
+	usage    tokens.Usage
+	hasUsage bool
+	// units are the units besides tokens the request consumed (SetUnits);
+	// their Usage is unused.
+	units    catalog.Consumption
+	hasUnits bool
+	// cost memoizes Cost until the usage changes.
+	cost              catalog.Breakdown
+	priced, costKnown bool
+	attempts          []Attempt
+}
+
+type ctxKey struct{}
+
+// New returns a fresh Info stamped with the current time.
+func New() *Info { return &Info{Start: time.Now(), AuthMethod: AuthNone} }
+
+// With returns a context carrying info.
+func With(ctx context.Context, info *Info) context.Context {
+	return context.WithValue(ctx, ctxKey{}, info)
+}
+
+// From returns the Info in ctx, or nil.
+func From(ctx context.Context) *Info {
+	info, _ := ctx.Value(ctxKey{}).(*Info)
+	return info
+}
+
+// SetUsage records the response's token usage.
+func (i *Info) SetUsage(u tokens.Usage) {
+	i.mu.Lock()
+	i.usage, i.hasUsage = u, true
+	i.priced = false
+	i.mu.Unlock()
+}
+
+// DropUsage forgets the token usage SetUsage recorded, for an answer
+// whose usage turned out untrustworthy (tokens.Checked): the request has
+// no usage then, unless SetUnits recorded units.
+func (i *Info) DropUsage() {
+	i.mu.Lock()
+	i.usage, i.hasUsage = tokens.Usage{}, i.hasUnits
+	i.priced = false
+	i.mu.Unlock()
+}
+
+// SetUnits records the units besides tokens that the request consumed
+// and its provider bills (the characters of a speech input, the seconds
+// of a transcribed recording): they are priced with the tokens. The
+// request then has usage, of zero tokens unless SetUsage records some.
+// u.Usage is ignored.
+func (i *Info) SetUnits(u catalog.Consumption) {
+	i.mu.Lock()
+	u.Usage = tokens.Usage{}
+	i.units, i.hasUsage, i.hasUnits = u, true, true
+	i.priced = false
+	i.mu.Unlock()
+}
+
+// Cost returns what the request cost, priced from the catalog by
+// ProviderType, ResolvedModel, the recorded usage and units (SetUnits). It is computed once
+// (until the usage changes), so every stage that charges or records spend
+// sees the same figure. ok is false when no usage was recorded or the
+// model has no price: such a request's cost is unknown, not 0. A cache
+// hit costs 0 (its tokens were paid for once, by the request that filled
+// the cache). Callers must not set ProviderType or ResolvedModel after the
+// first call.
+func (i *Info) Cost() (b catalog.Breakdown, ok bool) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if i.CacheHit {
+		return catalog.Breakdown{Currency: "USD"}, i.hasUsage
+	}
+	if !i.priced {
+		i.priced = true
+		i.cost, i.costKnown = catalog.Breakdown{}, false
+		if i.hasUsage {
+			c := i.units
+			c.Usage = i.usage
+			i.cost, i.costKnown = catalog.PriceConsumption(i.ProviderType, i.ResolvedModel, c)
+		}
+	}
+	return i.cost, i.costKnown
+}
+
+// Usage returns the recorded usage and whether any was recorded.
+func (i *Info) Usage() (tokens.Usage, bool) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return i.usage, i.hasUsage
+}
+
+// AddAttempt records one upstream call.
+func (i *Info) AddAttempt(a Attempt) {
+	i.mu.Lock()
+	i.attempts = append(i.attempts, a)
+	i.mu.Unlock()
+}
+
+// Attempts returns a copy of the recorded upstream calls.
+func (i *Info) Attempts() []Attempt {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return append([]Attempt(nil), i.attempts...)
+}

@@ -1,0 +1,380 @@
+package boltstore
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/modelgate/modelgate/internal/domain/audit"
+)
+
+// errCorrupt reports a stored value this code cannot decode.
+var errCorrupt = errors.New("boltstore: corrupt audit value")
+
+// Strings inside keys and binary values are length-prefixed (uvarint
+// length, then the bytes), so any byte may appear in them and no encoded
+// string is a prefix of another.
+
+// appendLP appends s length-prefixed.
+func appendLP(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+// readLP reads one length-prefixed string from b; the result aliases b.
+func readLP(b []byte) (s, rest []byte, ok bool) {
+	n, k := binary.Uvarint(b)
+	if k <= 0 || uint64(len(b)-k) < n {
+		return nil, nil, false
+	}
+	return b[k : k+int(n)], b[k+int(n):], true
+}
+
+// readUvarint reads one uvarint from b.
+func readUvarint(b []byte) (v uint64, rest []byte, ok bool) {
+	v, k := binary.Uvarint(b)
+	if k <= 0 {
+		return 0, nil, false
+	}
+	return v, b[k:], true
+}
+
+// readVarint reads one signed varint from b.
+func readVarint(b []byte) (v int64, rest []byte, ok bool) {
+	v, k := binary.Varint(b)
+	if k <= 0 {
+		return 0, nil, false
+	}
+	return v, b[k:], true
+}
+
+// timeKey is the 8-byte big-endian Unix second of t: the time prefix of
+// aggregate keys.
+func timeKey(t time.Time) []byte {
+	return binary.BigEndian.AppendUint64(make([]byte, 0, 64), uint64(t.Unix()))
+}
+
+// keyTime reads a timeKey prefix.
+func keyTime(k []byte) time.Time {
+	return time.Unix(int64(binary.BigEndian.Uint64(k[:8])), 0).UTC()
+}
+
+// Secondary index fields of audit entries. An index key is the field byte,
+// the length-prefixed value and the entry's 16-byte id, with an empty
+// value, so one value's entries are contiguous and in time order.
+const (
+	idxSession     = 's'
+	idxUserPath    = 'u'
+	idxModel       = 'm'
+	idxProvider    = 'p'
+	idxStatusClass = 'k'
+	// idxStatusCode is not an index: an exact status filter walks the
+	// class index and checks the code on each candidate's meta.
+	idxStatusCode = 'c'
+)
+
+// idxPrefix returns the index key prefix of one field value.
+func idxPrefix(field byte, val string) []byte {
+	b := make([]byte, 0, 1+binary.MaxVarintLen64+len(val)+16)
+	b = append(b, field)
+	return appendLP(b, val)
+}
+
+// entryMeta is the compact part of an entry that lists filter on and
+// retention needs to find the entry's index terms: at the front of a
+// binary head, or in bucketMeta for a JSON head, so that neither decodes
+// the whole entry.
+type entryMeta struct {
+	status                             int
+	userPath, session                  []byte
+	reqModel, resModel                 []byte
+	providerName, providerType, search []byte
+}
+
+// metaVersion starts every entryMeta in bucketMeta.
+const metaVersion = 1
+
+// decodeMeta decodes an entryMeta of bucketMeta; its fields alias b.
+func decodeMeta(b []byte) (m entryMeta, err error) {
+	if len(b) == 0 || b[0] != metaVersion {
+		return m, errCorrupt
+	}
+	m, _, err = readMeta(b[1:])
+	return m, err
+}
+
+// searchText is the lower-case text EntryQuery.Search looks in, one field
+// per line.
+func searchText(e *audit.Entry) string {
+	var buf [512]byte
+	return string(appendSearch(buf[:0], e))
+}
+
+// appendSearch appends e's search text to b.
+func appendSearch(b []byte, e *audit.Entry) []byte {
+	b, _ = e.ID.AppendText(b)
+	for i := len(b) - audit.IDLen; i < len(b); i++ {
+		if c := b[i]; 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	b = append(b, '\n')
+	for _, s := range [...]string{e.RequestID, e.SessionID, e.Method, e.Path, e.UserPath,
+		e.RequestedModel, e.ResolvedModel, e.ProviderName, e.Provider, e.ErrorType, e.AuthKeyID,
+		e.PrincipalID, e.ClientIP} {
+		b = appendLower(b, s)
+	}
+	if d := e.Data; d != nil {
+		b = appendLower(b, d.ErrorCode)
+		b = appendLower(b, d.ErrorMessage)
+		b = appendLower(b, d.UserAgent)
+	}
+	return b
+}
+
+// appendLower appends s in lower case (as strings.ToLower) and a newline,
+// nothing when s is empty.
+func appendLower(b []byte, s string) []byte {
+	if s == "" {
+		return b
+	}
+	start := len(b)
+	b = append(b, s...)
+	for i := start; i < len(b); i++ {
+		c := b[i]
+		if c >= utf8.RuneSelf {
+			b = append(b[:start], strings.ToLower(s)...)
+			break
+		}
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return append(b, '\n')
+}
+
+// terms returns the index terms of entry id from its meta, each the
+// term's idxPrefix followed by the id's slot (see postings), in one
+// allocation.
+func (m *entryMeta) terms(id []byte) [][]byte {
+	var fs [7]byte
+	var vs [7][]byte
+	n := 0
+	add := func(field byte, v []byte) {
+		fs[n], vs[n] = field, v
+		n++
+	}
+	if len(m.session) > 0 {
+		add(idxSession, m.session)
+	}
+	add(idxUserPath, m.userPath)
+	if len(m.reqModel) > 0 {
+		add(idxModel, m.reqModel)
+	}
+	if len(m.resModel) > 0 && !bytes.Equal(m.resModel, m.reqModel) {
+		add(idxModel, m.resModel)
+	}
+	if len(m.providerName) > 0 {
+		add(idxProvider, m.providerName)
+	}
+	if len(m.providerType) > 0 && !bytes.Equal(m.providerType, m.providerName) {
+		add(idxProvider, m.providerType)
+	}
+	class := [1]byte{byte('0' + m.status/100%10)}
+	add(idxStatusClass, class[:])
+	size := 0
+	for _, v := range vs[:n] {
+		size += 1 + binary.MaxVarintLen64 + len(v) + slotLen
+	}
+	buf := make([]byte, 0, size)
+	keys := make([][]byte, n)
+	for i := range n {
+		start := len(buf)
+		buf = append(buf, fs[i])
+		buf = binary.AppendUvarint(buf, uint64(len(vs[i])))
+		buf = append(buf, vs[i]...)
+		buf = append(buf, id[:slotLen]...)
+		keys[i] = buf[start:len(buf):len(buf)]
+	}
+	return keys
+}
+
+// Bodies are stored apart from the head, so that lists never read them.
+// A bodies record is bodiesVersion1 (or bodiesVersion), then the request
+// body (version 1 only), the response body, then the attempts' and the
+// revisions' bodies, each list a count followed by its elements, every
+// body length-prefixed (empty: none). Raw JSON is copied as it is, never
+// re-encoded. Entries with a binary head keep a version 1 record in a
+// body chunk; those with a JSON head keep a version 2 record in
+// bucketBodies and the request body alone in bucketRequestBodies.
+const (
+	bodiesVersion1 = 1
+	bodiesVersion  = 2
+)
+
+// bodiesSize returns the size of d's version 1 bodies record, 0 when d
+// has no body.
+func bodiesSize(d *audit.Data) int {
+	size, some := 1+2*binary.MaxVarintLen32, false
+	count := func(m json.RawMessage) {
+		size += len(m) + binary.MaxVarintLen32
+		some = some || len(m) > 0
+	}
+	count(d.RequestBody)
+	count(d.ResponseBody)
+	for _, a := range d.Attempts {
+		count(a.ResponseBody)
+	}
+	for _, r := range d.RequestRevisions {
+		count(r.Body)
+	}
+	if !some {
+		return 0
+	}
+	return size
+}
+
+// appendBodies appends w's version 1 bodies record.
+func appendBodies(b []byte, w *entryWrite) []byte {
+	b = append(b, bodiesVersion1)
+	b = appendBody(b, w.reqBody)
+	b = appendBody(b, w.respBody)
+	b = binary.AppendUvarint(b, uint64(len(w.attempts)))
+	for _, a := range w.attempts {
+		b = appendBody(b, a.ResponseBody)
+	}
+	b = binary.AppendUvarint(b, uint64(len(w.revisions)))
+	for _, r := range w.revisions {
+		b = appendBody(b, r.Body)
+	}
+	return b
+}
+
+// appendBody appends one length-prefixed body as it was recorded: it is
+// not validated on the way in (see readBody).
+func appendBody(b []byte, m json.RawMessage) []byte {
+	b = binary.AppendUvarint(b, uint64(len(m)))
+	return append(b, m...)
+}
+
+// readBody reads one body written by appendBody; an empty one is nil. The
+// result is a copy, and valid JSON (audit.ReadableBody): a recorded body
+// that is not reads as a JSON string of its text.
+func readBody(b []byte) (json.RawMessage, []byte, bool) {
+	m, rest, ok := readLP(b)
+	if !ok || len(m) == 0 {
+		return nil, rest, ok
+	}
+	return bytes.Clone(audit.ReadableBody(m)), rest, true
+}
+
+// decodeHead decodes a stored head (see audit.DecodeEntry).
+func decodeHead(b []byte) (*audit.Entry, error) {
+	e, err := audit.DecodeEntry(b)
+	if err != nil {
+		return nil, fmt.Errorf("boltstore: %w", err)
+	}
+	return e, nil
+}
+
+// restoreRequestBody puts a stored request body back into e.
+func restoreRequestBody(e *audit.Entry, b []byte) {
+	if e.Data == nil {
+		e.Data = &audit.Data{}
+	}
+	e.Data.RequestBody = bytes.Clone(audit.ReadableBody(b))
+}
+
+// restoreBodies puts a stored bodies record back into e.
+func restoreBodies(e *audit.Entry, b []byte) error {
+	if len(b) == 0 || (b[0] != bodiesVersion && b[0] != bodiesVersion1) {
+		return errCorrupt
+	}
+	if e.Data == nil {
+		e.Data = &audit.Data{}
+	}
+	d := e.Data
+	version := b[0]
+	b = b[1:]
+	var ok bool
+	if version == bodiesVersion1 {
+		if d.RequestBody, b, ok = readBody(b); !ok {
+			return errCorrupt
+		}
+	}
+	if d.ResponseBody, b, ok = readBody(b); !ok {
+		return errCorrupt
+	}
+	n, b, ok := readUvarint(b)
+	if !ok {
+		return errCorrupt
+	}
+	for i := range n {
+		var m json.RawMessage
+		if m, b, ok = readBody(b); !ok {
+			return errCorrupt
+		}
+		if i < uint64(len(d.Attempts)) {
+			d.Attempts[i].ResponseBody = m
+		}
+	}
+	if n, b, ok = readUvarint(b); !ok {
+		return errCorrupt
+	}
+	for i := range n {
+		var m json.RawMessage
+		if m, b, ok = readBody(b); !ok {
+			return errCorrupt
+		}
+		if i < uint64(len(d.RequestRevisions)) {
+			d.RequestRevisions[i].Body = m
+		}
+	}
+	return nil
+}
+
+// auditHourKey is the key of an AuditHour row: hour, provider.
+func auditHourKey(h *audit.AuditHour) []byte {
+	return appendLP(timeKey(h.Hour), h.Provider)
+}
+
+// hourVersion starts every encoded AuditHour.
+const hourVersion = 1
+
+// encodeAuditHour encodes the sums of h.
+func encodeAuditHour(h *audit.AuditHour) []byte {
+	b := make([]byte, 0, 64)
+	b = append(b, hourVersion)
+	for _, v := range [...]int64{h.Requests, h.Status2xx, h.Status4xx, h.Status5xx, h.StatusOther,
+		h.DurationNs, h.LatencyCount, h.LatencyNs} {
+		b = binary.AppendVarint(b, v)
+	}
+	return b
+}
+
+// decodeAuditHour decodes a row stored under key k.
+func decodeAuditHour(k, b []byte) (audit.AuditHour, error) {
+	var h audit.AuditHour
+	if len(k) < 8 || len(b) == 0 || b[0] != hourVersion {
+		return h, errCorrupt
+	}
+	h.Hour = keyTime(k)
+	p, _, ok := readLP(k[8:])
+	if !ok {
+		return h, errCorrupt
+	}
+	h.Provider = string(p)
+	b = b[1:]
+	for _, dst := range [...]*int64{&h.Requests, &h.Status2xx, &h.Status4xx, &h.Status5xx, &h.StatusOther,
+		&h.DurationNs, &h.LatencyCount, &h.LatencyNs} {
+		if *dst, b, ok = readVarint(b); !ok {
+			return h, errCorrupt
+		}
+	}
+	return h, nil
+}

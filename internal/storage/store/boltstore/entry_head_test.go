@@ -1,0 +1,43 @@
+package boltstore
+
+import (
+	"testing"
+	"time"
+
+	"github.com/modelgate/modelgate/internal/domain/audit"
+)
+
+// TestHeadSizeHintHoldsTheHead: a gateway's entry (an SDK's headers, one
+// attempt, a failed one with an error) is encoded without growing its
+// buffer.
+func TestHeadSizeHintHoldsTheHead(t *testing.T) {
+	e, _ := benchEntry(time.Now(), 1, jsonBody(1024))
+	e.RequestID = e.ID.String()
+	e.ClientIP = "203.0.113.77"
+	e.Data.UserAgent = "OpenAI/Python 1.99.9 (linux; x86_64) async:asyncio"
+	e.Data.RequestHeaders = map[string]string{"content-length": "1024", "content-type": "application/json",
+		"user-agent": e.Data.UserAgent, "accept": "application/json", "x-stainless-lang": "python",
+		"x-stainless-os": "Linux", "x-stainless-retry-count": "0", "x-stainless-runtime": "CPython"}
+	e.Data.ResponseHeaders = map[string]string{"content-type": "application/json", "server": "Caddy",
+		"x-modelgate-provider": "openai-1", "x-ratelimit-limit-requests": "100000000",
+		"x-ratelimit-remaining-requests": "99953478", "x-ratelimit-reset-requests": "72"}
+	e.Data.WorkflowFeatures = audit.WorkflowFeatures{Audit: true, Budget: true, Usage: true}
+	failed := *e
+	d := *e.Data
+	failed.Data = &d
+	d.ErrorCode, d.ErrorMessage = "upstream_error", "the provider answered 500: internal error while generating the answer"
+	d.Attempts = append([]audit.Attempt{{Seq: 1, Kind: audit.AttemptPrimary, ProviderName: "openai-0", Model: "gpt-4o-mini",
+		StatusCode: 500, ErrorType: "provider_error", ErrorMessage: d.ErrorMessage, ResponseBody: []byte(`{"error":{"message":"internal"}}`)}},
+		d.Attempts...)
+	for _, e := range []*audit.Entry{e, &failed} {
+		var buf [512]byte
+		hint := headSizeHint(e, appendSearch(buf[:0], e))
+		head, err := encodeHead(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cap(head) != hint {
+			t.Errorf("head of %d bytes grew its buffer of %d to %d", len(head), hint, cap(head))
+		}
+	}
+}

@@ -1,0 +1,201 @@
+package boltstore
+
+import (
+	"encoding/binary"
+	"math"
+	"time"
+
+	"github.com/modelgate/modelgate/internal/domain/audit"
+	"github.com/modelgate/modelgate/internal/domain/money"
+	"github.com/modelgate/modelgate/internal/domain/tokens"
+)
+
+// appendUsageAggKey appends the key of r's row of the period that starts
+// at start: period start, user path, provider, model.
+func appendUsageAggKey(b []byte, start time.Time, r *audit.UsageRecord) []byte {
+	b = binary.BigEndian.AppendUint64(b, uint64(start.Unix()))
+	b = appendLP(b, r.UserPath)
+	b = appendLP(b, r.ProviderName)
+	return appendLP(b, r.Model)
+}
+
+// aggVersion starts every encoded UsageAggregate and SessionTotals.
+const aggVersion = 1
+
+// appendTokens appends the six token counts.
+func appendTokens(b []byte, u *tokens.Usage) []byte {
+	for _, v := range [...]int64{u.InputTokens, u.OutputTokens, u.TotalTokens,
+		u.CachedInputTokens, u.CacheWriteInputTokens, u.ReasoningTokens} {
+		b = binary.AppendVarint(b, v)
+	}
+	return b
+}
+
+// readTokens reads the six token counts.
+func readTokens(b []byte, u *tokens.Usage) ([]byte, bool) {
+	var ok bool
+	for _, dst := range [...]*int64{&u.InputTokens, &u.OutputTokens, &u.TotalTokens,
+		&u.CachedInputTokens, &u.CacheWriteInputTokens, &u.ReasoningTokens} {
+		if *dst, b, ok = readVarint(b); !ok {
+			return nil, false
+		}
+	}
+	return b, true
+}
+
+// appendFloat appends f as 8 bytes.
+func appendFloat(b []byte, f float64) []byte {
+	return binary.BigEndian.AppendUint64(b, math.Float64bits(f))
+}
+
+// readFloat reads 8 bytes as a float.
+func readFloat(b []byte) (float64, []byte, bool) {
+	if len(b) < 8 {
+		return 0, nil, false
+	}
+	return math.Float64frombits(binary.BigEndian.Uint64(b)), b[8:], true
+}
+
+// encodeUsageAgg encodes the sums of a.
+func encodeUsageAgg(a *audit.UsageAggregate) []byte {
+	b := make([]byte, 0, 64)
+	b = append(b, aggVersion)
+	b = binary.AppendVarint(b, a.Requests)
+	b = binary.AppendVarint(b, a.CacheHits)
+	b = binary.AppendVarint(b, a.Unpriced)
+	b = appendTokens(b, &a.Tokens)
+	return appendFloat(b, a.Cost)
+}
+
+// decodeUsageAggSums decodes the sums of a row into a (not its key).
+func decodeUsageAggSums(b []byte, a *audit.UsageAggregate) error {
+	if len(b) == 0 || b[0] != aggVersion {
+		return errCorrupt
+	}
+	b = b[1:]
+	var ok bool
+	for _, dst := range [...]*int64{&a.Requests, &a.CacheHits, &a.Unpriced} {
+		if *dst, b, ok = readVarint(b); !ok {
+			return errCorrupt
+		}
+	}
+	if b, ok = readTokens(b, &a.Tokens); !ok {
+		return errCorrupt
+	}
+	if a.Cost, _, ok = readFloat(b); !ok {
+		return errCorrupt
+	}
+	return nil
+}
+
+// decodeUsageAgg decodes a row stored under key k.
+func decodeUsageAgg(k, v []byte) (audit.UsageAggregate, error) {
+	var a audit.UsageAggregate
+	if len(k) < 8 {
+		return a, errCorrupt
+	}
+	a.Start = keyTime(k)
+	rest := k[8:]
+	for _, dst := range [...]*string{&a.UserPath, &a.Provider, &a.Model} {
+		s, r, ok := readLP(rest)
+		if !ok {
+			return a, errCorrupt
+		}
+		*dst, rest = string(s), r
+	}
+	return a, decodeUsageAggSums(v, &a)
+}
+
+// sessionKey is the key of a session's totals: user path, session id.
+func sessionKey(userPath, session string) []byte {
+	b := make([]byte, 0, 4+len(userPath)+len(session))
+	return appendLP(appendLP(b, userPath), session)
+}
+
+// recentKey is the key of a session in latest-activity order: last
+// activity (Unix nanoseconds), then the session key.
+func recentKey(lastSeen time.Time, sessKey []byte) []byte {
+	return appendRecentKey(make([]byte, 0, 8+len(sessKey)), lastSeen, sessKey)
+}
+
+// appendRecentKey appends the recentKey of a session to b.
+func appendRecentKey(b []byte, lastSeen time.Time, sessKey []byte) []byte {
+	b = binary.BigEndian.AppendUint64(b, uint64(lastSeen.UnixNano()))
+	return append(b, sessKey...)
+}
+
+// parseSessionKey splits a session key.
+func parseSessionKey(k []byte) (userPath, session string, ok bool) {
+	p, rest, ok := readLP(k)
+	if !ok {
+		return "", "", false
+	}
+	s, rest, ok := readLP(rest)
+	if !ok || len(rest) != 0 {
+		return "", "", false
+	}
+	return string(p), string(s), true
+}
+
+// appendSession appends the encoded totals of s to b.
+func appendSession(b []byte, s *audit.SessionTotals) []byte {
+	b = append(b, aggVersion)
+	b = binary.AppendVarint(b, s.FirstSeen.UnixNano())
+	b = binary.AppendVarint(b, s.LastSeen.UnixNano())
+	b = binary.AppendVarint(b, s.Requests)
+	b = binary.AppendVarint(b, s.CacheHits)
+	b = appendTokens(b, &s.Usage)
+	b = appendFloat(b, float64(s.Cost))
+	b = binary.AppendUvarint(b, uint64(len(s.Models)))
+	for _, m := range s.Models {
+		b = appendLP(b, m)
+	}
+	return b
+}
+
+// decodeSession decodes a session's totals stored under key k.
+func decodeSession(k, b []byte) (audit.SessionTotals, error) {
+	var s audit.SessionTotals
+	var ok bool
+	if s.UserPath, s.SessionID, ok = parseSessionKey(k); !ok {
+		return s, errCorrupt
+	}
+	return s, decodeSessionSums(b, &s)
+}
+
+// decodeSessionSums decodes a session's totals but its key into s.
+func decodeSessionSums(b []byte, s *audit.SessionTotals) error {
+	if len(b) == 0 || b[0] != aggVersion {
+		return errCorrupt
+	}
+	b = b[1:]
+	var first, last int64
+	var ok bool
+	for _, dst := range [...]*int64{&first, &last, &s.Requests, &s.CacheHits} {
+		if *dst, b, ok = readVarint(b); !ok {
+			return errCorrupt
+		}
+	}
+	s.FirstSeen, s.LastSeen = time.Unix(0, first).UTC(), time.Unix(0, last).UTC()
+	if b, ok = readTokens(b, &s.Usage); !ok {
+		return errCorrupt
+	}
+	var cost float64
+	if cost, b, ok = readFloat(b); !ok {
+		return errCorrupt
+	}
+	s.Cost = money.Amount(cost)
+	n, b, ok := readUvarint(b)
+	if !ok || n > audit.MaxSessionModels {
+		return errCorrupt
+	}
+	s.Models = make([]string, 0, n)
+	for range n {
+		m, rest, ok := readLP(b)
+		if !ok {
+			return errCorrupt
+		}
+		s.Models, b = append(s.Models, string(m)), rest
+	}
+	return nil
+}

@@ -1,0 +1,81 @@
+package redisstore
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/modelgate/modelgate/internal/domain/limits"
+)
+
+// RateLimitTopic is the bus topic of rate-limit rule changes and resets.
+const RateLimitTopic = "ratelimits"
+
+// announceTimeout bounds the publication of one change.
+const announceTimeout = time.Second
+
+// closed reports whether Close has been called.
+func (s *RateLimits) closed() bool {
+	select {
+	case <-s.stop:
+		return true
+	default:
+		return false
+	}
+}
+
+// Announce publishes an admin change made through this process's engine
+// (wire it as limits.Options.OnChange). A failure is logged: the other
+// processes then see the change at their next periodic reload.
+func (s *RateLimits) Announce(ch limits.Change) {
+	payload, err := json.Marshal(ch)
+	if err != nil {
+		s.log.Error("redis rate limits: encoding a change", zap.Error(err))
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), announceTimeout)
+	defer cancel()
+	if err := s.c.Publish(ctx, RateLimitTopic, payload); err != nil {
+		s.log.Warn("redis rate limits: could not announce a rule change to the other processes", zap.Error(err))
+	}
+}
+
+// followReload is how often a follower reloads the rules anyway, in case
+// it missed a message while its connection was down.
+const followReload = 30 * time.Second
+
+// Follow calls apply (normally limits.Engine.ApplyChange) for every change
+// another process announces, and with a rules reload every followReload in
+// case a message was lost, until Close. Changes this process announced
+// are skipped.
+func (s *RateLimits) Follow(apply func(limits.Change) error) {
+	go func() {
+		t := time.NewTicker(followReload)
+		defer t.Stop()
+		for {
+			select {
+			case <-s.stop:
+				return
+			case <-t.C:
+				if err := apply(limits.Change{Rules: true}); err != nil {
+					s.warn("redis rate limits: periodic rule reload failed", err)
+				}
+			}
+		}
+	}()
+	s.c.Subscribe(RateLimitTopic, func(origin string, payload []byte) {
+		if origin == s.c.ID() || s.closed() {
+			return
+		}
+		var ch limits.Change
+		if err := json.Unmarshal(payload, &ch); err != nil {
+			s.log.Warn("redis rate limits: ignoring an unreadable change message", zap.Error(err))
+			return
+		}
+		if err := apply(ch); err != nil {
+			s.log.Warn("redis rate limits: applying a change from another process failed", zap.Error(err))
+		}
+	})
+}

@@ -32,8 +32,12 @@ func TestBatchClaim(t *testing.T) {
 	}
 	// The holder's process dies: the server ends its session, the claim
 	// goes with it.
+	// Only this test's database: the server is shared with the tests of
+	// other packages running at the same time, whose advisory locks
+	// (a migration's) are not this test's to end.
 	if _, err := db.Pool.Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_locks
-		WHERE locktype = 'advisory' AND granted AND pid <> pg_backend_pid()`); err != nil {
+		WHERE locktype = 'advisory' AND granted AND pid <> pg_backend_pid()
+		AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`); err != nil {
 		t.Fatal(err)
 	}
 	defer rel()

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -32,7 +33,7 @@ type DropCounter struct {
 	mu      sync.Mutex
 	counts  map[dropKey]uint64
 	total   uint64
-	lastLog time.Time
+	lastLog logThrottle
 }
 
 // Add counts one record of kind dropped because of err, whose reason is
@@ -46,13 +47,8 @@ func (c *DropCounter) Add(log *zap.Logger, kind, reason string, err error) {
 	c.counts[dropKey{kind, reason}]++
 	c.total++
 	total := c.total
-	now := time.Now()
-	logIt := now.Sub(c.lastLog) >= time.Second
-	if logIt {
-		c.lastLog = now
-	}
 	c.mu.Unlock()
-	if logIt && log != nil {
+	if log != nil && c.lastLog.allow() {
 		log.Error("record dropped: the storage refuses it and retrying cannot help",
 			zap.String("kind", kind), zap.String("reason", reason),
 			zap.Uint64("dropped_total", total), zap.Error(err))
@@ -90,6 +86,20 @@ func (s *Store) DropRecord(kind string, err error) {
 		reason = "invalid"
 	}
 	s.drops.Add(s.log, kind, reason, err)
+}
+
+// logThrottle lets a repeated log line through at most once a second. The
+// zero value is ready; it is safe for concurrent use.
+type logThrottle struct {
+	last atomic.Int64 // unix nanos of the last line let through
+}
+
+// allow reports whether a line may be logged now, and if so counts it as
+// logged.
+func (t *logThrottle) allow() bool {
+	now := time.Now().UnixNano()
+	last := t.last.Load()
+	return now-last >= int64(time.Second) && t.last.CompareAndSwap(last, now)
 }
 
 // kindOf is the drop counter's kind of w: Write.Kind, else its bucket,

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"time"
 
 	"go.etcd.io/bbolt"
 	"go.uber.org/zap"
@@ -105,9 +104,7 @@ func (s *Store) dropped(closed bool) {
 // warnDropped logs a drop warning unless one was logged less than a second
 // ago.
 func (s *Store) warnDropped(reason string, total uint64) bool {
-	now := time.Now().UnixNano()
-	last := s.lastWarn.Load()
-	if now-last < int64(time.Second) || !s.lastWarn.CompareAndSwap(last, now) {
+	if !s.lastWarn.allow() {
 		return false
 	}
 	s.log.Warn("dropping writes",

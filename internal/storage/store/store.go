@@ -49,7 +49,7 @@ type Store struct {
 
 	ctr      counters
 	drops    DropCounter
-	lastWarn atomic.Int64 // unix nanos of the last "dropping writes" warning
+	lastWarn logThrottle // the "dropping writes" warning
 
 	closeOnce sync.Once
 	closeErr  error

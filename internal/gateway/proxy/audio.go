@@ -162,7 +162,7 @@ func (s *Service) readTranscription(r *http.Request) (*request, *providers.Trans
 // it from the caller) and checks that the provider serves transcription
 // and accepts the form's fields.
 func (s *Service) transcriptionCall(r *http.Request, req *request, f *providers.TranscriptionForm) (*call, providers.Transcriber, error) {
-	rt, err := s.route(r.Context(), req)
+	rt, err := s.route(r.Context(), req.info, req.requested)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -5,14 +5,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
 
 	"github.com/tidwall/gjson"
 
 	"github.com/modelgate/modelgate/internal/request/apierr"
 	"github.com/modelgate/modelgate/internal/request/modelid"
 	"github.com/modelgate/modelgate/internal/request/reqbody"
-	"github.com/modelgate/modelgate/internal/request/reqinfo"
 )
 
 // fullValidationLimit is the largest body the gateway validates as a whole
@@ -26,37 +24,6 @@ const fullValidationLimit = 16 << 10
 // memberHeadroom is spare capacity readBody leaves after a body, so the
 // proxy can add stream_options without copying it (appendMember).
 const memberHeadroom = 64
-
-// requestBody returns the request's JSON body and its top-level fields:
-// the body an earlier stage read and scanned (reqinfo.Info.Body), checked
-// like one the proxy reads, else the body read and scanned here. A shared
-// body is returned clipped to its length, so that editing it in place
-// (appendMember) copies it instead of changing what the audit records.
-func (s *Service) requestBody(r *http.Request) ([]byte, requestFields, error) {
-	if b := sharedBody(r); b != nil {
-		if err := checkSharedBody(r, b.Bytes, s.MaxBodyBytes); err != nil {
-			return nil, requestFields{}, err
-		}
-		if b.ScanErr != nil {
-			return nil, requestFields{}, scanError(b.ScanErr)
-		}
-		return slices.Clip(b.Bytes), requestFields{b.Fields}, nil
-	}
-	body, err := readBody(r, s.MaxBodyBytes)
-	if err != nil {
-		return nil, requestFields{}, err
-	}
-	f, err := scanFields(body)
-	return body, f, err
-}
-
-// sharedBody is the body an earlier stage read whole, or nil.
-func sharedBody(r *http.Request) *reqinfo.Body {
-	if info := reqinfo.From(r.Context()); info != nil {
-		return info.Body()
-	}
-	return nil
-}
 
 // checkSharedBody applies readBody's checks to a body read by an earlier
 // stage.

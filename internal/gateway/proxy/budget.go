@@ -3,8 +3,8 @@ package proxy
 import (
 	"net/http"
 
-	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/request/apierr"
+	"github.com/modelgate/modelgate/internal/request/reqinfo"
 	"github.com/modelgate/modelgate/internal/request/routes"
 )
 
@@ -12,9 +12,11 @@ import (
 // request of routes of shape, once it has resolved the request's model:
 // the model endpoints it forwards (chat, responses, messages,
 // embeddings, speech, transcription), passthrough, whose model is read
-// from a JSON body when it has one, and realtime sessions. For these the stage in front of it only records the
-// verdict (reqinfo.Info.BudgetExceeded); every other budgeted route is
-// refused there.
+// from a JSON body when it has one, and realtime sessions. For these the
+// stage in front of it records the verdict (reqinfo.Info.BudgetExceeded)
+// and refuses a request whose plan's first target is priced; every
+// other call is refused here by the same rule (reqinfo.Info.BudgetRefusal).
+// Every other budgeted route is refused there.
 func DecidesBudget(shape routes.Shape) bool {
 	switch shape {
 	case routes.ShapeChat, routes.ShapeResponses, routes.ShapeMessages, routes.ShapeEmbeddings,
@@ -40,20 +42,13 @@ func refuseOverBudget(w http.ResponseWriter, r *http.Request, c *call) bool {
 }
 
 // overBudget is the spent budget's 429 when c would be spend (its model
-// as its provider serves it has a price), else nil. Each upstream call
-// is checked, failover targets included: an unpriced model that fails
-// over to a priced one is refused there as a priced request is.
+// as its provider serves it has a price), else nil (reqinfo's one rule,
+// Info.BudgetRefusal). Each upstream call is checked, failover targets
+// included: an unpriced model that fails over to a priced one is refused
+// there as a priced request is.
 func overBudget(c *call) error {
-	if e := c.info.BudgetExceeded; e != nil && priced(c.info.ProviderType, c.model) {
-		return e
+	if c.info.BudgetExceeded == nil {
+		return nil
 	}
-	return nil
-}
-
-// priced reports whether the catalog has a price for model as served by a
-// provider of type providerType: a catalogued model whose pricing is known
-// (self-hosted types such as ollama and vllm have none).
-func priced(providerType, model string) bool {
-	m, ok := catalog.Lookup(providerType, model)
-	return ok && m.Pricing != nil
+	return c.info.BudgetRefusal(reqinfo.Priced(c.provider.Type(), c.model))
 }

@@ -162,17 +162,48 @@ func (s *Service) countTokens(w http.ResponseWriter, r *http.Request) {
 	s.forward(w, r, ingressCountTokens)
 }
 
-// forward reads and checks the request, resolves its model (through the
-// virtual models when the virtual-model stage ran), plans passthrough or
-// translation, refuses it when a spent budget covers the caller and the
-// model is priced, and relays the upstream's answer. When the target
-// fails in a way failover covers (upstream 5xx or 429, timeout,
-// unreachable, a redirect, a saturated rule) and a failover route names further
+// forward serves a JSON model request by its plan (Plan; made here when
+// no earlier stage made it): it answers a request the plan could not
+// resolve with the plan's refusal, adapts the body to the target (as
+// sent, or translated onto the provider's shape) and relays the
+// upstream's answer. When the target fails in a way failover covers
+// (upstream 5xx or 429, timeout, unreachable, a redirect, a saturated
+// rule, a spent budget on a priced model) and the plan names further
 // targets, the next one is tried at once; nothing has reached the client
 // by then.
 func (s *Service) forward(w http.ResponseWriter, r *http.Request, in ingress) {
-	var req request
-	c, err := s.prepare(r, in, &req)
+	info := reqinfo.From(r.Context())
+	if info == nil {
+		info = reqinfo.New()
+		r = r.WithContext(reqinfo.With(r.Context(), info))
+	}
+	p := info.Plan()
+	if p == nil {
+		p = s.makePlan(r, info, in, true)
+	}
+	if p.Err != nil {
+		apierr.WriteFor(w, r, p.Err)
+		return
+	}
+	t, ok := s.planned(p)
+	if !ok {
+		apierr.WriteFor(w, r, apierr.New(http.StatusServiceUnavailable, apierr.TypeProvider,
+			"provider "+p.Target.Provider+" is no longer configured"))
+		return
+	}
+	b := info.Body()
+	body := b.Bytes
+	if !b.Editable {
+		// Shared with the stages that read it (the audit records it):
+		// editing it in place (appendMember) copies it.
+		body = slices.Clip(body)
+	}
+	if len(p.Fallbacks) > 0 {
+		// The body may be tried on several targets: each gets its own copy.
+		body = bytes.Clone(body)
+	}
+	req := request{in: in, body: b.Bytes, fields: requestFields{b.Fields}, requested: p.Requested, info: info}
+	c, err := s.newCall(&req, body, t)
 	if err != nil {
 		apierr.WriteFor(w, r, err)
 		return
@@ -184,19 +215,18 @@ func (s *Service) forward(w http.ResponseWriter, r *http.Request, in ingress) {
 	if refuseOverBudget(w, r, c) {
 		return // a spent budget covers the caller and the model is priced; 429 written
 	}
-	fallbacks := s.failoverTargets(&req, c)
-	if len(fallbacks) == 0 {
+	if len(p.Fallbacks) == 0 {
 		s.try(w, r, c, true)
 		return
 	}
 	plan := func(sub *request) (*call, error) {
-		t, err := s.route(r.Context(), sub)
+		t, err := s.route(r.Context(), sub.info, sub.requested)
 		if err != nil {
 			return nil, err
 		}
 		return s.newCall(sub, bytes.Clone(req.body), t)
 	}
-	s.failover(w, r, &req, c, fallbacks, plan, func(c *call, last bool) error { return s.try(w, r, c, last) })
+	s.failover(w, r, &req, c, p.Fallbacks, plan, func(c *call, last bool) error { return s.try(w, r, c, last) })
 }
 
 // try makes one upstream call for c and relays its answer. When last is
@@ -301,53 +331,14 @@ func failsOver(status int) bool {
 	return status >= 500 || status == http.StatusTooManyRequests || providers.IsRedirect(status)
 }
 
-// request is what prepare reads from the client once, for every target a
-// request may be tried on.
+// request is what the proxy reads from the client once, for every target
+// a request may be tried on.
 type request struct {
 	in        ingress
 	body      []byte // the client's body; never modified once failover is possible
 	fields    requestFields
 	requested string
 	info      *reqinfo.Info
-}
-
-// prepare reads the body into req, resolves the model and plans the
-// upstream call. A passthrough body is forwarded as the client sent it but
-// for the few fields that must change (model, the usage request on chat
-// streams).
-func (s *Service) prepare(r *http.Request, in ingress, req *request) (*call, error) {
-	body, fields, err := s.requestBody(r)
-	if err != nil {
-		return nil, err
-	}
-	requested, err := fields.modelName()
-	if err != nil {
-		return nil, err
-	}
-	if in == ingressMessages && fields.MaxTokens == nil {
-		// Anthropic's API requires max_tokens; so does the gateway, whatever
-		// the target, in Anthropic's own wording.
-		return nil, apierr.InvalidRequest("max_tokens: Field required").WithParam("max_tokens").WithCode(apierr.CodeMissingParameter)
-	}
-	info := reqinfo.From(r.Context())
-	if info == nil {
-		info = reqinfo.New()
-	}
-	// Recorded before routing, so that a request refused for its model
-	// (unknown, denied) still shows which model it asked for.
-	info.RequestedModel = requested
-	*req = request{in: in, body: body, fields: fields, requested: requested, info: info}
-	t, err := s.route(r.Context(), req)
-	if err != nil {
-		return nil, err
-	}
-	if info.VirtualModels && s.VirtualModels.HasFailover() {
-		// The body may be tried on several targets: each gets its own copy.
-		if fb := s.VirtualModels.FailoverTargets(requested, t.provider.Name(), t.model); len(fb) > 0 {
-			body = bytes.Clone(body)
-		}
-	}
-	return s.newCall(req, body, t)
 }
 
 // newCall plans the call of req on target t with body (req.body or a
@@ -373,7 +364,7 @@ func (s *Service) newCall(req *request, body []byte, t routed) (*call, error) {
 		}
 	}
 	passthrough := body
-	if err := s.plan(c); err != nil {
+	if err := s.adapt(c); err != nil {
 		return nil, err
 	}
 	// Chat-shaped streams upstream: ask for the usage chunk. A body

@@ -2,149 +2,114 @@ package proxy
 
 import (
 	"net/http"
-	"strconv"
 
-	"github.com/modelgate/modelgate/internal/domain/tokens"
-	"github.com/modelgate/modelgate/internal/gateway/providers"
-	"github.com/modelgate/modelgate/internal/gateway/providers/translate"
-	"github.com/modelgate/modelgate/internal/gateway/providers/translate/anthropic"
-	"github.com/modelgate/modelgate/internal/gateway/providers/translate/responses"
 	"github.com/modelgate/modelgate/internal/request/apierr"
+	"github.com/modelgate/modelgate/internal/request/reqinfo"
+	"github.com/modelgate/modelgate/internal/request/routes"
 )
 
-// ingress is the API shape a client used.
-type ingress struct {
-	name    string
-	native  providers.Endpoint // the upstream endpoint of the same shape
-	streams bool               // the shape has a stream flag
-}
-
-var (
-	ingressChat        = ingress{"chat completions", providers.EndpointChat, true}
-	ingressEmbeddings  = ingress{"embeddings", providers.EndpointEmbeddings, false}
-	ingressMessages    = ingress{"messages", providers.EndpointMessages, true}
-	ingressResponses   = ingress{"responses", providers.EndpointResponses, true}
-	ingressCountTokens = ingress{"count_tokens", providers.EndpointCountTokens, false}
-	ingressSpeech      = ingress{"speech", providers.EndpointSpeech, false}
-)
-
-// defaultMaxTokens is sent to Anthropic, which requires max_tokens, when a
-// chat client set none.
-const defaultMaxTokens = 4096
-
-// plan decides how c reaches its provider: natively (the body passes
-// through), through translation onto the provider's shape, or answered
-// locally (a token estimate). It fills c.ep, c.body and c.tr.
-func (s *Service) plan(c *call) error {
-	p := c.provider
-	if p.Supports(c.in.native) {
-		c.ep = c.in.native
-		if rc, ok := p.(providers.RequestChecker); ok {
-			if err := rc.CheckModel(c.ep, c.model); err != nil {
-				return refusedField(err)
-			}
-			return refusedField(rc.CheckJSON(c.ep, c.body))
-		}
+// Plan returns the plan of r (reqinfo.Plan), making it when no stage did
+// yet: for the JSON model endpoints (chat completions, embeddings,
+// messages, count_tokens, responses, speech) of a request that carries a
+// reqinfo.Info; nil for every other request. Making it reads the body
+// unless an earlier stage did (it then stays on the Info for the later
+// stages), resolves the model to its target through the virtual models
+// when the virtual-model stage ran (reqinfo.Info.VirtualModels), applies
+// the model access policies and names the failover targets. A request
+// that cannot be resolved gets a plan whose Err the proxy answers with.
+func (s *Service) Plan(r *http.Request) *reqinfo.Plan {
+	info := reqinfo.From(r.Context())
+	if info == nil {
 		return nil
 	}
-	var err error
-	switch {
-	case c.in == ingressChat && p.Shape() == providers.ShapeMessages:
-		c.ep = providers.EndpointMessages
-		c.body, err = anthropic.ChatToMessagesRequest(c.body, defaultMaxTokens)
-		c.tr = &translation{
-			response: func(up []byte) ([]byte, tokens.Usage, error) {
-				return anthropic.MessagesToChatResponse(up, c.model)
-			},
-			stream: func() translate.Stream { return anthropic.NewMessagesToChatStream(c.model, c.wantUsage) },
-		}
-	case c.in == ingressMessages && p.Shape() == providers.ShapeChat:
-		orig := c.body
-		c.ep = providers.EndpointChat
-		// The client's body stays as it is (the audit records it), so
-		// the translation may leave its long strings there.
-		c.body = nil
-		c.parts, err = anthropic.MessagesToChatRequestParts(orig, chatTarget(p))
-		c.tr = &translation{
-			response: func(up []byte) ([]byte, tokens.Usage, error) {
-				return anthropic.ChatToMessagesResponse(up, c.model)
-			},
-			stream: func() translate.Stream { return anthropic.NewChatToMessagesStream(c.model, orig) },
-		}
-	case c.in == ingressResponses && p.Shape() == providers.ShapeChat:
-		orig := c.body
-		c.ep = providers.EndpointChat
-		c.body, err = responses.ResponsesToChatRequest(orig, chatTarget(p))
-		c.tr = &translation{
-			response: func(up []byte) ([]byte, tokens.Usage, error) {
-				return responses.ChatToResponsesResponse(up, orig)
-			},
-			stream: func() translate.Stream { return responses.NewChatToResponsesStream(orig) },
-		}
-	case c.in == ingressResponses && p.Shape() == providers.ShapeMessages:
-		orig := c.body
-		c.ep = providers.EndpointMessages
-		c.body, err = responses.ResponsesToMessagesRequest(orig, defaultMaxTokens)
-		c.tr = &translation{
-			response: func(up []byte) ([]byte, tokens.Usage, error) {
-				return responses.MessagesToResponsesResponse(up, orig, c.model)
-			},
-			stream: func() translate.Stream { return responses.NewMessagesToResponsesStream(c.model, orig) },
-		}
-	case c.in == ingressCountTokens:
-		// No native counter: answer with an estimate, locally.
-		c.ep = ""
+	if p := info.Plan(); p != nil {
+		return p
+	}
+	rt, ok := reqinfo.Route(r)
+	if !ok {
 		return nil
-	default:
-		return apierr.InvalidRequest("provider " + p.Name() + " (" + p.Type() + ") does not serve " + c.in.name).
-			WithParam("model").WithCode("unsupported_endpoint")
+	}
+	in, ok := ingressOf(rt.Shape)
+	if !ok {
+		return nil
+	}
+	return s.makePlan(r, info, in, false)
+}
+
+// ingressOf is the ingress of a JSON model endpoint's shape.
+func ingressOf(shape routes.Shape) (ingress, bool) {
+	switch shape {
+	case routes.ShapeChat:
+		return ingressChat, true
+	case routes.ShapeEmbeddings:
+		return ingressEmbeddings, true
+	case routes.ShapeMessages:
+		return ingressMessages, true
+	case routes.ShapeResponses:
+		return ingressResponses, true
+	case routes.ShapeCountTokens:
+		return ingressCountTokens, true
+	case routes.ShapeSpeech:
+		return ingressSpeech, true
+	}
+	return ingress{}, false
+}
+
+// makePlan resolves r, a request of ingress in, into its plan and records
+// it on info. own reports that the proxy itself makes it, as the stage
+// that answers: a body read here is then the proxy's alone, and may be
+// edited in place.
+func (s *Service) makePlan(r *http.Request, info *reqinfo.Info, in ingress, own bool) *reqinfo.Plan {
+	p := &reqinfo.Plan{VirtualModels: info.VirtualModels}
+	info.SetPlan(p)
+	fields, err := s.planBody(r, info, own)
+	if err == nil {
+		p.Requested, err = fields.modelName()
+	}
+	if err == nil && in == ingressMessages && fields.MaxTokens == nil {
+		// Anthropic's API requires max_tokens; so does the gateway, whatever
+		// the target, in Anthropic's own wording.
+		err = apierr.InvalidRequest("max_tokens: Field required").WithParam("max_tokens").WithCode(apierr.CodeMissingParameter)
 	}
 	if err != nil {
-		return translationError(err)
+		p.Err = err
+		return p
 	}
-	c.tr.log = s.Logger
-	return nil
-}
-
-// chatTarget says what a translated Chat Completions request must fit on
-// p, as its provider type's row says: the field that caps output tokens,
-// and whether stream_options is accepted.
-func chatTarget(p providers.Provider) translate.ChatTarget {
-	return translate.ChatTarget{
-		LegacyMaxTokens: providers.MaxTokensFieldOf(p.Type()) != "max_completion_tokens",
-		NoStreamOptions: !p.StreamUsageOption(),
-	}
-}
-
-// translationError turns a translation failure into a 400 naming the
-// offending field, with the failure's own code (invalid_json,
-// missing_required_parameter) or, for a feature the target cannot
-// express, unsupported_feature.
-func translationError(err error) error {
-	if te, ok := err.(*translate.Error); ok {
-		code := te.Code
-		if code == "" {
-			code = "unsupported_feature"
-		}
-		e := apierr.InvalidRequest(te.Message).WithCode(code)
-		if te.Param != "" {
-			e.WithParam(te.Param)
-		}
-		return e
-	}
-	return apierr.InvalidRequest("request could not be translated for this provider: " + err.Error())
-}
-
-// writeLocal answers calls that need no upstream: the token estimate for
-// /v1/messages/count_tokens on providers without a native counter.
-func writeLocal(w http.ResponseWriter, c *call) {
-	n, err := anthropic.EstimateMessagesInputTokens(c.body)
+	// Recorded before routing, so that a request refused for its model
+	// (unknown, denied) still shows which model it asked for.
+	info.RequestedModel = p.Requested
+	t, err := s.route(r.Context(), info, p.Requested)
 	if err != nil {
-		apierr.WriteAnthropic(w, translationError(err))
-		return
+		p.Err = err
+		return p
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-Modelgate-Token-Count", "estimate")
-	body := strconv.AppendInt([]byte(`{"input_tokens":`), n, 10)
-	_, _ = w.Write(append(body, '}'))
+	p.Target = t.target()
+	p.Stream = in.streams && fields.streamOn()
+	if info.VirtualModels && in != ingressCountTokens {
+		p.Fallbacks = s.VirtualModels.FailoverTargets(p.Requested, t.provider.Name(), t.model)
+	}
+	return p
+}
+
+// planBody returns the top-level fields of r's JSON body: the body an
+// earlier stage read (reqinfo.Info.Body), checked as one read here is,
+// else the body read here and left on info. own marks a body read here
+// as the proxy's own (reqinfo.Body.Editable).
+func (s *Service) planBody(r *http.Request, info *reqinfo.Info, own bool) (requestFields, error) {
+	b := info.Body()
+	if b == nil {
+		body, err := readBody(r, s.MaxBodyBytes)
+		if err != nil {
+			return requestFields{}, err
+		}
+		info.SetBody(body)
+		b = info.Body()
+		b.Editable = own
+	} else if err := checkSharedBody(r, b.Bytes, s.MaxBodyBytes); err != nil {
+		return requestFields{}, err
+	}
+	if b.ScanErr != nil {
+		return requestFields{}, scanError(b.ScanErr)
+	}
+	return requestFields{b.Fields}, nil
 }

@@ -92,7 +92,7 @@ func (s *Service) realtime(w http.ResponseWriter, r *http.Request) {
 	}
 	req := &request{requested: requested, info: info}
 	plan := func(sub *request) (*call, error) {
-		t, err := s.route(r.Context(), sub)
+		t, err := s.route(r.Context(), sub.info, sub.requested)
 		if err != nil {
 			return nil, err
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/modelgate/modelgate/internal/domain/vmodels"
 	"github.com/modelgate/modelgate/internal/gateway/providers"
 	"github.com/modelgate/modelgate/internal/request/apierr"
+	"github.com/modelgate/modelgate/internal/request/reqinfo"
 )
 
 // routed is the target a request was routed to.
@@ -17,34 +18,46 @@ type routed struct {
 	provider providers.Provider
 	model    string  // upstream model id
 	slowdown float64 // factor the answer is delayed by; 0 none
+	alias    bool    // the requested model is a virtual model
 }
 
-// route maps req's model to its target. When the virtual-model stage ran
-// (info.VirtualModels), a virtual model's source resolves through its row
-// (info.AliasUsed is set) and a provider model is checked against the
-// access policies; otherwise the model routes as a provider model.
-func (s *Service) route(ctx context.Context, req *request) (routed, error) {
-	info := req.info
-	vm := s.VirtualModels
-	if !info.VirtualModels {
-		vm = nil
-	}
-	if vm != nil {
-		ch, isAlias, err := s.aliasChoice(req)
+// target is t as a plan records it.
+func (t routed) target() reqinfo.Target {
+	return reqinfo.Target{Provider: t.provider.Name(), ProviderType: t.provider.Type(), Model: t.model,
+		Slowdown: t.slowdown, Alias: t.alias, Priced: reqinfo.Priced(t.provider.Type(), t.model)}
+}
+
+// planned is the first target of plan p, a target the plan's provider
+// still serves; ok is false when the provider is gone (a reload between
+// the plan and the call).
+func (s *Service) planned(p *reqinfo.Plan) (routed, bool) {
+	prov, ok := s.Registry.Provider(p.Target.Provider)
+	return routed{provider: prov, model: p.Target.Model, slowdown: p.Target.Slowdown, alias: p.Target.Alias}, ok
+}
+
+// route maps the model requested by the caller info describes to its
+// target. When the virtual-model stage ran (info.VirtualModels), a
+// virtual model's source resolves through its row (info.AliasUsed is
+// set); otherwise, and for a model that is no virtual model, the model
+// routes as a provider model, which the model access policies may keep
+// from the caller.
+func (s *Service) route(ctx context.Context, info *reqinfo.Info, requested string) (routed, error) {
+	if info.VirtualModels {
+		ch, isAlias, err := s.VirtualModels.Resolve(requested, info.UserPath, info.SessionID, availability{s})
 		if isAlias {
 			if err != nil {
-				return routed{}, accessDenied(req.requested)
+				return routed{}, accessDenied(requested)
 			}
 			p, ok := s.Registry.Provider(ch.Provider)
 			if !ok { // rows are checked against the providers; kept as a guard
-				return routed{}, apierr.NotFound("virtual model " + req.requested + " names no configured provider").
+				return routed{}, apierr.NotFound("virtual model " + requested + " names no configured provider").
 					WithParam("model").WithCode("model_not_found")
 			}
 			info.AliasUsed = true
-			return routed{provider: p, model: ch.Model, slowdown: ch.Slowdown}, nil
+			return routed{provider: p, model: ch.Model, slowdown: ch.Slowdown, alias: true}, nil
 		}
 	}
-	p, model, err := s.resolve(ctx, req.requested)
+	p, model, err := s.resolve(ctx, requested)
 	if err != nil {
 		var unknown *providers.ErrUnknownModel
 		if errors.As(err, &unknown) {
@@ -53,22 +66,10 @@ func (s *Service) route(ctx context.Context, req *request) (routed, error) {
 		return routed{}, apierr.New(http.StatusServiceUnavailable, apierr.TypeProvider, "model listings are not ready: "+err.Error())
 	}
 	t := routed{provider: p, model: model}
-	if vm != nil {
-		if t.slowdown, err = vm.Access(info.UserPath, p.Name(), model); err != nil {
-			return routed{}, accessDenied(req.requested)
-		}
+	if t.slowdown, err = s.VirtualModels.Access(info.UserPath, p.Name(), model); err != nil {
+		return routed{}, accessDenied(requested)
 	}
 	return t, nil
-}
-
-// aliasChoice resolves req's model through the virtual models: to the
-// target an earlier stage chose for it (the response cache, which keyed
-// on it), else afresh.
-func (s *Service) aliasChoice(req *request) (vmodels.Choice, bool, error) {
-	if r, ok := req.info.TakeRouted(req.requested); ok {
-		return vmodels.Choice{Provider: r.Provider, Model: r.Model, Slowdown: r.Slowdown}, true, nil
-	}
-	return s.VirtualModels.Resolve(req.requested, req.info.UserPath, req.info.SessionID, availability{s})
 }
 
 // accessDenied is the 403 for a model the caller may not use.
@@ -93,9 +94,9 @@ func (a availability) Available(provider, model string) bool {
 
 var _ vmodels.Availability = availability{}
 
-// failoverTargets returns the failover route's targets for c, the first
-// target of req; nil when the virtual-model stage did not run or no route
-// applies.
+// failoverTargets returns the failover route's targets after c, the
+// first call of req; nil when the virtual-model stage did not run or no
+// route applies.
 func (s *Service) failoverTargets(req *request, c *call) []string {
 	if !req.info.VirtualModels || c.in == ingressCountTokens {
 		return nil

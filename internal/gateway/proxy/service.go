@@ -13,6 +13,7 @@ import (
 	"github.com/modelgate/modelgate/internal/domain/vmodels"
 	"github.com/modelgate/modelgate/internal/gateway/providers"
 	"github.com/modelgate/modelgate/internal/request/apierr"
+	"github.com/modelgate/modelgate/internal/request/reqinfo"
 	"github.com/modelgate/modelgate/internal/request/routes"
 )
 
@@ -86,7 +87,7 @@ func serves(shape routes.Shape) bool {
 // known path with a method it does not take gets 405 with Allow. Both are
 // in the gateway shape.
 func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	rt, ok := routes.LookupRequest(r)
+	rt, ok := reqinfo.Route(r)
 	if rt == nil || !rt.Served || !serves(rt.Shape) {
 		unknownRoute(w, r)
 		return

@@ -51,11 +51,11 @@ func (h *Admin) Provision(ctx caddy.Context) (err error) {
 
 // ServeHTTP answers /admin/* and passes everything else on.
 func (h *Admin) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
-	rt, _ := routes.LookupRequest(r)
+	rt, _ := reqinfo.Route(r)
 	if rt == nil || (rt.Shape != routes.ShapeAdmin && rt.Shape != routes.ShapeDashboard) {
 		return next.ServeHTTP(w, r)
 	}
-	if err := h.app.WaitReady(r.Context()); err != nil {
+	if err := waitReady(h.app, r); err != nil {
 		apierr.WriteFor(w, r, notReady())
 		return nil
 	}

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/modelgate/modelgate/internal/domain/cache"
-	"github.com/modelgate/modelgate/internal/gateway/proxy"
 	"github.com/modelgate/modelgate/internal/request/reqinfo"
 )
 
@@ -113,14 +112,14 @@ func TestAuditStageLateAnswerIs499(t *testing.T) {
 func TestServeHitStreamOpenUntilItsLastChunk(t *testing.T) {
 	ans := &cache.Answer{Stream: true, Chunks: [][]byte{[]byte("data: a\n\n"), []byte("data: b\n\n"), []byte("data: [DONE]\n\n")}}
 	info := reqinfo.New()
-	serveHit(&failingFlusher{ResponseRecorder: httptest.NewRecorder()}, info, proxy.Target{}, ans)
+	serveHit(&failingFlusher{ResponseRecorder: httptest.NewRecorder()}, info, &reqinfo.Plan{}, ans)
 	if info.AnswerOpen {
 		t.Fatal("a whole replay left the answer open")
 	}
 	info = reqinfo.New()
 	f := &failingFlusher{ResponseRecorder: httptest.NewRecorder()}
 	f.fail = true
-	serveHit(f, info, proxy.Target{}, ans)
+	serveHit(f, info, &reqinfo.Plan{}, ans)
 	if !info.AnswerOpen {
 		t.Fatal("a replay the client left is recorded as whole")
 	}
@@ -128,7 +127,7 @@ func TestServeHitStreamOpenUntilItsLastChunk(t *testing.T) {
 	// that flush is what sends it.
 	info = reqinfo.New()
 	l := &failingFlusher{ResponseRecorder: httptest.NewRecorder(), leaveOn: "[DONE]"}
-	serveHit(l, info, proxy.Target{}, ans)
+	serveHit(l, info, &reqinfo.Plan{}, ans)
 	if !l.fail || !info.AnswerOpen {
 		t.Fatalf("a replay whose small last chunk was never flushed: open %v (client left %v)", info.AnswerOpen, l.fail)
 	}
@@ -138,7 +137,7 @@ func TestServeHitStreamOpenUntilItsLastChunk(t *testing.T) {
 		[]byte("data: {\"pad\":\"" + strings.Repeat("x", 8<<10) + "\"}\n\ndata: [DONE]\n\n")}}
 	info = reqinfo.New()
 	l = &failingFlusher{ResponseRecorder: httptest.NewRecorder(), leaveOn: "[DONE]"}
-	serveHit(l, info, proxy.Target{}, big)
+	serveHit(l, info, &reqinfo.Plan{}, big)
 	if !l.fail || info.AnswerOpen {
 		t.Fatalf("a replay the client left on its large last chunk: open %v (client left %v)", info.AnswerOpen, l.fail)
 	}

@@ -6,10 +6,12 @@ package handlers
 
 import (
 	"fmt"
+	"net/http"
 
 	"github.com/caddyserver/caddy/v2"
 
 	"github.com/modelgate/modelgate/internal/glue/caddymodule"
+	"github.com/modelgate/modelgate/internal/request/reqinfo"
 )
 
 // loadApp returns the modelgate app of the running config, creating it
@@ -24,4 +26,21 @@ func loadApp(ctx caddy.Context) (*caddymodule.App, error) {
 		return nil, fmt.Errorf("modelgate app has unexpected type %T", v)
 	}
 	return app, nil
+}
+
+// waitReady waits until app has started (caddymodule.App.WaitReady), once
+// per request: the stage that waited marks the request's reqinfo.Info,
+// and the later stages go on at once.
+func waitReady(app *caddymodule.App, r *http.Request) error {
+	info := reqinfo.From(r.Context())
+	if info != nil && info.Ready() {
+		return nil
+	}
+	if err := app.WaitReady(r.Context()); err != nil {
+		return err
+	}
+	if info != nil {
+		info.MarkReady()
+	}
+	return nil
 }

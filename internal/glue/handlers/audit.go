@@ -90,11 +90,11 @@ func (h *Audit) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp
 // is the rest of the chain for an authenticated caller, rather than a
 // refusal.
 func audited(app *caddymodule.App, w http.ResponseWriter, r *http.Request, serve func(http.ResponseWriter, *http.Request) error, admitted bool) error {
-	rt, ok := routes.LookupRequest(r)
+	rt, ok := reqinfo.Route(r)
 	if !ok {
 		rt = routes.AuditedUnmatched(rt, routes.Path(r))
 	}
-	if rt == nil || !rt.Audited || app == nil || app.WaitReady(r.Context()) != nil {
+	if rt == nil || !rt.Audited || app == nil || waitReady(app, r) != nil {
 		return serve(w, r)
 	}
 	return auditServe(app.Auditing(), rt, w, r, serve, admitted && ok)

@@ -94,7 +94,7 @@ func (h *Auth) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.
 		}
 	}
 
-	need := credential(routes.LookupRequest(r))
+	need := credential(reqinfo.Route(r))
 	if need == routes.CredentialNone {
 		return next.ServeHTTP(w, r)
 	}
@@ -102,7 +102,7 @@ func (h *Auth) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.
 		return h.refuse(w, r, apierr.InvalidRequest("the request carries conflicting credentials: send one key, "+
 			"in Authorization: Bearer <key> or x-api-key, once").WithCode("conflicting_credentials"))
 	}
-	if err := h.app.WaitReady(r.Context()); err != nil {
+	if err := waitReady(h.app, r); err != nil {
 		return h.refuse(w, r, notReady())
 	}
 	cfg := h.app.Effective()

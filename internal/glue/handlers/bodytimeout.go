@@ -16,3 +16,10 @@ func requestTimedOut(w http.ResponseWriter, r *http.Request) error {
 	apierr.WriteFor(w, r, apierr.RequestTimeout())
 	return nil
 }
+
+// bodyTimedOut reports whether err, a plan's refusal, is the 408 of a body
+// that did not arrive in time.
+func bodyTimedOut(err error) bool {
+	e, ok := err.(*apierr.Error)
+	return ok && e.StatusCode == http.StatusRequestTimeout
+}

@@ -22,8 +22,10 @@ const (
 	// stage (batch submissions and the budgeted routes whose model the
 	// proxy does not resolve).
 	budgetHere
-	// budgetAtModel: the rate-limit stage records the verdict and the
-	// proxy refuses once the model is resolved, unless it has no price.
+	// budgetAtModel: the rate-limit stage records the verdict and refuses
+	// a request whose plan's first target is priced; the proxy refuses by
+	// the same rule every other call (failover targets, the requests it
+	// resolves itself).
 	budgetAtModel
 )
 
@@ -46,8 +48,9 @@ func budgetCheckFor(rt *routes.Route) budgetCheck {
 // period, in the envelope the route's clients expect (Anthropic's on
 // /v1/messages). With budgetHere that error is written here and ok is
 // false: nothing upstream is called. With budgetAtModel it is recorded in
-// info.BudgetExceeded and r goes on: the proxy answers with it once the
-// model is resolved, unless that model has no price.
+// info.BudgetExceeded; when the request's plan resolved a priced target
+// (reqinfo.Info.BudgetRefusal) it is written here too, else r goes on and
+// the proxy applies the same rule to each call it makes.
 func admitBudget(bs *budgets.Service, check budgetCheck, w http.ResponseWriter, r *http.Request, info *reqinfo.Info) (path string, ok bool) {
 	path = info.UserPath
 	if path == "" {
@@ -63,7 +66,10 @@ func admitBudget(bs *budgets.Service, check budgetCheck, w http.ResponseWriter, 
 	e := budgets.ExceededError(which, path, wait)
 	if check == budgetAtModel {
 		info.BudgetExceeded = e
-		return path, true
+		p := info.Plan()
+		if p == nil || p.Err != nil || info.BudgetRefusal(p.Target.Priced) == nil {
+			return path, true
+		}
 	}
 	apierr.WriteFor(w, r, e)
 	return path, false

@@ -1,8 +1,6 @@
 package handlers
 
 import (
-	"bytes"
-	"io"
 	"net/http"
 	"strings"
 
@@ -12,7 +10,6 @@ import (
 	"github.com/modelgate/modelgate/internal/domain/cache"
 	"github.com/modelgate/modelgate/internal/gateway/proxy"
 	"github.com/modelgate/modelgate/internal/glue/caddymodule"
-	"github.com/modelgate/modelgate/internal/request/apierr"
 	"github.com/modelgate/modelgate/internal/request/reqinfo"
 	"github.com/modelgate/modelgate/internal/request/routes"
 	"github.com/modelgate/modelgate/internal/request/userpath"
@@ -87,8 +84,8 @@ func (h *Cache) Provision(ctx caddy.Context) (err error) {
 // ServeHTTP answers from the cache or passes the request on, storing its
 // answer.
 func (h *Cache) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
-	rt, ok := routes.LookupRequest(r)
-	if !ok || !rt.Cacheable || h.app.WaitReady(r.Context()) != nil {
+	rt, ok := reqinfo.Route(r)
+	if !ok || !rt.Cacheable || waitReady(h.app, r) != nil {
 		return next.ServeHTTP(w, r)
 	}
 	rc := h.app.ResponseCache()
@@ -99,29 +96,25 @@ func (h *Cache) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp
 }
 
 // serveCached serves r, a request to the cacheable route rt, from rc or
-// through next.
+// through next. The key is made from the request's plan (px.Plan): its
+// target and stream flag, and the body the plan was made from.
 func serveCached(rc *caddymodule.ResponseCache, px *proxy.Service, rt *routes.Route, w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	info, r := requestInfo(r)
 	noCache, noStore := cacheControl(r.Header)
+	p := px.Plan(r)
+	if p != nil && bodyTimedOut(p.Err) {
+		return requestTimedOut(w, r)
+	}
 	var body []byte
-	var ok bool
-	if b := info.Body(); b != nil && (rc.MaxBodyBytes <= 0 || int64(len(b.Bytes)) <= rc.MaxBodyBytes) {
-		body, ok = b.Bytes, true // read whole by the audit stage
-	} else {
-		var err error
-		body, ok, err = readCacheBody(r, rc.MaxBodyBytes)
-		if apierr.TimedOut(err) {
-			return requestTimedOut(w, r)
-		}
-	}
-	var t proxy.Target
-	if ok {
-		t, ok = px.ResolveTarget(r, rt.Shape, body)
-	}
 	var key cache.Key
+	ok := p != nil && p.Err == nil
+	if ok {
+		body = info.Body().Bytes
+		ok = rc.MaxBodyBytes <= 0 || int64(len(body)) <= rc.MaxBodyBytes
+	}
 	if ok {
 		var err error
-		key, err = cache.KeyOf(keyRequest(rc, rt, info, t.Provider, t.Model, t.Stream), body)
+		key, err = cache.KeyOf(keyRequest(rc, rt, info, p.Target.Provider, p.Target.Model, p.Stream), body)
 		ok = err == nil
 	}
 	if !ok {
@@ -137,7 +130,7 @@ func serveCached(rc *caddymodule.ResponseCache, px *proxy.Service, rt *routes.Ro
 			return nil // the client went away while waiting; nobody to answer
 		}
 		if ans != nil {
-			serveHit(w, info, t, ans)
+			serveHit(w, info, p, ans)
 			return nil
 		}
 		flight = f
@@ -152,11 +145,11 @@ func serveCached(rc *caddymodule.ResponseCache, px *proxy.Service, rt *routes.Ro
 	defer flight.Done(nil)
 	cw := &cacheWriter{ResponseWriter: w, max: rc.MaxEntryBytes(), flight: flight}
 	err := next.ServeHTTP(cw, r)
-	ans := keepable(cw, info, t.Stream)
+	ans := keepable(cw, info, p.Stream)
 	if ans != nil {
-		if info.ProviderName != t.Provider || info.ResolvedModel != t.Model {
+		if info.ProviderName != p.Target.Provider || info.ResolvedModel != p.Target.Model {
 			// Stored under what actually answered.
-			key, _ = cache.KeyOf(keyRequest(rc, rt, info, info.ProviderName, info.ResolvedModel, t.Stream), body)
+			key, _ = cache.KeyOf(keyRequest(rc, rt, info, info.ProviderName, info.ResolvedModel, p.Stream), body)
 		}
 		m := cache.Meta{Key: key, UserPath: info.UserPath, Provider: info.ProviderName, Model: info.ResolvedModel}
 		if perr := rc.Put(m, ans); perr != nil {
@@ -183,11 +176,11 @@ func keyRequest(rc *caddymodule.ResponseCache, rt *routes.Route, info *reqinfo.I
 // body write by write, each flushed for a stream. The request is marked a
 // cache hit with the stored usage, for the audit stage and so that no
 // later stage counts it.
-func serveHit(w http.ResponseWriter, info *reqinfo.Info, t proxy.Target, ans *cache.Answer) {
+func serveHit(w http.ResponseWriter, info *reqinfo.Info, p *reqinfo.Plan, ans *cache.Answer) {
 	info.CacheHit = true
-	info.RequestedModel, info.ResolvedModel = t.Requested, t.Model
-	info.AliasUsed = t.Alias
-	info.ProviderName, info.ProviderType = t.Provider, ans.ProviderType
+	info.RequestedModel, info.ResolvedModel = p.Requested, p.Target.Model
+	info.AliasUsed = p.Target.Alias
+	info.ProviderName, info.ProviderType = p.Target.Provider, ans.ProviderType
 	info.Stream = ans.Stream
 	if ans.HasUsage {
 		info.SetUsage(ans.Usage)
@@ -270,26 +263,4 @@ func cacheControl(h http.Header) (noCache, noStore bool) {
 		}
 	}
 	return noCache, noStore
-}
-
-// readCacheBody reads r's body whole when it is at most max bytes and
-// hands it on to the next stage unchanged. ok is false when it is longer
-// or cannot be read (err says why): the proxy then answers the request as
-// it would without the cache (the part already read is handed on too).
-func readCacheBody(r *http.Request, max int64) (body []byte, ok bool, err error) {
-	if r.Body == nil || r.Body == http.NoBody || (max > 0 && r.ContentLength > max) {
-		return nil, false, nil
-	}
-	limit := max
-	if limit <= 0 {
-		limit = 1 << 62
-	}
-	body, rest, err := peekBody(r.Body, limit, r.ContentLength)
-	if err != nil || int64(len(body)) > limit {
-		r.Body = rest
-		return nil, false, err
-	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	r.ContentLength = int64(len(body))
-	return body, true, nil
 }

@@ -11,16 +11,17 @@ import (
 
 // chain is the order of the request path: the admin API answers right
 // after authentication, so admin calls are neither audited as model
-// traffic nor rate-limited; the response cache answers after the audit
-// stage (hits are audited) and before rate limits and budgets (hits count
-// nothing there).
+// traffic nor rate-limited; the audit stage reads the body once; the
+// virtual-model stage resolves the request into its plan; the response
+// cache answers from the plan (hits are audited) before rate limits and
+// budgets (hits count nothing there), which refuse by the plan's target.
 var chain = []string{
 	"modelgate_auth",
 	"modelgate_admin",
 	"modelgate_audit",
+	"modelgate_virtual_model",
 	"modelgate_cache",
 	"modelgate_rate_limit",
-	"modelgate_virtual_model",
 	"modelgate_provider_proxy",
 }
 

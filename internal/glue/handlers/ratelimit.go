@@ -70,12 +70,12 @@ func (h *RateLimit) Provision(ctx caddy.Context) (err error) {
 
 // ServeHTTP enforces the user-path rules and passes the request on.
 func (h *RateLimit) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
-	rt, found := routes.LookupRequest(r)
+	rt, found := reqinfo.Route(r)
 	kind := classify(rt, found)
 	if kind == routes.CountNone {
 		return next.ServeHTTP(w, r)
 	}
-	if err := h.app.WaitReady(r.Context()); err != nil {
+	if err := waitReady(h.app, r); err != nil {
 		apierr.WriteFor(w, r, notReady())
 		return nil
 	}

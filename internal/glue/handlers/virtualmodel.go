@@ -5,6 +5,8 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+
+	"github.com/modelgate/modelgate/internal/glue/caddymodule"
 )
 
 func init() {
@@ -13,27 +15,50 @@ func init() {
 
 // Interface guards.
 var (
+	_ caddy.Provisioner           = (*VirtualModel)(nil)
 	_ caddyhttp.MiddlewareHandler = (*VirtualModel)(nil)
 )
 
-// VirtualModel (modelgate_virtual_model) turns on model routing for the
-// requests that pass it: the provider proxy then resolves the requested
-// model through the virtual models (aliases with load balancing, session
-// affinity and slowdown), refuses models the access policies keep from
-// the caller (403 model_access_denied), applies the failover routes, and
-// lists only the models the caller may use. The proxy resolves there
-// because it reads the request body once; without this stage a model name
-// routes straight to a provider.
-type VirtualModel struct{}
+// VirtualModel (modelgate_virtual_model) is the routing stage: it resolves
+// a model request into its plan (reqinfo.Plan, made by the proxy's
+// resolver from the body the audit stage read) with model routing on: the
+// requested model resolves through the virtual models (aliases with load
+// balancing, session affinity and slowdown), the model access policies
+// apply (403 model_access_denied), the failover routes name the targets
+// behind it, and GET /v1/models lists only the models the caller may use.
+// The later stages (the response cache, the budgets, the proxy) read the
+// plan. Without this stage a model name routes straight to a provider.
+type VirtualModel struct {
+	app *caddymodule.App
+}
 
 // CaddyModule returns the Caddy module information.
 func (VirtualModel) CaddyModule() caddy.ModuleInfo {
 	return caddy.ModuleInfo{ID: "http.handlers.modelgate_virtual_model", New: func() caddy.Module { return new(VirtualModel) }}
 }
 
-// ServeHTTP marks the request for routing and passes it on.
-func (VirtualModel) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+// Provision connects the handler to the modelgate app.
+func (h *VirtualModel) Provision(ctx caddy.Context) (err error) {
+	h.app, err = loadApp(ctx)
+	return err
+}
+
+// ServeHTTP turns model routing on for the request, resolves its plan and
+// passes it on. A plan an earlier stage made without model routing is
+// made again.
+func (h *VirtualModel) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	info, r := requestInfo(r)
 	info.VirtualModels = true
+	if p := info.Plan(); p != nil && !p.VirtualModels {
+		info.DropPlan()
+	}
+	if waitReady(h.app, r) != nil {
+		return next.ServeHTTP(w, r) // the proxy answers that it is not ready
+	}
+	if p := h.app.Proxy().Plan(r); p != nil && bodyTimedOut(p.Err) {
+		// The body did not arrive in time; the failed read cancelled the
+		// request's context, so this stage answers at once.
+		return requestTimedOut(w, r)
+	}
 	return next.ServeHTTP(w, r)
 }

@@ -14,12 +14,17 @@ type Body struct {
 	// ScanErr is reqbody.Scan's refusal of the body (not a JSON object, a
 	// repeated member), for the stage that answers it.
 	ScanErr error
+	// Editable reports that no stage but the proxy holds Bytes (the
+	// proxy read it itself, as the stage that answers), so the proxy may
+	// edit it in place.
+	Editable bool
 }
 
 // SetBody records body, read whole, and scans its top level once.
 func (i *Info) SetBody(body []byte) {
 	i.body.Bytes = body
 	i.body.Fields, i.body.ScanErr = reqbody.Scan(body)
+	i.body.Editable = false
 	i.hasBody = true
 }
 

@@ -6,12 +6,13 @@ package reqinfo
 
 import (
 	"context"
-	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"net/http"
 	"sync"
 	"time"
 
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/request/routes"
 )
 
 // AuthMethod says how the caller authenticated.
@@ -96,12 +97,10 @@ type Info struct {
 	// or a spent budget (BudgetExceeded) on a priced model. The user-path
 	// stage then gives the request back instead of counting it.
 	RefusedBeforeUpstream bool
-	// BudgetExceeded, when not nil, is the 429 budget_exceeded error a
-	// spent budget covering the caller answers the request with. The
-	// rate-limit stage sets it on model endpoints, whose model is resolved
-	// later; the proxy then answers with it before any provider is called,
-	// unless the resolved model has no price (unpriced models are never
-	// spend, so a spent budget does not refuse them).
+	// BudgetExceeded, when not nil, is the 429 budget_exceeded error of a
+	// spent budget covering the caller. The rate-limit stage sets it;
+	// BudgetRefusal decides which calls it refuses (the priced ones:
+	// unpriced models are never spend).
 	BudgetExceeded error
 	// AnswerOpen reports that the answer is being written in parts (a
 	// stream, or a body relayed as it arrives) and is not yet whole: a
@@ -131,9 +130,14 @@ type Info struct {
 	body    Body
 	hasBody bool
 
-	// routed is the virtual model target an earlier stage resolved
-	// (SetRouted, TakeRouted).
-	routed Routed
+	// plan is the request's resolved plan (SetPlan).
+	plan *Plan
+	// route is the request's route for routeMethod and routePath (Route).
+	route                  *routes.Route
+	routeOK                bool
+	routeMethod, routePath string
+	// ready: a stage waited for the gateway to be ready (MarkReady).
+	ready bool
 
 	mu       sync.Mutex
 	usage    tokens.Usage

@@ -6,6 +6,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
+	"github.com/modelgate/modelgate/internal/gateway/proxy"
 	"github.com/modelgate/modelgate/internal/glue/caddymodule"
 )
 
@@ -44,21 +45,30 @@ func (h *VirtualModel) Provision(ctx caddy.Context) (err error) {
 }
 
 // ServeHTTP turns model routing on for the request, resolves its plan and
-// passes it on. A plan an earlier stage made without model routing is
-// made again.
+// passes it on.
 func (h *VirtualModel) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+	var px *proxy.Service
+	if waitReady(h.app, r) == nil {
+		px = h.app.Proxy()
+	} // else the proxy answers that the gateway is not ready
+	return routeRequest(px, w, r, next)
+}
+
+// routeRequest turns model routing on for r, resolves its plan with px
+// (nil: the proxy resolves it later) and serves it with next. A plan an
+// earlier stage made without model routing is made again.
+func routeRequest(px *proxy.Service, w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	info, r := requestInfo(r)
 	info.VirtualModels = true
 	if p := info.Plan(); p != nil && !p.VirtualModels {
 		info.DropPlan()
 	}
-	if waitReady(h.app, r) != nil {
-		return next.ServeHTTP(w, r) // the proxy answers that it is not ready
-	}
-	if p := h.app.Proxy().Plan(r); p != nil && bodyTimedOut(p.Err) {
-		// The body did not arrive in time; the failed read cancelled the
-		// request's context, so this stage answers at once.
-		return requestTimedOut(w, r)
+	if px != nil {
+		if p := px.Plan(r); p != nil && bodyTimedOut(p.Err) {
+			// The body did not arrive in time; the failed read cancelled
+			// the request's context, so this stage answers at once.
+			return requestTimedOut(w, r)
+		}
 	}
 	return next.ServeHTTP(w, r)
 }

@@ -82,9 +82,9 @@ type Info struct {
 	// AliasUsed reports that the requested model was a virtual model that
 	// the gateway resolved to a concrete target.
 	AliasUsed bool
-	// VirtualModels reports that the virtual-model stage ran: the proxy
-	// resolves the requested model through the virtual models, applies
-	// the model access policies and the failover routes.
+	// VirtualModels reports that the virtual-model stage ran: the
+	// request's plan resolves the model through the virtual models and
+	// names the failover targets (Plan).
 	VirtualModels bool
 	// Stream reports whether the response is streamed.
 	Stream bool

@@ -24,7 +24,7 @@ type routed struct {
 // target is t as a plan records it.
 func (t routed) target() reqinfo.Target {
 	return reqinfo.Target{Provider: t.provider.Name(), ProviderType: t.provider.Type(), Model: t.model,
-		Slowdown: t.slowdown, Alias: t.alias, Priced: reqinfo.Priced(t.provider.Type(), t.model)}
+		Slowdown: t.slowdown, Alias: t.alias}
 }
 
 // planned is the first target of plan p, a target the plan's provider

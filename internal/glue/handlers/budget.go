@@ -67,7 +67,7 @@ func admitBudget(bs *budgets.Service, check budgetCheck, w http.ResponseWriter, 
 	if check == budgetAtModel {
 		info.BudgetExceeded = e
 		p := info.Plan()
-		if p == nil || p.Err != nil || info.BudgetRefusal(p.Target.Priced) == nil {
+		if p == nil || p.Err != nil || info.BudgetRefusal(p.Target.Priced()) == nil {
 			return path, true
 		}
 	}

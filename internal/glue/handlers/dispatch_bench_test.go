@@ -55,8 +55,8 @@ func benchEach(b *testing.B, stage func(r *http.Request) int) {
 // the proxy's dispatch of one request.
 func BenchmarkDispatchClassify(b *testing.B) {
 	benchEach(b, func(r *http.Request) int {
-		n := int(classify(routes.LookupRequest(r)))
-		if rt, ok := routes.Lookup(r.Method, r.URL.Path); rt != nil && rt.Served && ok {
+		n := int(classify(reqinfo.Route(r)))
+		if rt, ok := reqinfo.Route(r); rt != nil && rt.Served && ok {
 			n += int(rt.Shape)
 		}
 		return n
@@ -70,18 +70,18 @@ func BenchmarkDispatchClassify(b *testing.B) {
 func BenchmarkRouteStages(b *testing.B) {
 	benchEach(b, func(r *http.Request) int {
 		_ = reqinfo.From(r.Context()) // auth: the request state
-		n := int(credential(routes.LookupRequest(r)))
-		if rt, _ := routes.LookupRequest(r); rt != nil && (rt.Shape == routes.ShapeAdmin || rt.Shape == routes.ShapeDashboard) {
+		n := int(credential(reqinfo.Route(r)))
+		if rt, _ := reqinfo.Route(r); rt != nil && (rt.Shape == routes.ShapeAdmin || rt.Shape == routes.ShapeDashboard) {
 			if reqinfo.From(r.Context()).Admin {
 				n++
 			}
 			return n
 		}
-		if kind := classify(routes.LookupRequest(r)); kind != routes.CountNone {
+		if kind := classify(reqinfo.Route(r)); kind != routes.CountNone {
 			_ = reqinfo.From(r.Context())
 			n += int(kind)
 		}
-		if rt, ok := routes.Lookup(r.Method, r.URL.Path); rt != nil && rt.Served && ok {
+		if rt, ok := reqinfo.Route(r); rt != nil && rt.Served && ok {
 			n += int(rt.Shape)
 		}
 		return n

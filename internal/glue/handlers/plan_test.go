@@ -47,7 +47,7 @@ func TestBudgetDecidedOnThePlan(t *testing.T) {
 		req.Header.Set("Content-Type", "application/json")
 		req = req.WithContext(reqinfo.With(req.Context(), info))
 		p := svc.Plan(req)
-		if p == nil || p.Err != nil || p.Target.Priced != tc.priced {
+		if p == nil || p.Err != nil || p.Target.Priced() != tc.priced {
 			t.Fatalf("%s: plan %+v", tc.model, p)
 		}
 		called := false

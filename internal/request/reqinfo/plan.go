@@ -50,11 +50,13 @@ type Target struct {
 	// Alias reports that the requested model is a virtual model that
 	// resolved to this target.
 	Alias bool
-	// Priced reports that the catalog has a price for Model as a
-	// provider of ProviderType serves it: only a priced request is
-	// spend, which a spent budget refuses (Info.BudgetRefusal).
-	Priced bool
 }
+
+// Priced reports that the catalog has a price for t's model as a provider
+// of its type serves it: only a priced request is spend, which a spent
+// budget refuses (Info.BudgetRefusal). It is looked up when asked, which
+// is only while a spent budget covers the caller.
+func (t Target) Priced() bool { return Priced(t.ProviderType, t.Model) }
 
 // Priced reports whether the catalog has a price for model as served by a
 // provider of type providerType: a catalogued model whose pricing is

@@ -4,8 +4,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/domain/money"
-	"github.com/modelgate/modelgate/internal/domain/tokens"
 	"github.com/modelgate/modelgate/internal/platform/saturate"
 )
 
@@ -100,7 +100,7 @@ type UsageAggregate struct {
 	// CacheHits counts records answered by the response cache.
 	CacheHits int64
 	// Tokens sums the token counts, response-cache hits included.
-	Tokens tokens.Usage
+	Tokens catalog.Usage
 	// Cost sums the spend (UsageRecord.Spend): priced records that reached
 	// a provider.
 	Cost float64
@@ -157,7 +157,7 @@ type SessionTotals struct {
 	// Requests counts the session's records, response-cache hits
 	// included.
 	Requests int64 `json:"requests"`
-	tokens.Usage
+	catalog.Usage
 	// Cost sums the spend: response-cache hits and unpriced models add
 	// nothing.
 	Cost money.Amount `json:"cost"`

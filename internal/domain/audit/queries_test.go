@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/modelgate/modelgate/internal/domain/audit"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/domain/money"
-	"github.com/modelgate/modelgate/internal/domain/tokens"
 	"github.com/modelgate/modelgate/internal/request/apierr"
 	"github.com/modelgate/modelgate/internal/storage/store"
 	"github.com/modelgate/modelgate/internal/storage/store/boltstore"
@@ -101,7 +101,7 @@ func usageFixture(t *testing.T) *audit.UsageQueries {
 		r := &audit.UsageRecord{
 			ID: audit.NewID(at(when)), Timestamp: at(when), UserPath: path, SessionID: session,
 			ProviderName: "p1", ProviderType: "openai", Model: model, Endpoint: "/v1/chat/completions",
-			Usage: tokens.Usage{InputTokens: 100 * i, OutputTokens: 10 * i, TotalTokens: 110 * i},
+			Usage: catalog.Usage{InputTokens: 100 * i, OutputTokens: 10 * i, TotalTokens: 110 * i},
 		}
 		if !math.IsNaN(cost) {
 			r.TotalCost = &cost
@@ -578,7 +578,7 @@ func TestUsageViewsShowMoneyRounded(t *testing.T) {
 		when := at("2026-04-02 09:00:00.000").Add(time.Duration(i) * time.Minute)
 		if !st.AppendUsage(&audit.UsageRecord{ID: audit.NewID(when), Timestamp: when, UserPath: "/team", SessionID: "s1",
 			ProviderName: "p1", ProviderType: "openai", Model: "gpt", Endpoint: "/v1/chat/completions",
-			Usage: tokens.Usage{InputTokens: 1, TotalTokens: 1}, TotalCost: &cost}) {
+			Usage: catalog.Usage{InputTokens: 1, TotalTokens: 1}, TotalCost: &cost}) {
 			t.Fatal("usage refused")
 		}
 	}

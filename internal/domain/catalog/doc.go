@@ -15,4 +15,9 @@
 // "aliases" (further ids that resolve to it) and the Metadata fields inline.
 // Unknown fields, duplicate ids and aliases are rejected; the package tests
 // check every entry against the specification's enums and sanity rules.
+//
+// The package also holds the small vocabulary prices are computed from,
+// shared by the whole gateway: Usage, the token counts of one answer, and
+// CheckUsage, the check every upstream-reported usage passes before it is
+// recorded, priced or charged.
 package catalog

@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/modelgate/modelgate/internal/domain/audit"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/domain/money"
-	"github.com/modelgate/modelgate/internal/domain/tokens"
 )
 
 // UsageDays is the length of the longer usage period GET /v1/usage
@@ -28,7 +28,7 @@ type PeriodUsage struct {
 	// Requests counts requests, response-cache hits included.
 	Requests int64 `json:"requests"`
 	// Usage sums the token counts, response-cache hits included.
-	tokens.Usage
+	catalog.Usage
 	// Cost sums the spend: priced requests that reached a provider.
 	Cost money.Amount `json:"cost"`
 }

@@ -15,8 +15,8 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/modelgate/modelgate/internal/domain/audit"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/domain/keys"
-	"github.com/modelgate/modelgate/internal/domain/tokens"
 	"github.com/modelgate/modelgate/internal/glue/caddymodule"
 	"github.com/modelgate/modelgate/internal/request/apierr"
 	"github.com/modelgate/modelgate/internal/request/modelid"
@@ -568,7 +568,7 @@ func streamKind(s routes.Shape) audit.StreamKind {
 }
 
 // usageRecord is the request's usage record, priced from the catalog.
-func (a *auditRequest) usageRecord(usage tokens.Usage) *audit.UsageRecord {
+func (a *auditRequest) usageRecord(usage catalog.Usage) *audit.UsageRecord {
 	info := a.info
 	u := &audit.UsageRecord{
 		Timestamp:    info.Start,

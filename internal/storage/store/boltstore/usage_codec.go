@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/modelgate/modelgate/internal/domain/audit"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/domain/money"
-	"github.com/modelgate/modelgate/internal/domain/tokens"
 )
 
 // appendUsageAggKey appends the key of r's row of the period that starts
@@ -23,7 +23,7 @@ func appendUsageAggKey(b []byte, start time.Time, r *audit.UsageRecord) []byte {
 const aggVersion = 1
 
 // appendTokens appends the six token counts.
-func appendTokens(b []byte, u *tokens.Usage) []byte {
+func appendTokens(b []byte, u *catalog.Usage) []byte {
 	for _, v := range [...]int64{u.InputTokens, u.OutputTokens, u.TotalTokens,
 		u.CachedInputTokens, u.CacheWriteInputTokens, u.ReasoningTokens} {
 		b = binary.AppendVarint(b, v)
@@ -32,7 +32,7 @@ func appendTokens(b []byte, u *tokens.Usage) []byte {
 }
 
 // readTokens reads the six token counts.
-func readTokens(b []byte, u *tokens.Usage) ([]byte, bool) {
+func readTokens(b []byte, u *catalog.Usage) ([]byte, bool) {
 	var ok bool
 	for _, dst := range [...]*int64{&u.InputTokens, &u.OutputTokens, &u.TotalTokens,
 		&u.CachedInputTokens, &u.CacheWriteInputTokens, &u.ReasoningTokens} {

@@ -1,11 +1,10 @@
-// Package tokens defines the token counts of one model answer. Translation,
-// the request record, cost calculation and usage records all use this one
-// type, so that no look-alike struct is copied field by field between them.
-package tokens
+package catalog
 
 import "github.com/modelgate/modelgate/internal/platform/saturate"
 
-// Usage is the token usage of one answer, in gateway terms.
+// Usage is the token usage of one answer, in gateway terms. Translation,
+// the request record, cost calculation and usage records all use this one
+// type, so that no look-alike struct is copied field by field between them.
 //
 // InputTokens counts every prompt token, including those read from or
 // written to a prompt cache (so it equals OpenAI's prompt_tokens and

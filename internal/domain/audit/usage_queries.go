@@ -8,8 +8,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/domain/money"
-	"github.com/modelgate/modelgate/internal/platform/saturate"
 	"github.com/modelgate/modelgate/internal/request/userpath"
 )
 
@@ -177,11 +177,11 @@ func (uq *UsageQueries) Periods(w Window, i Interval, userPath string) ([]UsageP
 			a = &acc{start: start, p: UsagePeriod{Date: lbl}}
 			by[lbl] = a
 		}
-		a.p.Requests = saturate.Add(a.p.Requests, r.Requests)
-		a.p.InputTokens = saturate.Add(a.p.InputTokens, r.Tokens.InputTokens)
-		a.p.OutputTokens = saturate.Add(a.p.OutputTokens, r.Tokens.OutputTokens)
-		a.p.TotalTokens = saturate.Add(a.p.TotalTokens, r.Tokens.TotalTokens)
-		a.p.Cost = money.Amount(saturate.AddFloat(float64(a.p.Cost), r.Cost))
+		a.p.Requests = catalog.SaturatingAdd(a.p.Requests, r.Requests)
+		a.p.InputTokens = catalog.SaturatingAdd(a.p.InputTokens, r.Tokens.InputTokens)
+		a.p.OutputTokens = catalog.SaturatingAdd(a.p.OutputTokens, r.Tokens.OutputTokens)
+		a.p.TotalTokens = catalog.SaturatingAdd(a.p.TotalTokens, r.Tokens.TotalTokens)
+		a.p.Cost = money.Amount(catalog.SaturatingAddFloat(float64(a.p.Cost), r.Cost))
 	}
 	accs := make([]*acc, 0, len(by))
 	for _, a := range by {
@@ -297,12 +297,12 @@ func (uq *UsageQueries) SpendSince(prefix string, perChild bool, since time.Time
 		}
 		if !perChild {
 			if UnderPath(path, prefix) {
-				out[prefix] = saturate.AddFloat(out[prefix], a.Cost)
+				out[prefix] = catalog.SaturatingAddFloat(out[prefix], a.Cost)
 			}
 			return
 		}
 		if child, ok := ChildOf(prefix, path); ok {
-			out[child] = saturate.AddFloat(out[child], a.Cost)
+			out[child] = catalog.SaturatingAddFloat(out[child], a.Cost)
 		}
 	})
 	return out, err

@@ -17,7 +17,9 @@
 // check every entry against the specification's enums and sanity rules.
 //
 // The package also holds the small vocabulary prices are computed from,
-// shared by the whole gateway: Usage, the token counts of one answer, and
+// shared by the whole gateway: Usage, the token counts of one answer;
 // CheckUsage, the check every upstream-reported usage passes before it is
-// recorded, priced or charged.
+// recorded, priced or charged; and SaturatingAdd and SaturatingAddFloat,
+// through which every running total of counts and costs adds without
+// wrapping.
 package catalog

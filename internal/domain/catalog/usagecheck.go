@@ -1,7 +1,5 @@
 package catalog
 
-import "github.com/modelgate/modelgate/internal/platform/saturate"
-
 // MaxTokenCount is the largest count one answer's usage may report in any
 // field. No model reads or writes a billion tokens in one request; a
 // larger figure is an upstream fault, and taken as reported it would
@@ -60,5 +58,5 @@ func CheckUsage(u Usage) (out Usage, fault UsageFault, ok bool) {
 // count counts as 0, and a sum past math.MaxInt64 stays there (so that
 // CheckUsage refuses it) instead of wrapping.
 func SumTokens(a, b int64) int64 {
-	return saturate.Add(max(a, 0), max(b, 0))
+	return SaturatingAdd(max(a, 0), max(b, 0))
 }

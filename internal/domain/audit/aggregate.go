@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/modelgate/modelgate/internal/domain/catalog"
-	"github.com/modelgate/modelgate/internal/domain/money"
 )
 
 // StatusCounts counts requests by status class.
@@ -159,7 +158,7 @@ type SessionTotals struct {
 	catalog.Usage
 	// Cost sums the spend: response-cache hits and unpriced models add
 	// nothing.
-	Cost money.Amount `json:"cost"`
+	Cost catalog.Amount `json:"cost"`
 	// CacheHits counts records answered by the response cache.
 	CacheHits int64 `json:"cache_hits"`
 	// Models lists the models used, in order of first use, at most
@@ -182,7 +181,7 @@ func (s *SessionTotals) AddRecord(r *UsageRecord) {
 	}
 	s.Requests = catalog.SaturatingAdd(s.Requests, 1)
 	s.Usage = s.Usage.Add(r.Usage)
-	s.Cost = money.Amount(catalog.SaturatingAddFloat(float64(s.Cost), r.Spend()))
+	s.Cost = catalog.Amount(catalog.SaturatingAddFloat(float64(s.Cost), r.Spend()))
 	if r.IsCacheHit() {
 		s.CacheHits = catalog.SaturatingAdd(s.CacheHits, 1)
 	}

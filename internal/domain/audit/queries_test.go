@@ -13,7 +13,6 @@ import (
 
 	"github.com/modelgate/modelgate/internal/domain/audit"
 	"github.com/modelgate/modelgate/internal/domain/catalog"
-	"github.com/modelgate/modelgate/internal/domain/money"
 	"github.com/modelgate/modelgate/internal/request/apierr"
 	"github.com/modelgate/modelgate/internal/storage/store"
 	"github.com/modelgate/modelgate/internal/storage/store/boltstore"
@@ -153,7 +152,7 @@ func TestUsagePeriods(t *testing.T) {
 	uq := usageFixture(t)
 	w := window(t, "start_date=2025-12-01&end_date=2026-04-02")
 	p := func(date string, reqs, in int64, cost float64) audit.UsagePeriod {
-		return audit.UsagePeriod{Date: date, Requests: reqs, InputTokens: in, OutputTokens: in / 10, TotalTokens: in * 11 / 10, Cost: money.Amount(cost)}
+		return audit.UsagePeriod{Date: date, Requests: reqs, InputTokens: in, OutputTokens: in / 10, TotalTokens: in * 11 / 10, Cost: catalog.Amount(cost)}
 	}
 	cases := []struct {
 		interval audit.Interval

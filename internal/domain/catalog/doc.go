@@ -19,7 +19,8 @@
 // The package also holds the small vocabulary prices are computed from,
 // shared by the whole gateway: Usage, the token counts of one answer;
 // CheckUsage, the check every upstream-reported usage passes before it is
-// recorded, priced or charged; and SaturatingAdd and SaturatingAddFloat,
+// recorded, priced or charged; Amount and RoundMoney, amounts of money as
+// the gateway shows them; and SaturatingAdd and SaturatingAddFloat,
 // through which every running total of counts and costs adds without
 // wrapping.
 package catalog

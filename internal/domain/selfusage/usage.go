@@ -6,7 +6,6 @@ import (
 
 	"github.com/modelgate/modelgate/internal/domain/audit"
 	"github.com/modelgate/modelgate/internal/domain/catalog"
-	"github.com/modelgate/modelgate/internal/domain/money"
 )
 
 // UsageDays is the length of the longer usage period GET /v1/usage
@@ -30,7 +29,7 @@ type PeriodUsage struct {
 	// Usage sums the token counts, response-cache hits included.
 	catalog.Usage
 	// Cost sums the spend: priced requests that reached a provider.
-	Cost money.Amount `json:"cost"`
+	Cost catalog.Amount `json:"cost"`
 }
 
 // UsageReport is the usage object of GET /v1/usage: the caller's user
@@ -79,7 +78,7 @@ func (t Totals) Usage(_ context.Context, userPath string) any {
 			}
 			return nil
 		}
-		*p.out = PeriodUsage{Since: p.since, Requests: a.Requests, Usage: a.Tokens, Cost: money.Amount(a.Cost)}
+		*p.out = PeriodUsage{Since: p.since, Requests: a.Requests, Usage: a.Tokens, Cost: catalog.Amount(a.Cost)}
 	}
 	return &rep
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/modelgate/modelgate/internal/domain/audit"
 	"github.com/modelgate/modelgate/internal/domain/catalog"
-	"github.com/modelgate/modelgate/internal/domain/money"
 )
 
 // appendUsageAggKey appends the key of r's row of the period that starts
@@ -184,7 +183,7 @@ func decodeSessionSums(b []byte, s *audit.SessionTotals) error {
 	if cost, b, ok = readFloat(b); !ok {
 		return errCorrupt
 	}
-	s.Cost = money.Amount(cost)
+	s.Cost = catalog.Amount(cost)
 	n, b, ok := readUvarint(b)
 	if !ok || n > audit.MaxSessionModels {
 		return errCorrupt

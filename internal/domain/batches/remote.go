@@ -14,7 +14,6 @@ import (
 
 	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/gateway/providers/translate"
-	"github.com/modelgate/modelgate/internal/request/modelid"
 )
 
 // RemoteBatch is the state of a batch a provider runs with its own API.
@@ -271,7 +270,7 @@ func remoteResult(b *Batch, raw []byte, index map[string]int) (r *Result, fault 
 	if r.OK() {
 		// The provider's own string: bounded like every model that
 		// becomes part of a storage key.
-		r.Model = modelid.Recorded(gjson.GetBytes(r.Body, "model").Str)
+		r.Model = catalog.RecordedModelID(gjson.GetBytes(r.Body, "model").Str)
 		u, ok := translate.ChatUsage(gjson.GetBytes(r.Body, "usage"))
 		if ok {
 			u, fault, ok = catalog.CheckUsage(u)

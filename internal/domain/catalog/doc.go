@@ -20,7 +20,8 @@
 // shared by the whole gateway: Usage, the token counts of one answer;
 // CheckUsage, the check every upstream-reported usage passes before it is
 // recorded, priced or charged; Amount and RoundMoney, amounts of money as
-// the gateway shows them; and SaturatingAdd and SaturatingAddFloat,
-// through which every running total of counts and costs adds without
-// wrapping.
+// the gateway shows them; SaturatingAdd and SaturatingAddFloat, through
+// which every running total of counts and costs adds without wrapping;
+// and MaxModelIDLen, the bound on the model ids the gateway reads from
+// requests (CheckModelID, RecordedModelID).
 package catalog

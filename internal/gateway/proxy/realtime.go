@@ -17,7 +17,6 @@ import (
 	"github.com/modelgate/modelgate/internal/gateway/providers"
 	"github.com/modelgate/modelgate/internal/gateway/providers/translate"
 	"github.com/modelgate/modelgate/internal/request/apierr"
-	"github.com/modelgate/modelgate/internal/request/modelid"
 	"github.com/modelgate/modelgate/internal/request/reqinfo"
 )
 
@@ -85,7 +84,7 @@ func (s *Service) realtime(w http.ResponseWriter, r *http.Request) {
 	// refused (403 model_access_denied) when an access policy keeps the
 	// model from the caller. Recorded first, so a refusal still shows the
 	// model asked for.
-	info.RequestedModel = modelid.Recorded(requested)
+	info.RequestedModel = catalog.RecordedModelID(requested)
 	if err := checkModelID(requested); err != nil {
 		apierr.WriteFor(w, r, err)
 		return

@@ -10,7 +10,6 @@ import (
 	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/gateway/providers"
 	"github.com/modelgate/modelgate/internal/gateway/providers/translate"
-	"github.com/modelgate/modelgate/internal/request/modelid"
 )
 
 // bodyUsage reads the usage of a whole upstream answer of endpoint ep.
@@ -138,7 +137,7 @@ func (s *Service) usageFault(p providers.Provider, model string, fault catalog.U
 	if p != nil {
 		name = p.Name()
 	}
-	s.logger().Warn("upstream usage corrected: "+fault.Consequence(), zap.String("provider", name), zap.String("model", modelid.Recorded(model)),
+	s.logger().Warn("upstream usage corrected: "+fault.Consequence(), zap.String("provider", name), zap.String("model", catalog.RecordedModelID(model)),
 		zap.String("reason", string(fault)), zap.Int64("max_count", catalog.MaxTokenCount))
 	if s.UsageRejected != nil {
 		s.UsageRejected(name, fault)

@@ -1,6 +1,10 @@
 package batches
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/modelgate/modelgate/internal/request/apierr"
+)
 
 // errorBodyCases pin, byte for byte, the body a result line gets when the
 // provider gave no answer for it: the gateway error shape with type
@@ -27,6 +31,16 @@ func TestErrorBodyBytes(t *testing.T) {
 	for _, c := range errorBodyCases {
 		if got := string(mustErrorBody(c.msg)); got != c.want {
 			t.Errorf("error body of %q:\n got %s\nwant %s", c.msg, got, c.want)
+		}
+	}
+}
+
+// TestErrorBodyIsApierrs: apierr.MessageBody writes the same bytes as
+// mustErrorBody, for every message.
+func TestErrorBodyIsApierrs(t *testing.T) {
+	for _, c := range errorBodyCases {
+		if got, want := apierr.MessageBody(apierr.TypeProvider, c.msg), mustErrorBody(c.msg); string(got) != string(want) {
+			t.Errorf("error body of %q:\n apierr %s\n   here %s", c.msg, got, want)
 		}
 	}
 }

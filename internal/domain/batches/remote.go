@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/gateway/providers/translate"
+	"github.com/modelgate/modelgate/internal/request/apierr"
 )
 
 // RemoteBatch is the state of a batch a provider runs with its own API.
@@ -262,7 +263,7 @@ func remoteResult(b *Batch, raw []byte, index map[string]int) (r *Result, fault 
 		if msg == "" {
 			msg = "the provider returned no answer for this request"
 		}
-		r.Body = mustErrorBody(msg)
+		r.Body = apierr.MessageBody(apierr.TypeProvider, msg)
 		if r.StatusCode == 0 {
 			r.StatusCode = 500
 		}
@@ -296,12 +297,6 @@ func (s *Service) usageFault(b *Batch, fault catalog.UsageFault) {
 	if s.usageRejected != nil {
 		s.usageRejected(b.Provider, fault)
 	}
-}
-
-// mustErrorBody is an error body in the gateway's shape.
-func mustErrorBody(msg string) []byte {
-	b, _ := sjson.SetBytes([]byte(`{"error":{"type":"provider_error"}}`), "error.message", msg)
-	return b
 }
 
 // errNoRemote is returned when a batch's provider cannot be reached.

@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/modelgate/modelgate/internal/domain/audit"
-	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/storage/store/boltstore"
 )
 
@@ -30,7 +30,7 @@ func seedRecord(t *testing.T, at time.Time, status int, userPath, session string
 	t.Helper()
 	st := activeApp(t).Store()
 	b := boltstore.NewAudit(st)
-	u := tokens.Usage{InputTokens: 12, OutputTokens: 8, TotalTokens: 20}
+	u := catalog.Usage{InputTokens: 12, OutputTokens: 8, TotalTokens: 20}
 	e := &audit.Entry{ID: audit.NewID(at), RequestID: "req-seed", Timestamp: at, Method: "POST", Path: "/v1/chat/completions",
 		StatusCode: status, DurationNs: int64(50 * time.Millisecond), AuthMethod: "master_key", UserPath: userPath, SessionID: session,
 		Provider: "mock", ProviderName: "demo", RequestedModel: "mock-model", ResolvedModel: "mock-model", Usage: audit.UsageOf(u),

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/modelgate/modelgate/internal/domain/catalog"
-	"github.com/modelgate/modelgate/internal/domain/tokens"
 )
 
 // budgetChat is a chat request the OpenAI replay answers with
@@ -21,7 +20,7 @@ const budgetChat = `{"model":"gpt-4o-mini","messages":[{"role":"user","content":
 // replayChatCost is what one replayed chat costs by the catalog.
 func replayChatCost(t testing.TB) float64 {
 	t.Helper()
-	b, ok := catalog.Price("openai", "gpt-4o-mini", tokens.Usage{InputTokens: 17, OutputTokens: 4, TotalTokens: 21})
+	b, ok := catalog.Price("openai", "gpt-4o-mini", catalog.Usage{InputTokens: 17, OutputTokens: 4, TotalTokens: 21})
 	if !ok || b.Total <= 0 {
 		t.Fatal("gpt-4o-mini has no catalog price")
 	}
@@ -194,7 +193,7 @@ func TestBudgetRestartKeepsSpend(t *testing.T) {
 func TestBudgetOvershoot(t *testing.T) {
 	clearEnv(t)
 	price := func(in, out int64) float64 {
-		b, ok := catalog.Price("openai", "gpt-4o-mini", tokens.Usage{InputTokens: in, OutputTokens: out, TotalTokens: in + out})
+		b, ok := catalog.Price("openai", "gpt-4o-mini", catalog.Usage{InputTokens: in, OutputTokens: out, TotalTokens: in + out})
 		if !ok {
 			t.Fatal("gpt-4o-mini has no catalog price")
 		}

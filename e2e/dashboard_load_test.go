@@ -10,7 +10,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/modelgate/modelgate/internal/domain/audit"
-	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/storage/store/boltstore"
 )
 
@@ -33,7 +33,7 @@ func seedMany(t *testing.T, n int) {
 		if i%10 == 9 {
 			status = 502
 		}
-		u := tokens.Usage{InputTokens: 100, OutputTokens: 40, TotalTokens: 140}
+		u := catalog.Usage{InputTokens: 100, OutputTokens: 40, TotalTokens: 140}
 		userPath := fmt.Sprintf("/team/%d", i%7)
 		session := fmt.Sprintf("sess-%d", i/5)
 		e := &audit.Entry{ID: audit.NewID(at), RequestID: fmt.Sprintf("req-%d", i), Timestamp: at, Method: "POST", Path: "/v1/chat/completions",

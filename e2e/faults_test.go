@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelgate/modelgate/internal/request/modelid"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 )
 
 // Secrets of the fault run: no answer may contain them.
@@ -710,7 +710,7 @@ func fltAnthropicType(status int) string {
 // model is 40,000 characters, answered 200 with usage, made a usage
 // aggregate key bbolt refuses, and the store's writer retried that batch
 // forever: no audit entry or usage record was stored from then on. Now
-// the passthrough model is recorded cut and marked (modelid.Recorded),
+// the passthrough model is recorded cut and marked (catalog.RecordedModelID),
 // later requests are still recorded and readable through the admin API,
 // and the model endpoints refuse a model over 256 bytes with 400
 // invalid_value (their audit entry recorded, with the model cut).
@@ -739,11 +739,11 @@ func TestFaultOverlongModel(t *testing.T) {
 	// never ended, the batch holding the bad record retried forever.
 	entries, usage := auditRecords(t)
 	pt := one(t, entries, "overlong-passthrough")
-	if pt.RequestedModel != modelid.Recorded(long) || len(pt.RequestedModel) > modelid.MaxLen ||
-		!strings.Contains(pt.RequestedModel, modelid.Marker) || pt.StatusCode != 200 {
+	if pt.RequestedModel != catalog.RecordedModelID(long) || len(pt.RequestedModel) > catalog.MaxModelIDLen ||
+		!strings.Contains(pt.RequestedModel, catalog.ModelIDMarker) || pt.StatusCode != 200 {
 		t.Errorf("passthrough entry: status %d, model %q (%d bytes)", pt.StatusCode, pt.RequestedModel, len(pt.RequestedModel))
 	}
-	if us := usage[pt.ID]; len(us) != 1 || us[0].Model != modelid.Recorded(long) || us[0].Usage.TotalTokens != 15 {
+	if us := usage[pt.ID]; len(us) != 1 || us[0].Model != catalog.RecordedModelID(long) || us[0].Usage.TotalTokens != 15 {
 		t.Errorf("passthrough usage records %+v", us)
 	}
 	if e := one(t, entries, "after-overlong"); e.StatusCode != 200 || len(usage[e.ID]) != 1 {
@@ -786,7 +786,7 @@ func TestFaultOverlongModel(t *testing.T) {
 	entries, _ = auditRecords(t)
 	for _, n := range []int{257, len(long)} {
 		e := one(t, entries, fmt.Sprintf("refused-%d", n))
-		if e.StatusCode != 400 || e.RequestedModel != modelid.Recorded(strings.Repeat("m", n)) {
+		if e.StatusCode != 400 || e.RequestedModel != catalog.RecordedModelID(strings.Repeat("m", n)) {
 			t.Errorf("%d-byte model refused: entry %d %q", n, e.StatusCode, e.RequestedModel)
 		}
 	}

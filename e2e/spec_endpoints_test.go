@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/modelgate/modelgate/internal/domain/audit"
-	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/storage/store/boltstore"
 	"github.com/modelgate/modelgate/internal/surface/admin"
 )
@@ -30,7 +30,7 @@ import (
 func seedCacheHit(t *testing.T, at time.Time, userPath, session string, cost float64) {
 	t.Helper()
 	st := activeApp(t).Store()
-	u := tokens.Usage{InputTokens: 12, OutputTokens: 8, TotalTokens: 20}
+	u := catalog.Usage{InputTokens: 12, OutputTokens: 8, TotalTokens: 20}
 	r := &audit.UsageRecord{ID: audit.NewID(at), RequestID: audit.NewID(at), Timestamp: at, UserPath: userPath, SessionID: session,
 		ProviderName: "demo", ProviderType: "mock", Model: "mock-model", Endpoint: "/v1/chat/completions", CacheType: "exact",
 		Usage: u, TotalCost: &cost}

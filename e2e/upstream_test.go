@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelgate/modelgate/internal/platform/ctxsleep"
+	"github.com/modelgate/modelgate/internal/gateway/providers"
 	"github.com/modelgate/modelgate/internal/testkit/fixtures"
 )
 
@@ -537,7 +537,7 @@ func (u *slowUpstream) serve(w http.ResponseWriter, r *http.Request) {
 	u.served.Add(1)
 	body, _ := io.ReadAll(r.Body)
 	if !requestsStream(body) {
-		if !ctxsleep.For(r.Context(), u.delay) {
+		if !providers.SleepCtx(r.Context(), u.delay) {
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
@@ -550,7 +550,7 @@ func (u *slowUpstream) serve(w http.ResponseWriter, r *http.Request) {
 	for i := 0; i < u.events; i++ {
 		_, _ = fmt.Fprintf(w, "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"slow-model\","+
 			"\"choices\":[{\"index\":0,\"delta\":{\"content\":\"w%d \"},\"finish_reason\":null}]}\n\n", i)
-		if rc.Flush() != nil || !ctxsleep.For(r.Context(), u.delay) {
+		if rc.Flush() != nil || !providers.SleepCtx(r.Context(), u.delay) {
 			return
 		}
 	}

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/modelgate/modelgate/bench/internal/stats"
-	"github.com/modelgate/modelgate/internal/platform/ctxsleep"
+	"github.com/modelgate/modelgate/internal/gateway/providers"
 )
 
 // generator runs the load for one configuration: closed loop, or at a
@@ -107,7 +107,7 @@ func (g *generator) worker(ctx context.Context, t *tally, start, measureFrom, en
 		var due time.Time
 		if g.cfg.rate > 0 {
 			due = ticketAt(start, g.tickets.Add(1)-1, g.cfg.rate)
-			if !due.Before(end) || !ctxsleep.Until(ctx, due) {
+			if !due.Before(end) || !providers.SleepUntilCtx(ctx, due) {
 				return
 			}
 		}

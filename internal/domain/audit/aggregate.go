@@ -4,9 +4,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/modelgate/modelgate/internal/domain/money"
-	"github.com/modelgate/modelgate/internal/domain/tokens"
-	"github.com/modelgate/modelgate/internal/platform/saturate"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 )
 
 // StatusCounts counts requests by status class.
@@ -25,7 +23,7 @@ type StatusCounts struct {
 
 // count adds one request of status code.
 func (c *StatusCounts) count(code int) {
-	c.Requests = saturate.Add(c.Requests, 1)
+	c.Requests = catalog.SaturatingAdd(c.Requests, 1)
 	n := &c.StatusOther
 	switch code / 100 {
 	case 2:
@@ -35,17 +33,17 @@ func (c *StatusCounts) count(code int) {
 	case 5:
 		n = &c.Status5xx
 	}
-	*n = saturate.Add(*n, 1)
+	*n = catalog.SaturatingAdd(*n, 1)
 }
 
-// add adds o to c; every sum of this file saturates (package saturate)
-// instead of wrapping.
+// add adds o to c; every sum of this file saturates
+// (catalog.SaturatingAdd) instead of wrapping.
 func (c *StatusCounts) add(o StatusCounts) {
-	c.Requests = saturate.Add(c.Requests, o.Requests)
-	c.Status2xx = saturate.Add(c.Status2xx, o.Status2xx)
-	c.Status4xx = saturate.Add(c.Status4xx, o.Status4xx)
-	c.Status5xx = saturate.Add(c.Status5xx, o.Status5xx)
-	c.StatusOther = saturate.Add(c.StatusOther, o.StatusOther)
+	c.Requests = catalog.SaturatingAdd(c.Requests, o.Requests)
+	c.Status2xx = catalog.SaturatingAdd(c.Status2xx, o.Status2xx)
+	c.Status4xx = catalog.SaturatingAdd(c.Status4xx, o.Status4xx)
+	c.Status5xx = catalog.SaturatingAdd(c.Status5xx, o.Status5xx)
+	c.StatusOther = catalog.SaturatingAdd(c.StatusOther, o.StatusOther)
 }
 
 // AuditHour sums the audit entries of one UTC hour and one provider
@@ -83,9 +81,9 @@ func AuditHourOf(e *Entry) AuditHour {
 // Add adds o's sums to h (h keeps its hour and provider).
 func (h *AuditHour) Add(o AuditHour) {
 	h.StatusCounts.add(o.StatusCounts)
-	h.DurationNs = saturate.Add(h.DurationNs, o.DurationNs)
-	h.LatencyCount = saturate.Add(h.LatencyCount, o.LatencyCount)
-	h.LatencyNs = saturate.Add(h.LatencyNs, o.LatencyNs)
+	h.DurationNs = catalog.SaturatingAdd(h.DurationNs, o.DurationNs)
+	h.LatencyCount = catalog.SaturatingAdd(h.LatencyCount, o.LatencyCount)
+	h.LatencyNs = catalog.SaturatingAdd(h.LatencyNs, o.LatencyNs)
 }
 
 // UsageAggregate sums the usage records of one period (an hour or a day),
@@ -100,7 +98,7 @@ type UsageAggregate struct {
 	// CacheHits counts records answered by the response cache.
 	CacheHits int64
 	// Tokens sums the token counts, response-cache hits included.
-	Tokens tokens.Usage
+	Tokens catalog.Usage
 	// Cost sums the spend (UsageRecord.Spend): priced records that reached
 	// a provider.
 	Cost float64
@@ -119,25 +117,25 @@ func UsageAggregateOf(g Granularity, r *UsageRecord) UsageAggregate {
 
 // AddRecord counts record r in a.
 func (a *UsageAggregate) AddRecord(r *UsageRecord) {
-	a.Requests = saturate.Add(a.Requests, 1)
+	a.Requests = catalog.SaturatingAdd(a.Requests, 1)
 	a.Tokens = a.Tokens.Add(r.Usage)
 	switch {
 	case r.IsCacheHit():
-		a.CacheHits = saturate.Add(a.CacheHits, 1)
+		a.CacheHits = catalog.SaturatingAdd(a.CacheHits, 1)
 	case r.TotalCost == nil:
-		a.Unpriced = saturate.Add(a.Unpriced, 1)
+		a.Unpriced = catalog.SaturatingAdd(a.Unpriced, 1)
 	default:
-		a.Cost = saturate.AddFloat(a.Cost, *r.TotalCost)
+		a.Cost = catalog.SaturatingAddFloat(a.Cost, *r.TotalCost)
 	}
 }
 
 // Add adds o's sums to a (a keeps its key).
 func (a *UsageAggregate) Add(o UsageAggregate) {
-	a.Requests = saturate.Add(a.Requests, o.Requests)
-	a.CacheHits = saturate.Add(a.CacheHits, o.CacheHits)
+	a.Requests = catalog.SaturatingAdd(a.Requests, o.Requests)
+	a.CacheHits = catalog.SaturatingAdd(a.CacheHits, o.CacheHits)
 	a.Tokens = a.Tokens.Add(o.Tokens)
-	a.Cost = saturate.AddFloat(a.Cost, o.Cost)
-	a.Unpriced = saturate.Add(a.Unpriced, o.Unpriced)
+	a.Cost = catalog.SaturatingAddFloat(a.Cost, o.Cost)
+	a.Unpriced = catalog.SaturatingAdd(a.Unpriced, o.Unpriced)
 }
 
 // MaxSessionModels bounds the models listed per session.
@@ -157,10 +155,10 @@ type SessionTotals struct {
 	// Requests counts the session's records, response-cache hits
 	// included.
 	Requests int64 `json:"requests"`
-	tokens.Usage
+	catalog.Usage
 	// Cost sums the spend: response-cache hits and unpriced models add
 	// nothing.
-	Cost money.Amount `json:"cost"`
+	Cost catalog.Amount `json:"cost"`
 	// CacheHits counts records answered by the response cache.
 	CacheHits int64 `json:"cache_hits"`
 	// Models lists the models used, in order of first use, at most
@@ -181,11 +179,11 @@ func (s *SessionTotals) AddRecord(r *UsageRecord) {
 	if t.After(s.LastSeen) {
 		s.LastSeen = t
 	}
-	s.Requests = saturate.Add(s.Requests, 1)
+	s.Requests = catalog.SaturatingAdd(s.Requests, 1)
 	s.Usage = s.Usage.Add(r.Usage)
-	s.Cost = money.Amount(saturate.AddFloat(float64(s.Cost), r.Spend()))
+	s.Cost = catalog.Amount(catalog.SaturatingAddFloat(float64(s.Cost), r.Spend()))
 	if r.IsCacheHit() {
-		s.CacheHits = saturate.Add(s.CacheHits, 1)
+		s.CacheHits = catalog.SaturatingAdd(s.CacheHits, 1)
 	}
 	if r.Model != "" && len(s.Models) < MaxSessionModels && !slices.Contains(s.Models, r.Model) {
 		s.Models = append(s.Models, r.Model)

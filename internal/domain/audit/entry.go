@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 )
 
 // Entry is the audit record of one request. Its JSON form is the audit
@@ -97,7 +97,7 @@ func (e *Entry) ReachedProvider() bool {
 // EntryUsage is the usage object of an audit entry: the token counts plus
 // what is derived from them.
 type EntryUsage struct {
-	tokens.Usage
+	catalog.Usage
 	// UncachedInputTokens is InputTokens minus CachedInputTokens.
 	UncachedInputTokens int64 `json:"uncached_input_tokens"`
 	// CachedInputRatio is CachedInputTokens / InputTokens, 0 without input.
@@ -119,7 +119,7 @@ const charsPerToken = 4
 
 // UsageOf returns the usage object for u, counting one usage record
 // unless u is zero.
-func UsageOf(u tokens.Usage) EntryUsage {
+func UsageOf(u catalog.Usage) EntryUsage {
 	eu := EntryUsage{Usage: u}
 	eu.UncachedInputTokens = max(0, u.InputTokens-u.CachedInputTokens)
 	if u.InputTokens > 0 {

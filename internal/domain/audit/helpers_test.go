@@ -3,12 +3,12 @@ package audit
 import (
 	"bytes"
 
-	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 )
 
 // tokensFor returns a usage of n input tokens.
-func tokensFor(n int64) tokens.Usage {
-	return tokens.Usage{InputTokens: n, TotalTokens: n}
+func tokensFor(n int64) catalog.Usage {
+	return catalog.Usage{InputTokens: n, TotalTokens: n}
 }
 
 // contains reports whether b contains s.

@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 )
 
 // Live event kinds, the SSE event names of the live stream.
@@ -79,7 +79,7 @@ type AuditPreview struct {
 	// AuthMethod is how the caller authenticated.
 	AuthMethod string `json:"auth_method"`
 	// Usage is the token usage; zero at start.
-	Usage tokens.Usage `json:"usage"`
+	Usage catalog.Usage `json:"usage"`
 }
 
 // PreviewOf returns the preview of e for a phase.

@@ -10,7 +10,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 )
 
 func TestPublishRemoteTakesTheNextLocalSequence(t *testing.T) {
@@ -161,7 +161,7 @@ func TestLiveBatchRoundTrip(t *testing.T) {
 			Timestamp: now, Method: "POST", Path: "/v1/chat/completions", UserPath: "/team/a", Stream: true}},
 		{Seq: 8, Kind: EventHeartbeat},
 		{Seq: 9, Kind: EventUsage, Usage: UsageRecord{ID: NewID(now), Timestamp: now, Model: "gpt",
-			Usage: tokens.Usage{InputTokens: 3, OutputTokens: 4, TotalTokens: 7}, TotalCost: &cost}},
+			Usage: catalog.Usage{InputTokens: 3, OutputTokens: 4, TotalTokens: 7}, TotalCost: &cost}},
 	}
 	b, err := EncodeLiveBatch(in)
 	if err != nil {

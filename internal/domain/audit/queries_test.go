@@ -12,8 +12,7 @@ import (
 	"time"
 
 	"github.com/modelgate/modelgate/internal/domain/audit"
-	"github.com/modelgate/modelgate/internal/domain/money"
-	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/request/apierr"
 	"github.com/modelgate/modelgate/internal/storage/store"
 	"github.com/modelgate/modelgate/internal/storage/store/boltstore"
@@ -101,7 +100,7 @@ func usageFixture(t *testing.T) *audit.UsageQueries {
 		r := &audit.UsageRecord{
 			ID: audit.NewID(at(when)), Timestamp: at(when), UserPath: path, SessionID: session,
 			ProviderName: "p1", ProviderType: "openai", Model: model, Endpoint: "/v1/chat/completions",
-			Usage: tokens.Usage{InputTokens: 100 * i, OutputTokens: 10 * i, TotalTokens: 110 * i},
+			Usage: catalog.Usage{InputTokens: 100 * i, OutputTokens: 10 * i, TotalTokens: 110 * i},
 		}
 		if !math.IsNaN(cost) {
 			r.TotalCost = &cost
@@ -153,7 +152,7 @@ func TestUsagePeriods(t *testing.T) {
 	uq := usageFixture(t)
 	w := window(t, "start_date=2025-12-01&end_date=2026-04-02")
 	p := func(date string, reqs, in int64, cost float64) audit.UsagePeriod {
-		return audit.UsagePeriod{Date: date, Requests: reqs, InputTokens: in, OutputTokens: in / 10, TotalTokens: in * 11 / 10, Cost: money.Amount(cost)}
+		return audit.UsagePeriod{Date: date, Requests: reqs, InputTokens: in, OutputTokens: in / 10, TotalTokens: in * 11 / 10, Cost: catalog.Amount(cost)}
 	}
 	cases := []struct {
 		interval audit.Interval
@@ -578,7 +577,7 @@ func TestUsageViewsShowMoneyRounded(t *testing.T) {
 		when := at("2026-04-02 09:00:00.000").Add(time.Duration(i) * time.Minute)
 		if !st.AppendUsage(&audit.UsageRecord{ID: audit.NewID(when), Timestamp: when, UserPath: "/team", SessionID: "s1",
 			ProviderName: "p1", ProviderType: "openai", Model: "gpt", Endpoint: "/v1/chat/completions",
-			Usage: tokens.Usage{InputTokens: 1, TotalTokens: 1}, TotalCost: &cost}) {
+			Usage: catalog.Usage{InputTokens: 1, TotalTokens: 1}, TotalCost: &cost}) {
 			t.Fatal("usage refused")
 		}
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/modelgate/modelgate/internal/platform/saturate"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 )
 
 // Stats intervals.
@@ -109,7 +109,7 @@ func (qs *Queries) Stats(w Window) (Stats, error) {
 		}
 		st.Buckets[k].add(r.StatusCounts)
 		st.Summary.add(r.StatusCounts)
-		latNs, latN = saturate.Add(latNs, r.LatencyNs), saturate.Add(latN, r.LatencyCount)
+		latNs, latN = catalog.SaturatingAdd(latNs, r.LatencyNs), catalog.SaturatingAdd(latN, r.LatencyCount)
 		if r.Provider == "" {
 			continue
 		}
@@ -118,8 +118,8 @@ func (qs *Queries) Stats(w Window) (Stats, error) {
 			s = &sums{n: make([]int64, len(st.Buckets)), ns: make([]int64, len(st.Buckets))}
 			lat[r.Provider] = s
 		}
-		s.n[k] = saturate.Add(s.n[k], r.LatencyCount)
-		s.ns[k] = saturate.Add(s.ns[k], r.LatencyNs)
+		s.n[k] = catalog.SaturatingAdd(s.n[k], r.LatencyCount)
+		s.ns[k] = catalog.SaturatingAdd(s.ns[k], r.LatencyNs)
 	}
 	if n := st.Summary.Requests; n > 0 {
 		st.Summary.SuccessRate = float64(st.Summary.Status2xx) / float64(n)

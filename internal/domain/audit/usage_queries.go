@@ -8,8 +8,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/modelgate/modelgate/internal/domain/money"
-	"github.com/modelgate/modelgate/internal/platform/saturate"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/request/userpath"
 )
 
@@ -58,7 +57,7 @@ type UsageSummary struct {
 	// CacheWriteInputTokens sums input tokens written to a provider cache.
 	CacheWriteInputTokens int64 `json:"cache_write_input_tokens"`
 	// TotalCost sums the spend: priced requests that reached a provider.
-	TotalCost money.Amount `json:"total_cost"`
+	TotalCost catalog.Amount `json:"total_cost"`
 	// StartDate is the window's first day, YYYY-MM-DD.
 	StartDate string `json:"start_date"`
 	// EndDate is the window's last day, YYYY-MM-DD.
@@ -90,7 +89,7 @@ func (uq *UsageQueries) Summary(w Window, userPath string) (UsageSummary, error)
 	for _, r := range rows {
 		t.Add(r)
 	}
-	s.TotalRequests, s.TotalCost = t.Requests, money.Amount(t.Cost)
+	s.TotalRequests, s.TotalCost = t.Requests, catalog.Amount(t.Cost)
 	s.TotalInputTokens, s.TotalOutputTokens, s.TotalTokens = t.Tokens.InputTokens, t.Tokens.OutputTokens, t.Tokens.TotalTokens
 	s.CachedInputTokens, s.CacheWriteInputTokens = t.Tokens.CachedInputTokens, t.Tokens.CacheWriteInputTokens
 	return s, nil
@@ -153,7 +152,7 @@ type UsagePeriod struct {
 	// TotalTokens sums all tokens.
 	TotalTokens int64 `json:"total_tokens"`
 	// Cost sums the spend.
-	Cost money.Amount `json:"cost"`
+	Cost catalog.Amount `json:"cost"`
 }
 
 // Periods returns the usage of w per period of interval i, newest first,
@@ -177,11 +176,11 @@ func (uq *UsageQueries) Periods(w Window, i Interval, userPath string) ([]UsageP
 			a = &acc{start: start, p: UsagePeriod{Date: lbl}}
 			by[lbl] = a
 		}
-		a.p.Requests = saturate.Add(a.p.Requests, r.Requests)
-		a.p.InputTokens = saturate.Add(a.p.InputTokens, r.Tokens.InputTokens)
-		a.p.OutputTokens = saturate.Add(a.p.OutputTokens, r.Tokens.OutputTokens)
-		a.p.TotalTokens = saturate.Add(a.p.TotalTokens, r.Tokens.TotalTokens)
-		a.p.Cost = money.Amount(saturate.AddFloat(float64(a.p.Cost), r.Cost))
+		a.p.Requests = catalog.SaturatingAdd(a.p.Requests, r.Requests)
+		a.p.InputTokens = catalog.SaturatingAdd(a.p.InputTokens, r.Tokens.InputTokens)
+		a.p.OutputTokens = catalog.SaturatingAdd(a.p.OutputTokens, r.Tokens.OutputTokens)
+		a.p.TotalTokens = catalog.SaturatingAdd(a.p.TotalTokens, r.Tokens.TotalTokens)
+		a.p.Cost = catalog.Amount(catalog.SaturatingAddFloat(float64(a.p.Cost), r.Cost))
 	}
 	accs := make([]*acc, 0, len(by))
 	for _, a := range by {
@@ -297,12 +296,12 @@ func (uq *UsageQueries) SpendSince(prefix string, perChild bool, since time.Time
 		}
 		if !perChild {
 			if UnderPath(path, prefix) {
-				out[prefix] = saturate.AddFloat(out[prefix], a.Cost)
+				out[prefix] = catalog.SaturatingAddFloat(out[prefix], a.Cost)
 			}
 			return
 		}
 		if child, ok := ChildOf(prefix, path); ok {
-			out[child] = saturate.AddFloat(out[child], a.Cost)
+			out[child] = catalog.SaturatingAddFloat(out[child], a.Cost)
 		}
 	})
 	return out, err

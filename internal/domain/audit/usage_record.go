@@ -3,7 +3,7 @@ package audit
 import (
 	"time"
 
-	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 )
 
 // CacheTypeExact is the cache_type of a request the response cache
@@ -36,7 +36,7 @@ type UsageRecord struct {
 	// CacheType is "exact" when the response cache answered, else "".
 	// Such records count as requests and tokens but never as spend.
 	CacheType string `json:"cache_type"`
-	tokens.Usage
+	catalog.Usage
 	// InputCost is the price of the input tokens; null when the model has
 	// no price.
 	InputCost *float64 `json:"input_cost"`

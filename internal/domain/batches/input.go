@@ -6,7 +6,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/modelgate/modelgate/internal/request/modelid"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 )
 
 // Endpoints are the API paths a batch may call.
@@ -68,7 +68,7 @@ func ParseInput(content []byte) ([]Line, error) {
 		case f[4].Type != gjson.String || f[4].Str == "":
 			return nil, fmt.Errorf("line %d: body.model must be a non-empty string", n)
 		}
-		if err := modelid.Check(f[4].Str); err != nil {
+		if err := catalog.CheckModelID(f[4].Str); err != nil {
 			return nil, fmt.Errorf("line %d: body.%v", n, err)
 		}
 		seen[f[0].Str] = true

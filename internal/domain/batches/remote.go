@@ -13,9 +13,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/modelgate/modelgate/internal/domain/catalog"
-	"github.com/modelgate/modelgate/internal/domain/tokens"
 	"github.com/modelgate/modelgate/internal/gateway/providers/translate"
-	"github.com/modelgate/modelgate/internal/request/modelid"
+	"github.com/modelgate/modelgate/internal/request/apierr"
 )
 
 // RemoteBatch is the state of a batch a provider runs with its own API.
@@ -220,7 +219,7 @@ func (s *Service) collect(ctx context.Context, r Remote, rn *run, rb RemoteBatch
 			if err != nil {
 				return err
 			}
-			if fault != tokens.FaultNone {
+			if fault != catalog.UsageFaultNone {
 				s.usageFault(b, fault)
 			}
 			if res == nil {
@@ -242,17 +241,17 @@ func (s *Service) collect(ctx context.Context, r Remote, rn *run, rb RemoteBatch
 
 // remoteResult is the result one line of a provider's result file
 // records, priced from the catalog at batch prices; nil for a blank line.
-// Its usage is taken as tokens.Checked takes it: fault says what was wrong
+// Its usage is taken as catalog.CheckUsage takes it: fault says what was wrong
 // with it; a refused one leaves the result without usage.
-func remoteResult(b *Batch, raw []byte, index map[string]int) (r *Result, fault tokens.Fault, err error) {
+func remoteResult(b *Batch, raw []byte, index map[string]int) (r *Result, fault catalog.UsageFault, err error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
-		return nil, tokens.FaultNone, nil
+		return nil, catalog.UsageFaultNone, nil
 	}
 	f := gjson.GetManyBytes(raw, "custom_id", "response.status_code", "response.body", "response.request_id", "error.message")
 	i, ok := index[f[0].Str]
 	if !ok {
-		return nil, tokens.FaultNone, fmt.Errorf("result for unknown custom_id %q", f[0].Str)
+		return nil, catalog.UsageFaultNone, fmt.Errorf("result for unknown custom_id %q", f[0].Str)
 	}
 	now := time.Now()
 	r = &Result{Line: i, CustomID: f[0].Str, StatusCode: int(f[1].Int()), RequestID: newID("req_", now), At: now,
@@ -264,7 +263,7 @@ func remoteResult(b *Batch, raw []byte, index map[string]int) (r *Result, fault 
 		if msg == "" {
 			msg = "the provider returned no answer for this request"
 		}
-		r.Body = mustErrorBody(msg)
+		r.Body = apierr.MessageBody(apierr.TypeProvider, msg)
 		if r.StatusCode == 0 {
 			r.StatusCode = 500
 		}
@@ -272,10 +271,10 @@ func remoteResult(b *Batch, raw []byte, index map[string]int) (r *Result, fault 
 	if r.OK() {
 		// The provider's own string: bounded like every model that
 		// becomes part of a storage key.
-		r.Model = modelid.Recorded(gjson.GetBytes(r.Body, "model").Str)
+		r.Model = catalog.RecordedModelID(gjson.GetBytes(r.Body, "model").Str)
 		u, ok := translate.ChatUsage(gjson.GetBytes(r.Body, "usage"))
 		if ok {
-			u, fault, ok = tokens.Checked(u)
+			u, fault, ok = catalog.CheckUsage(u)
 		}
 		if ok {
 			r.Usage, r.HasUsage = u, true
@@ -292,18 +291,12 @@ func remoteResult(b *Batch, raw []byte, index map[string]int) (r *Result, fault 
 
 // usageFault logs and counts (Options.UsageRejected) a fault of the usage
 // batch b's provider reported for one result line.
-func (s *Service) usageFault(b *Batch, fault tokens.Fault) {
+func (s *Service) usageFault(b *Batch, fault catalog.UsageFault) {
 	s.logger.Warn("batch result usage corrected: "+fault.Consequence(), zap.String("batch", b.ID), zap.String("provider", b.Provider),
-		zap.String("reason", string(fault)), zap.Int64("max_count", tokens.MaxCount))
+		zap.String("reason", string(fault)), zap.Int64("max_count", catalog.MaxTokenCount))
 	if s.usageRejected != nil {
 		s.usageRejected(b.Provider, fault)
 	}
-}
-
-// mustErrorBody is an error body in the gateway's shape.
-func mustErrorBody(msg string) []byte {
-	b, _ := sjson.SetBytes([]byte(`{"error":{"type":"provider_error"}}`), "error.message", msg)
-	return b
 }
 
 // errNoRemote is returned when a batch's provider cannot be reached.

@@ -3,7 +3,7 @@ package batches
 import (
 	"testing"
 
-	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 )
 
 // TestRemoteResultChecksTheUsage: a provider-run batch's result line
@@ -16,16 +16,16 @@ func TestRemoteResultChecksTheUsage(t *testing.T) {
 		return []byte(`{"custom_id":"a","response":{"status_code":200,"body":{"model":"gpt-4o-mini","usage":` + usage + `}}}`)
 	}
 	r, fault, err := remoteResult(b, line(`{"prompt_tokens":-4,"completion_tokens":3,"total_tokens":3}`), index)
-	if err != nil || fault != tokens.FaultNegative || !r.HasUsage ||
-		r.Usage != (tokens.Usage{OutputTokens: 3, TotalTokens: 3}) {
+	if err != nil || fault != catalog.UsageFaultNegative || !r.HasUsage ||
+		r.Usage != (catalog.Usage{OutputTokens: 3, TotalTokens: 3}) {
 		t.Fatalf("negative: %+v %q %v", r, fault, err)
 	}
 	r, fault, err = remoteResult(b, line(`{"prompt_tokens":9223372036854775807,"completion_tokens":3}`), index)
-	if err != nil || fault != tokens.FaultTooLarge || r.HasUsage || r.TotalCost != nil || !r.Usage.IsZero() {
+	if err != nil || fault != catalog.UsageFaultTooLarge || r.HasUsage || r.TotalCost != nil || !r.Usage.IsZero() {
 		t.Fatalf("too large: %+v %q %v", r, fault, err)
 	}
 	r, fault, err = remoteResult(b, line(`{"prompt_tokens":4,"completion_tokens":3}`), index)
-	if err != nil || fault != tokens.FaultNone || !r.HasUsage || r.TotalCost == nil || *r.TotalCost <= 0 {
+	if err != nil || fault != catalog.UsageFaultNone || !r.HasUsage || r.TotalCost == nil || *r.TotalCost <= 0 {
 		t.Fatalf("plausible: %+v %q %v", r, fault, err)
 	}
 }

@@ -12,7 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/modelgate/modelgate/internal/domain/audit"
-	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 )
 
 // DefaultWorkers is how many batch lines run at once, across all batches,
@@ -40,7 +40,7 @@ type Outcome struct {
 	// the line, empty when none did.
 	ProviderName, ProviderType, Model string
 	// Usage is the answer's token usage, when HasUsage.
-	Usage    tokens.Usage
+	Usage    catalog.Usage
 	HasUsage bool
 	// InputCost, OutputCost and TotalCost are the catalog price of Usage,
 	// nil when the model has no price.
@@ -90,9 +90,9 @@ type Options struct {
 	// Logger receives runner failures; nil logs nothing.
 	Logger *zap.Logger
 	// UsageRejected is called with the provider's name for each result of
-	// a provider-run batch whose usage has a fault (tokens.Checked); nil
+	// a provider-run batch whose usage has a fault (catalog.CheckUsage); nil
 	// counts nothing. The fault is logged either way.
-	UsageRejected func(provider string, fault tokens.Fault)
+	UsageRejected func(provider string, fault catalog.UsageFault)
 }
 
 // Service is the files and batches domain: it stores uploads, accepts
@@ -101,7 +101,7 @@ type Service struct {
 	st     Storage
 	logger *zap.Logger
 	// usageRejected is Options.UsageRejected.
-	usageRejected func(provider string, fault tokens.Fault)
+	usageRejected func(provider string, fault catalog.UsageFault)
 	sem           chan struct{}
 	pipe          atomic.Pointer[Pipeline]
 

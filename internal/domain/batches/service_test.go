@@ -16,7 +16,7 @@ import (
 
 	"github.com/modelgate/modelgate/internal/domain/audit"
 	"github.com/modelgate/modelgate/internal/domain/batches"
-	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/request/apierr"
 	"github.com/modelgate/modelgate/internal/storage/store"
 	"github.com/modelgate/modelgate/internal/storage/store/boltstore"
@@ -51,7 +51,7 @@ func (e *slowExec) Execute(ctx context.Context, userPath, endpoint string, body 
 	}
 	cost := 0.001
 	return batches.Outcome{Status: 200, Body: []byte(`{"ok":true}`), ProviderName: "demo", ProviderType: "mock", Model: "mock-chat",
-		Usage: tokens.Usage{InputTokens: 3, OutputTokens: 2, TotalTokens: 5}, HasUsage: true, TotalCost: &cost}
+		Usage: catalog.Usage{InputTokens: 3, OutputTokens: 2, TotalTokens: 5}, HasUsage: true, TotalCost: &cost}
 }
 
 // usageSink collects usage records.

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 )
 
 // Batch statuses, as OpenAI's batch API names them.
@@ -116,8 +116,8 @@ type Result struct {
 	ProviderType string `json:"provider_type,omitempty"`
 	Model        string `json:"model,omitempty"`
 	// Usage is the line's token usage, when HasUsage.
-	Usage    tokens.Usage `json:"usage"`
-	HasUsage bool         `json:"has_usage,omitempty"`
+	Usage    catalog.Usage `json:"usage"`
+	HasUsage bool          `json:"has_usage,omitempty"`
 	// InputCost, OutputCost and TotalCost are the line's catalog price;
 	// nil when the model has no price.
 	InputCost  *float64 `json:"input_cost,omitempty"`

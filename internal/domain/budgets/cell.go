@@ -7,7 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/modelgate/modelgate/internal/platform/saturate"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 )
 
 // cell is the spend of one budget, or of one child of a template, in one
@@ -52,8 +52,8 @@ func (c *cell) write(start int64, spent float64) {
 
 // add charges cost to the window starting at start. A charge for a window
 // older than the cell's is dropped (it belongs to a finished period); a
-// newer window replaces the cell's. The spend saturates (package saturate)
-// instead of overflowing to infinity. It reports false when the cell was
+// newer window replaces the cell's. The spend saturates
+// (catalog.SaturatingAddFloat) instead of overflowing to infinity. It reports false when the cell was
 // swept and the caller must charge a fresh one.
 func (c *cell) add(start int64, cost float64) bool {
 	c.mu.Lock()
@@ -63,7 +63,7 @@ func (c *cell) add(start int64, cost float64) bool {
 	}
 	switch cur := c.start.Load(); {
 	case cur == start:
-		c.write(start, saturate.AddFloat(math.Float64frombits(c.spent.Load()), cost))
+		c.write(start, catalog.SaturatingAddFloat(math.Float64frombits(c.spent.Load()), cost))
 	case cur < start:
 		c.write(start, cost)
 	}

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/modelgate/modelgate/internal/domain/money"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 )
 
 // ScopeUserPath is the scope of every budget entry: budgets cap user
@@ -31,13 +31,13 @@ type Entry struct {
 	// PeriodSeconds is the period's nominal length (Monthly: 2592000).
 	PeriodSeconds int64 `json:"period_seconds"`
 	// Amount is the cap in USD per period.
-	Amount money.Amount `json:"amount"`
+	Amount catalog.Amount `json:"amount"`
 	// Spent is the spend in the current period since the later of its
 	// start and the last reset. A template row of the admin list has no
 	// aggregate spend and shows 0.
-	Spent money.Amount `json:"spent"`
+	Spent catalog.Amount `json:"spent"`
 	// Remaining is Amount minus Spent, at least 0.
-	Remaining money.Amount `json:"remaining"`
+	Remaining catalog.Amount `json:"remaining"`
 	// UsageRatio is Spent / Amount (1 for an amount of 0).
 	UsageRatio float64 `json:"usage_ratio"`
 	// HasUsage reports spend in the current period (for a template row of
@@ -95,9 +95,9 @@ func (e *entry) view(effective string, spent float64, hasUsage bool, now time.Ti
 		EffectiveSubject: effective,
 		Period:           b.Period.Name(),
 		PeriodSeconds:    b.Period.Seconds(),
-		Amount:           money.Amount(b.Amount),
-		Spent:            money.Amount(spent),
-		Remaining:        money.Amount(max(b.Amount-spent, 0)),
+		Amount:           catalog.Amount(b.Amount),
+		Spent:            catalog.Amount(spent),
+		Remaining:        catalog.Amount(max(b.Amount-spent, 0)),
 		UsageRatio:       ratio,
 		HasUsage:         hasUsage,
 		PeriodStart:      win.Start,

@@ -6,7 +6,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/modelgate/modelgate/internal/platform/saturate"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 )
 
 // Rebuild recomputes the spend of every budget at now from source: for
@@ -76,7 +76,7 @@ func (g *group) restore(prefix string, start int64, got map[string]float64) {
 	sums := map[string]float64{}
 	for p, v := range got {
 		if seg, ok := childSegment(prefix, p); ok {
-			sums[seg] = saturate.AddFloat(sums[seg], positive(v))
+			sums[seg] = catalog.SaturatingAddFloat(sums[seg], positive(v))
 		}
 	}
 	g.mu.Lock()

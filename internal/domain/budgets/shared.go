@@ -10,7 +10,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/modelgate/modelgate/internal/platform/saturate"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 )
 
 // Defaults of the shared spend.
@@ -196,7 +196,7 @@ func (sh *shared) owe(cells []SpendCell, cost float64) {
 		if _, ok := sh.debts[c]; !ok && len(sh.debts) >= maxDebts {
 			continue
 		}
-		sh.debts[c] = saturate.AddFloat(sh.debts[c], cost)
+		sh.debts[c] = catalog.SaturatingAddFloat(sh.debts[c], cost)
 	}
 	sh.owed.Store(int32(len(sh.debts) + len(sh.clears)))
 }
@@ -503,7 +503,7 @@ func segsOf(prefix string, perChild bool, got map[string]float64) map[string]flo
 	}
 	for p, v := range got {
 		if seg, ok := childSegment(prefix, p); ok {
-			out[seg] = saturate.AddFloat(out[seg], positive(v))
+			out[seg] = catalog.SaturatingAddFloat(out[seg], positive(v))
 		}
 	}
 	return out

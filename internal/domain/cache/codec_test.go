@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 )
 
 // Stored forms of codecEntry as the stores wrote them before the codec
@@ -29,7 +29,7 @@ func codecEntry() Entry {
 	return Entry{
 		Meta: Meta{Created: time.Unix(1767225600, 123456789), Expires: time.Unix(1767229200, 5), UserPath: "/team/app", Provider: "openai-main", Model: "gpt-4o"},
 		Answer: Answer{Stream: true, ProviderType: "openai", HasUsage: true,
-			Usage:   tokens.Usage{InputTokens: 300, OutputTokens: 4, TotalTokens: 304, CachedInputTokens: 128, ReasoningTokens: 1},
+			Usage:   catalog.Usage{InputTokens: 300, OutputTokens: 4, TotalTokens: 304, CachedInputTokens: 128, ReasoningTokens: 1},
 			Headers: []Header{{Name: "Content-Type", Value: "text/event-stream"}, {Name: "X-Request-Id", Value: "req-1"}},
 			Chunks:  [][]byte{[]byte("data: {}\n\n"), {}, []byte("data: [DONE]\n\n")}},
 	}
@@ -151,7 +151,7 @@ func TestSizesBoundTheEncoding(t *testing.T) {
 	}
 	big := int64(math.MinInt64)
 	a := &Answer{Stream: true, HasUsage: true, ProviderType: "openai",
-		Usage:   tokens.Usage{InputTokens: big, OutputTokens: big, TotalTokens: big, CachedInputTokens: big, CacheWriteInputTokens: big, ReasoningTokens: big},
+		Usage:   catalog.Usage{InputTokens: big, OutputTokens: big, TotalTokens: big, CachedInputTokens: big, CacheWriteInputTokens: big, ReasoningTokens: big},
 		Headers: []Header{{Name: "Content-Type", Value: "text/event-stream"}}, Chunks: [][]byte{make([]byte, 300), nil}}
 	if n := len(AppendAnswer(nil, a)); n > AnswerSize(a) {
 		t.Errorf("answer: %d bytes, size %d", n, AnswerSize(a))

@@ -3,7 +3,7 @@ package cache
 import (
 	"time"
 
-	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 )
 
 // Meta is what the cache knows of an entry without reading its answer.
@@ -44,7 +44,7 @@ type Answer struct {
 	ProviderType string
 	// Usage is the token usage the upstream reported; HasUsage is false
 	// when it reported none.
-	Usage tokens.Usage
+	Usage catalog.Usage
 	// HasUsage reports whether Usage was reported.
 	HasUsage bool
 	// Headers are the response headers replayed with the answer.

@@ -2,8 +2,6 @@ package catalog
 
 import (
 	"testing"
-
-	"github.com/modelgate/modelgate/internal/domain/tokens"
 )
 
 func BenchmarkLookupExact(b *testing.B) {
@@ -45,7 +43,7 @@ func BenchmarkLookupMiss(b *testing.B) {
 func BenchmarkCost(b *testing.B) {
 	m, _ := Lookup("gemini", "gemini-2.5-pro")
 	p := *m.Pricing
-	u := Consumption{Usage: tokens.Usage{InputTokens: 250000, CachedInputTokens: 100000, OutputTokens: 4000, ReasoningTokens: 1000}}
+	u := Consumption{Usage: Usage{InputTokens: 250000, CachedInputTokens: 100000, OutputTokens: 4000, ReasoningTokens: 1000}}
 	b.ReportAllocs()
 	var sum float64
 	for b.Loop() {

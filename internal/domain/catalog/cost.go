@@ -1,7 +1,5 @@
 package catalog
 
-import "github.com/modelgate/modelgate/internal/domain/tokens"
-
 // Consumption is what one request consumed, as reported by the provider:
 // its tokens, in the one gateway usage type, and the units some models
 // bill besides them. The detail counts are subsets of the token totals,
@@ -12,7 +10,7 @@ type Consumption struct {
 	// the whole completion (reasoning and audio completion tokens
 	// included); CachedInputTokens, CacheWriteInputTokens and
 	// ReasoningTokens are the parts priced on their own.
-	tokens.Usage
+	Usage
 	// AudioInputTokens is the part of InputTokens that is audio.
 	AudioInputTokens int64
 	// AudioOutputTokens is the part of OutputTokens that is audio.
@@ -147,7 +145,7 @@ func CostBreakdown(p Pricing, u Consumption) Breakdown {
 // type providerType from the catalog. ok is false when the model is not in
 // the catalog or has no price (self-hosted types have none), so that a
 // caller records an unknown cost rather than 0.
-func Price(providerType, modelID string, u tokens.Usage) (b Breakdown, ok bool) {
+func Price(providerType, modelID string, u Usage) (b Breakdown, ok bool) {
 	return PriceConsumption(providerType, modelID, Consumption{Usage: u})
 }
 

@@ -3,8 +3,6 @@ package catalog
 import (
 	"math"
 	"testing"
-
-	"github.com/modelgate/modelgate/internal/domain/tokens"
 )
 
 func f(v float64) *float64 { return &v }
@@ -28,64 +26,64 @@ func TestCost(t *testing.T) {
 		want float64 // in millionths of a currency unit, i.e. ×1e-6
 	}{
 		{"input and output", Pricing{InputPerMTok: f(2), OutputPerMTok: f(10)},
-			Consumption{Usage: tokens.Usage{InputTokens: 1000, OutputTokens: 500}}, 2000 + 5000},
-		{"absent prices are zero", Pricing{}, Consumption{Usage: tokens.Usage{InputTokens: 1000, OutputTokens: 500}}, 0},
+			Consumption{Usage: Usage{InputTokens: 1000, OutputTokens: 500}}, 2000 + 5000},
+		{"absent prices are zero", Pricing{}, Consumption{Usage: Usage{InputTokens: 1000, OutputTokens: 500}}, 0},
 		{"empty usage", Pricing{InputPerMTok: f(2), OutputPerMTok: f(10)}, Consumption{}, 0},
 		{"cached tokens at cached price", Pricing{InputPerMTok: f(2), CachedInputPerMTok: f(0.5)},
-			Consumption{Usage: tokens.Usage{InputTokens: 1000, CachedInputTokens: 400}}, 600*2 + 400*0.5},
+			Consumption{Usage: Usage{InputTokens: 1000, CachedInputTokens: 400}}, 600*2 + 400*0.5},
 		{"cached falls back to input price", Pricing{InputPerMTok: f(2)},
-			Consumption{Usage: tokens.Usage{InputTokens: 1000, CachedInputTokens: 400}}, 1000 * 2},
+			Consumption{Usage: Usage{InputTokens: 1000, CachedInputTokens: 400}}, 1000 * 2},
 		{"cache write at write price", Pricing{InputPerMTok: f(3), CacheWritePerMTok: f(3.75)},
-			Consumption{Usage: tokens.Usage{InputTokens: 1000, CacheWriteInputTokens: 200}}, 800*3 + 200*3.75},
+			Consumption{Usage: Usage{InputTokens: 1000, CacheWriteInputTokens: 200}}, 800*3 + 200*3.75},
 		{"cache write falls back to input price", Pricing{InputPerMTok: f(3)},
-			Consumption{Usage: tokens.Usage{InputTokens: 1000, CacheWriteInputTokens: 200}}, 1000 * 3},
+			Consumption{Usage: Usage{InputTokens: 1000, CacheWriteInputTokens: 200}}, 1000 * 3},
 		{"uncached floors at zero", Pricing{InputPerMTok: f(2), CachedInputPerMTok: f(0.5)},
-			Consumption{Usage: tokens.Usage{InputTokens: 100, CachedInputTokens: 200}}, 200 * 0.5},
+			Consumption{Usage: Usage{InputTokens: 100, CachedInputTokens: 200}}, 200 * 0.5},
 		{"reasoning at reasoning price", Pricing{OutputPerMTok: f(4), ReasoningOutputPerMTok: f(10)},
-			Consumption{Usage: tokens.Usage{OutputTokens: 1000, ReasoningTokens: 300}}, 700*4 + 300*10},
+			Consumption{Usage: Usage{OutputTokens: 1000, ReasoningTokens: 300}}, 700*4 + 300*10},
 		{"reasoning without its price is output", Pricing{OutputPerMTok: f(4)},
-			Consumption{Usage: tokens.Usage{OutputTokens: 1000, ReasoningTokens: 300}}, 1000 * 4},
+			Consumption{Usage: Usage{OutputTokens: 1000, ReasoningTokens: 300}}, 1000 * 4},
 		{"completion floors at zero", Pricing{OutputPerMTok: f(4), ReasoningOutputPerMTok: f(10)},
-			Consumption{Usage: tokens.Usage{OutputTokens: 100, ReasoningTokens: 300}}, 300 * 10},
+			Consumption{Usage: Usage{OutputTokens: 100, ReasoningTokens: 300}}, 300 * 10},
 		{"cached, write and reasoning together",
 			Pricing{InputPerMTok: f(3), CachedInputPerMTok: f(0.3), CacheWritePerMTok: f(3.75),
 				OutputPerMTok: f(15), ReasoningOutputPerMTok: f(20)},
-			Consumption{Usage: tokens.Usage{InputTokens: 10000, CachedInputTokens: 6000, CacheWriteInputTokens: 2000, OutputTokens: 1000, ReasoningTokens: 400}},
+			Consumption{Usage: Usage{InputTokens: 10000, CachedInputTokens: 6000, CacheWriteInputTokens: 2000, OutputTokens: 1000, ReasoningTokens: 400}},
 			2000*3 + 6000*0.3 + 2000*3.75 + 600*15 + 400*20},
 		{"batch prices", Pricing{InputPerMTok: f(2), OutputPerMTok: f(8), BatchInputPerMTok: f(1), BatchOutputPerMTok: f(4)},
-			Consumption{Usage: tokens.Usage{InputTokens: 1000, OutputTokens: 1000}, Batch: true}, 1000*1 + 1000*4},
+			Consumption{Usage: Usage{InputTokens: 1000, OutputTokens: 1000}, Batch: true}, 1000*1 + 1000*4},
 		{"batch flag ignored without batch prices", Pricing{InputPerMTok: f(2), OutputPerMTok: f(8)},
-			Consumption{Usage: tokens.Usage{InputTokens: 1000, OutputTokens: 1000}, Batch: true}, 1000*2 + 1000*8},
+			Consumption{Usage: Usage{InputTokens: 1000, OutputTokens: 1000}, Batch: true}, 1000*2 + 1000*8},
 		{"batch prices unused without batch flag", Pricing{InputPerMTok: f(2), OutputPerMTok: f(8), BatchInputPerMTok: f(1), BatchOutputPerMTok: f(4)},
-			Consumption{Usage: tokens.Usage{InputTokens: 1000, OutputTokens: 1000}}, 1000*2 + 1000*8},
+			Consumption{Usage: Usage{InputTokens: 1000, OutputTokens: 1000}}, 1000*2 + 1000*8},
 		{"batch discount applies to cached", Pricing{InputPerMTok: f(2), CachedInputPerMTok: f(0.5), BatchInputPerMTok: f(1)},
-			Consumption{Usage: tokens.Usage{InputTokens: 1000, CachedInputTokens: 1000}, Batch: true}, 1000 * 0.25},
-		{"tier below bound", geminiPro, Consumption{Usage: tokens.Usage{InputTokens: 100000, OutputTokens: 1000}}, 100000*1.25 + 1000*10},
-		{"tier at exactly up_to_tokens", geminiPro, Consumption{Usage: tokens.Usage{InputTokens: 200000, OutputTokens: 1000}}, 200000*1.25 + 1000*10},
-		{"tier one above up_to_tokens", geminiPro, Consumption{Usage: tokens.Usage{InputTokens: 200001, OutputTokens: 1000}}, 200001*2.5 + 1000*15},
+			Consumption{Usage: Usage{InputTokens: 1000, CachedInputTokens: 1000}, Batch: true}, 1000 * 0.25},
+		{"tier below bound", geminiPro, Consumption{Usage: Usage{InputTokens: 100000, OutputTokens: 1000}}, 100000*1.25 + 1000*10},
+		{"tier at exactly up_to_tokens", geminiPro, Consumption{Usage: Usage{InputTokens: 200000, OutputTokens: 1000}}, 200000*1.25 + 1000*10},
+		{"tier one above up_to_tokens", geminiPro, Consumption{Usage: Usage{InputTokens: 200001, OutputTokens: 1000}}, 200001*2.5 + 1000*15},
 		{"tier scales cached price", geminiPro,
-			Consumption{Usage: tokens.Usage{InputTokens: 300000, CachedInputTokens: 100000}}, 200000*2.5 + 100000*0.25},
-		{"tier with batch", geminiPro, Consumption{Usage: tokens.Usage{InputTokens: 300000, OutputTokens: 1000}, Batch: true},
+			Consumption{Usage: Usage{InputTokens: 300000, CachedInputTokens: 100000}}, 200000*2.5 + 100000*0.25},
+		{"tier with batch", geminiPro, Consumption{Usage: Usage{InputTokens: 300000, OutputTokens: 1000}, Batch: true},
 			300000*1.25 + 1000*7.5},
 		{"tier by up_to_mtok", Pricing{InputPerMTok: f(1), Tiers: []Tier{{UpToMTok: f(0.001), InputPerMTok: f(1)}, {InputPerMTok: f(3)}}},
-			Consumption{Usage: tokens.Usage{InputTokens: 1001}}, 1001 * 3},
+			Consumption{Usage: Usage{InputTokens: 1001}}, 1001 * 3},
 		{"tier by up_to_mtok at bound", Pricing{InputPerMTok: f(1), Tiers: []Tier{{UpToMTok: f(0.001), InputPerMTok: f(1)}, {InputPerMTok: f(3)}}},
-			Consumption{Usage: tokens.Usage{InputTokens: 1000}}, 1000 * 1},
+			Consumption{Usage: Usage{InputTokens: 1000}}, 1000 * 1},
 		{"catch-all listed first", Pricing{InputPerMTok: f(1), Tiers: []Tier{{InputPerMTok: f(9)}, {UpToTokens: n(100), InputPerMTok: f(1)}}},
-			Consumption{Usage: tokens.Usage{InputTokens: 150}}, 150 * 9},
+			Consumption{Usage: Usage{InputTokens: 150}}, 150 * 9},
 		{"bounded tier wins over catch-all", Pricing{InputPerMTok: f(1), Tiers: []Tier{{InputPerMTok: f(9)}, {UpToTokens: n(100), InputPerMTok: f(2)}}},
-			Consumption{Usage: tokens.Usage{InputTokens: 50}}, 50 * 2},
+			Consumption{Usage: Usage{InputTokens: 50}}, 50 * 2},
 		{"beyond every bound uses last tier", Pricing{InputPerMTok: f(1), Tiers: []Tier{{UpToTokens: n(100), InputPerMTok: f(1)}, {UpToTokens: n(200), InputPerMTok: f(2)}}},
-			Consumption{Usage: tokens.Usage{InputTokens: 500}}, 500 * 2},
+			Consumption{Usage: Usage{InputTokens: 500}}, 500 * 2},
 		{"tier without output keeps base output", Pricing{InputPerMTok: f(1), OutputPerMTok: f(5), Tiers: []Tier{{UpToTokens: n(10), InputPerMTok: f(1)}, {InputPerMTok: f(2)}}},
-			Consumption{Usage: tokens.Usage{InputTokens: 20, OutputTokens: 10}}, 20*2 + 10*5},
+			Consumption{Usage: Usage{InputTokens: 20, OutputTokens: 10}}, 20*2 + 10*5},
 		{"audio tokens at audio prices",
 			Pricing{InputPerMTok: f(4), CachedInputPerMTok: f(0.4), OutputPerMTok: f(16), AudioInputPerMTok: f(32), AudioOutputPerMTok: f(64)},
-			Consumption{Usage: tokens.Usage{InputTokens: 1000, CachedInputTokens: 100, OutputTokens: 500}, AudioInputTokens: 600, AudioOutputTokens: 400},
+			Consumption{Usage: Usage{InputTokens: 1000, CachedInputTokens: 100, OutputTokens: 500}, AudioInputTokens: 600, AudioOutputTokens: 400},
 			300*4 + 600*32 + 100*0.4 + 100*16 + 400*64},
 		{"audio tokens without audio prices stay text", Pricing{InputPerMTok: f(4), OutputPerMTok: f(16)},
-			Consumption{Usage: tokens.Usage{InputTokens: 1000, OutputTokens: 500}, AudioInputTokens: 600, AudioOutputTokens: 400}, 1000*4 + 500*16},
-		{"per request", Pricing{PerRequest: f(0.01), InputPerMTok: f(1)}, Consumption{Usage: tokens.Usage{InputTokens: 1000}}, 10000 + 1000},
+			Consumption{Usage: Usage{InputTokens: 1000, OutputTokens: 500}, AudioInputTokens: 600, AudioOutputTokens: 400}, 1000*4 + 500*16},
+		{"per request", Pricing{PerRequest: f(0.01), InputPerMTok: f(1)}, Consumption{Usage: Usage{InputTokens: 1000}}, 10000 + 1000},
 		{"per second input", Pricing{PerSecondInput: f(0.0001)}, Consumption{InputSeconds: 90}, 9000},
 		{"per second output", Pricing{PerSecondOutput: f(0.4)}, Consumption{OutputSeconds: 8}, 3.2e6},
 		{"per character", Pricing{PerCharacterInput: f(0.000015)}, Consumption{Characters: 2000}, 30000},
@@ -119,15 +117,15 @@ func TestCostWithCatalogPrices(t *testing.T) {
 		u          Consumption
 		want       float64
 	}{
-		{"openai", "gpt-4o-mini", Consumption{Usage: tokens.Usage{InputTokens: 1e6, OutputTokens: 1e6}}, 0.15 + 0.60},
+		{"openai", "gpt-4o-mini", Consumption{Usage: Usage{InputTokens: 1e6, OutputTokens: 1e6}}, 0.15 + 0.60},
 		{"anthropic", "claude-sonnet-4-5-20250929",
-			Consumption{Usage: tokens.Usage{InputTokens: 1e5, CachedInputTokens: 5e4, CacheWriteInputTokens: 1e4, OutputTokens: 1e4}},
+			Consumption{Usage: Usage{InputTokens: 1e5, CachedInputTokens: 5e4, CacheWriteInputTokens: 1e4, OutputTokens: 1e4}},
 			0.04*3 + 0.05*0.3 + 0.01*3.75 + 0.01*15},
 		// Above 200k prompt tokens every price doubles, output ×1.5.
 		{"anthropic", "claude-sonnet-4-5-20250929",
-			Consumption{Usage: tokens.Usage{InputTokens: 1e6, CachedInputTokens: 5e5, CacheWriteInputTokens: 1e5, OutputTokens: 1e5}},
+			Consumption{Usage: Usage{InputTokens: 1e6, CachedInputTokens: 5e5, CacheWriteInputTokens: 1e5, OutputTokens: 1e5}},
 			0.4*6 + 0.5*0.6 + 0.1*7.5 + 0.1*22.5},
-		{"gemini", "gemini-2.5-pro", Consumption{Usage: tokens.Usage{InputTokens: 250000, OutputTokens: 10000}}, 0.25*2.5 + 0.01*15},
+		{"gemini", "gemini-2.5-pro", Consumption{Usage: Usage{InputTokens: 250000, OutputTokens: 10000}}, 0.25*2.5 + 0.01*15},
 		{"openai", "whisper-1", Consumption{InputSeconds: 60}, 0.006},
 		{"openai", "tts-1", Consumption{Characters: 1e6}, 15},
 		{"elevenlabs", "eleven_flash_v2_5", Consumption{Characters: 1000}, 0.05},
@@ -147,7 +145,7 @@ func TestCostWithCatalogPrices(t *testing.T) {
 func TestCostBreakdownSumsToCost(t *testing.T) {
 	in, out, cached, rsn := 2.0, 8.0, 0.5, 10.0
 	p := Pricing{InputPerMTok: &in, OutputPerMTok: &out, CachedInputPerMTok: &cached, ReasoningOutputPerMTok: &rsn}
-	u := Consumption{Usage: tokens.Usage{InputTokens: 3_000_000, CachedInputTokens: 1_000_000, OutputTokens: 2_000_000, ReasoningTokens: 1_000_000}}
+	u := Consumption{Usage: Usage{InputTokens: 3_000_000, CachedInputTokens: 1_000_000, OutputTokens: 2_000_000, ReasoningTokens: 1_000_000}}
 	b := CostBreakdown(p, u)
 	// input: 2M uncached × 2 + 1M cached × 0.5; output: 1M × 8 + 1M reasoning × 10.
 	if b.Input != 4.5 || b.Output != 18 || b.Total != 22.5 {

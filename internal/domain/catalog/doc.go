@@ -15,4 +15,13 @@
 // "aliases" (further ids that resolve to it) and the Metadata fields inline.
 // Unknown fields, duplicate ids and aliases are rejected; the package tests
 // check every entry against the specification's enums and sanity rules.
+//
+// The package also holds the small vocabulary prices are computed from,
+// shared by the whole gateway: Usage, the token counts of one answer;
+// CheckUsage, the check every upstream-reported usage passes before it is
+// recorded, priced or charged; Amount and RoundMoney, amounts of money as
+// the gateway shows them; SaturatingAdd and SaturatingAddFloat, through
+// which every running total of counts and costs adds without wrapping;
+// and MaxModelIDLen, the bound on the model ids the gateway reads from
+// requests (CheckModelID, RecordedModelID).
 package catalog

@@ -5,8 +5,7 @@ import (
 	"time"
 
 	"github.com/modelgate/modelgate/internal/domain/audit"
-	"github.com/modelgate/modelgate/internal/domain/money"
-	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 )
 
 // UsageDays is the length of the longer usage period GET /v1/usage
@@ -28,9 +27,9 @@ type PeriodUsage struct {
 	// Requests counts requests, response-cache hits included.
 	Requests int64 `json:"requests"`
 	// Usage sums the token counts, response-cache hits included.
-	tokens.Usage
+	catalog.Usage
 	// Cost sums the spend: priced requests that reached a provider.
-	Cost money.Amount `json:"cost"`
+	Cost catalog.Amount `json:"cost"`
 }
 
 // UsageReport is the usage object of GET /v1/usage: the caller's user
@@ -79,7 +78,7 @@ func (t Totals) Usage(_ context.Context, userPath string) any {
 			}
 			return nil
 		}
-		*p.out = PeriodUsage{Since: p.since, Requests: a.Requests, Usage: a.Tokens, Cost: money.Amount(a.Cost)}
+		*p.out = PeriodUsage{Since: p.since, Requests: a.Requests, Usage: a.Tokens, Cost: catalog.Amount(a.Cost)}
 	}
 	return &rep
 }

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/modelgate/modelgate/internal/domain/audit"
-	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/storage/store"
 	"github.com/modelgate/modelgate/internal/storage/store/boltstore"
 )
@@ -38,7 +38,7 @@ func TestUsageTotals(t *testing.T) {
 		at := now.Add(-r.ago)
 		c := r.cost
 		if !b.AppendUsage(&audit.UsageRecord{ID: ids.New(at), Timestamp: at, UserPath: r.path, ProviderName: "p", Model: "m",
-			Usage: tokens.Usage{InputTokens: 3, OutputTokens: 2, TotalTokens: 5}, TotalCost: &c}) {
+			Usage: catalog.Usage{InputTokens: 3, OutputTokens: 2, TotalTokens: 5}, TotalCost: &c}) {
 			t.Fatal("rejected")
 		}
 	}

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/request/apierr"
-	"github.com/modelgate/modelgate/internal/request/modelid"
 	"github.com/modelgate/modelgate/internal/request/userpath"
 )
 
@@ -101,10 +101,10 @@ func (v *VirtualModel) Validate() error {
 	if err := checkSelector(v.Source, true); err != nil {
 		return apierr.Field("source", err)
 	}
-	if len(v.Targets) > 0 && len(v.Source) > modelid.MaxLen {
+	if len(v.Targets) > 0 && len(v.Source) > catalog.MaxModelIDLen {
 		// Clients name a virtual model as a model, and the model
 		// endpoints refuse a model longer than that.
-		return apierr.FieldMsg("source", fmt.Sprintf("a row with targets is a model name, at most %d bytes long (this one is %d)", modelid.MaxLen, len(v.Source)))
+		return apierr.FieldMsg("source", fmt.Sprintf("a row with targets is a model name, at most %d bytes long (this one is %d)", catalog.MaxModelIDLen, len(v.Source)))
 	}
 	if len(v.Targets) > 0 && strings.Contains(v.Source, "*") {
 		// A virtual model is found by the exact name a client sends: a
@@ -129,7 +129,7 @@ func (v *VirtualModel) Validate() error {
 		}
 		// A target's model is what requests are served and recorded as:
 		// held to the bound of every model id.
-		if err := modelid.Check(t.Model); err != nil {
+		if err := catalog.CheckModelID(t.Model); err != nil {
 			return apierr.Field(at+".model", err)
 		}
 		if !(t.Weight >= 0 && t.Weight <= MaxWeight) {

@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"go.uber.org/zap"
-
-	"github.com/modelgate/modelgate/internal/platform/ctxsleep"
 )
 
 // Entry is one provider instance with its configured model list.
@@ -92,7 +90,7 @@ func NewRegistry(entries []Entry, opts RegistryOptions) *Registry {
 		upstream: make(map[string]bool, len(entries)),
 		failing:  make(map[string]*atomic.Bool, len(entries)),
 		ready:    make(chan struct{}),
-		sleep:    ctxsleep.For,
+		sleep:    SleepCtx,
 	}
 	for _, e := range entries {
 		r.byName[e.Provider.Name()] = e.Provider

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/gateway/providers"
 	"github.com/modelgate/modelgate/internal/gateway/providers/translate"
 	"github.com/modelgate/modelgate/internal/gateway/providers/translate/anthropic"
@@ -53,7 +53,7 @@ func (s *Service) adapt(c *call) error {
 		c.ep = providers.EndpointMessages
 		c.body, err = anthropic.ChatToMessagesRequest(c.body, defaultMaxTokens)
 		c.tr = &translation{
-			response: func(up []byte) ([]byte, tokens.Usage, error) {
+			response: func(up []byte) ([]byte, catalog.Usage, error) {
 				return anthropic.MessagesToChatResponse(up, c.model)
 			},
 			stream: func() translate.Stream { return anthropic.NewMessagesToChatStream(c.model, c.wantUsage) },
@@ -66,7 +66,7 @@ func (s *Service) adapt(c *call) error {
 		c.body = nil
 		c.parts, err = anthropic.MessagesToChatRequestParts(orig, chatTarget(p))
 		c.tr = &translation{
-			response: func(up []byte) ([]byte, tokens.Usage, error) {
+			response: func(up []byte) ([]byte, catalog.Usage, error) {
 				return anthropic.ChatToMessagesResponse(up, c.model)
 			},
 			stream: func() translate.Stream { return anthropic.NewChatToMessagesStream(c.model, orig) },
@@ -76,7 +76,7 @@ func (s *Service) adapt(c *call) error {
 		c.ep = providers.EndpointChat
 		c.body, err = responses.ResponsesToChatRequest(orig, chatTarget(p))
 		c.tr = &translation{
-			response: func(up []byte) ([]byte, tokens.Usage, error) {
+			response: func(up []byte) ([]byte, catalog.Usage, error) {
 				return responses.ChatToResponsesResponse(up, orig)
 			},
 			stream: func() translate.Stream { return responses.NewChatToResponsesStream(orig) },
@@ -86,7 +86,7 @@ func (s *Service) adapt(c *call) error {
 		c.ep = providers.EndpointMessages
 		c.body, err = responses.ResponsesToMessagesRequest(orig, defaultMaxTokens)
 		c.tr = &translation{
-			response: func(up []byte) ([]byte, tokens.Usage, error) {
+			response: func(up []byte) ([]byte, catalog.Usage, error) {
 				return responses.MessagesToResponsesResponse(up, orig, c.model)
 			},
 			stream: func() translate.Stream { return responses.NewMessagesToResponsesStream(c.model, orig) },

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/gateway/providers"
 	"github.com/modelgate/modelgate/internal/request/apierr"
-	"github.com/modelgate/modelgate/internal/request/modelid"
 	"github.com/modelgate/modelgate/internal/request/reqinfo"
 )
 
@@ -150,7 +150,7 @@ func (s *Service) readTranscription(r *http.Request) (*request, *providers.Trans
 		info = reqinfo.New()
 	}
 	// Recorded first, so a refusal still shows the model asked for.
-	info.RequestedModel = modelid.Recorded(requested)
+	info.RequestedModel = catalog.RecordedModelID(requested)
 	if err := checkModelID(requested); err != nil {
 		return nil, nil, err
 	}

@@ -8,8 +8,8 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/request/apierr"
-	"github.com/modelgate/modelgate/internal/request/modelid"
 	"github.com/modelgate/modelgate/internal/request/reqbody"
 )
 
@@ -117,7 +117,7 @@ func readAllSized(r io.Reader, size int) ([]byte, error) {
 }
 
 // modelName returns the request's model, or a 400 naming the param: the
-// model is missing, not a string or longer than modelid.MaxLen.
+// model is missing, not a string or longer than catalog.MaxModelIDLen.
 func (f requestFields) modelName() (string, error) {
 	raw := f.Model
 	if raw == nil || string(raw) == "null" {
@@ -133,11 +133,11 @@ func (f requestFields) modelName() (string, error) {
 	return s, nil
 }
 
-// checkModelID refuses a model id longer than modelid.MaxLen with 400
+// checkModelID refuses a model id longer than catalog.MaxModelIDLen with 400
 // invalid_value: the model becomes part of storage keys (the audit index,
 // the usage aggregates), so it is bounded where it enters.
 func checkModelID(model string) error {
-	if err := modelid.Check(model); err != nil {
+	if err := catalog.CheckModelID(model); err != nil {
 		return apierr.InvalidRequest(err.Error()).WithParam("model").WithCode(apierr.CodeInvalidValue)
 	}
 	return nil

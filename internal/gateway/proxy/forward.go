@@ -12,7 +12,7 @@ import (
 	"github.com/tidwall/sjson"
 	"go.uber.org/zap"
 
-	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/gateway/providers"
 	"github.com/modelgate/modelgate/internal/gateway/providers/translate"
 	"github.com/modelgate/modelgate/internal/request/apierr"
@@ -50,7 +50,7 @@ type call struct {
 	svc *Service
 	// usageFault is the last fault of the upstream's usage reported
 	// (setUsage); usageRefused: the answer's usage was refused.
-	usageFault   tokens.Fault
+	usageFault   catalog.UsageFault
 	usageRefused bool
 
 	limits   UpstreamLimits // how the provider's answer is read

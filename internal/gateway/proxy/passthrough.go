@@ -16,9 +16,9 @@ import (
 	"github.com/tidwall/gjson"
 	"go.uber.org/zap"
 
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/gateway/providers"
 	"github.com/modelgate/modelgate/internal/request/apierr"
-	"github.com/modelgate/modelgate/internal/request/modelid"
 	"github.com/modelgate/modelgate/internal/request/reqbody"
 	"github.com/modelgate/modelgate/internal/request/reqinfo"
 )
@@ -300,9 +300,9 @@ func (s *Service) passthroughBody(w http.ResponseWriter, r *http.Request, c *cal
 	if m := gjson.GetBytes(b, "model"); m.Type == gjson.String {
 		// Access policies and budgets see the model as sent; what is
 		// recorded (audit index, usage aggregates) is bounded: an
-		// over-long model is cut and marked (modelid.Recorded).
+		// over-long model is cut and marked (catalog.RecordedModelID).
 		c.model = m.Str
-		rec := modelid.Recorded(m.Str)
+		rec := catalog.RecordedModelID(m.Str)
 		c.info.RequestedModel, c.info.ResolvedModel = rec, rec
 	}
 	return bytes.NewReader(b), int64(len(b)), nil

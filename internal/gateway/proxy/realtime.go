@@ -12,12 +12,11 @@ import (
 	"github.com/tidwall/gjson"
 	"go.uber.org/zap"
 
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/domain/limits"
-	"github.com/modelgate/modelgate/internal/domain/tokens"
 	"github.com/modelgate/modelgate/internal/gateway/providers"
 	"github.com/modelgate/modelgate/internal/gateway/providers/translate"
 	"github.com/modelgate/modelgate/internal/request/apierr"
-	"github.com/modelgate/modelgate/internal/request/modelid"
 	"github.com/modelgate/modelgate/internal/request/reqinfo"
 )
 
@@ -85,7 +84,7 @@ func (s *Service) realtime(w http.ResponseWriter, r *http.Request) {
 	// refused (403 model_access_denied) when an access policy keeps the
 	// model from the caller. Recorded first, so a refusal still shows the
 	// model asked for.
-	info.RequestedModel = modelid.Recorded(requested)
+	info.RequestedModel = catalog.RecordedModelID(requested)
 	if err := checkModelID(requested); err != nil {
 		apierr.WriteFor(w, r, err)
 		return
@@ -136,7 +135,7 @@ func (s *Service) realtime(w http.ResponseWriter, r *http.Request) {
 	defer cl.CloseNow()
 	cl.SetReadLimit(realtimeReadLimit)
 	rl := &relay{info: info, client: cl, upstream: up, budgets: s.Budgets, limits: s.Realtime, redact: s.Upstreams.redact,
-		fault: func(f tokens.Fault) { s.usageFault(p, model, f) }}
+		fault: func(f catalog.UsageFault) { s.usageFault(p, model, f) }}
 	reason := rl.run()
 	info.AddAttempt(reqinfo.Attempt{Provider: p.Name(), Model: model, StatusCode: http.StatusSwitchingProtocols,
 		StartedAt: started, Duration: time.Since(started)})
@@ -241,11 +240,11 @@ type relay struct {
 	// upstream gives before the client gets it; nil passes it unchanged.
 	redact func(string) string
 	// fault logs and counts a fault of a response's usage
-	// (tokens.Checked).
-	fault func(tokens.Fault)
+	// (catalog.CheckUsage).
+	fault func(catalog.UsageFault)
 
 	mu    sync.Mutex
-	usage tokens.Usage
+	usage catalog.Usage
 	seen  bool
 	last  time.Time
 }
@@ -382,15 +381,15 @@ func (rl *relay) pump(ctx context.Context, src, dst *websocket.Conn, fromClient 
 
 // responseDone adds the usage of a response.done event to the session's
 // and reports whether a spent budget now ends the session. Each response
-// is an answer of its own, its usage checked as tokens.Checked does: one
+// is an answer of its own, its usage checked as catalog.CheckUsage does: one
 // whose usage is refused adds nothing to the session's.
 func (rl *relay) responseDone(msg []byte) (overBudget bool) {
 	if gjson.GetBytes(msg, "type").Str != "response.done" {
 		return false
 	}
 	if add, ok := translate.RealtimeUsage(gjson.GetBytes(msg, "response.usage")); ok {
-		add, fault, ok := tokens.Checked(add)
-		if fault != tokens.FaultNone && rl.fault != nil {
+		add, fault, ok := catalog.CheckUsage(add)
+		if fault != catalog.UsageFaultNone && rl.fault != nil {
 			rl.fault(fault)
 		}
 		if ok {

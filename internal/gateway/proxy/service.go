@@ -9,7 +9,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/domain/vmodels"
 	"github.com/modelgate/modelgate/internal/gateway/providers"
 	"github.com/modelgate/modelgate/internal/request/apierr"
@@ -50,10 +50,10 @@ type Service struct {
 	// caller; nil never does.
 	Budgets BudgetChecker
 	// UsageRejected is called with the provider's name each time an
-	// answer's usage has a fault (tokens.Checked): a negative count taken
+	// answer's usage has a fault (catalog.CheckUsage): a negative count taken
 	// as 0, or an implausible one that refused the usage. nil counts
 	// nothing; the fault is logged either way.
-	UsageRejected func(provider string, fault tokens.Fault)
+	UsageRejected func(provider string, fault catalog.UsageFault)
 }
 
 // handlers are the service's answer to each route shape; a shape without

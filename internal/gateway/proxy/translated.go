@@ -10,7 +10,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/gateway/providers/translate"
 	"github.com/modelgate/modelgate/internal/request/apierr"
 )
@@ -18,7 +18,7 @@ import (
 // translation turns an upstream answer of the provider's shape into the
 // client's shape.
 type translation struct {
-	response func(upstream []byte) ([]byte, tokens.Usage, error)
+	response func(upstream []byte) ([]byte, catalog.Usage, error)
 	stream   func() translate.Stream
 	log      *zap.Logger // receives skipped events and broken streams; nil logs nothing
 }

@@ -8,19 +8,17 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/modelgate/modelgate/internal/domain/catalog"
-	"github.com/modelgate/modelgate/internal/domain/tokens"
 	"github.com/modelgate/modelgate/internal/gateway/providers"
 	"github.com/modelgate/modelgate/internal/gateway/providers/translate"
-	"github.com/modelgate/modelgate/internal/request/modelid"
 )
 
 // bodyUsage reads the usage of a whole upstream answer of endpoint ep.
-func bodyUsage(ep providers.Endpoint, body []byte) (tokens.Usage, bool) {
+func bodyUsage(ep providers.Endpoint, body []byte) (catalog.Usage, bool) {
 	switch ep {
 	case providers.EndpointMessages:
 		u := gjson.GetBytes(body, "usage")
 		if !u.IsObject() {
-			return tokens.Usage{}, false
+			return catalog.Usage{}, false
 		}
 		var m translate.MessagesUsage
 		m.Merge(u)
@@ -28,15 +26,15 @@ func bodyUsage(ep providers.Endpoint, body []byte) (tokens.Usage, bool) {
 	case providers.EndpointResponses:
 		return translate.ResponsesUsage(gjson.GetBytes(body, "usage"))
 	case providers.EndpointSpeech:
-		return tokens.Usage{}, false
+		return catalog.Usage{}, false
 	case providers.EndpointTranscriptions:
 		// Token-billed models report tokens; the others a duration.
 		if u := gjson.GetBytes(body, "usage"); u.Get("input_tokens").Exists() {
 			return translate.ResponsesUsage(u)
 		}
-		return tokens.Usage{}, false
+		return catalog.Usage{}, false
 	case providers.EndpointCountTokens:
-		return tokens.Usage{}, false
+		return catalog.Usage{}, false
 	default:
 		return translate.ChatUsage(gjson.GetBytes(body, "usage"))
 	}
@@ -45,15 +43,15 @@ func bodyUsage(ep providers.Endpoint, body []byte) (tokens.Usage, bool) {
 // anyUsage reads the usage object of a JSON answer of unknown shape
 // (passthrough): Chat Completions counts (prompt_tokens), Anthropic's
 // (input_tokens on a Messages provider) or the Responses counts.
-func anyUsage(body []byte, messages bool) (tokens.Usage, bool) {
+func anyUsage(body []byte, messages bool) (catalog.Usage, bool) {
 	u := gjson.GetBytes(body, "usage")
 	switch {
 	case !u.IsObject():
-		return tokens.Usage{}, false
+		return catalog.Usage{}, false
 	case u.Get("prompt_tokens").Exists():
 		return translate.ChatUsage(u)
 	case !u.Get("input_tokens").Exists():
-		return tokens.Usage{}, false
+		return catalog.Usage{}, false
 	case messages:
 		var m translate.MessagesUsage
 		m.Merge(u)
@@ -107,17 +105,17 @@ func recordUnits(c *call, body []byte) {
 	}
 }
 
-// setUsage records usage u that c's upstream reported, as tokens.Checked
+// setUsage records usage u that c's upstream reported, as catalog.CheckUsage
 // takes it: negative counts as 0; an absurd count refuses the usage of
 // the whole answer, which then has none (and a later report on the same
 // answer, such as a stream's next usage event, is ignored). A fault is
 // logged and counted once per call.
-func (c *call) setUsage(u tokens.Usage) {
+func (c *call) setUsage(u catalog.Usage) {
 	if c.usageRefused {
 		return
 	}
-	u, fault, ok := tokens.Checked(u)
-	if fault != tokens.FaultNone && fault != c.usageFault {
+	u, fault, ok := catalog.CheckUsage(u)
+	if fault != catalog.UsageFaultNone && fault != c.usageFault {
 		c.usageFault = fault
 		c.svc.usageFault(c.provider, c.model, fault)
 	}
@@ -131,7 +129,7 @@ func (c *call) setUsage(u tokens.Usage) {
 
 // usageFault logs and counts (UsageRejected) a fault of the usage that
 // provider p reported for an answer of model.
-func (s *Service) usageFault(p providers.Provider, model string, fault tokens.Fault) {
+func (s *Service) usageFault(p providers.Provider, model string, fault catalog.UsageFault) {
 	if s == nil {
 		return
 	}
@@ -139,8 +137,8 @@ func (s *Service) usageFault(p providers.Provider, model string, fault tokens.Fa
 	if p != nil {
 		name = p.Name()
 	}
-	s.logger().Warn("upstream usage corrected: "+fault.Consequence(), zap.String("provider", name), zap.String("model", modelid.Recorded(model)),
-		zap.String("reason", string(fault)), zap.Int64("max_count", tokens.MaxCount))
+	s.logger().Warn("upstream usage corrected: "+fault.Consequence(), zap.String("provider", name), zap.String("model", catalog.RecordedModelID(model)),
+		zap.String("reason", string(fault)), zap.Int64("max_count", catalog.MaxTokenCount))
 	if s.UsageRejected != nil {
 		s.UsageRejected(name, fault)
 	}

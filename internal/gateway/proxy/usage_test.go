@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/gateway/providers"
 	"github.com/modelgate/modelgate/internal/request/reqinfo"
 )
@@ -12,12 +12,12 @@ import (
 // faultLog collects the UsageRejected calls of a service.
 type faultLog []string
 
-func (f *faultLog) add(provider string, fault tokens.Fault) {
+func (f *faultLog) add(provider string, fault catalog.UsageFault) {
 	*f = append(*f, provider+":"+string(fault))
 }
 
 // TestUpstreamUsageIsChecked: the usage an upstream reports is taken as
-// tokens.Checked takes it on every path into the record (a whole answer,
+// catalog.CheckUsage takes it on every path into the record (a whole answer,
 // a stream's usage chunks): a negative count is 0, an implausible one
 // leaves the answer without usage, and each fault is counted once per
 // answer.
@@ -31,18 +31,18 @@ func TestUpstreamUsageIsChecked(t *testing.T) {
 		name   string
 		stream bool
 		answer string
-		want   tokens.Usage
+		want   catalog.Usage
 		has    bool
 		faults []string
 	}{
 		{name: "negative", answer: chat(`{"prompt_tokens":-5,"completion_tokens":2,"total_tokens":-3}`),
-			want: tokens.Usage{OutputTokens: 2}, has: true, faults: []string{"up:negative"}},
+			want: catalog.Usage{OutputTokens: 2}, has: true, faults: []string{"up:negative"}},
 		{name: "max int", answer: chat(`{"prompt_tokens":` + maxInt + `,"completion_tokens":` + maxInt + `}`),
 			faults: []string{"up:too_large"}},
 		{name: "just above the bound", answer: chat(`{"prompt_tokens":1000000001,"completion_tokens":1}`),
 			faults: []string{"up:too_large"}},
 		{name: "plausible", answer: chat(`{"prompt_tokens":5,"completion_tokens":2}`),
-			want: tokens.Usage{InputTokens: 5, OutputTokens: 2, TotalTokens: 7}, has: true},
+			want: catalog.Usage{InputTokens: 5, OutputTokens: 2, TotalTokens: 7}, has: true},
 		// A stream whose first usage chunk is plausible and whose later
 		// ones are not: the answer's usage is refused, counted once.
 		{name: "stream", stream: true, answer: "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":4,\"completion_tokens\":1}}\n\n" +
@@ -54,7 +54,7 @@ func TestUpstreamUsageIsChecked(t *testing.T) {
 		{name: "stream negative", stream: true, answer: "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":-4,\"completion_tokens\":1}}\n\n" +
 			"data: {\"choices\":[],\"usage\":{\"prompt_tokens\":-4,\"completion_tokens\":2}}\n\n" +
 			"data: [DONE]\n\n",
-			want: tokens.Usage{OutputTokens: 2, TotalTokens: 2}, has: true, faults: []string{"up:negative"}},
+			want: catalog.Usage{OutputTokens: 2, TotalTokens: 2}, has: true, faults: []string{"up:negative"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -94,7 +94,7 @@ func TestUpstreamUsageIsChecked(t *testing.T) {
 // adds nothing to the session's and is counted.
 func TestRealtimeResponseUsageIsChecked(t *testing.T) {
 	var faults faultLog
-	rl := &relay{info: reqinfo.New(), fault: func(f tokens.Fault) { faults.add("rt", f) }}
+	rl := &relay{info: reqinfo.New(), fault: func(f catalog.UsageFault) { faults.add("rt", f) }}
 	done := func(usage string) []byte {
 		return []byte(`{"type":"response.done","response":{"usage":` + usage + `}}`)
 	}
@@ -102,7 +102,7 @@ func TestRealtimeResponseUsageIsChecked(t *testing.T) {
 	rl.responseDone(done(`{"input_tokens":3,"output_tokens":9223372036854775807}`))
 	rl.responseDone(done(`{"input_tokens":-3,"output_tokens":1}`))
 	u, ok := rl.info.Usage()
-	if want := (tokens.Usage{InputTokens: 3, OutputTokens: 3, TotalTokens: 6}); !ok || u != want {
+	if want := (catalog.Usage{InputTokens: 3, OutputTokens: 3, TotalTokens: 6}); !ok || u != want {
 		t.Fatalf("session usage %+v %v, want %+v", u, ok, want)
 	}
 	if len(faults) != 2 || faults[0] != "rt:too_large" || faults[1] != "rt:negative" {

@@ -6,13 +6,13 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 )
 
 // usageRejected counts the answers whose upstream usage had a fault
-// (tokens.Checked), by provider instance and reason: "negative" (a
+// (catalog.CheckUsage), by provider instance and reason: "negative" (a
 // negative count, taken as 0) or "too_large" (a count above
-// tokens.MaxCount, the usage refused as unknown). It is one per process,
+// catalog.MaxTokenCount, the usage refused as unknown). It is one per process,
 // so that the count survives a reload and the batches service, which
 // outlives a config, counts into it too.
 var usageRejected = prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -22,7 +22,7 @@ var usageRejected = prometheus.NewCounterVec(prometheus.CounterOpts{
 }, []string{"provider", "reason"})
 
 // countUsageRejected counts one faulty usage report of provider.
-func countUsageRejected(provider string, fault tokens.Fault) {
+func countUsageRejected(provider string, fault catalog.UsageFault) {
 	usageRejected.WithLabelValues(provider, string(fault)).Inc()
 }
 

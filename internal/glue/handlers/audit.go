@@ -15,11 +15,10 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/modelgate/modelgate/internal/domain/audit"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/domain/keys"
-	"github.com/modelgate/modelgate/internal/domain/tokens"
 	"github.com/modelgate/modelgate/internal/glue/caddymodule"
 	"github.com/modelgate/modelgate/internal/request/apierr"
-	"github.com/modelgate/modelgate/internal/request/modelid"
 	"github.com/modelgate/modelgate/internal/request/reqbody"
 	"github.com/modelgate/modelgate/internal/request/reqinfo"
 	"github.com/modelgate/modelgate/internal/request/routes"
@@ -489,7 +488,7 @@ func (a *auditRequest) requestFields(d *audit.Data) {
 
 // bodyModel returns the model a request body that was read asks for, or
 // "" when none was read or its model is not a string, bounded as
-// recorded (modelid.Recorded).
+// recorded (catalog.RecordedModelID).
 func (a *auditRequest) bodyModel() string {
 	b := a.info.Body()
 	if b == nil || b.ScanErr != nil {
@@ -498,7 +497,7 @@ func (a *auditRequest) bodyModel() string {
 	s, _ := reqbody.Text(b.Fields.Model)
 	// Recorded for a request refused before the proxy read the model (a
 	// rate limit, a model too long): bounded like every recorded model.
-	return modelid.Recorded(s)
+	return catalog.RecordedModelID(s)
 }
 
 // bodyStreams reports whether the request body, when read, asks for a
@@ -568,7 +567,7 @@ func streamKind(s routes.Shape) audit.StreamKind {
 }
 
 // usageRecord is the request's usage record, priced from the catalog.
-func (a *auditRequest) usageRecord(usage tokens.Usage) *audit.UsageRecord {
+func (a *auditRequest) usageRecord(usage catalog.Usage) *audit.UsageRecord {
 	info := a.info
 	u := &audit.UsageRecord{
 		Timestamp:    info.Start,

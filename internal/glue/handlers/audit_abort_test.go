@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/request/apierr"
 	"github.com/modelgate/modelgate/internal/request/reqinfo"
 )
@@ -44,7 +44,7 @@ func TestAuditStageRecordsAbortedStream(t *testing.T) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.WriteHeader(200)
 		_, _ = io.WriteString(w, "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":7,\"completion_tokens\":2,\"total_tokens\":9}}\n\n")
-		info.SetUsage(tokens.Usage{InputTokens: 7, OutputTokens: 2, TotalTokens: 9})
+		info.SetUsage(catalog.Usage{InputTokens: 7, OutputTokens: 2, TotalTokens: 9})
 		e := apierr.ProviderError(http.StatusBadGateway, "openai", "the connection broke").WithCode("upstream_read_failed")
 		info.AddAttempt(reqinfo.Attempt{Provider: "openai", Model: "gpt-4o-mini", StatusCode: 200, StartedAt: time.Now(),
 			Err: e.Message, ErrType: e.Type, ErrCode: *e.Code})

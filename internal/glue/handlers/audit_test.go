@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/modelgate/modelgate/internal/domain/audit"
-	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/glue/caddymodule"
 	"github.com/modelgate/modelgate/internal/request/reqinfo"
 	"github.com/modelgate/modelgate/internal/request/routes"
@@ -94,7 +94,7 @@ func TestAuditStageRecordsAnsweredRequest(t *testing.T) {
 		}
 		info.RequestedModel, info.ResolvedModel, info.ProviderName, info.ProviderType = "openai/gpt-4o-mini", "gpt-4o-mini", "openai", "openai"
 		info.AddAttempt(reqinfo.Attempt{Provider: "openai", Model: "gpt-4o-mini", StatusCode: 200, StartedAt: time.Now(), Duration: time.Millisecond})
-		info.SetUsage(tokens.Usage{InputTokens: 10, OutputTokens: 5, TotalTokens: 15})
+		info.SetUsage(catalog.Usage{InputTokens: 10, OutputTokens: 5, TotalTokens: 15})
 		w.Header().Set("Content-Type", "application/json")
 		w.(http.Flusher).Flush()
 		_, _ = io.WriteString(w, `{"id":"c1","object":"chat.completion"}`)

@@ -18,7 +18,6 @@ import (
 	"github.com/modelgate/modelgate/internal/domain/budgets"
 	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/domain/limits"
-	"github.com/modelgate/modelgate/internal/domain/tokens"
 	"github.com/modelgate/modelgate/internal/gateway/providers"
 	"github.com/modelgate/modelgate/internal/gateway/proxy"
 	"github.com/modelgate/modelgate/internal/request/reqinfo"
@@ -26,7 +25,7 @@ import (
 )
 
 // pricedUsage is the usage every priced test request reports.
-var pricedUsage = tokens.Usage{InputTokens: 1000, OutputTokens: 1000, TotalTokens: 2000}
+var pricedUsage = catalog.Usage{InputTokens: 1000, OutputTokens: 1000, TotalTokens: 2000}
 
 // pricedCost is what pricedUsage costs on openai/gpt-4o-mini.
 func pricedCost(t testing.TB) float64 {

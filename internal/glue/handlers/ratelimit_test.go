@@ -11,8 +11,8 @@ import (
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/domain/limits"
-	"github.com/modelgate/modelgate/internal/domain/tokens"
 	"github.com/modelgate/modelgate/internal/request/reqinfo"
 	"github.com/modelgate/modelgate/internal/request/routes"
 )
@@ -180,7 +180,7 @@ func TestRateLimitSlotsAndTokens(t *testing.T) {
 		if rec, _ := rlServe(e, "POST", "/v1/chat/completions", "/u", ok200); rec.Code != 429 || rec.Header().Get("Retry-After") != "1" {
 			t.Errorf("second concurrent request: %d %v", rec.Code, rec.Header())
 		}
-		reqinfo.From(r.Context()).SetUsage(tokens.Usage{InputTokens: 300, OutputTokens: 100, TotalTokens: 400})
+		reqinfo.From(r.Context()).SetUsage(catalog.Usage{InputTokens: 300, OutputTokens: 100, TotalTokens: 400})
 		return ok200(w, r)
 	})
 	if rec.Code != 200 || rec.Header().Get("X-Ratelimit-Limit-Tokens") != "1000" {

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/modelgate/modelgate/internal/domain/catalog"
-	"github.com/modelgate/modelgate/internal/domain/tokens"
 	"github.com/modelgate/modelgate/internal/request/routes"
 )
 
@@ -140,7 +139,7 @@ type Info struct {
 	ready bool
 
 	mu       sync.Mutex
-	usage    tokens.Usage
+	usage    catalog.Usage
 	hasUsage bool
 	// units are the units besides tokens the request consumed (SetUnits);
 	// their Usage is unused.
@@ -169,7 +168,7 @@ func From(ctx context.Context) *Info {
 }
 
 // SetUsage records the response's token usage.
-func (i *Info) SetUsage(u tokens.Usage) {
+func (i *Info) SetUsage(u catalog.Usage) {
 	i.mu.Lock()
 	i.usage, i.hasUsage = u, true
 	i.priced = false
@@ -177,11 +176,11 @@ func (i *Info) SetUsage(u tokens.Usage) {
 }
 
 // DropUsage forgets the token usage SetUsage recorded, for an answer
-// whose usage turned out untrustworthy (tokens.Checked): the request has
+// whose usage turned out untrustworthy (catalog.CheckUsage): the request has
 // no usage then, unless SetUnits recorded units.
 func (i *Info) DropUsage() {
 	i.mu.Lock()
-	i.usage, i.hasUsage = tokens.Usage{}, i.hasUnits
+	i.usage, i.hasUsage = catalog.Usage{}, i.hasUnits
 	i.priced = false
 	i.mu.Unlock()
 }
@@ -193,7 +192,7 @@ func (i *Info) DropUsage() {
 // u.Usage is ignored.
 func (i *Info) SetUnits(u catalog.Consumption) {
 	i.mu.Lock()
-	u.Usage = tokens.Usage{}
+	u.Usage = catalog.Usage{}
 	i.units, i.hasUsage, i.hasUnits = u, true, true
 	i.priced = false
 	i.mu.Unlock()
@@ -226,7 +225,7 @@ func (i *Info) Cost() (b catalog.Breakdown, ok bool) {
 }
 
 // Usage returns the recorded usage and whether any was recorded.
-func (i *Info) Usage() (tokens.Usage, bool) {
+func (i *Info) Usage() (catalog.Usage, bool) {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	return i.usage, i.hasUsage

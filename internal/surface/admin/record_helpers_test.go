@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/modelgate/modelgate/internal/domain/audit"
-	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/platform/config"
 	"github.com/modelgate/modelgate/internal/storage/store"
 	"github.com/modelgate/modelgate/internal/storage/store/boltstore"
@@ -43,7 +43,7 @@ func newRecord(t *testing.T, now func() time.Time) *record {
 // returns the entry.
 func (rc *record) add(t *testing.T, at time.Time, status int, userPath, session, model string, cost float64) *audit.Entry {
 	t.Helper()
-	u := tokens.Usage{InputTokens: 10, OutputTokens: 5, TotalTokens: 15}
+	u := catalog.Usage{InputTokens: 10, OutputTokens: 5, TotalTokens: 15}
 	e := &audit.Entry{
 		ID: rc.ids.New(at), RequestID: "req-" + at.Format(time.RFC3339Nano), Timestamp: at,
 		Method: "POST", Path: "/v1/chat/completions", StatusCode: status, DurationNs: int64(200 * time.Millisecond),

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/modelgate/modelgate/internal/domain/audit"
-	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 )
 
 // testSumsSaturate: sums that would pass the largest count or amount stay
@@ -18,7 +18,7 @@ func testSumsSaturate(t *testing.T, open Open) {
 	s := open(t)
 	huge := func(at time.Duration) *audit.UsageRecord {
 		r := UsageAt(Base.Add(at), "/a", "s1", "gpt", math.MaxFloat64/2)
-		r.Usage = tokens.Usage{InputTokens: math.MaxInt64 / 2, OutputTokens: 1, TotalTokens: math.MaxInt64/2 + 1}
+		r.Usage = catalog.Usage{InputTokens: math.MaxInt64 / 2, OutputTokens: 1, TotalTokens: math.MaxInt64/2 + 1}
 		return r
 	}
 	slow := func(at time.Duration) *audit.Entry {
@@ -35,7 +35,7 @@ func testSumsSaturate(t *testing.T, open Open) {
 	MustAppend(t, s, slow(3*time.Minute), slow(4*time.Minute))
 	Flush(t, s)
 
-	want := tokens.Usage{InputTokens: math.MaxInt64, OutputTokens: 4, TotalTokens: math.MaxInt64}
+	want := catalog.Usage{InputTokens: math.MaxInt64, OutputTokens: 4, TotalTokens: math.MaxInt64}
 	for _, g := range []audit.Granularity{audit.Hourly, audit.Daily} {
 		rows, err := s.UsageAggregates(g, time.Time{}, time.Time{})
 		if err != nil {

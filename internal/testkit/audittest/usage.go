@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/modelgate/modelgate/internal/domain/audit"
-	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 )
 
 func testUsageAggregates(t *testing.T, open Open) {
@@ -23,8 +23,8 @@ func testUsageAggregates(t *testing.T, open Open) {
 	MustAppendUsage(t, s, r1, r2, hit, free, other)
 	Flush(t, s)
 
-	tok := func(n int64) tokens.Usage {
-		return tokens.Usage{InputTokens: 100 * n, OutputTokens: 10 * n, TotalTokens: 110 * n, CachedInputTokens: 20 * n}
+	tok := func(n int64) catalog.Usage {
+		return catalog.Usage{InputTokens: 100 * n, OutputTokens: 10 * n, TotalTokens: 110 * n, CachedInputTokens: 20 * n}
 	}
 	hours, err := s.UsageAggregates(audit.Hourly, Base, Base.Add(2*time.Hour))
 	if err != nil {
@@ -206,7 +206,7 @@ func testBatchSums(t *testing.T, open Open) {
 			cost := 0.001 * float64(i%7)
 			u := &audit.UsageRecord{ID: audit.NewID(ts), Timestamp: ts, UserPath: fmt.Sprintf("/t/%d", i%3),
 				SessionID: fmt.Sprintf("s%d", i%4), ProviderName: "p", ProviderType: "openai", Model: "m",
-				Usage: tokens.Usage{InputTokens: int64(i), OutputTokens: 2, TotalTokens: int64(i) + 2}, TotalCost: &cost}
+				Usage: catalog.Usage{InputTokens: int64(i), OutputTokens: 2, TotalTokens: int64(i) + 2}, TotalCost: &cost}
 			u.RequestID = u.ID
 			e := EntryAt(ts, 200+100*(i%4))
 			if !s.AppendUsage(u) || !s.AppendEntry(e) {

@@ -18,5 +18,6 @@
 // The package is used in two ways: in-process, as modelgate's built-in
 // "mock" provider, through the in-memory http.RoundTripper returned by
 // NewTransport; and over real HTTP by cmd/mockupstream, for benchmarks and
-// black-box tests. It imports nothing from Caddy or the rest of modelgate.
+// black-box tests. It imports nothing from Caddy, and of the rest of
+// modelgate only package providers, for SleepCtx.
 package mock

@@ -10,7 +10,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/modelgate/modelgate/internal/platform/ctxsleep"
+	"github.com/modelgate/modelgate/internal/gateway/providers"
 )
 
 // maxBodyBytes bounds request bodies.
@@ -59,7 +59,7 @@ func set(ids []string) map[string]bool {
 
 // ServeHTTP implements http.Handler.
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !ctxsleep.For(r.Context(), h.opts.Latency) {
+	if !providers.SleepCtx(r.Context(), h.opts.Latency) {
 		return // the client is gone; nobody would read an answer
 	}
 	if !h.authorized(r) {

@@ -1,6 +1,6 @@
 package translate
 
-import "github.com/modelgate/modelgate/internal/domain/tokens"
+import "github.com/modelgate/modelgate/internal/domain/catalog"
 
 // Chain returns a Stream that runs two converters in a row: each event
 // first produces is fed to second as a value, taken from first's
@@ -43,7 +43,7 @@ func (c *chain) Abort(code, message string) []byte {
 }
 
 // Usage implements Stream.
-func (c *chain) Usage() (tokens.Usage, bool) {
+func (c *chain) Usage() (catalog.Usage, bool) {
 	if u, ok := c.second.Usage(); ok {
 		return u, ok
 	}

@@ -3,7 +3,7 @@ package translate
 import (
 	"github.com/tidwall/gjson"
 
-	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 )
 
 // ChatUsage reads an OpenAI usage object (Chat Completions, embeddings);
@@ -12,17 +12,17 @@ import (
 // cache_write_tokens the cache writes (not OpenAI's own field, which bills
 // no cache writes, but some OpenAI-compatible upstreams report it there,
 // as WriteChatUsage does); DeepSeek reports cache hits at the top level as
-// prompt_cache_hit_tokens. A missing total is input + output (tokens.Sum).
-// The counts are as reported: tokens.Checked judges them.
-func ChatUsage(u gjson.Result) (usage tokens.Usage, ok bool) {
+// prompt_cache_hit_tokens. A missing total is input + output (catalog.SumTokens).
+// The counts are as reported: catalog.CheckUsage judges them.
+func ChatUsage(u gjson.Result) (usage catalog.Usage, ok bool) {
 	if !u.IsObject() {
-		return tokens.Usage{}, false
+		return catalog.Usage{}, false
 	}
 	// One walk over the object (and its two detail objects) instead of a
 	// lookup per field. Of repeated keys the first counts, as a lookup
 	// takes it; a field inside a detail object is taken from the first
 	// such object that has it.
-	var out tokens.Usage
+	var out catalog.Usage
 	var seen chatUsageFields
 	var hitTokens int64
 	u.ForEach(func(k, v gjson.Result) bool {
@@ -59,7 +59,7 @@ func ChatUsage(u gjson.Result) (usage tokens.Usage, ok bool) {
 		out.CachedInputTokens = hitTokens
 	}
 	if out.TotalTokens == 0 {
-		out.TotalTokens = tokens.Sum(out.InputTokens, out.OutputTokens)
+		out.TotalTokens = catalog.SumTokens(out.InputTokens, out.OutputTokens)
 	}
 	return out, true
 }
@@ -90,7 +90,7 @@ func (s *chatUsageFields) set(dst *int64, f chatUsageFields, v gjson.Result) {
 // of them were read from (cached_tokens) and written to
 // (cache_write_tokens) the cache; completion_tokens_details.reasoning_tokens
 // is written when there are any.
-func WriteChatUsage(w *Writer, u tokens.Usage) {
+func WriteChatUsage(w *Writer, u catalog.Usage) {
 	w.Obj()
 	w.KeyInt("prompt_tokens", u.InputTokens)
 	w.KeyInt("completion_tokens", u.OutputTokens)

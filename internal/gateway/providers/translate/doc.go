@@ -6,7 +6,7 @@
 // field the target cannot take; the Stream interface and Chain, which runs
 // two converters in a row without reading events back from text; the
 // parsers and writers of the three usage objects (ChatUsage,
-// MessagesUsage, ResponsesUsage), all in tokens.Usage; and ChatTarget,
+// MessagesUsage, ResponsesUsage), all in catalog.Usage; and ChatTarget,
 // the quirks of the Chat Completions upstream a request is translated
 // for.
 //

@@ -3,7 +3,7 @@ package translate
 import (
 	"github.com/tidwall/gjson"
 
-	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 )
 
 // MessagesUsage accumulates Anthropic Messages usage objects, whose
@@ -33,15 +33,15 @@ func (m *MessagesUsage) Merge(u gjson.Result) {
 
 // Usage converts to gateway terms: every prompt token, cached or not,
 // counts as input; cache reads are CachedInputTokens and cache writes
-// CacheWriteInputTokens. The sums are tokens.Sum's (a negative part counts
-// 0, a sum never wraps); the counts are as reported, for tokens.Checked to
+// CacheWriteInputTokens. The sums are catalog.SumTokens's (a negative part counts
+// 0, a sum never wraps); the counts are as reported, for catalog.CheckUsage to
 // judge.
-func (m MessagesUsage) Usage() tokens.Usage {
-	in := tokens.Sum(tokens.Sum(m.input, m.cacheWrite), m.cacheRead)
-	return tokens.Usage{
+func (m MessagesUsage) Usage() catalog.Usage {
+	in := catalog.SumTokens(catalog.SumTokens(m.input, m.cacheWrite), m.cacheRead)
+	return catalog.Usage{
 		InputTokens:           in,
 		OutputTokens:          m.output,
-		TotalTokens:           tokens.Sum(in, m.output),
+		TotalTokens:           catalog.SumTokens(in, m.output),
 		CachedInputTokens:     m.cacheRead,
 		CacheWriteInputTokens: m.cacheWrite,
 	}
@@ -49,7 +49,7 @@ func (m MessagesUsage) Usage() tokens.Usage {
 
 // WriteMessagesUsage writes u as an Anthropic usage object, whose
 // input_tokens leaves out the cache reads and writes listed beside it.
-func WriteMessagesUsage(w *Writer, u tokens.Usage) {
+func WriteMessagesUsage(w *Writer, u catalog.Usage) {
 	w.Obj()
 	w.KeyInt("input_tokens", max(0, u.InputTokens-u.CachedInputTokens-u.CacheWriteInputTokens))
 	w.KeyInt("cache_creation_input_tokens", u.CacheWriteInputTokens)

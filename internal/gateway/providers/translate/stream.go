@@ -1,6 +1,6 @@
 package translate
 
-import "github.com/modelgate/modelgate/internal/domain/tokens"
+import "github.com/modelgate/modelgate/internal/domain/catalog"
 
 // Stream converts an upstream event stream into another shape, one event
 // at a time. Feed takes each upstream event in order and returns the
@@ -20,7 +20,7 @@ type Stream interface {
 	Feed(ev Event) ([]byte, error)
 	Finish() []byte
 	Abort(code, message string) []byte
-	Usage() (tokens.Usage, bool)
+	Usage() (catalog.Usage, bool)
 }
 
 // Source is a Stream whose output events can also be taken as values: its

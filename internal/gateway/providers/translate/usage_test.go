@@ -5,13 +5,13 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 )
 
 func TestChatUsage(t *testing.T) {
 	u, ok := ChatUsage(gjson.Parse(`{"prompt_tokens":100,"completion_tokens":20,"total_tokens":120,
 		"prompt_tokens_details":{"cached_tokens":30,"cache_write_tokens":10},"completion_tokens_details":{"reasoning_tokens":5}}`))
-	want := tokens.Usage{InputTokens: 100, OutputTokens: 20, TotalTokens: 120, CachedInputTokens: 30, CacheWriteInputTokens: 10, ReasoningTokens: 5}
+	want := catalog.Usage{InputTokens: 100, OutputTokens: 20, TotalTokens: 120, CachedInputTokens: 30, CacheWriteInputTokens: 10, ReasoningTokens: 5}
 	if !ok || u != want {
 		t.Fatalf("%+v %v", u, ok)
 	}
@@ -34,7 +34,7 @@ func TestMessagesUsage(t *testing.T) {
 	var m MessagesUsage
 	m.Merge(gjson.Parse(`{"input_tokens":10,"cache_creation_input_tokens":5,"cache_read_input_tokens":20,"output_tokens":1}`))
 	m.Merge(gjson.Parse(`{"output_tokens":42}`)) // a later, cumulative count
-	want := tokens.Usage{InputTokens: 35, OutputTokens: 42, TotalTokens: 77, CachedInputTokens: 20, CacheWriteInputTokens: 5}
+	want := catalog.Usage{InputTokens: 35, OutputTokens: 42, TotalTokens: 77, CachedInputTokens: 20, CacheWriteInputTokens: 5}
 	if got := m.Usage(); got != want {
 		t.Fatalf("%+v", got)
 	}
@@ -48,7 +48,7 @@ func TestMessagesUsage(t *testing.T) {
 }
 
 func TestResponsesUsage(t *testing.T) {
-	want := tokens.Usage{InputTokens: 50, OutputTokens: 9, TotalTokens: 59, CachedInputTokens: 8, ReasoningTokens: 2}
+	want := catalog.Usage{InputTokens: 50, OutputTokens: 9, TotalTokens: 59, CachedInputTokens: 8, ReasoningTokens: 2}
 	var w Writer
 	WriteResponsesUsage(&w, want)
 	got, ok := ResponsesUsage(gjson.ParseBytes(w.Buf))
@@ -86,11 +86,11 @@ func TestChatTarget(t *testing.T) {
 
 // chatUsageByLookup is ChatUsage as a lookup per field: the reference the
 // single walk must agree with.
-func chatUsageByLookup(u gjson.Result) (tokens.Usage, bool) {
+func chatUsageByLookup(u gjson.Result) (catalog.Usage, bool) {
 	if !u.IsObject() {
-		return tokens.Usage{}, false
+		return catalog.Usage{}, false
 	}
-	out := tokens.Usage{
+	out := catalog.Usage{
 		InputTokens:           u.Get("prompt_tokens").Int(),
 		OutputTokens:          u.Get("completion_tokens").Int(),
 		TotalTokens:           u.Get("total_tokens").Int(),
@@ -102,7 +102,7 @@ func chatUsageByLookup(u gjson.Result) (tokens.Usage, bool) {
 		out.CachedInputTokens = u.Get("prompt_cache_hit_tokens").Int()
 	}
 	if out.TotalTokens == 0 {
-		out.TotalTokens = tokens.Sum(out.InputTokens, out.OutputTokens)
+		out.TotalTokens = catalog.SumTokens(out.InputTokens, out.OutputTokens)
 	}
 	return out, true
 }
@@ -156,13 +156,13 @@ func BenchmarkChatUsage(b *testing.B) {
 
 // TestUsageDerivedSumsNeverWrap: a total or prompt the parsers derive from
 // absurd upstream counts counts a negative part as 0 and stays at the
-// largest count instead of wrapping, so that tokens.Checked refuses it (a
+// largest count instead of wrapping, so that catalog.CheckUsage refuses it (a
 // wrapped sum read as a small or negative count).
 func TestUsageDerivedSumsNeverWrap(t *testing.T) {
 	const maxInt = `9223372036854775807`
-	checkRefused := func(name string, u tokens.Usage) {
+	checkRefused := func(name string, u catalog.Usage) {
 		t.Helper()
-		if _, fault, ok := tokens.Checked(u); ok || fault != tokens.FaultTooLarge {
+		if _, fault, ok := catalog.CheckUsage(u); ok || fault != catalog.UsageFaultTooLarge {
 			t.Errorf("%s: %+v not refused as too large", name, u)
 		}
 	}
@@ -191,16 +191,16 @@ func TestUsageDerivedSumsNeverWrap(t *testing.T) {
 	}
 	var n MessagesUsage
 	n.Merge(gjson.Parse(`{"input_tokens":-5,"cache_read_input_tokens":10,"output_tokens":2}`))
-	got, fault, ok := tokens.Checked(n.Usage())
-	want := tokens.Usage{InputTokens: 10, CachedInputTokens: 10, OutputTokens: 2, TotalTokens: 12}
-	if !ok || fault != tokens.FaultNone || got != want {
+	got, fault, ok := catalog.CheckUsage(n.Usage())
+	want := catalog.Usage{InputTokens: 10, CachedInputTokens: 10, OutputTokens: 2, TotalTokens: 12}
+	if !ok || fault != catalog.UsageFaultNone || got != want {
 		t.Errorf("messages with a negative part: %+v %q %v, want %+v", got, fault, ok, want)
 	}
 }
 
 func TestRealtimeUsage(t *testing.T) {
 	u, ok := RealtimeUsage(gjson.Parse(`{"input_tokens":7,"output_tokens":3,"input_token_details":{"cached_tokens":2}}`))
-	want := tokens.Usage{InputTokens: 7, OutputTokens: 3, TotalTokens: 10, CachedInputTokens: 2}
+	want := catalog.Usage{InputTokens: 7, OutputTokens: 3, TotalTokens: 10, CachedInputTokens: 2}
 	if !ok || u != want {
 		t.Fatalf("%+v %v", u, ok)
 	}

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/modelgate/modelgate/internal/domain/audit"
-	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/storage/store"
 )
 
@@ -35,7 +35,7 @@ func benchEntry(t time.Time, i int, body json.RawMessage) (*audit.Entry, *audit.
 		AuthMethod: "api_key", AuthKeyID: "key-1", UserPath: fmt.Sprintf("/team/%d", i%20),
 		SessionID: fmt.Sprintf("sess-%d", i%5000), Provider: "openai", ProviderName: fmt.Sprintf("openai-%d", i%4),
 		RequestedModel: fmt.Sprintf("model-%d", i%8), ResolvedModel: fmt.Sprintf("model-%d", i%8),
-		Usage: audit.UsageOf(tokens.Usage{InputTokens: 120, OutputTokens: 40, TotalTokens: 160}),
+		Usage: audit.UsageOf(catalog.Usage{InputTokens: 120, OutputTokens: 40, TotalTokens: 160}),
 		Data: &audit.Data{
 			APIKeyHash: "0123456789abcdef", RequestBody: body, ResponseBody: body, UserAgent: "bench/1.0",
 			RequestHeaders:  map[string]string{"authorization": audit.Redacted, "content-type": "application/json", "user-agent": "bench/1.0"},

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/modelgate/modelgate/internal/domain/audit"
-	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/storage/store"
 )
 
@@ -46,7 +46,7 @@ func entryAt(t time.Time, status int) *audit.Entry {
 		Method: "POST", Path: "/v1/chat/completions", StatusCode: status, DurationNs: int64(100 * time.Millisecond),
 		AuthMethod: "api_key", UserPath: "/team/a", SessionID: "s1",
 		Provider: "openai", ProviderName: "openai-main", RequestedModel: "fast", ResolvedModel: "gpt-4o-mini",
-		Usage: audit.UsageOf(tokens.Usage{InputTokens: 10, OutputTokens: 5, TotalTokens: 15}),
+		Usage: audit.UsageOf(catalog.Usage{InputTokens: 10, OutputTokens: 5, TotalTokens: 15}),
 		Data: &audit.Data{
 			APIKeyHash:      audit.APIKeyHash("sk_mg_secret"),
 			RequestBody:     json.RawMessage(`{"model":"fast","messages":[{"role":"user","content":"hi"}]}`),
@@ -69,7 +69,7 @@ func usageAt(t time.Time, path, session, model string, cost float64) *audit.Usag
 	return &audit.UsageRecord{
 		ID: ids.New(t), Timestamp: t, UserPath: path, SessionID: session,
 		ProviderName: "openai-main", ProviderType: "openai", Model: model, Endpoint: "/v1/chat/completions",
-		Usage:     tokens.Usage{InputTokens: 100, OutputTokens: 10, TotalTokens: 110, CachedInputTokens: 20},
+		Usage:     catalog.Usage{InputTokens: 100, OutputTokens: 10, TotalTokens: 110, CachedInputTokens: 20},
 		TotalCost: &c,
 	}
 }

@@ -6,14 +6,14 @@ import (
 	"time"
 
 	"github.com/modelgate/modelgate/internal/domain/cache"
-	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 )
 
 func cacheEntry(n byte) cache.Entry {
 	e := cache.Entry{
 		Meta: cache.Meta{Created: time.Unix(100, 5), Expires: time.Unix(3700, 5), UserPath: "/team", Provider: "openai", Model: "gpt-4o"},
 		Answer: cache.Answer{Stream: true, ProviderType: "openai", HasUsage: true,
-			Usage:   tokens.Usage{InputTokens: 17, OutputTokens: 4, TotalTokens: 21, ReasoningTokens: 1},
+			Usage:   catalog.Usage{InputTokens: 17, OutputTokens: 4, TotalTokens: 21, ReasoningTokens: 1},
 			Headers: []cache.Header{{Name: "Content-Type", Value: "text/event-stream"}},
 			Chunks:  [][]byte{[]byte("data: {}\n\n"), []byte("data: [DONE]\n\n")}},
 	}

@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/modelgate/modelgate/internal/domain/audit"
-	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 )
 
 // Entry heads. bucketEntries maps an entry id to its head: the entry
@@ -158,7 +158,7 @@ func decodeStoredHead(id, v []byte) (*audit.Entry, error) {
 }
 
 // tokenFields walks the six token counts.
-func tokenFields(f fields, u *tokens.Usage) {
+func tokenFields(f fields, u *catalog.Usage) {
 	for _, p := range [...]*int64{&u.InputTokens, &u.OutputTokens, &u.TotalTokens,
 		&u.CachedInputTokens, &u.CacheWriteInputTokens, &u.ReasoningTokens} {
 		f.i64(p)

@@ -6,8 +6,7 @@ import (
 	"time"
 
 	"github.com/modelgate/modelgate/internal/domain/audit"
-	"github.com/modelgate/modelgate/internal/domain/money"
-	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 )
 
 // appendUsageAggKey appends the key of r's row of the period that starts
@@ -23,7 +22,7 @@ func appendUsageAggKey(b []byte, start time.Time, r *audit.UsageRecord) []byte {
 const aggVersion = 1
 
 // appendTokens appends the six token counts.
-func appendTokens(b []byte, u *tokens.Usage) []byte {
+func appendTokens(b []byte, u *catalog.Usage) []byte {
 	for _, v := range [...]int64{u.InputTokens, u.OutputTokens, u.TotalTokens,
 		u.CachedInputTokens, u.CacheWriteInputTokens, u.ReasoningTokens} {
 		b = binary.AppendVarint(b, v)
@@ -32,7 +31,7 @@ func appendTokens(b []byte, u *tokens.Usage) []byte {
 }
 
 // readTokens reads the six token counts.
-func readTokens(b []byte, u *tokens.Usage) ([]byte, bool) {
+func readTokens(b []byte, u *catalog.Usage) ([]byte, bool) {
 	var ok bool
 	for _, dst := range [...]*int64{&u.InputTokens, &u.OutputTokens, &u.TotalTokens,
 		&u.CachedInputTokens, &u.CacheWriteInputTokens, &u.ReasoningTokens} {
@@ -184,7 +183,7 @@ func decodeSessionSums(b []byte, s *audit.SessionTotals) error {
 	if cost, b, ok = readFloat(b); !ok {
 		return errCorrupt
 	}
-	s.Cost = money.Amount(cost)
+	s.Cost = catalog.Amount(cost)
 	n, b, ok := readUvarint(b)
 	if !ok || n > audit.MaxSessionModels {
 		return errCorrupt

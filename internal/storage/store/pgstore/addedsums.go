@@ -5,9 +5,10 @@ import "strings"
 // addedSums is the SET list of an upsert (INSERT ... AS t ... ON CONFLICT
 // DO UPDATE SET) that adds each new row's sums (EXCLUDED) to the stored
 // row's: the bigint columns ints and the float8 columns floats. The sums
-// saturate as package saturate's do: one that would pass the largest
-// bigint (float8) stays there, where PostgreSQL would fail the whole
-// write with an out-of-range error. The added sums are never negative.
+// saturate as catalog.SaturatingAdd's and catalog.SaturatingAddFloat's
+// do: one that would pass the largest bigint (float8) stays there, where
+// PostgreSQL would fail the whole write with an out-of-range error. The
+// added sums are never negative.
 func addedSums(ints, floats []string) string {
 	var b strings.Builder
 	add := func(col, limit string) {

@@ -9,7 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/modelgate/modelgate/internal/domain/audit"
-	"github.com/modelgate/modelgate/internal/domain/money"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 )
 
 // aggTable returns the table of a granularity's rows.
@@ -136,7 +136,7 @@ func (a *Audit) Sessions(q audit.SessionQuery) ([]audit.SessionTotals, string, e
 		err := r.Scan(&s.UserPath, &s.SessionID, &s.FirstSeen, &s.LastSeen, &s.Requests, &s.CacheHits,
 			&u.InputTokens, &u.OutputTokens, &u.TotalTokens, &u.CachedInputTokens, &u.CacheWriteInputTokens,
 			&u.ReasoningTokens, &cost, &s.Models)
-		s.Cost = money.Amount(cost)
+		s.Cost = catalog.Amount(cost)
 		s.FirstSeen, s.LastSeen = s.FirstSeen.UTC(), s.LastSeen.UTC()
 		if s.Models == nil {
 			s.Models = []string{}

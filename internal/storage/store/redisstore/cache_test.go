@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/modelgate/modelgate/internal/domain/cache"
-	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/testkit/redistest"
 )
 
@@ -24,7 +24,7 @@ func sharedCache(t *testing.T, c *Client) *cache.Cache {
 func testAnswer() *cache.Answer {
 	return &cache.Answer{
 		Stream: true, ProviderType: "openai", HasUsage: true,
-		Usage:   tokens.Usage{InputTokens: 12, OutputTokens: 3, TotalTokens: 15, CachedInputTokens: 2},
+		Usage:   catalog.Usage{InputTokens: 12, OutputTokens: 3, TotalTokens: 15, CachedInputTokens: 2},
 		Headers: []cache.Header{{Name: "Content-Type", Value: "text/event-stream"}},
 		Chunks:  [][]byte{[]byte("data: {\"a\":1}\n\n"), []byte("data: [DONE]\n\n")},
 	}

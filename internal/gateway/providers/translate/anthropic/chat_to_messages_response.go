@@ -6,7 +6,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/gateway/providers/translate"
 )
 
@@ -21,14 +21,14 @@ import (
 // blocks with ids made acceptable to Anthropic (see sanitizeToolID).
 // Tool call arguments that are not a JSON object are an error: Anthropic's
 // tool input must be one.
-func ChatToMessagesResponse(chat []byte, model string) (messages []byte, usage tokens.Usage, err error) {
+func ChatToMessagesResponse(chat []byte, model string) (messages []byte, usage catalog.Usage, err error) {
 	if !gjson.ValidBytes(chat) {
-		return nil, tokens.Usage{}, errors.New("chat completion is not valid JSON")
+		return nil, catalog.Usage{}, errors.New("chat completion is not valid JSON")
 	}
 	root := translate.ParseBorrowed(chat)
 	choices := root.Get("choices")
 	if !choices.IsArray() {
-		return nil, tokens.Usage{}, errors.New("chat completion has no choices")
+		return nil, catalog.Usage{}, errors.New("chat completion has no choices")
 	}
 	choice := choices.Get("0")
 	msg := choice.Get("message")
@@ -82,7 +82,7 @@ func ChatToMessagesResponse(chat []byte, model string) (messages []byte, usage t
 		calls++
 	}
 	if err != nil {
-		return nil, tokens.Usage{}, err
+		return nil, catalog.Usage{}, err
 	}
 	w.EndArr()
 	stop := chatFinishToAnthropic(choice.Get("finish_reason").Str, calls > 0)
@@ -131,7 +131,7 @@ func truncateForError(s string, n int) string {
 }
 
 // chatUsage is translate.ChatUsage without the presence flag.
-func chatUsage(u gjson.Result) tokens.Usage {
+func chatUsage(u gjson.Result) catalog.Usage {
 	out, _ := translate.ChatUsage(u)
 	return out
 }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/gateway/providers/translate"
 )
 
@@ -47,7 +47,7 @@ type ChatToMessagesStream struct {
 	toolBlock []int // chat tool call index → block index
 	finish    string
 	refused   bool
-	usage     tokens.Usage
+	usage     catalog.Usage
 	hasUsage  bool
 	estimate  int64 // estimated input tokens, set by start
 }
@@ -63,7 +63,7 @@ func NewChatToMessagesStream(model string, req []byte) *ChatToMessagesStream {
 // Usage returns the usage the upstream reported and whether it reported
 // any (an OpenAI upstream only does when asked with
 // stream_options.include_usage).
-func (s *ChatToMessagesStream) Usage() (tokens.Usage, bool) {
+func (s *ChatToMessagesStream) Usage() (catalog.Usage, bool) {
 	return s.usage, s.hasUsage
 }
 
@@ -394,8 +394,8 @@ func (s *ChatToMessagesStream) end() {
 
 // estimated is the usage known before the upstream reports any: the
 // estimated input tokens, no output.
-func (s *ChatToMessagesStream) estimated() tokens.Usage {
-	return tokens.Usage{InputTokens: s.estimate, TotalTokens: s.estimate}
+func (s *ChatToMessagesStream) estimated() catalog.Usage {
+	return catalog.Usage{InputTokens: s.estimate, TotalTokens: s.estimate}
 }
 
 // errorEvent writes an Anthropic error event and ends the stream.

@@ -7,7 +7,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/gateway/providers/translate"
 )
 
@@ -22,14 +22,14 @@ import (
 // tool_use blocks tool_calls. A call of the gateway's JSON tool (see
 // jsonToolName) becomes content. Block types chat cannot show (server tool
 // blocks) are left out.
-func MessagesToChatResponse(messages []byte, model string) (chat []byte, usage tokens.Usage, err error) {
+func MessagesToChatResponse(messages []byte, model string) (chat []byte, usage catalog.Usage, err error) {
 	if !gjson.ValidBytes(messages) {
-		return nil, tokens.Usage{}, errors.New("anthropic response is not valid JSON")
+		return nil, catalog.Usage{}, errors.New("anthropic response is not valid JSON")
 	}
 	root := translate.ParseBorrowed(messages)
 	content := root.Get("content")
 	if root.Get("type").Str == "error" || !content.IsArray() {
-		return nil, tokens.Usage{}, errors.New("anthropic response is not a message")
+		return nil, catalog.Usage{}, errors.New("anthropic response is not a message")
 	}
 	var tok translate.MessagesUsage
 	tok.Merge(root.Get("usage"))

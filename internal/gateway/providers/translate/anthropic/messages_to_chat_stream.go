@@ -6,7 +6,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/gateway/providers/translate"
 	"github.com/modelgate/modelgate/internal/request/apierr"
 )
@@ -69,7 +69,7 @@ func NewMessagesToChatStream(model string, includeUsage bool) *MessagesToChatStr
 
 // Usage returns the usage reported so far (Anthropic's counts are
 // cumulative) and whether the upstream reported any.
-func (s *MessagesToChatStream) Usage() (tokens.Usage, bool) {
+func (s *MessagesToChatStream) Usage() (catalog.Usage, bool) {
 	return s.tok.Usage(), s.hasUsage
 }
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/testkit/fixtures"
 )
 
@@ -120,7 +120,7 @@ func TestMessagesToChatResponseFixtures(t *testing.T) {
 					got.Usage.PromptTokensDetails.CacheWriteTokens != u.CacheCreationInputTokens {
 					t.Fatalf("usage %+v from %+v", got.Usage, u)
 				}
-				want := tokens.Usage{InputTokens: prompt, OutputTokens: u.OutputTokens, TotalTokens: prompt + u.OutputTokens,
+				want := catalog.Usage{InputTokens: prompt, OutputTokens: u.OutputTokens, TotalTokens: prompt + u.OutputTokens,
 					CachedInputTokens: u.CacheReadInputTokens, CacheWriteInputTokens: u.CacheCreationInputTokens}
 				if usage != want {
 					t.Fatalf("Usage = %+v, want %+v", usage, want)
@@ -208,7 +208,7 @@ func TestChatToMessagesResponseFixtures(t *testing.T) {
 					got.Usage.OutputTokens != u.CompletionTokens {
 					t.Fatalf("usage %+v from %+v", got.Usage, u)
 				}
-				want := tokens.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens, TotalTokens: u.TotalTokens,
+				want := catalog.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens, TotalTokens: u.TotalTokens,
 					CachedInputTokens: u.PromptTokensDetails.CachedTokens, ReasoningTokens: u.CompletionTokensDetails.ReasoningTokens}
 				if usage != want {
 					t.Fatalf("Usage = %+v, want %+v", usage, want)
@@ -222,7 +222,7 @@ func TestMessagesToChatResponseCases(t *testing.T) {
 	const head = `"id":"msg_1","type":"message","role":"assistant","model":"claude-x","stop_sequence":null`
 	cases := []struct {
 		name, in, want string
-		usage          tokens.Usage
+		usage          catalog.Usage
 	}{{
 		name: "cache tokens",
 		in: `{` + head + `,"content":[{"type":"text","text":"hi"}],"stop_reason":"end_turn",
@@ -231,7 +231,7 @@ func TestMessagesToChatResponseCases(t *testing.T) {
 			"message":{"role":"assistant","content":"hi"},"logprobs":null,"finish_reason":"stop"}],
 			"usage":{"prompt_tokens":1210,"completion_tokens":7,"total_tokens":1217,
 			"prompt_tokens_details":{"cached_tokens":1000,"cache_write_tokens":200}}}`,
-		usage: tokens.Usage{InputTokens: 1210, OutputTokens: 7, TotalTokens: 1217, CachedInputTokens: 1000, CacheWriteInputTokens: 200},
+		usage: catalog.Usage{InputTokens: 1210, OutputTokens: 7, TotalTokens: 1217, CachedInputTokens: 1000, CacheWriteInputTokens: 200},
 	}, {
 		name: "parallel tool calls, thinking, redacted thinking, server blocks left out",
 		in: `{` + head + `,"content":[
@@ -249,7 +249,7 @@ func TestMessagesToChatResponseCases(t *testing.T) {
 			{"id":"toolu_2","type":"function","function":{"name":"g","arguments":"{}"}}]},
 			"logprobs":null,"finish_reason":"tool_calls"}],
 			"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3,"prompt_tokens_details":{"cached_tokens":0,"cache_write_tokens":0}}}`,
-		usage: tokens.Usage{InputTokens: 1, OutputTokens: 2, TotalTokens: 3},
+		usage: catalog.Usage{InputTokens: 1, OutputTokens: 2, TotalTokens: 3},
 	}, {
 		name: "JSON tool becomes content",
 		in: `{` + head + `,"content":[{"type":"tool_use","id":"toolu_9","name":"modelgate_json_response",
@@ -257,7 +257,7 @@ func TestMessagesToChatResponseCases(t *testing.T) {
 		want: `{"id":"msg_1","object":"chat.completion","model":"claude-x","choices":[{"index":0,
 			"message":{"role":"assistant","content":"{\"colors\":[\"red\",\"green\"]}"},"logprobs":null,"finish_reason":"stop"}],
 			"usage":{"prompt_tokens":3,"completion_tokens":4,"total_tokens":7,"prompt_tokens_details":{"cached_tokens":0,"cache_write_tokens":0}}}`,
-		usage: tokens.Usage{InputTokens: 3, OutputTokens: 4, TotalTokens: 7},
+		usage: catalog.Usage{InputTokens: 3, OutputTokens: 4, TotalTokens: 7},
 	}, {
 		name: "max_tokens, text split by citations, no content",
 		in: `{` + head + `,"content":[{"type":"text","text":"a "},{"type":"text","text":"b","citations":[]}],
@@ -265,14 +265,14 @@ func TestMessagesToChatResponseCases(t *testing.T) {
 		want: `{"id":"msg_1","object":"chat.completion","model":"claude-x","choices":[{"index":0,
 			"message":{"role":"assistant","content":"a b"},"logprobs":null,"finish_reason":"length"}],
 			"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2,"prompt_tokens_details":{"cached_tokens":0,"cache_write_tokens":0}}}`,
-		usage: tokens.Usage{InputTokens: 1, OutputTokens: 1, TotalTokens: 2},
+		usage: catalog.Usage{InputTokens: 1, OutputTokens: 1, TotalTokens: 2},
 	}, {
 		name: "refusal, empty content",
 		in:   `{` + head + `,"content":[],"stop_reason":"refusal","usage":{"input_tokens":1,"output_tokens":0}}`,
 		want: `{"id":"msg_1","object":"chat.completion","model":"claude-x","choices":[{"index":0,
 			"message":{"role":"assistant","content":null},"logprobs":null,"finish_reason":"content_filter"}],
 			"usage":{"prompt_tokens":1,"completion_tokens":0,"total_tokens":1,"prompt_tokens_details":{"cached_tokens":0,"cache_write_tokens":0}}}`,
-		usage: tokens.Usage{InputTokens: 1, TotalTokens: 1},
+		usage: catalog.Usage{InputTokens: 1, TotalTokens: 1},
 	}}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/gateway/providers/translate"
 	"github.com/modelgate/modelgate/internal/testkit/fixtures"
 )
@@ -37,7 +37,7 @@ func TestMessagesToChatStreamFixture(t *testing.T) {
 			out = d.Get("usage.output_tokens").Int()
 		}
 	}
-	wantUsage := tokens.Usage{InputTokens: in + cr + cw, OutputTokens: out, TotalTokens: in + cr + cw + out, CachedInputTokens: cr, CacheWriteInputTokens: cw}
+	wantUsage := catalog.Usage{InputTokens: in + cr + cw, OutputTokens: out, TotalTokens: in + cr + cw + out, CachedInputTokens: cr, CacheWriteInputTokens: cw}
 	msgID := gjson.GetBytes(events[0].Data, "message.id").Str
 
 	for _, includeUsage := range []bool{false, true} {
@@ -111,7 +111,7 @@ func TestMessagesToChatStreamContent(t *testing.T) {
 	if res.Finish != "tool_calls" {
 		t.Fatalf("finish %q", res.Finish)
 	}
-	want := tokens.Usage{InputTokens: 125, OutputTokens: 42, TotalTokens: 167, CachedInputTokens: 100, CacheWriteInputTokens: 20}
+	want := catalog.Usage{InputTokens: 125, OutputTokens: 42, TotalTokens: 167, CachedInputTokens: 100, CacheWriteInputTokens: 20}
 	if u, _ := s.Usage(); u != want {
 		t.Fatalf("usage %+v", u)
 	}
@@ -272,7 +272,7 @@ func TestChatToMessagesStreamContent(t *testing.T) {
 	if *msg.StopReason != "tool_use" || msg.Usage != (anthUsage{InputTokens: 20, CacheReadInputTokens: 30, OutputTokens: 20}) {
 		t.Fatalf("stop %s usage %+v", *msg.StopReason, msg.Usage)
 	}
-	if u, _ := s.Usage(); u != (tokens.Usage{InputTokens: 50, OutputTokens: 20, TotalTokens: 70, CachedInputTokens: 30, ReasoningTokens: 8}) {
+	if u, _ := s.Usage(); u != (catalog.Usage{InputTokens: 50, OutputTokens: 20, TotalTokens: 70, CachedInputTokens: 30, ReasoningTokens: 8}) {
 		t.Fatalf("Usage() %+v", u)
 	}
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/gateway/providers/translate"
 )
 
@@ -21,17 +21,17 @@ import (
 // "length" or "content_filter" makes the response incomplete. usage is the
 // upstream's usage, zero when it reported none (the response's usage is
 // then null). An error means the upstream body is not a chat completion.
-func ChatToResponsesResponse(chat []byte, req []byte) (responses []byte, usage tokens.Usage, err error) {
+func ChatToResponsesResponse(chat []byte, req []byte) (responses []byte, usage catalog.Usage, err error) {
 	if !gjson.ValidBytes(chat) {
-		return nil, tokens.Usage{}, errors.New("translate: upstream chat completion is not valid JSON")
+		return nil, catalog.Usage{}, errors.New("translate: upstream chat completion is not valid JSON")
 	}
 	top := readChatTop(translate.ParseBorrowed(chat))
 	if top.err.Exists() && top.err.Type != gjson.Null {
-		return nil, tokens.Usage{}, errors.New("translate: upstream returned an error: " + top.err.Get("message").String())
+		return nil, catalog.Usage{}, errors.New("translate: upstream returned an error: " + top.err.Get("message").String())
 	}
 	choice := top.choices.Get("0")
 	if !choice.IsObject() {
-		return nil, tokens.Usage{}, errors.New("translate: upstream chat completion has no choices")
+		return nil, catalog.Usage{}, errors.New("translate: upstream chat completion has no choices")
 	}
 	h := head{echo: newEcho(req)}
 	h.setTop(&top)
@@ -86,7 +86,7 @@ func ChatToResponsesResponse(chat []byte, req []byte) (responses []byte, usage t
 		items[i].status = status
 	}
 
-	var up *tokens.Usage
+	var up *catalog.Usage
 	if u, ok := translate.ChatUsage(top.usage); ok {
 		usage = u
 		up = &usage

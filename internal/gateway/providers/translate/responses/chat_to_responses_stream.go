@@ -8,7 +8,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/gateway/providers/translate"
 )
 
@@ -40,7 +40,7 @@ type ChatToResponsesStream struct {
 	items    []outputItem
 	cur      int    // index in items of the open item, -1 when none
 	finish   string // the upstream's finish_reason
-	usage    tokens.Usage
+	usage    catalog.Usage
 	hasUsage bool
 	counts   [4]int                // items started per kind, for ids
 	out      translate.EventWriter // events returned by the current call
@@ -54,7 +54,7 @@ func NewChatToResponsesStream(req []byte) *ChatToResponsesStream {
 
 // Usage returns the token usage the upstream reported; ok is false when it
 // sent none (the final response's usage is then null).
-func (s *ChatToResponsesStream) Usage() (tokens.Usage, bool) {
+func (s *ChatToResponsesStream) Usage() (catalog.Usage, bool) {
 	return s.usage, s.hasUsage
 }
 
@@ -241,7 +241,7 @@ func (s *ChatToResponsesStream) complete() {
 	} else {
 		typ = "response.incomplete"
 	}
-	var usage *tokens.Usage
+	var usage *catalog.Usage
 	if s.hasUsage {
 		usage = &s.usage
 	}
@@ -287,7 +287,7 @@ func (s *ChatToResponsesStream) fail(code, message string) {
 	e.Key("message")
 	e.Str(message)
 	e.EndObj()
-	var usage *tokens.Usage
+	var usage *catalog.Usage
 	if s.hasUsage {
 		usage = &s.usage
 	}

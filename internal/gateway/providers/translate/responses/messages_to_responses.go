@@ -1,7 +1,7 @@
 package responses
 
 import (
-	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/gateway/providers/translate"
 	"github.com/modelgate/modelgate/internal/gateway/providers/translate/anthropic"
 )
@@ -11,10 +11,10 @@ import (
 // request req, through Chat Completions (anthropic.MessagesToChatResponse
 // reporting model, then ChatToResponsesResponse). An error means the
 // upstream body is not a message.
-func MessagesToResponsesResponse(messages, req []byte, model string) ([]byte, tokens.Usage, error) {
+func MessagesToResponsesResponse(messages, req []byte, model string) ([]byte, catalog.Usage, error) {
 	chat, _, err := anthropic.MessagesToChatResponse(messages, model)
 	if err != nil {
-		return nil, tokens.Usage{}, err
+		return nil, catalog.Usage{}, err
 	}
 	return ChatToResponsesResponse(chat, req)
 }

@@ -6,7 +6,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/gateway/providers/translate"
 )
 
@@ -166,7 +166,7 @@ const (
 // writeResponse writes a whole response object. incomplete is the
 // incomplete_details reason ("" for none), errObj a rendered error object
 // (nil for null), usage nil for null.
-func (h *head) writeResponse(w *translate.Writer, status string, completedAt int64, incomplete string, errObj []byte, items []outputItem, usage *tokens.Usage) {
+func (h *head) writeResponse(w *translate.Writer, status string, completedAt int64, incomplete string, errObj []byte, items []outputItem, usage *catalog.Usage) {
 	w.Obj()
 	w.Key("id")
 	h.writeID(w, "resp_", -1)

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/gateway/providers/translate"
 	"github.com/modelgate/modelgate/internal/testkit/fixtures"
 )
@@ -104,7 +104,7 @@ func TestChatToResponsesResponseFixtures(t *testing.T) {
 					}
 				}
 				u := want.Usage
-				wantU := tokens.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens, TotalTokens: u.TotalTokens,
+				wantU := catalog.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens, TotalTokens: u.TotalTokens,
 					CachedInputTokens: u.PromptTokensDetails.CachedTokens, ReasoningTokens: u.CompletionTokensDetails.ReasoningTokens}
 				if usage != wantU {
 					t.Fatalf("usage %+v, want %+v", usage, wantU)
@@ -238,7 +238,7 @@ func TestChatToResponsesResponseCases(t *testing.T) {
 		if a.CallID != "call_a" || a.Arguments != `{"a":1}` || b.CallID != "call_b" || b.Name != "g" || a.ID == b.ID {
 			t.Fatalf("calls: %+v %+v", a, b)
 		}
-		if usage != (tokens.Usage{InputTokens: 10, OutputTokens: 20, TotalTokens: 30, CachedInputTokens: 4, ReasoningTokens: 12}) {
+		if usage != (catalog.Usage{InputTokens: 10, OutputTokens: 20, TotalTokens: 30, CachedInputTokens: 4, ReasoningTokens: 12}) {
 			t.Fatalf("usage %+v", usage)
 		}
 	})
@@ -281,7 +281,7 @@ func TestChatToResponsesResponseCases(t *testing.T) {
 		}
 		var got map[string]json.RawMessage
 		decodeStrict(t, out, &got)
-		if string(got["usage"]) != "null" || usage != (tokens.Usage{}) {
+		if string(got["usage"]) != "null" || usage != (catalog.Usage{}) {
 			t.Fatalf("usage %s %+v", got["usage"], usage)
 		}
 	})

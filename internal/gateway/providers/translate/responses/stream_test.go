@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/modelgate/modelgate/internal/domain/tokens"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/gateway/providers/translate"
 	"github.com/modelgate/modelgate/internal/testkit/fixtures"
 )
@@ -51,10 +51,10 @@ func TestChatToResponsesStreamFixtures(t *testing.T) {
 	realTypes := eventTypes(real)
 	for _, c := range []struct {
 		family string
-		usage  *tokens.Usage
+		usage  *catalog.Usage
 	}{
 		{"openai", nil},
-		{"groq", &tokens.Usage{InputTokens: 38, OutputTokens: 4, TotalTokens: 42}},
+		{"groq", &catalog.Usage{InputTokens: 38, OutputTokens: 4, TotalTokens: 42}},
 		{"gemini", nil},
 	} {
 		t.Run(c.family, func(t *testing.T) {
@@ -185,7 +185,7 @@ func TestChatToResponsesStreamToolCalls(t *testing.T) {
 		t.Fatalf("calls: %+v %+v", a, b)
 	}
 	u, ok := s.Usage()
-	if !ok || u != (tokens.Usage{InputTokens: 50, OutputTokens: 30, TotalTokens: 80, CachedInputTokens: 16}) || final.Usage == nil || final.Usage.InputTokensDetails.CachedTokens != 16 {
+	if !ok || u != (catalog.Usage{InputTokens: 50, OutputTokens: 30, TotalTokens: 80, CachedInputTokens: 16}) || final.Usage == nil || final.Usage.InputTokensDetails.CachedTokens != 16 {
 		t.Fatalf("usage %+v %v %+v", u, ok, final.Usage)
 	}
 }

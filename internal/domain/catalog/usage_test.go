@@ -1,8 +1,8 @@
-package tokens
+package catalog
 
 import "testing"
 
-func TestAddAndIsZero(t *testing.T) {
+func TestUsageAddAndIsZero(t *testing.T) {
 	a := Usage{InputTokens: 10, OutputTokens: 5, TotalTokens: 15, CachedInputTokens: 2, CacheWriteInputTokens: 1, ReasoningTokens: 3}
 	b := Usage{InputTokens: 1, OutputTokens: 1, TotalTokens: 2}
 	got := a.Add(b)

@@ -1,11 +1,8 @@
-// Package tokens defines the token counts of one model answer. Translation,
+package catalog
+
+// Usage is the token usage of one answer, in gateway terms. Translation,
 // the request record, cost calculation and usage records all use this one
 // type, so that no look-alike struct is copied field by field between them.
-package tokens
-
-import "github.com/modelgate/modelgate/internal/platform/saturate"
-
-// Usage is the token usage of one answer, in gateway terms.
 //
 // InputTokens counts every prompt token, including those read from or
 // written to a prompt cache (so it equals OpenAI's prompt_tokens and
@@ -33,14 +30,14 @@ type Usage struct {
 func (u Usage) IsZero() bool { return u == Usage{} }
 
 // Add returns the sum of u and o, field by field; a field whose sum would
-// overflow stays at the largest count (saturate.Add) instead of wrapping.
+// overflow stays at the largest count (SaturatingAdd) instead of wrapping.
 func (u Usage) Add(o Usage) Usage {
 	return Usage{
-		InputTokens:           saturate.Add(u.InputTokens, o.InputTokens),
-		OutputTokens:          saturate.Add(u.OutputTokens, o.OutputTokens),
-		TotalTokens:           saturate.Add(u.TotalTokens, o.TotalTokens),
-		CachedInputTokens:     saturate.Add(u.CachedInputTokens, o.CachedInputTokens),
-		CacheWriteInputTokens: saturate.Add(u.CacheWriteInputTokens, o.CacheWriteInputTokens),
-		ReasoningTokens:       saturate.Add(u.ReasoningTokens, o.ReasoningTokens),
+		InputTokens:           SaturatingAdd(u.InputTokens, o.InputTokens),
+		OutputTokens:          SaturatingAdd(u.OutputTokens, o.OutputTokens),
+		TotalTokens:           SaturatingAdd(u.TotalTokens, o.TotalTokens),
+		CachedInputTokens:     SaturatingAdd(u.CachedInputTokens, o.CachedInputTokens),
+		CacheWriteInputTokens: SaturatingAdd(u.CacheWriteInputTokens, o.CacheWriteInputTokens),
+		ReasoningTokens:       SaturatingAdd(u.ReasoningTokens, o.ReasoningTokens),
 	}
 }

@@ -1,11 +1,11 @@
-package saturate
+package catalog
 
 import (
 	"math"
 	"testing"
 )
 
-func TestAdd(t *testing.T) {
+func TestSaturatingAdd(t *testing.T) {
 	for _, c := range []struct{ a, b, want int64 }{
 		{1, 2, 3},
 		{-1, -2, -3},
@@ -18,16 +18,16 @@ func TestAdd(t *testing.T) {
 		{math.MaxInt64, -5, math.MaxInt64 - 5},
 		{0, math.MinInt64, math.MinInt64},
 	} {
-		if got := Add(c.a, c.b); got != c.want {
-			t.Errorf("Add(%d, %d) = %d, want %d", c.a, c.b, got, c.want)
+		if got := SaturatingAdd(c.a, c.b); got != c.want {
+			t.Errorf("SaturatingAdd(%d, %d) = %d, want %d", c.a, c.b, got, c.want)
 		}
-		if got := Add(c.b, c.a); got != c.want {
-			t.Errorf("Add(%d, %d) = %d, want %d", c.b, c.a, got, c.want)
+		if got := SaturatingAdd(c.b, c.a); got != c.want {
+			t.Errorf("SaturatingAdd(%d, %d) = %d, want %d", c.b, c.a, got, c.want)
 		}
 	}
 }
 
-func TestAddFloat(t *testing.T) {
+func TestSaturatingAddFloat(t *testing.T) {
 	inf, nan := math.Inf(1), math.NaN()
 	a, b := 0.35, 0.7
 	for _, c := range []struct{ a, b, want float64 }{
@@ -40,8 +40,8 @@ func TestAddFloat(t *testing.T) {
 		{nan, 2, 2},
 		{nan, nan, 0},
 	} {
-		if got := AddFloat(c.a, c.b); got != c.want {
-			t.Errorf("AddFloat(%g, %g) = %g, want %g", c.a, c.b, got, c.want)
+		if got := SaturatingAddFloat(c.a, c.b); got != c.want {
+			t.Errorf("SaturatingAddFloat(%g, %g) = %g, want %g", c.a, c.b, got, c.want)
 		}
 	}
 }

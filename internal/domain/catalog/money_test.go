@@ -1,4 +1,4 @@
-package money
+package catalog
 
 import (
 	"encoding/json"
@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func TestRound(t *testing.T) {
+func TestRoundMoney(t *testing.T) {
 	for _, c := range []struct{ in, want float64 }{
 		{1.0499999999999998, 1.05},
 		{0.30000000000000004, 0.3},
@@ -19,12 +19,12 @@ func TestRound(t *testing.T) {
 		{12345678.123, 12345678.123},
 		{math.Inf(1), math.Inf(1)},
 	} {
-		if got := Round(c.in); got != c.want || math.Signbit(got) != math.Signbit(c.want) {
-			t.Errorf("Round(%v) = %v, want %v", c.in, got, c.want)
+		if got := RoundMoney(c.in); got != c.want || math.Signbit(got) != math.Signbit(c.want) {
+			t.Errorf("RoundMoney(%v) = %v, want %v", c.in, got, c.want)
 		}
 	}
-	if !math.IsNaN(Round(math.NaN())) {
-		t.Error("Round(NaN) is not NaN")
+	if !math.IsNaN(RoundMoney(math.NaN())) {
+		t.Error("RoundMoney(NaN) is not NaN")
 	}
 }
 

@@ -1,8 +1,11 @@
 package boltstore
 
 import (
+	"path/filepath"
 	"testing"
 
+	"github.com/modelgate/modelgate/internal/domain/budgets"
+	"github.com/modelgate/modelgate/internal/storage/store"
 	"github.com/modelgate/modelgate/internal/testkit/storetest"
 )
 
@@ -20,6 +23,18 @@ func TestContracts(t *testing.T) {
 		st, _ := tempStore(t)
 		storetest.BudgetsStorage(t, NewBudgets(st))
 	})
+	t.Run("budgets restart", func(t *testing.T) {
+		open := restarts(t)
+		storetest.BudgetsSurviveRestart(t, func() budgets.Storage { return NewBudgets(open()) })
+	})
+	t.Run("budgets service restart", func(t *testing.T) {
+		open := restarts(t)
+		storetest.BudgetsServiceSurvivesRestart(t, func() budgets.Storage { return NewBudgets(open()) })
+	})
+	t.Run("budgets closed", func(t *testing.T) {
+		st, _ := tempStore(t)
+		storetest.BudgetsClosed(t, NewBudgets(st), st.Close, store.ErrClosed)
+	})
 	t.Run("vmodels", func(t *testing.T) {
 		st, _ := tempStore(t)
 		storetest.VirtualModelsStorage(t, NewVirtualModels(st))
@@ -28,4 +43,26 @@ func TestContracts(t *testing.T) {
 		st, _ := tempStore(t)
 		storetest.BatchesStorage(t, NewBatches(st))
 	})
+}
+
+// restarts returns a func that opens one store file as a restarted
+// process does: each call closes the store it opened before (committing
+// what is queued) and opens the file again. The last store is closed when
+// t ends.
+func restarts(t *testing.T) func() *store.Store {
+	t.Helper()
+	var st *store.Store
+	path := filepath.Join(t.TempDir(), "mg.db")
+	return func() *store.Store {
+		t.Helper()
+		if st != nil {
+			if err := st.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s := openStore(t, path)
+		t.Cleanup(func() { s.Close() })
+		st = s
+		return s
+	}
 }

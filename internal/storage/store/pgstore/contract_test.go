@@ -3,6 +3,8 @@ package pgstore
 import (
 	"testing"
 
+	"github.com/modelgate/modelgate/internal/domain/budgets"
+	"github.com/modelgate/modelgate/internal/storage/store"
 	"github.com/modelgate/modelgate/internal/testkit/storetest"
 )
 
@@ -22,6 +24,18 @@ func TestContracts(t *testing.T) {
 		db, _ := newTestDB(t)
 		storetest.BudgetsStorage(t, NewBudgets(db))
 	})
+	t.Run("budgets restart", func(t *testing.T) {
+		open := restarts(t)
+		storetest.BudgetsSurviveRestart(t, func() budgets.Storage { return NewBudgets(open()) })
+	})
+	t.Run("budgets service restart", func(t *testing.T) {
+		open := restarts(t)
+		storetest.BudgetsServiceSurvivesRestart(t, func() budgets.Storage { return NewBudgets(open()) })
+	})
+	t.Run("budgets closed", func(t *testing.T) {
+		db, _ := newTestDB(t)
+		storetest.BudgetsClosed(t, NewBudgets(db), db.Destruct, store.ErrUnavailable)
+	})
 	t.Run("vmodels", func(t *testing.T) {
 		db, _ := newTestDB(t)
 		storetest.VirtualModelsStorage(t, NewVirtualModels(db))
@@ -30,4 +44,21 @@ func TestContracts(t *testing.T) {
 		db, _ := newTestDB(t)
 		storetest.BatchesStorage(t, NewBatches(db))
 	})
+}
+
+// restarts returns a func that opens one database as a newly started
+// process does: the first call creates (and migrates) it, each later call
+// opens another pool on it. Pools are closed when t ends.
+func restarts(t *testing.T) func() *DB {
+	t.Helper()
+	var dsn string
+	return func() *DB {
+		t.Helper()
+		if dsn == "" {
+			db, d := newTestDB(t)
+			dsn = d
+			return db
+		}
+		return openTestDB(t, dsn)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/modelgate/modelgate/internal/domain/budgets"
+	"github.com/modelgate/modelgate/internal/domain/keys"
 	"github.com/modelgate/modelgate/internal/storage/store"
 	"github.com/modelgate/modelgate/internal/testkit/storetest"
 )
@@ -15,6 +16,26 @@ func TestContracts(t *testing.T) {
 		k := NewKeys(db)
 		defer k.Close()
 		storetest.KeysBackend(t, k, func() error { return k.Flush(t.Context()) })
+	})
+	t.Run("keys restart", func(t *testing.T) {
+		open := restarts(t)
+		var k *Keys
+		defer func() { _ = k.Close() }()
+		storetest.KeysServiceSurvivesRestart(t, func() keys.Backend {
+			if k != nil {
+				if err := k.Close(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			k = NewKeys(open())
+			return k
+		})
+	})
+	t.Run("keys delete drops queued", func(t *testing.T) {
+		db, _ := newTestDB(t)
+		k := NewKeys(db)
+		defer k.Close()
+		storetest.KeysDeleteDropsQueued(t, k, func() error { return k.Flush(t.Context()) })
 	})
 	t.Run("rules", func(t *testing.T) {
 		db, _ := newTestDB(t)

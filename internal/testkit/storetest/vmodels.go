@@ -70,3 +70,51 @@ func VirtualModelsStorage(t *testing.T, st vmodels.Storage) {
 		t.Fatalf("after delete %+v", rows)
 	}
 }
+
+// VirtualModelsServiceSurvivesRestart runs a virtual-models service over
+// the storage open returns across a restart: rows and routes written
+// through it are loaded again and in force, a rename leaves one row,
+// managed rows are never stored, and a route deleted after the restart is
+// gone from the storage. open returns the engine's storage as a newly
+// started process sees it; each call ends the handle it returned before
+// where the engine allows one at a time.
+func VirtualModelsServiceSurvivesRestart(t *testing.T, open func() vmodels.Storage) {
+	t.Helper()
+	provs := map[string]string{"a": "openai", "b": "openai"}
+	managed := vmodels.List{{Source: "m", Targets: []vmodels.Target{{Provider: "a", Model: "x"}}}}
+	s, _, err := vmodels.Open(vmodels.Options{Storage: open(), Managed: managed, Providers: provs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Put(vmodels.VirtualModel{Source: "old", Targets: []vmodels.Target{{Provider: "b", Model: "y", Weight: 2}}}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Put(vmodels.VirtualModel{Source: "new", Targets: []vmodels.Target{{Provider: "b", Model: "y", Weight: 2}}}, "old"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.PutFailover("a/x", []string{"b/y"}); err != nil {
+		t.Fatal(err)
+	}
+
+	st := open()
+	rows, err := st.VirtualModels()
+	if err != nil || len(rows) != 1 || rows[0].Source != "new" || rows[0].Targets[0].Weight != 2 || rows[0].CreatedAt == nil || rows[0].Managed {
+		t.Fatalf("stored rows %+v, %v", rows, err)
+	}
+	s2, _, err := vmodels.Open(vmodels.Options{Storage: st, Managed: managed, Providers: provs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, ok, _ := s2.Resolve("new", "/", "", nil); !ok || c.Provider != "b" {
+		t.Fatal("stored row not in force after restart")
+	}
+	if got := s2.FailoverTargets("x", "a", "x"); len(got) != 1 || got[0] != "b/y" {
+		t.Fatalf("failover after restart: %v", got)
+	}
+	if err := s2.DeleteFailover("a/x"); err != nil {
+		t.Fatal(err)
+	}
+	if fo, err := st.FailoverRoutes(); err != nil || len(fo) != 0 {
+		t.Fatalf("deleted route still stored: %v %v", fo, err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/modelgate/modelgate/internal/domain/budgets"
 	"github.com/modelgate/modelgate/internal/domain/keys"
+	"github.com/modelgate/modelgate/internal/domain/vmodels"
 	"github.com/modelgate/modelgate/internal/storage/store"
 	"github.com/modelgate/modelgate/internal/testkit/storetest"
 )
@@ -49,6 +50,10 @@ func TestContracts(t *testing.T) {
 	t.Run("vmodels", func(t *testing.T) {
 		st, _ := tempStore(t)
 		storetest.VirtualModelsStorage(t, NewVirtualModels(st))
+	})
+	t.Run("vmodels restart", func(t *testing.T) {
+		open := restarts(t)
+		storetest.VirtualModelsServiceSurvivesRestart(t, func() vmodels.Storage { return NewVirtualModels(open()) })
 	})
 	t.Run("batches", func(t *testing.T) {
 		st, _ := tempStore(t)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/modelgate/modelgate/internal/domain/budgets"
 	"github.com/modelgate/modelgate/internal/domain/keys"
+	"github.com/modelgate/modelgate/internal/domain/vmodels"
 	"github.com/modelgate/modelgate/internal/storage/store"
 	"github.com/modelgate/modelgate/internal/testkit/storetest"
 )
@@ -60,6 +61,10 @@ func TestContracts(t *testing.T) {
 	t.Run("vmodels", func(t *testing.T) {
 		db, _ := newTestDB(t)
 		storetest.VirtualModelsStorage(t, NewVirtualModels(db))
+	})
+	t.Run("vmodels restart", func(t *testing.T) {
+		open := restarts(t)
+		storetest.VirtualModelsServiceSurvivesRestart(t, func() vmodels.Storage { return NewVirtualModels(open()) })
 	})
 	t.Run("batches", func(t *testing.T) {
 		db, _ := newTestDB(t)

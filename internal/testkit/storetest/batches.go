@@ -3,15 +3,18 @@ package storetest
 import (
 	"encoding/json"
 	"errors"
+	"reflect"
 	"testing"
 
 	"github.com/modelgate/modelgate/internal/domain/batches"
 )
 
 // BatchesStorage checks a batches.Storage: unknown ids answer
-// ErrNotFound, file content comes back byte for byte, batches list in
-// byte order of their ids, results by line number (not text), and a
-// result rewrites its batch in the same step.
+// ErrNotFound, file content comes back byte for byte (empty content as
+// empty, not missing), a batch comes back field for field, batches list
+// in byte order of their ids, results by line number (not text) with
+// their custom ids and their bodies as compact JSON, and a result
+// rewrites its batch in the same step.
 func BatchesStorage(t *testing.T, st batches.Storage) {
 	t.Helper()
 	if _, err := st.File("file-none"); !errors.Is(err, batches.ErrNotFound) {
@@ -40,6 +43,23 @@ func BatchesStorage(t *testing.T, st batches.Storage) {
 	if got, err := st.FileContent("file-1"); err != nil || string(got) != string(content) {
 		t.Fatalf("content %q %v", got, err)
 	}
+	if err := st.PutFile(&batches.File{ID: "file-empty"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := st.FileContent("file-empty"); err != nil || len(got) != 0 {
+		t.Fatalf("empty content %q %v", got, err)
+	}
+	full := &batches.Batch{ID: "batch_full", UserPath: "/team", Endpoint: "/v1/chat/completions", InputFileID: "file-1",
+		CompletionWindow: "24h", Status: "completed", OutputFileID: "file-out", ErrorFileID: "file-err",
+		Metadata: map[string]string{"k": "v"}, Total: 3, Completed: 2, Failed: 1, CreatedAt: 1700000000,
+		InProgressAt: 1700000001, FinalizingAt: 1700000002, CompletedAt: 1700000003, ExpiresAt: 1700086400,
+		Provider: "oai", ProviderType: "openai", UpstreamID: "batch_up"}
+	if err := st.PutBatch(full); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := st.Batch("batch_full"); err != nil || !reflect.DeepEqual(got, full) {
+		t.Fatalf("batch %+v %v, want %+v", got, err, full)
+	}
 	for _, id := range []string{"batch_b", "batch_B", "batch_a"} {
 		if err := st.PutBatch(&batches.Batch{ID: id, Status: "validating"}); err != nil {
 			t.Fatal(err)
@@ -47,7 +67,7 @@ func BatchesStorage(t *testing.T, st batches.Storage) {
 	}
 	for _, line := range []int{10, 2, 256, 0} {
 		b := &batches.Batch{ID: "batch_a", Status: "in_progress"}
-		if err := st.PutResult(b, &batches.Result{Line: line, StatusCode: 200, Body: json.RawMessage(`{"line":1}`)}); err != nil {
+		if err := st.PutResult(b, &batches.Result{Line: line, CustomID: "c", StatusCode: 200, Body: json.RawMessage(`{"z":1,"a":[2,  3]}`)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -55,7 +75,7 @@ func BatchesStorage(t *testing.T, st batches.Storage) {
 		t.Fatal(err)
 	}
 	list, err := st.Batches()
-	if err != nil || len(list) != 3 || list[0].ID != "batch_B" || list[1].ID != "batch_a" || list[2].ID != "batch_b" {
+	if err != nil || len(list) != 4 || list[0].ID != "batch_B" || list[1].ID != "batch_a" || list[2].ID != "batch_b" || list[3].ID != "batch_full" {
 		t.Fatalf("batches %+v %v", list, err)
 	}
 	if b, err := st.Batch("batch_a"); err != nil || b.Status != "completed" {
@@ -70,10 +90,74 @@ func BatchesStorage(t *testing.T, st batches.Storage) {
 			t.Fatalf("result %d is line %d, want %d", i, res[i].Line, want)
 		}
 	}
-	if res[1].StatusCode != 500 || string(res[0].Body) != `{"line":1}` {
+	if res[1].StatusCode != 500 || string(res[0].Body) != `{"z":1,"a":[2,3]}` || res[0].CustomID != "c" {
 		t.Fatalf("results %+v", res)
 	}
 	if r, _ := st.Results("batch_b"); len(r) != 0 {
 		t.Fatalf("another batch's results: %+v", r)
+	}
+}
+
+// BatchesEmptyContentNotNil checks that a batches.Storage answers the
+// content of a file stored empty with an empty slice, not nil.
+func BatchesEmptyContentNotNil(t *testing.T, st batches.Storage) {
+	t.Helper()
+	if err := st.PutFile(&batches.File{ID: "file-empty"}, []byte{}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := st.FileContent("file-empty"); err != nil || got == nil || len(got) != 0 {
+		t.Fatalf("empty content %q (nil %v) %v, want an empty slice", got, got == nil, err)
+	}
+}
+
+// BatchesSurviveRestart checks that files, batches and results a
+// batches.Storage stored are what a restarted process reads. open returns
+// the engine's storage as a newly started process sees it; each call ends
+// the handle it returned before where the engine allows one at a time.
+func BatchesSurviveRestart(t *testing.T, open func() batches.Storage) {
+	t.Helper()
+	st := open()
+	content := []byte("{\"a\":1}\n\x00\xff binary\n")
+	f := &batches.File{ID: "file-1", UserPath: "/team", Bytes: int64(len(content)), CreatedAt: 1700000000, Filename: "in.jsonl", Purpose: batches.PurposeBatch}
+	if err := st.PutFile(f, content); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"batch_2", "batch_1"} {
+		if err := st.PutBatch(&batches.Batch{ID: id, UserPath: "/team", Status: "validating", InputFileID: "file-1"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, line := range []int{2, 0, 1} {
+		b := &batches.Batch{ID: "batch_1", UserPath: "/team", Status: "in_progress", InputFileID: "file-1"}
+		if err := st.PutResult(b, &batches.Result{Line: line, CustomID: "c", StatusCode: 200, Body: json.RawMessage(`{"ok":true}`)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.PutResult(&batches.Batch{ID: "batch_1", UserPath: "/team", Status: "completed", InputFileID: "file-1"}, &batches.Result{Line: 1, StatusCode: 500}); err != nil {
+		t.Fatal(err)
+	}
+
+	st = open()
+	if got, err := st.File("file-1"); err != nil || *got != *f {
+		t.Fatalf("file after restart %+v %v", got, err)
+	}
+	if got, err := st.FileContent("file-1"); err != nil || string(got) != string(content) {
+		t.Fatalf("content after restart %q %v", got, err)
+	}
+	list, err := st.Batches()
+	if err != nil || len(list) != 2 || list[0].ID != "batch_1" || list[1].ID != "batch_2" || list[0].Status != "completed" || list[1].InputFileID != "file-1" {
+		t.Fatalf("batches after restart %+v %v", list, err)
+	}
+	res, err := st.Results("batch_1")
+	if err != nil || len(res) != 3 {
+		t.Fatalf("results after restart %+v %v", res, err)
+	}
+	for i, r := range res {
+		if r.Line != i {
+			t.Fatalf("result %d is line %d", i, r.Line)
+		}
+	}
+	if res[1].StatusCode != 500 || res[0].CustomID != "c" || string(res[2].Body) != `{"ok":true}` {
+		t.Fatalf("results after restart %+v", res)
 	}
 }

@@ -3,6 +3,7 @@ package pgstore
 import (
 	"testing"
 
+	"github.com/modelgate/modelgate/internal/domain/batches"
 	"github.com/modelgate/modelgate/internal/domain/budgets"
 	"github.com/modelgate/modelgate/internal/domain/keys"
 	"github.com/modelgate/modelgate/internal/domain/vmodels"
@@ -69,6 +70,14 @@ func TestContracts(t *testing.T) {
 	t.Run("batches", func(t *testing.T) {
 		db, _ := newTestDB(t)
 		storetest.BatchesStorage(t, NewBatches(db))
+	})
+	t.Run("batches empty content", func(t *testing.T) {
+		db, _ := newTestDB(t)
+		storetest.BatchesEmptyContentNotNil(t, NewBatches(db))
+	})
+	t.Run("batches restart", func(t *testing.T) {
+		open := restarts(t)
+		storetest.BatchesSurviveRestart(t, func() batches.Storage { return NewBatches(open()) })
 	})
 }
 

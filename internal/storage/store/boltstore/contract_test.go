@@ -4,9 +4,12 @@ import (
 	"path/filepath"
 	"testing"
 
+	"go.etcd.io/bbolt"
+
 	"github.com/modelgate/modelgate/internal/domain/batches"
 	"github.com/modelgate/modelgate/internal/domain/budgets"
 	"github.com/modelgate/modelgate/internal/domain/keys"
+	"github.com/modelgate/modelgate/internal/domain/limits"
 	"github.com/modelgate/modelgate/internal/domain/vmodels"
 	"github.com/modelgate/modelgate/internal/storage/store"
 	"github.com/modelgate/modelgate/internal/testkit/storetest"
@@ -31,6 +34,28 @@ func TestContracts(t *testing.T) {
 	t.Run("rules", func(t *testing.T) {
 		st, _ := tempStore(t)
 		storetest.RuleStore(t, NewRateLimits(st))
+	})
+	t.Run("rules unreadable", func(t *testing.T) {
+		st, _ := tempStore(t)
+		storetest.RuleStoreSkipsUnreadable(t, NewRateLimits(st), func() string {
+			if err := st.Update(func(tx *bbolt.Tx) error {
+				return tx.Bucket([]byte(BucketRateLimitRules)).Put([]byte("junk"), []byte("{not json"))
+			}); err != nil {
+				t.Fatal(err)
+			}
+			return `"junk"`
+		})
+	})
+	t.Run("counters", func(t *testing.T) {
+		st, _ := tempStore(t)
+		storetest.CounterStore(t, NewRateLimits(st))
+	})
+	t.Run("limits restart", func(t *testing.T) {
+		open := restarts(t)
+		storetest.LimitsEngineSurvivesRestart(t, func() (limits.RuleStore, limits.CounterStore) {
+			rl := NewRateLimits(open())
+			return rl, rl
+		})
 	})
 	t.Run("budgets", func(t *testing.T) {
 		st, _ := tempStore(t)

@@ -6,6 +6,7 @@ import (
 	"github.com/modelgate/modelgate/internal/domain/batches"
 	"github.com/modelgate/modelgate/internal/domain/budgets"
 	"github.com/modelgate/modelgate/internal/domain/keys"
+	"github.com/modelgate/modelgate/internal/domain/limits"
 	"github.com/modelgate/modelgate/internal/domain/vmodels"
 	"github.com/modelgate/modelgate/internal/storage/store"
 	"github.com/modelgate/modelgate/internal/testkit/storetest"
@@ -42,6 +43,23 @@ func TestContracts(t *testing.T) {
 	t.Run("rules", func(t *testing.T) {
 		db, _ := newTestDB(t)
 		storetest.RuleStore(t, NewRateLimitRules(db))
+	})
+	t.Run("rules unreadable", func(t *testing.T) {
+		db, _ := newTestDB(t)
+		storetest.RuleStoreSkipsUnreadable(t, NewRateLimitRules(db), func() string {
+			if _, err := db.Pool.Exec(t.Context(), `INSERT INTO mg_rate_limit_rules (scope, period, subject, rule)
+				VALUES ('junk', 'minute', '/x', '{"max_requests":"many"}')`); err != nil {
+				t.Fatal(err)
+			}
+			return "junk minute /x"
+		})
+	})
+	// PostgreSQL keeps no counters (they stay in the process, or Redis).
+	t.Run("limits restart", func(t *testing.T) {
+		open := restarts(t)
+		storetest.LimitsEngineSurvivesRestart(t, func() (limits.RuleStore, limits.CounterStore) {
+			return NewRateLimitRules(open()), nil
+		})
 	})
 	t.Run("budgets", func(t *testing.T) {
 		db, _ := newTestDB(t)

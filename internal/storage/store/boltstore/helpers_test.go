@@ -2,9 +2,7 @@ package boltstore
 
 import (
 	"path/filepath"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/modelgate/modelgate/internal/storage/store"
 )
@@ -28,17 +26,3 @@ func tempStore(t testing.TB) (*store.Store, string) {
 	t.Cleanup(func() { st.Close() })
 	return st, path
 }
-
-// clock is a settable test clock, safe to read from the services'
-// background goroutines.
-type clock struct{ ns atomic.Int64 }
-
-func newClock() *clock {
-	c := new(clock)
-	c.ns.Store(time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC).UnixNano())
-	return c
-}
-
-func (c *clock) Now() time.Time { return time.Unix(0, c.ns.Load()).UTC() }
-
-func (c *clock) Add(d time.Duration) { c.ns.Add(int64(d)) }

@@ -95,6 +95,15 @@ go tool cover -func="$work/trace.txt" | awk '$1 != "total:" && $NF != "0.0%" { p
 funcs=$(wc -l <"$work/funcs.txt")
 files=$(awk '{ sub(/:.*/, "", $1); print $1 }' "$work/funcs.txt" | sort -u | wc -l)
 pkgs=$(awk '{ sub(/\/[^\/]*$/, "", $1); print $1 }' "$work/funcs.txt" | sort -u | wc -l)
+# How often the traced request ran a function: the count of the block that
+# opens its body (the block starting on the line the function is declared).
+calls() {
+	local file=$1 name=$2 line
+	line=$(go tool cover -func="$work/trace.txt" | awk -v f="$file" -v n="$name" '!done && index($1, f ":") == 1 && $2 == n { split($1, a, ":"); print a[2]; done = 1 }')
+	awk -v f="$file" -v l="$line" 'index($1, f ":" l ".") == 1 { print $NF; found = 1; exit } END { if (!found) print 0 }' "$work/trace.txt"
+}
 echo "request: POST $endpoint"
 echo "own functions: $funcs in $files files and $pkgs packages"
+echo "route lookups: $(calls github.com/modelgate/modelgate/internal/request/routes/lookup.go Lookup)"
+echo "readiness waits: $(calls github.com/modelgate/modelgate/internal/glue/caddymodule/app.go WaitReady)"
 cat "$work/funcs.txt"

@@ -9,7 +9,6 @@ import (
 	"mime/multipart"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/gateway/providers"
@@ -77,61 +76,24 @@ func (s *Service) transcription(w http.ResponseWriter, r *http.Request) {
 // client would get; otherwise it answers the client and returns nil.
 func (s *Service) tryTranscription(w http.ResponseWriter, r *http.Request, c *call, t providers.Transcriber,
 	f *providers.TranscriptionForm, last bool) error {
-	if e := overBudget(c); e != nil {
-		// A failover target whose model is priced, under a spent budget.
-		return c.notCalled(w, r, apierr.From(e), "budget exceeded", last)
-	}
-	adm, rej := s.admit(c)
-	if rej != nil {
-		return c.notCalled(w, r, targetRejected(c.provider.Name(), rej), rej.Reason, last)
-	}
-	defer func() { adm.Done(usedTokens(c.info)) }()
-	ctx, cancel := context.WithCancelCause(r.Context())
-	defer cancel(nil)
-	c.limits = s.Upstreams.limitsFor(c.provider.Name())
-	started := time.Now()
-	resp, err := t.Transcribe(ctx, c.model, f)
-	if err != nil {
-		e := s.sendFailed(r, c, started, err)
-		if e == nil {
-			return nil // the client went away; nobody to answer
+	var streamed bool
+	return s.exchange(w, r, c, last, func(ctx context.Context) (*http.Response, error) {
+		return t.Transcribe(ctx, c.model, f)
+	}, func(resp *http.Response) bool {
+		// A streamed transcription (stream=true) is relayed event by
+		// event; its closing event carries the usage.
+		streamed = IsEventStream(resp.Header)
+		return streamed
+	}, func(w http.ResponseWriter, resp *http.Response) {
+		if streamed {
+			c.info.Stream = true
+			s.relayStream(w, r, resp, c)
+			return
 		}
-		if !last {
-			return e
+		if body, ok := s.readAnswer(w, r, resp, c); ok {
+			relayBody(w, resp, c, body)
 		}
-		apierr.WriteFor(w, r, e)
-		return nil
-	}
-	// A streamed transcription (stream=true) is relayed event by event;
-	// its closing event carries the usage.
-	streamed := IsEventStream(resp.Header)
-	c.upstream.watch(ctx, cancel, resp.Body, c.limits, streamed, started)
-	resp.Body = &c.upstream
-	defer resp.Body.Close()
-	defer func() {
-		c.recordAttempt(started, resp.StatusCode, "")
-	}()
-	if e := s.answerError(c, resp); e != nil {
-		c.failed = e
-		if !last && failsOver(resp.StatusCode) {
-			return e
-		}
-		apierr.WriteFor(w, r, e)
-		return nil
-	}
-	copyResponseHeaders(w.Header(), resp.Header, s.Upstreams)
-	w.Header().Set("X-Modelgate-Provider", c.provider.Name())
-	w, release := c.paced(w, r, started)
-	defer release()
-	if streamed {
-		c.info.Stream = true
-		s.relayStream(w, r, resp, c)
-		return nil
-	}
-	if body, ok := s.readAnswer(w, r, resp, c); ok {
-		relayBody(w, resp, c, body)
-	}
-	return nil
+	})
 }
 
 // readTranscription reads the multipart form and its model into a

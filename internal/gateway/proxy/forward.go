@@ -234,6 +234,29 @@ func (s *Service) forward(w http.ResponseWriter, r *http.Request, in ingress) {
 // written, it writes nothing and returns the error the client would get;
 // otherwise it answers the client and returns nil.
 func (s *Service) try(w http.ResponseWriter, r *http.Request, c *call, last bool) (failure error) {
+	// Speech is relayed as it arrives, so that a client plays the audio
+	// while the rest is generated: an event stream (stream_format sse)
+	// event by event, audio bytes read by read.
+	speech := c.ep == providers.EndpointSpeech && c.tr == nil
+	var streamed, relayed bool
+	return s.exchange(w, r, c, last, c.send, func(resp *http.Response) bool {
+		streamed = (c.stream || speech) && IsEventStream(resp.Header)
+		relayed = speech && !streamed
+		return streamed || relayed
+	}, func(w http.ResponseWriter, resp *http.Response) {
+		s.relayAnswer(w, r, resp, c, speech, streamed, relayed)
+	})
+}
+
+// exchange makes one upstream call for c with send, unless a spent budget
+// or a saturated provider or model rule keeps it from being made, and
+// hands a good answer to relay with its headers set and its pace kept.
+// live reports, from the answer's headers, whether it is relayed as it
+// arrives (a stream), which decides how its body is read. It returns as
+// try does.
+func (s *Service) exchange(w http.ResponseWriter, r *http.Request, c *call, last bool,
+	send func(context.Context) (*http.Response, error), live func(*http.Response) bool,
+	relay func(http.ResponseWriter, *http.Response)) error {
 	if e := overBudget(c); e != nil {
 		// A failover target whose model is priced, under a spent budget.
 		return c.notCalled(w, r, apierr.From(e), "budget exceeded", last)
@@ -254,7 +277,7 @@ func (s *Service) try(w http.ResponseWriter, r *http.Request, c *call, last bool
 	defer cancel(nil)
 	c.limits = s.Upstreams.limitsFor(c.provider.Name())
 	started := time.Now()
-	resp, err := c.send(ctx)
+	resp, err := send(ctx)
 	if err != nil {
 		e := s.sendFailed(r, c, started, err)
 		if e == nil {
@@ -266,13 +289,7 @@ func (s *Service) try(w http.ResponseWriter, r *http.Request, c *call, last bool
 		apierr.WriteFor(w, r, e)
 		return nil
 	}
-	// Speech is relayed as it arrives, so that a client plays the audio
-	// while the rest is generated: an event stream (stream_format sse)
-	// event by event, audio bytes read by read.
-	speech := c.ep == providers.EndpointSpeech && c.tr == nil
-	streamed := (c.stream || speech) && IsEventStream(resp.Header)
-	relayed := speech && !streamed
-	c.upstream.watch(ctx, cancel, resp.Body, c.limits, streamed || relayed, started)
+	c.upstream.watch(ctx, cancel, resp.Body, c.limits, live(resp), started)
 	resp.Body = &c.upstream
 	defer resp.Body.Close()
 	defer func() {
@@ -290,13 +307,21 @@ func (s *Service) try(w http.ResponseWriter, r *http.Request, c *call, last bool
 	w.Header().Set("X-Modelgate-Provider", c.provider.Name())
 	w, release := c.paced(w, r, started)
 	defer release()
+	relay(w, resp)
+	return nil
+}
+
+// relayAnswer relays the good answer resp of c's upstream: translated or
+// as sent, a stream event by event, relayed speech read by read, anything
+// else read whole.
+func (s *Service) relayAnswer(w http.ResponseWriter, r *http.Request, resp *http.Response, c *call, speech, streamed, relayed bool) {
 	switch {
 	case c.tr != nil && streamed:
 		relayTranslatedStream(w, resp, c)
 	case c.tr != nil:
 		body, ok := s.readAnswer(w, r, resp, c)
 		if !ok {
-			return nil
+			return
 		}
 		c.answer = bufferedAnswer{b: body}
 		resp.Body = &c.answer
@@ -320,7 +345,6 @@ func (s *Service) try(w http.ResponseWriter, r *http.Request, c *call, last bool
 			relayBody(w, resp, c, body)
 		}
 	}
-	return nil
 }
 
 // failsOver reports whether an upstream answer of status moves a request

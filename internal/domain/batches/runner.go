@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/modelgate/modelgate/internal/domain/audit"
+	"github.com/modelgate/modelgate/internal/request/apierr"
 )
 
 // execute runs the batch of rn to its end: every line without a stored
@@ -157,8 +158,7 @@ func (s *Service) runLine(ctx context.Context, b *Batch, i int, line Line) (*Res
 		if json.Valid(out.Body) {
 			r.Body = out.Body
 		} else {
-			r.Body, _ = json.Marshal(map[string]any{"error": map[string]any{
-				"message": "the answer was not JSON", "type": "provider_error"}})
+			r.Body = apierr.MessageBody(apierr.TypeProvider, "the answer was not JSON")
 		}
 		return r, true
 	}

@@ -29,6 +29,8 @@ type slowExec struct {
 	calls, inFlight atomic.Int32
 	maxInFlight     atomic.Int32
 	failCustom      string
+	// notJSON answers every line with a body that is not JSON.
+	notJSON bool
 }
 
 func (e *slowExec) Execute(ctx context.Context, userPath, endpoint string, body []byte) batches.Outcome {
@@ -48,6 +50,9 @@ func (e *slowExec) Execute(ctx context.Context, userPath, endpoint string, body 
 	}
 	if e.failCustom != "" && strings.Contains(string(body), e.failCustom) {
 		return batches.Outcome{Status: 400, Body: []byte(`{"error":{"message":"bad","type":"invalid_request_error"}}`)}
+	}
+	if e.notJSON {
+		return batches.Outcome{Status: 502, Body: []byte(`<html>bad gateway</html>`)}
 	}
 	cost := 0.001
 	return batches.Outcome{Status: 200, Body: []byte(`{"ok":true}`), ProviderName: "demo", ProviderType: "mock", Model: "mock-chat",
@@ -307,5 +312,23 @@ func TestUploadAndListRefusalsCarryACode(t *testing.T) {
 		if c.rec.Code != 400 || gjson.Get(body, "error.code").Str != c.code || gjson.Get(body, "error.param").Str != c.param {
 			t.Errorf("%s: %d %s, want 400 code %s param %q", c.what, c.rec.Code, body, c.code, c.param)
 		}
+	}
+}
+
+// TestAnswerThatIsNotJSONIsRecordedAsAnError: a line whose answer is not
+// JSON keeps the gateway's error object in its place, written by apierr.
+func TestAnswerThatIsNotJSONIsRecordedAsAnError(t *testing.T) {
+	s := newService(t, &slowExec{notJSON: true}, &usageSink{})
+	c := batches.Caller{UserPath: "/"}
+	f, _ := s.Upload(c, "in.jsonl", "batch", input(1))
+	b, _, err := s.Create(c, batches.CreateRequest{InputFileID: f.ID, Endpoint: "/v1/chat/completions", CompletionWindow: "24h"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	end := waitFor(t, s, c, b.ID, func(b *batches.Batch) bool { return b.Finished() })
+	_, errs, _ := s.FileContent(c, end.ErrorFileID)
+	want := `{"error":{"type":"provider_error","message":"the answer was not JSON"}}`
+	if !strings.Contains(string(errs), want) {
+		t.Fatalf("error file %s, want a body %s", errs, want)
 	}
 }

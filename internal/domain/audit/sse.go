@@ -1,46 +1,18 @@
 package audit
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"net/url"
 	"strconv"
 	"time"
+
+	"github.com/modelgate/modelgate/internal/platform/sse"
 )
 
 // HeartbeatEvery is how often Stream sends a heartbeat.
 const HeartbeatEvery = 15 * time.Second
-
-// AppendSSE appends one server-sent event to b: an "id:" line, an "event:"
-// line, one "data:" line per line of data, and the blank line that ends
-// the event. Carriage returns in data end lines as newlines do.
-func AppendSSE(b []byte, id uint64, event string, data []byte) []byte {
-	b = append(b, "id: "...)
-	b = strconv.AppendUint(b, id, 10)
-	b = append(b, "\nevent: "...)
-	b = append(b, event...)
-	b = append(b, '\n')
-	for {
-		i := bytes.IndexAny(data, "\r\n")
-		line := data
-		if i >= 0 {
-			line = data[:i]
-		}
-		b = append(b, "data: "...)
-		b = append(b, line...)
-		b = append(b, '\n')
-		if i < 0 {
-			break
-		}
-		if data[i] == '\r' && i+1 < len(data) && data[i+1] == '\n' {
-			i++
-		}
-		data = data[i+1:]
-	}
-	return append(b, '\n')
-}
 
 // Data returns the JSON payload of the event: the preview of an audit
 // event, the record of a usage event.
@@ -115,7 +87,7 @@ func (h *Hub) Stream(ctx context.Context, w io.Writer, flush func() error, curso
 	if reset {
 		last := sub.Delivered()
 		data, _ := json.Marshal(resetData{Reason: "cursor outside the replay buffer", Last: last})
-		buf = AppendSSE(buf, last, EventReset, data)
+		buf = sse.Append(buf, last, EventReset, data)
 	} else {
 		// Tell the client where it stands even before the first event.
 		buf = append(buf, ": connected\n\n"...)
@@ -132,7 +104,7 @@ func (h *Hub) Stream(ctx context.Context, w io.Writer, flush func() error, curso
 			return nil
 		case <-tick.C:
 			data, _ := json.Marshal(heartbeatData{Time: time.Now().UTC()})
-			buf = AppendSSE(buf, sub.Delivered(), EventHeartbeat, data)
+			buf = sse.Append(buf, sub.Delivered(), EventHeartbeat, data)
 		case <-sub.Ready():
 			var err error
 			if evs, err = sub.Read(evs[:0]); err != nil {
@@ -143,7 +115,7 @@ func (h *Hub) Stream(ctx context.Context, w io.Writer, flush func() error, curso
 				if err != nil {
 					return err
 				}
-				buf = AppendSSE(buf, evs[i].Seq, evs[i].Kind, data)
+				buf = sse.Append(buf, evs[i].Seq, evs[i].Kind, data)
 			}
 			clear(evs)
 		}

@@ -13,17 +13,6 @@ import (
 	"time"
 )
 
-func TestAppendSSE(t *testing.T) {
-	got := string(AppendSSE(nil, 42, "audit", []byte("a\nb\r\nc\rd")))
-	want := "id: 42\nevent: audit\ndata: a\ndata: b\ndata: c\ndata: d\n\n"
-	if got != want {
-		t.Fatalf("got %q\nwant %q", got, want)
-	}
-	if got := string(AppendSSE([]byte("x"), 1, "reset", nil)); got != "xid: 1\nevent: reset\ndata: \n\n" {
-		t.Fatalf("empty data: %q", got)
-	}
-}
-
 func TestParseCursor(t *testing.T) {
 	if c, ok, err := ParseCursor(url.Values{"cursor": {"7"}}, ""); c != 7 || !ok || err != nil {
 		t.Fatalf("query cursor: %d %v %v", c, ok, err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/modelgate/modelgate/internal/platform/sse"
 	"github.com/modelgate/modelgate/internal/request/reqbody"
 )
 
@@ -38,32 +39,32 @@ const (
 // object its server-sent events add up to. When the events add up to
 // nothing recognisable (an error stream, a truncated one), the raw text is
 // recorded as a JSON string; an empty stream records nil.
-func StreamedBody(kind StreamKind, sse []byte) json.RawMessage {
-	if len(sse) == 0 {
+func StreamedBody(kind StreamKind, stream []byte) json.RawMessage {
+	if len(stream) == 0 {
 		return nil
 	}
 	var out any
 	switch kind {
 	case StreamChat:
-		if c := chatFromStream(sse); c != nil {
+		if c := chatFromStream(stream); c != nil {
 			out = c
 		}
 	case StreamMessages:
-		if m := messageFromStream(sse); m != nil {
+		if m := messageFromStream(stream); m != nil {
 			return m
 		}
 	case StreamResponses:
-		if r := responseFromStream(sse); r != nil {
+		if r := responseFromStream(stream); r != nil {
 			return r
 		}
 	case StreamAuto:
-		if r := responseFromStream(sse); r != nil {
+		if r := responseFromStream(stream); r != nil {
 			return r
 		}
-		if m := messageFromStream(sse); m != nil {
+		if m := messageFromStream(stream); m != nil {
 			return m
 		}
-		if c := chatFromStream(sse); c != nil {
+		if c := chatFromStream(stream); c != nil {
 			out = c
 		}
 	}
@@ -72,55 +73,11 @@ func StreamedBody(kind StreamKind, sse []byte) json.RawMessage {
 			return b
 		}
 	}
-	s, _ := json.Marshal(string(bytes.ToValidUTF8(sse, []byte("\uFFFD"))))
+	s, _ := json.Marshal(string(bytes.ToValidUTF8(stream, []byte("\uFFFD"))))
 	return s
 }
 
-// eachEvent calls fn with the data of every event of an SSE stream, its
-// data lines joined by newlines, skipping [DONE]. The data of an event of
-// one data line (as every provider sends them) is a slice of sse; several
-// lines are joined into a buffer of the event's own. Either way fn may
-// keep it while sse lives: eachEvent never writes to it again.
-func eachEvent(sse []byte, fn func(data []byte)) {
-	var data []byte
-	joined := false
-	emit := func() {
-		if len(data) > 0 && string(data) != "[DONE]" {
-			fn(data)
-		}
-		data, joined = nil, false
-	}
-	for len(sse) > 0 {
-		line := sse
-		if i := bytes.IndexByte(sse, '\n'); i >= 0 {
-			line, sse = sse[:i], sse[i+1:]
-		} else {
-			sse = nil
-		}
-		line = bytes.TrimSuffix(line, []byte("\r"))
-		if len(line) == 0 {
-			emit()
-			continue
-		}
-		v, ok := bytes.CutPrefix(line, []byte("data:"))
-		if !ok {
-			continue
-		}
-		v = bytes.TrimPrefix(v, []byte(" "))
-		switch {
-		case len(data) == 0:
-			data = v
-		case !joined:
-			data = append(append(append(make([]byte, 0, 2*(len(data)+len(v))), data...), '\n'), v...)
-			joined = true
-		default:
-			data = append(append(data, '\n'), v...)
-		}
-	}
-	emit()
-}
-
-// parseData parses an event's data as eachEvent hands it over, without
+// parseData parses an event's data as sse.EachData hands it over, without
 // copying it: the strings of the result share its bytes, which nothing
 // changes while the stream is being added up.
 func parseData(data []byte) gjson.Result {
@@ -154,11 +111,11 @@ type chatChoice struct {
 // once per streamed request. Where a member repeats, the first counts.
 // An event that repeats the one before it but for its text (see
 // textTemplate) only adds that text.
-func chatFromStream(sse []byte) *chatCompletion {
+func chatFromStream(stream []byte) *chatCompletion {
 	var out *chatCompletion
 	choices := map[int64]*chatChoice{}
 	var tmpl textTemplate
-	eachEvent(sse, func(data []byte) {
+	sse.EachData(stream, func(data []byte) {
 		if tmpl.add(data) {
 			return
 		}
@@ -487,9 +444,9 @@ func addChatToolCallDelta(ch *chatChoice, tc gjson.Result) {
 // responseFromStream returns the response object of the stream's final
 // response.completed, response.incomplete or response.failed event; nil
 // without one.
-func responseFromStream(sse []byte) json.RawMessage {
+func responseFromStream(stream []byte) json.RawMessage {
 	var out json.RawMessage
-	eachEvent(sse, func(data []byte) {
+	sse.EachData(stream, func(data []byte) {
 		ev := parseData(data)
 		switch ev.Get("type").Str {
 		case "response.completed", "response.incomplete", "response.failed":

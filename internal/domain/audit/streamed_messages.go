@@ -11,6 +11,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/modelgate/modelgate/internal/gateway/providers/translate"
+	"github.com/modelgate/modelgate/internal/platform/sse"
 	"github.com/modelgate/modelgate/internal/request/reqbody"
 )
 
@@ -34,14 +35,14 @@ import (
 // Each event is walked once, member by member, and a run of text deltas
 // that differ only in their text adds each text without a walk (see
 // textTemplate): it runs once per streamed Messages request.
-func messageFromStream(sse []byte) json.RawMessage {
-	if !utf8.Valid(sse) {
+func messageFromStream(stream []byte) json.RawMessage {
+	if !utf8.Valid(stream) {
 		// Raw values are kept as they are, and the record must be
 		// UTF-8 text.
-		sse = bytes.ToValidUTF8(sse, []byte("\uFFFD"))
+		stream = bytes.ToValidUTF8(stream, []byte("\uFFFD"))
 	}
 	var m messageSum
-	eachEvent(sse, m.add)
+	sse.EachData(stream, m.add)
 	return m.encode()
 }
 

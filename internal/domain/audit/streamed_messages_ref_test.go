@@ -12,6 +12,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/modelgate/modelgate/internal/platform/sse"
 	"github.com/modelgate/modelgate/internal/testkit/fixtures"
 )
 
@@ -19,7 +20,7 @@ import (
 // messageFromStream, one gjson lookup per field and the message and its
 // blocks decoded into maps, kept to check it against: what the two record
 // decodes to the same JSON values.
-func messageFromStreamReference(sse []byte) map[string]any {
+func messageFromStreamReference(stream []byte) map[string]any {
 	var msg map[string]any
 	type block struct {
 		v       map[string]any
@@ -29,7 +30,7 @@ func messageFromStreamReference(sse []byte) map[string]any {
 	}
 	blocks := map[int64]*block{}
 	var usage map[string]any
-	eachEvent(sse, func(data []byte) {
+	sse.EachData(stream, func(data []byte) {
 		ev := parseData(data)
 		switch ev.Get("type").Str {
 		case "message_start":
@@ -403,7 +404,7 @@ func FuzzMessageFromStream(f *testing.F) {
 	for _, sse := range messageStreamCases(f) {
 		f.Add(sse)
 	}
-	f.Fuzz(func(t *testing.T, sse []byte) {
+	f.Fuzz(func(t *testing.T, stream []byte) {
 		// gjson's lookups find members in malformed text too, a walk
 		// stops at the damage: the two agree on events that are JSON.
 		// Invalid UTF-8 is replaced by one U+FFFD a run here, one a
@@ -411,12 +412,12 @@ func FuzzMessageFromStream(f *testing.F) {
 		// Escapes of lone surrogates (invalid Unicode) are decoded
 		// differently by gjson and encoding/json, each of which both
 		// forms use in places.
-		valid := utf8.Valid(sse) && !surrogateEscape.Match(sse)
-		eachEvent(sse, func(data []byte) { valid = valid && gjson.ValidBytes(data) })
+		valid := utf8.Valid(stream) && !surrogateEscape.Match(stream)
+		sse.EachData(stream, func(data []byte) { valid = valid && gjson.ValidBytes(data) })
 		if !valid {
 			return
 		}
-		got := messageFromStream(sse)
+		got := messageFromStream(stream)
 		if got != nil && !json.Valid(got) {
 			t.Fatalf("recorded invalid JSON %s", got)
 		}
@@ -424,7 +425,7 @@ func FuzzMessageFromStream(f *testing.F) {
 		if got != nil && json.Unmarshal(got, &probe) != nil {
 			return // a number beyond float64 in tool input, kept as sent
 		}
-		sameMessage(t, sse)
+		sameMessage(t, stream)
 	})
 }
 

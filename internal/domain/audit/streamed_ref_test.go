@@ -10,16 +10,17 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/modelgate/modelgate/internal/platform/sse"
 	"github.com/modelgate/modelgate/internal/testkit/fixtures"
 )
 
 // chatFromStreamReference is the straightforward form of chatFromStream, one
 // gjson lookup per field, kept to check it against. It adds chat.completion.chunk events up to a
 // chat.completion; nil when the stream holds no chunk.
-func chatFromStreamReference(sse []byte) map[string]any {
+func chatFromStreamReference(stream []byte) map[string]any {
 	var out map[string]any
 	choices := map[int64]*chatChoice{}
-	eachEvent(sse, func(data []byte) {
+	sse.EachData(stream, func(data []byte) {
 		ev := gjson.ParseBytes(data)
 		if ev.Get("object").Str != "chat.completion.chunk" && !ev.Get("choices").Exists() {
 			return
@@ -163,16 +164,16 @@ func FuzzChatFromStream(f *testing.F) {
 	for _, sse := range chatStreamCases(f) {
 		f.Add(sse)
 	}
-	f.Fuzz(func(t *testing.T, sse []byte) {
-		got, _ := json.Marshal(chatFromStream(sse))
+	f.Fuzz(func(t *testing.T, stream []byte) {
+		got, _ := json.Marshal(chatFromStream(stream))
 		// gjson's lookups find members in malformed text too, a walk
 		// stops at the damage: the two agree on events that are JSON.
 		valid := true
-		eachEvent(sse, func(data []byte) { valid = valid && gjson.ValidBytes(data) })
+		sse.EachData(stream, func(data []byte) { valid = valid && gjson.ValidBytes(data) })
 		if !valid {
 			return
 		}
-		want, _ := json.Marshal(chatFromStreamReference(sse))
+		want, _ := json.Marshal(chatFromStreamReference(stream))
 		if string(got) != string(want) {
 			t.Fatalf("got %s\nwant %s", got, want)
 		}

@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/modelgate/modelgate/internal/gateway/providers"
+	"github.com/modelgate/modelgate/internal/platform/sse"
 	"github.com/modelgate/modelgate/internal/request/apierr"
 )
 
@@ -48,7 +49,7 @@ func readError(provider string, err error) *apierr.Error {
 	switch {
 	case errors.Is(err, errUpstreamTimeout):
 		return apierr.UpstreamTimeout(provider)
-	case errors.Is(err, errResponseTooLarge), errors.Is(err, errEventTooLarge):
+	case errors.Is(err, errResponseTooLarge), errors.Is(err, sse.ErrEventTooLarge):
 		return apierr.ProviderError(http.StatusBadGateway, provider,
 			"the answer of provider "+provider+" exceeds the gateway's size limit").WithCode("upstream_response_too_large")
 	}

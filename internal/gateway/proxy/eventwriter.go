@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelgate/modelgate/internal/platform/sse"
 	"github.com/modelgate/modelgate/internal/request/reqinfo"
 )
 
@@ -18,7 +19,7 @@ import (
 type eventWriter struct {
 	w         http.ResponseWriter
 	rc        http.ResponseController // a value, so the writer can live on the stack
-	events    *eventReader
+	events    *sse.Reader
 	info      *reqinfo.Info
 	unflushed bool
 	// head holds the headers back until the first write; nil once the
@@ -56,7 +57,7 @@ type heldHeaders struct {
 // upstream sends none by then. The request's answer stays open
 // (info.AnswerOpen) until end sends the last part. The caller calls
 // settle before it returns.
-func startEventStream(w http.ResponseWriter, status int, events *eventReader, info *reqinfo.Info) eventWriter {
+func startEventStream(w http.ResponseWriter, status int, events *sse.Reader, info *reqinfo.Info) eventWriter {
 	info.AnswerOpen = true
 	h := w.Header()
 	h.Del("Content-Length")
@@ -108,7 +109,7 @@ func (ew *eventWriter) settle() (unsent bool) {
 // that give the client nothing (keep-alives) do not hold them back
 // longer. It reports false once the client is gone.
 func (ew *eventWriter) write(b []byte, last bool) bool {
-	if !last && ew.events.pending() {
+	if !last && ew.events.Pending() {
 		ew.hold(b)
 		return true
 	}

@@ -12,8 +12,8 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/modelgate/modelgate/internal/gateway/providers"
-	"github.com/modelgate/modelgate/internal/gateway/providers/translate"
 	"github.com/modelgate/modelgate/internal/gateway/providers/translate/anthropic"
+	"github.com/modelgate/modelgate/internal/platform/sse"
 )
 
 // anthropicError decodes an Anthropic error envelope, failing on any
@@ -73,7 +73,7 @@ func TestTranslatedMessagesIDsAndStreamUsage(t *testing.T) {
 	}
 	rec, info := serve(s, "POST", "/v1/messages", streamReq)
 	var start, delta gjson.Result
-	for _, ev := range translate.SplitEvents(rec.Body.Bytes()) {
+	for _, ev := range sse.Split(rec.Body.Bytes()) {
 		switch ev.Name {
 		case "message_start":
 			start = gjson.GetBytes(ev.Data, "message")

@@ -269,33 +269,6 @@ func TestRequestErrors(t *testing.T) {
 	}
 }
 
-func TestEventReaderSplitsAsSent(t *testing.T) {
-	in := "data: a\n\nevent: x\ndata: b\r\n\r\n\ndata: " + strings.Repeat("z", 40000) + "\n\ndata: tail-without-blank"
-	r := newEventReader(strings.NewReader(in))
-	var got []string
-	for {
-		ev, err := r.next()
-		if len(ev) > 0 {
-			got = append(got, string(ev))
-		}
-		if err != nil {
-			break
-		}
-	}
-	if strings.Join(got, "") != in {
-		t.Fatal("events do not reassemble to the input")
-	}
-	want := []string{"data: a\n\n", "event: x\ndata: b\r\n\r\n", "\n"}
-	for i, w := range want {
-		if got[i] != w {
-			t.Fatalf("event %d = %q, want %q", i, got[i], w)
-		}
-	}
-	if len(got) != 5 || !strings.HasPrefix(got[3], "data: zzz") || got[4] != "data: tail-without-blank" {
-		t.Fatalf("got %d events", len(got))
-	}
-}
-
 func TestModelsListing(t *testing.T) {
 	a := &stubProvider{name: "a"}
 	b := &stubProvider{name: "b"}

@@ -1,18 +1,17 @@
 package proxy
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"io"
 	"net/http"
-	"sync"
 
 	"github.com/tidwall/gjson"
 	"go.uber.org/zap"
 
 	"github.com/modelgate/modelgate/internal/gateway/providers"
 	"github.com/modelgate/modelgate/internal/gateway/providers/translate"
+	"github.com/modelgate/modelgate/internal/platform/sse"
 )
 
 // relayStream copies a server-sent-event stream to the client one event at
@@ -26,11 +25,11 @@ import (
 // How a failing upstream ends the stream is endStream's.
 func (s *Service) relayStream(w http.ResponseWriter, r *http.Request, resp *http.Response, c *call) {
 	events := newEventReader(resp.Body)
-	defer events.release()
+	defer events.Release()
 	out := startEventStream(w, resp.StatusCode, events, c.info)
 	defer out.close()
 	for {
-		ev, err := events.next()
+		ev, err := events.Next()
 		// A last event that lacks only its blank line (as some upstreams
 		// send it) passes on unchanged; a line cut short does not.
 		if err != nil && !(err == io.EOF && endsLine(ev)) {
@@ -84,7 +83,7 @@ func (s *Service) endStream(r *http.Request, out *eventWriter, c *call, partial 
 	c.answerFailed(e)
 	s.logger().Warn("upstream stream failed", zap.String("provider", c.provider.Name()),
 		zap.String("code", *e.Code), zap.Int("partial_event_bytes", len(partial)), zap.Error(err))
-	if !c.raw && (errors.Is(err, errUpstreamTimeout) || errors.Is(err, errEventTooLarge)) {
+	if !c.raw && (errors.Is(err, errUpstreamTimeout) || errors.Is(err, sse.ErrEventTooLarge)) {
 		out.end(streamErrorEvent(c.in, e))
 		return
 	}
@@ -106,7 +105,7 @@ func abortAnswer() {
 // to the client: ev; ev with the "usage":null the gateway's asking
 // brought cut out, in place (see dropNullUsage); or nil.
 func (c *call) inspectEvent(ev []byte) []byte {
-	data, at := eventData(ev)
+	data, at := sse.FirstData(ev)
 	if len(data) == 0 || data[0] != '{' {
 		return ev
 	}
@@ -241,108 +240,16 @@ func (c *call) inspectAnthropicEvent(data []byte) {
 	c.setUsage(c.anthropicTokens.Usage())
 }
 
-// eventData returns the payload of the event's first data field and
-// where in ev it starts.
-func eventData(ev []byte) (data []byte, at int) {
-	for off := 0; off < len(ev); {
-		line := ev[off:]
-		next := len(ev)
-		if i := bytes.IndexByte(line, '\n'); i >= 0 {
-			line, next = line[:i], off+i+1
-		}
-		line = bytes.TrimSuffix(line, []byte{'\r'})
-		if rest, ok := bytes.CutPrefix(line, []byte("data:")); ok {
-			if len(rest) > 0 && rest[0] == ' ' {
-				return rest[1:], off + len("data: ")
-			}
-			return rest, off + len("data:")
-		}
-		off = next
-	}
-	return nil, 0
-}
-
-// eventReader splits a byte stream into server-sent events, each returned
-// with its terminating blank line, byte for byte as received. It is written
-// here rather than taken from an SSE library because the gateway must pass
-// events on as they came; the libraries parse into fields and re-encode.
-type eventReader struct {
-	r   *bufio.Reader
-	buf []byte
-	max int // longest event accepted; 0: no limit
-}
-
 // eventCapper is a body that knows the event cap of its stream
 // (upstreamBody).
 type eventCapper interface{ maxEventBytes() int }
 
-// readerPool recycles the 16 KiB read buffers of finished streams.
-var readerPool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 16<<10) }}
-
 // newEventReader returns a reader of the events of r, accepting events up
 // to r's cap when r is an upstream body, else up to DefaultMaxEventBytes.
-func newEventReader(r io.Reader) *eventReader {
-	br := readerPool.Get().(*bufio.Reader)
-	br.Reset(r)
-	e := &eventReader{r: br, max: int(DefaultMaxEventBytes)}
+func newEventReader(r io.Reader) *sse.Reader {
+	max := int(DefaultMaxEventBytes)
 	if c, ok := r.(eventCapper); ok {
-		e.max = c.maxEventBytes()
+		max = c.maxEventBytes()
 	}
-	return e
-}
-
-// release returns the read buffer to the pool; the reader is unusable
-// afterwards.
-func (e *eventReader) release() {
-	e.r.Reset(nil)
-	readerPool.Put(e.r)
-	e.r = nil
-}
-
-// next returns the next complete event. At the end of the stream it
-// returns whatever was left (possibly an unterminated event) and the error.
-// An event longer than the cap ends the stream with errEventTooLarge,
-// having held at most one read buffer beyond the cap. The returned slice
-// is valid until the next call.
-func (e *eventReader) next() ([]byte, error) {
-	e.buf = e.buf[:0]
-	for {
-		line, err := e.r.ReadSlice('\n')
-		e.buf = append(e.buf, line...)
-		if e.max > 0 && len(e.buf) > e.max {
-			return nil, errEventTooLarge
-		}
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		if err != nil {
-			return e.buf, err
-		}
-		if isBlankLine(line) {
-			// End of an event (or a stray blank line, passed on as is).
-			return e.buf, nil
-		}
-	}
-}
-
-// pending reports whether a whole event is already buffered, so that next
-// returns it without waiting for the upstream. next ends an event at the
-// first blank line, so it looks at the start of each buffered line up to
-// the first blank one: it reads only as far as the next event's end.
-func (e *eventReader) pending() bool {
-	b, _ := e.r.Peek(e.r.Buffered())
-	for {
-		i := bytes.IndexByte(b, '\n')
-		if i < 0 {
-			return false
-		}
-		if isBlankLine(b[:i+1]) {
-			return true
-		}
-		b = b[i+1:]
-	}
-}
-
-func isBlankLine(line []byte) bool {
-	return len(line) == 1 || (len(line) == 2 && line[0] == '\r')
+	return sse.NewReader(r, max)
 }

@@ -13,39 +13,6 @@ import (
 	"github.com/modelgate/modelgate/internal/request/reqinfo"
 )
 
-func TestEventReaderPending(t *testing.T) {
-	for _, tc := range []struct {
-		buffered string
-		want     bool
-	}{
-		{"", false},
-		{"data: a", false},
-		{"data: a\n", false},
-		{"data: a\n\n", true},
-		{"data: a\r\n\r\n", true},
-		{"\n", true},
-		{"\r\n", true},
-		{"event: x\ndata: a\n", false},
-		{"event: x\ndata: a\n\ndata: b", true},
-	} {
-		e := newEventReader(strings.NewReader(tc.buffered))
-		_, _ = e.r.Peek(len(tc.buffered)) // fill the buffer without consuming
-		if got := e.pending(); got != tc.want {
-			t.Errorf("pending with %q buffered = %v, want %v", tc.buffered, got, tc.want)
-		}
-		// Whenever pending says so, next must return an event without
-		// reading further (the source is exhausted anyway, so check that
-		// the event is a terminated one).
-		if tc.want {
-			ev, err := e.next()
-			if err != nil || !strings.HasSuffix(string(ev), "\n") {
-				t.Errorf("%q: next = %q, %v after pending", tc.buffered, ev, err)
-			}
-		}
-		e.release()
-	}
-}
-
 // flushRecorder records what each flush sent and signals every flush.
 type flushRecorder struct {
 	h       http.Header
@@ -175,7 +142,7 @@ func TestEventWriterKeepsTheHeaderTimerThroughEmptyWrites(t *testing.T) {
 	headerWait = 20 * time.Millisecond
 	rec := &flushRecorder{h: http.Header{}, flushed: make(chan struct{}, 16)}
 	events := newEventReader(strings.NewReader(""))
-	defer events.release()
+	defer events.Release()
 	out := startEventStream(rec, 200, events, reqinfo.New())
 	defer out.settle()
 	if !out.send(ingressChat, nil) {

@@ -104,7 +104,7 @@ func FuzzStreamRelays(f *testing.F) {
 		events := newEventReader(body())
 		var got []byte
 		for {
-			ev, err := events.next()
+			ev, err := events.Next()
 			got = append(got, ev...)
 			if err != nil {
 				break
@@ -113,7 +113,7 @@ func FuzzStreamRelays(f *testing.F) {
 				t.Fatalf("event %q does not end at its first blank line", ev)
 			}
 		}
-		events.release()
+		events.Release()
 		if !bytes.Equal(got, b) {
 			t.Fatalf("the splitter changed the stream:\n%q\n%q", b, got)
 		}
@@ -146,11 +146,11 @@ func FuzzStreamRelays(f *testing.F) {
 		// aborted answer.
 		var whole []byte
 		events = newEventReader(body())
-		ev, err := events.next()
-		for ; err == nil; ev, err = events.next() {
+		ev, err := events.Next()
+		for ; err == nil; ev, err = events.Next() {
 			whole = append(whole, ev...)
 		}
-		events.release()
+		events.Release()
 		clean := err == io.EOF && (len(ev) == 0 || endsLine(ev))
 		if clean {
 			whole = append(whole, ev...)
@@ -185,4 +185,10 @@ func servePassthrough(s *Service, body string) (rec *httptest.ResponseRecorder, 
 func lastLine(ev []byte) []byte {
 	i := bytes.LastIndexByte(ev[:len(ev)-1], '\n')
 	return ev[i+1:]
+}
+
+// isBlankLine reports whether line, its newline included, is a blank
+// line ("\n" or "\r\n"), the end of an event.
+func isBlankLine(line []byte) bool {
+	return len(line) == 1 || (len(line) == 2 && line[0] == '\r')
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/gateway/providers/translate"
+	"github.com/modelgate/modelgate/internal/platform/sse"
 	"github.com/modelgate/modelgate/internal/request/apierr"
 )
 
@@ -65,7 +66,7 @@ func relayTranslatedBody(w http.ResponseWriter, r *http.Request, resp *http.Resp
 func relayTranslatedStream(w http.ResponseWriter, resp *http.Response, c *call) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	events := newEventReader(resp.Body)
-	defer events.release()
+	defer events.Release()
 	out := startEventStream(w, resp.StatusCode, events, c.info)
 	defer out.close()
 
@@ -83,13 +84,13 @@ func relayTranslatedStream(w http.ResponseWriter, resp *http.Response, c *call) 
 		}
 	}()
 	for {
-		raw, rerr := events.next()
+		raw, rerr := events.Next()
 		if rerr != nil {
 			endTranslatedStream(&out, conv, c, raw, rerr)
 			return
 		}
 		var b []byte
-		if ev, ok := translate.ParseEvent(raw); ok {
+		if ev, ok := sse.Parse(raw); ok {
 			var ferr error
 			if b, ferr = conv.Feed(ev); ferr != nil {
 				if skipped++; skipped == 1 {
@@ -127,7 +128,7 @@ func endTranslatedStream(out *eventWriter, conv translate.Stream, c *call, tail 
 		out.end(conv.Abort(code, msg))
 		return
 	}
-	if ev, ok := translate.ParseEvent(tail); ok {
+	if ev, ok := sse.Parse(tail); ok {
 		b, ferr := conv.Feed(ev)
 		if ferr != nil {
 			c.tr.logger().Warn("upstream stream was cut off in the middle of an event", zap.String("provider", c.provider.Name()),

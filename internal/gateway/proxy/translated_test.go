@@ -14,7 +14,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/modelgate/modelgate/internal/gateway/providers"
-	"github.com/modelgate/modelgate/internal/gateway/providers/translate"
+	"github.com/modelgate/modelgate/internal/platform/sse"
 )
 
 // Upstream streams of both provider shapes, cut into events: each ends
@@ -44,13 +44,13 @@ type ingressCase struct {
 	anthropic        bool     // the provider speaks Messages
 	// ending classifies the client's last event: "complete", "error" or
 	// "" (neither: the stream just stopped).
-	ending func(last translate.Event) string
+	ending func(last sse.Event) string
 }
 
 var translatedIngresses = []ingressCase{
 	{name: "messages", path: "/v1/messages", upstream: chatUpstream,
 		body: `{"model":"m1","max_tokens":16,"stream":true,"messages":[{"role":"user","content":"Say hello"}]}`,
-		ending: func(last translate.Event) string {
+		ending: func(last sse.Event) string {
 			switch {
 			case last.Name == "message_stop":
 				return "complete"
@@ -62,7 +62,7 @@ var translatedIngresses = []ingressCase{
 		}},
 	{name: "chat", path: "/v1/chat/completions", upstream: messagesUpstream, anthropic: true,
 		body: `{"model":"m1","stream":true,"messages":[{"role":"user","content":"Say hello"}]}`,
-		ending: func(last translate.Event) string {
+		ending: func(last sse.Event) string {
 			switch {
 			case string(last.Data) == "[DONE]":
 				return "complete"
@@ -79,7 +79,7 @@ var translatedIngresses = []ingressCase{
 		ending: responsesEnding},
 }
 
-func responsesEnding(last translate.Event) string {
+func responsesEnding(last sse.Event) string {
 	switch last.Name {
 	case "response.completed":
 		return "complete"
@@ -126,12 +126,12 @@ func serveTranslated(t *testing.T, c ingressCase, body func() io.Reader) (string
 // clientEvents checks that out is well-framed (every event ends with a
 // blank line, every data payload but [DONE] is JSON) and returns its
 // events.
-func clientEvents(t *testing.T, out string) []translate.Event {
+func clientEvents(t *testing.T, out string) []sse.Event {
 	t.Helper()
 	if !strings.HasSuffix(out, "\n\n") {
 		t.Fatalf("the stream does not end with a whole event:\n%s", out)
 	}
-	evs := translate.SplitEvents([]byte(out))
+	evs := sse.Split([]byte(out))
 	for _, ev := range evs {
 		if string(ev.Data) != "[DONE]" && !gjson.ValidBytes(ev.Data) {
 			t.Fatalf("event data is not JSON: %q", ev.Data)

@@ -15,8 +15,6 @@ var (
 	errUpstreamTimeout = errors.New("upstream read timed out")
 	// errResponseTooLarge: a non-streamed answer exceeds MaxResponseBytes.
 	errResponseTooLarge = errors.New("upstream answer exceeds the size cap")
-	// errEventTooLarge: one stream event exceeds MaxEventBytes.
-	errEventTooLarge = errors.New("upstream stream event exceeds the size cap")
 )
 
 // upstreamBody stands in for an upstream response body and reads it under
@@ -145,7 +143,7 @@ func (d *watchdog) release() {
 	watchdogs.Put(d)
 }
 
-// maxEventBytes is the stream event cap for eventReader.
+// maxEventBytes is the stream event cap for newEventReader.
 func (b *upstreamBody) maxEventBytes() int { return b.maxEvent }
 
 // bufferedAnswer is a non-streamed upstream answer already read whole,

@@ -10,25 +10,23 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+
+	"github.com/modelgate/modelgate/internal/platform/sse"
 )
 
-// Event is one checked event: Name is its event: line's value ("" when it
-// has none) and Data its data payload.
-type Event struct {
-	Name string
-	Data []byte
-}
-
 // Parse checks that out is a well-framed stream as the gateway writes them
-// and returns its events. Data point into out.
-func Parse(out []byte) ([]Event, error) {
+// and returns its events. Data point into out. It is stricter than
+// sse.Parse, on purpose: an event is an optional "event: NAME" line and
+// exactly one "data: " line, with LF line ends, and the name is taken as
+// it stands (sse.Parse would trim spaces around it).
+func Parse(out []byte) ([]sse.Event, error) {
 	if len(out) == 0 {
 		return nil, nil
 	}
 	if !bytes.HasSuffix(out, []byte("\n\n")) {
 		return nil, fmt.Errorf("the stream does not end with a blank line: %q", tail(out))
 	}
-	var evs []Event
+	var evs []sse.Event
 	for _, raw := range bytes.Split(out[:len(out)-2], []byte("\n\n")) {
 		ev, err := parseEvent(raw)
 		if err != nil {
@@ -40,8 +38,8 @@ func Parse(out []byte) ([]Event, error) {
 }
 
 // parseEvent checks one event without its blank line.
-func parseEvent(raw []byte) (Event, error) {
-	var ev Event
+func parseEvent(raw []byte) (sse.Event, error) {
+	var ev sse.Event
 	lines := bytes.Split(raw, []byte("\n"))
 	if name, ok := bytes.CutPrefix(lines[0], []byte("event: ")); ok {
 		if len(name) == 0 || bytes.ContainsAny(name, "\r") {
@@ -88,7 +86,7 @@ const (
 
 // Ending reports how a stream of shape s with events evs ended:
 // "complete", "error", or "" when it just stopped.
-func Ending(s Shape, evs []Event) string {
+func Ending(s Shape, evs []sse.Event) string {
 	if len(evs) == 0 {
 		return ""
 	}

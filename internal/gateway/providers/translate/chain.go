@@ -1,6 +1,9 @@
 package translate
 
-import "github.com/modelgate/modelgate/internal/domain/catalog"
+import (
+	"github.com/modelgate/modelgate/internal/domain/catalog"
+	"github.com/modelgate/modelgate/internal/platform/sse"
+)
 
 // Chain returns a Stream that runs two converters in a row: each event
 // first produces is fed to second as a value, taken from first's
@@ -19,7 +22,7 @@ type chain struct {
 }
 
 // Feed implements Stream.
-func (c *chain) Feed(ev Event) ([]byte, error) {
+func (c *chain) Feed(ev sse.Event) ([]byte, error) {
 	_, err := c.first.Feed(ev)
 	out, err2 := c.pipe()
 	if err == nil {
@@ -55,7 +58,7 @@ func (c *chain) Usage() (catalog.Usage, bool) {
 func (c *chain) pipe() ([]byte, error) {
 	c.out = c.out[:0]
 	var err error
-	c.first.Output().Events(func(ev Event) bool {
+	c.first.Output().Events(func(ev sse.Event) bool {
 		var b []byte
 		b, err = c.second.Feed(ev)
 		c.out = append(c.out, b...)

@@ -1,7 +1,7 @@
 // Package translate holds what the gateway's API-shape translators share:
 // Writer, the compact JSON writer every translator writes with;
 // EventWriter, the one server-sent-event framing of every stream
-// converter; Event and ParseEvent for reading upstream events; Path and
+// converter (events are read and framed with package sse); Path and
 // Error, the JSON path and the refusal a translator reports for a request
 // field the target cannot take; the Stream interface and Chain, which runs
 // two converters in a row without reading events back from text; the

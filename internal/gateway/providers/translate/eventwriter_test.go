@@ -1,6 +1,10 @@
 package translate
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/modelgate/modelgate/internal/platform/sse"
+)
 
 func TestEventWriterFraming(t *testing.T) {
 	var e EventWriter
@@ -29,12 +33,12 @@ func TestEventWriterKeepsEvents(t *testing.T) {
 	e.EndObj()
 	e.End()
 	e.Done()
-	var got []Event
-	e.Events(func(ev Event) bool {
-		got = append(got, Event{Name: ev.Name, Data: append([]byte(nil), ev.Data...)})
+	var got []sse.Event
+	e.Events(func(ev sse.Event) bool {
+		got = append(got, sse.Event{Name: ev.Name, Data: append([]byte(nil), ev.Data...)})
 		return true
 	})
-	want := SplitEvents(e.Buf)
+	want := sse.Split(e.Buf)
 	if len(got) != 2 || len(want) != 2 {
 		t.Fatalf("got %d events, text has %d", len(got), len(want))
 	}
@@ -44,18 +48,5 @@ func TestEventWriterKeepsEvents(t *testing.T) {
 		}
 	}
 	e.Reset()
-	e.Events(func(Event) bool { t.Fatal("events survive Reset"); return false })
-}
-
-func TestParseEvent(t *testing.T) {
-	ev, ok := ParseEvent([]byte("event: ping\r\ndata: {\"a\":1}\r\ndata:two\n\n"))
-	if !ok || ev.Name != "ping" || string(ev.Data) != "{\"a\":1}\ntwo" {
-		t.Fatalf("%v %q %q", ok, ev.Name, ev.Data)
-	}
-	if _, ok := ParseEvent([]byte(": comment\n\n")); ok {
-		t.Fatal("a comment has no data")
-	}
-	if evs := SplitEvents([]byte("data: 1\n\n: c\n\nevent: e\ndata: 2\n\n")); len(evs) != 2 || evs[1].Name != "e" {
-		t.Fatalf("%+v", evs)
-	}
+	e.Events(func(sse.Event) bool { t.Fatal("events survive Reset"); return false })
 }

@@ -1,6 +1,9 @@
 package translate
 
-import "github.com/modelgate/modelgate/internal/domain/catalog"
+import (
+	"github.com/modelgate/modelgate/internal/domain/catalog"
+	"github.com/modelgate/modelgate/internal/platform/sse"
+)
 
 // Stream converts an upstream event stream into another shape, one event
 // at a time. Feed takes each upstream event in order and returns the
@@ -17,7 +20,7 @@ import "github.com/modelgate/modelgate/internal/domain/catalog"
 // call. Usage reports the token usage seen so far and whether the
 // upstream reported any. A Stream is not safe for concurrent use.
 type Stream interface {
-	Feed(ev Event) ([]byte, error)
+	Feed(ev sse.Event) ([]byte, error)
 	Finish() []byte
 	Abort(code, message string) []byte
 	Usage() (catalog.Usage, bool)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/modelgate/modelgate/internal/gateway/providers/translate"
+	"github.com/modelgate/modelgate/internal/platform/sse"
 	"github.com/modelgate/modelgate/internal/testkit/fixtures"
 )
 
@@ -99,12 +100,12 @@ func BenchmarkChatToMessagesResponse(b *testing.B) {
 // stream: one text_delta event in, one chunk out.
 func BenchmarkMessagesToChatStreamEvent(b *testing.B) {
 	s := NewMessagesToChatStream("alias", true)
-	for _, ev := range translate.SplitEvents(fixtures.Must(b, "anthropic", "messages_stream.txt"))[:2] {
+	for _, ev := range sse.Split(fixtures.Must(b, "anthropic", "messages_stream.txt"))[:2] {
 		if _, err := s.Feed(ev); err != nil {
 			b.Fatal(err)
 		}
 	}
-	ev := translate.Event{Name: "content_block_delta", Data: []byte(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hello World, this is a token"}}`)}
+	ev := sse.Event{Name: "content_block_delta", Data: []byte(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hello World, this is a token"}}`)}
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := s.Feed(ev); err != nil {
@@ -138,7 +139,7 @@ func BenchmarkMessagesToChatStreamToolEvent(b *testing.B) {
 // content_block_delta out.
 func BenchmarkChatToMessagesStreamEvent(b *testing.B) {
 	s := NewChatToMessagesStream("alias", nil)
-	events := translate.SplitEvents(fixtures.Must(b, "openai", "chat_completion_stream.txt"))
+	events := sse.Split(fixtures.Must(b, "openai", "chat_completion_stream.txt"))
 	for _, ev := range events[:2] {
 		if _, err := s.Feed(ev); err != nil {
 			b.Fatal(err)
@@ -156,7 +157,7 @@ func BenchmarkChatToMessagesStreamEvent(b *testing.B) {
 // BenchmarkMessagesToChatStreamWhole converts the recorded stream end to
 // end with a fresh converter, reporting the cost per event.
 func BenchmarkMessagesToChatStreamWhole(b *testing.B) {
-	events := translate.SplitEvents(fixtures.Must(b, "anthropic", "messages_stream.txt"))
+	events := sse.Split(fixtures.Must(b, "anthropic", "messages_stream.txt"))
 	b.ReportAllocs()
 	for b.Loop() {
 		s := NewMessagesToChatStream("alias", true)
@@ -188,7 +189,7 @@ func BenchmarkEstimateMessagesInputTokens(b *testing.B) {
 // the typical agent turn, whose input tokens message_start estimates (the
 // difference is the estimate's cost per stream).
 func BenchmarkChatToMessagesStreamWhole(b *testing.B) {
-	events := translate.SplitEvents(fixtures.Must(b, "openai", "chat_completion_stream.txt"))
+	events := sse.Split(fixtures.Must(b, "openai", "chat_completion_stream.txt"))
 	msgs, err := ChatToMessagesRequest(anthBenchChat, 4096)
 	if err != nil {
 		b.Fatal(err)

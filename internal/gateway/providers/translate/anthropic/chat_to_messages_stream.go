@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/gateway/providers/translate"
+	"github.com/modelgate/modelgate/internal/platform/sse"
 )
 
 // ChatToMessagesStream converts an OpenAI chat completion chunk stream into
@@ -76,7 +77,7 @@ var doneData = []byte("[DONE]")
 // send, possibly none. The returned slice is reused by the next call to
 // Feed, Finish or Abort. An error means the chunk was not valid JSON:
 // nothing is sent for it and the stream can go on.
-func (s *ChatToMessagesStream) Feed(ev translate.Event) ([]byte, error) {
+func (s *ChatToMessagesStream) Feed(ev sse.Event) ([]byte, error) {
 	s.out.Reset()
 	if s.done {
 		return nil, nil

@@ -8,6 +8,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/modelgate/modelgate/internal/gateway/providers/translate"
+	"github.com/modelgate/modelgate/internal/platform/sse"
 	"github.com/modelgate/modelgate/internal/testkit/fixtures"
 	"github.com/modelgate/modelgate/internal/testkit/ssecheck"
 )
@@ -120,7 +121,7 @@ func FuzzStreams(f *testing.F) {
 	addStreamSeeds(f)
 	req, _ := ChatToMessagesRequest(anthBenchChat, 4096)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		events := translate.SplitEvents(b)
+		events := sse.Split(b)
 		abort := len(b)%2 == 1
 		run := func(s translate.Stream) []byte {
 			var out []byte

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/modelgate/modelgate/internal/gateway/providers/translate"
+	"github.com/modelgate/modelgate/internal/platform/sse"
 	"github.com/modelgate/modelgate/internal/testkit/fixtures"
 )
 
@@ -302,7 +303,7 @@ func anthReadMessagesStream(t testing.TB, out []byte) (anthMessage, string) {
 	var partial []string
 	open, next := -1, 0
 	state := "start" // start, body, delta, stop
-	for _, ev := range translate.SplitEvents(out) {
+	for _, ev := range sse.Split(out) {
 		var e anthStreamEvent
 		anthStrictDecode(t, ev.Data, &e)
 		if e.Type != ev.Name {
@@ -404,7 +405,7 @@ func anthReadMessagesStream(t testing.TB, out []byte) (anthMessage, string) {
 
 // anthRunStream feeds events to a converter and returns all its output,
 // Finish included.
-func anthRunStream(t testing.TB, feed func(translate.Event) ([]byte, error), finish func() []byte, events []translate.Event) []byte {
+func anthRunStream(t testing.TB, feed func(sse.Event) ([]byte, error), finish func() []byte, events []sse.Event) []byte {
 	t.Helper()
 	var out []byte
 	for _, ev := range events {

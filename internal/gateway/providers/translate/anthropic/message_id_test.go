@@ -7,6 +7,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/modelgate/modelgate/internal/gateway/providers/translate"
+	"github.com/modelgate/modelgate/internal/platform/sse"
 )
 
 func TestWriteMessageID(t *testing.T) {
@@ -42,7 +43,7 @@ func TestTranslatedMessagesCarryMessageIDs(t *testing.T) {
 		t.Fatalf("response id %q, want msg_7", id)
 	}
 	s := NewChatToMessagesStream("", nil)
-	msg, _ := anthReadMessagesStream(t, anthRunStream(t, s.Feed, s.Finish, []translate.Event{
+	msg, _ := anthReadMessagesStream(t, anthRunStream(t, s.Feed, s.Finish, []sse.Event{
 		anthChunk(`"delta":{"content":"hi"},"finish_reason":"stop"`, ""), {Data: []byte("[DONE]")}}))
 	if msg.ID != "msg_9" {
 		t.Fatalf("stream id %q, want msg_9", msg.ID)

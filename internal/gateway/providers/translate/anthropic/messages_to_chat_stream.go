@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/gateway/providers/translate"
+	"github.com/modelgate/modelgate/internal/platform/sse"
 	"github.com/modelgate/modelgate/internal/request/apierr"
 )
 
@@ -80,7 +81,7 @@ func (s *MessagesToChatStream) Output() *translate.EventWriter { return &s.out }
 // none. The returned slice is reused by the next call to Feed, Finish or
 // Abort. An error means the event was not valid JSON: nothing is sent for
 // it and the stream can go on.
-func (s *MessagesToChatStream) Feed(ev translate.Event) ([]byte, error) {
+func (s *MessagesToChatStream) Feed(ev sse.Event) ([]byte, error) {
 	s.out.Reset()
 	if s.done || len(ev.Data) == 0 {
 		return nil, nil

@@ -7,11 +7,12 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/modelgate/modelgate/internal/gateway/providers/translate"
+	"github.com/modelgate/modelgate/internal/platform/sse"
 )
 
 // feedAll feeds events to s, skipping (as the gateway does) the ones it
 // cannot read, and returns what it wrote.
-func feedAll(s translate.Stream, events []translate.Event) []byte {
+func feedAll(s translate.Stream, events []sse.Event) []byte {
 	var out []byte
 	for _, ev := range events {
 		b, _ := s.Feed(ev)
@@ -23,7 +24,7 @@ func feedAll(s translate.Stream, events []translate.Event) []byte {
 func TestChatToMessagesStreamSkipsUnreadableEvents(t *testing.T) {
 	s := NewChatToMessagesStream("", nil)
 	var out []byte
-	for i, ev := range []translate.Event{
+	for i, ev := range []sse.Event{
 		anthChunk(`"delta":{"content":"Hel"},"finish_reason":null`, ""),
 		{Data: []byte("keep-alive")},
 		{Data: []byte(`{"choices":[`)},
@@ -44,7 +45,7 @@ func TestChatToMessagesStreamSkipsUnreadableEvents(t *testing.T) {
 
 func TestChatToMessagesStreamAbort(t *testing.T) {
 	s := NewChatToMessagesStream("", nil)
-	out := feedAll(s, []translate.Event{anthChunk(`"delta":{"content":"Hi"},"finish_reason":"stop"`, "")})
+	out := feedAll(s, []sse.Event{anthChunk(`"delta":{"content":"Hi"},"finish_reason":"stop"`, "")})
 	out = append(out, s.Abort("upstream_read_failed", "reading the upstream stream failed")...)
 	msg, errMsg := anthReadMessagesStream(t, out)
 	if errMsg != "reading the upstream stream failed" || msg.Content[0].Text != "Hi" {
@@ -61,7 +62,7 @@ func TestChatToMessagesStreamAbort(t *testing.T) {
 	}
 
 	done := NewChatToMessagesStream("", nil)
-	feedAll(done, []translate.Event{anthChunk(`"delta":{"content":"Hi"},"finish_reason":"stop"`, ""), {Data: []byte("[DONE]")}})
+	feedAll(done, []sse.Event{anthChunk(`"delta":{"content":"Hi"},"finish_reason":"stop"`, ""), {Data: []byte("[DONE]")}})
 	if b := done.Abort("upstream_read_failed", "m"); b != nil {
 		t.Fatalf("Abort after a complete stream wrote %s", b)
 	}
@@ -81,7 +82,7 @@ func TestChatToMessagesStreamEstimatesInputTokens(t *testing.T) {
 
 	t.Run("upstream usage replaces the estimate", func(t *testing.T) {
 		s := NewChatToMessagesStream("", req)
-		out := feedAll(s, []translate.Event{first,
+		out := feedAll(s, []sse.Event{first,
 			anthChunk("", `"usage":{"prompt_tokens":50,"completion_tokens":2,"total_tokens":52,"prompt_tokens_details":{"cached_tokens":30}}`),
 			{Data: []byte("[DONE]")}})
 		start, delta := usageOf(t, out, "message_start", "message.usage"), usageOf(t, out, "message_delta", "usage")
@@ -97,7 +98,7 @@ func TestChatToMessagesStreamEstimatesInputTokens(t *testing.T) {
 	})
 	t.Run("no upstream usage keeps the estimate", func(t *testing.T) {
 		s := NewChatToMessagesStream("", req)
-		out := feedAll(s, []translate.Event{first, {Data: []byte("[DONE]")}})
+		out := feedAll(s, []sse.Event{first, {Data: []byte("[DONE]")}})
 		delta := usageOf(t, out, "message_delta", "usage")
 		if delta.Get("input_tokens").Int() != est || delta.Get("output_tokens").Int() != 0 {
 			t.Fatalf("message_delta usage %s, want the estimate %d", delta.Raw, est)
@@ -108,7 +109,7 @@ func TestChatToMessagesStreamEstimatesInputTokens(t *testing.T) {
 	})
 	t.Run("usage in the first chunk is used as is", func(t *testing.T) {
 		s := NewChatToMessagesStream("", req)
-		out := feedAll(s, []translate.Event{anthChunk(`"delta":{"content":"P"}`, `"usage":{"prompt_tokens":7,"completion_tokens":1,"total_tokens":8}`)})
+		out := feedAll(s, []sse.Event{anthChunk(`"delta":{"content":"P"}`, `"usage":{"prompt_tokens":7,"completion_tokens":1,"total_tokens":8}`)})
 		if start := usageOf(t, out, "message_start", "message.usage"); start.Get("input_tokens").Int() != 7 {
 			t.Fatalf("message_start usage %s", start.Raw)
 		}
@@ -118,7 +119,7 @@ func TestChatToMessagesStreamEstimatesInputTokens(t *testing.T) {
 // usageOf returns the member at path of the event named name in out.
 func usageOf(t *testing.T, out []byte, name, path string) gjson.Result {
 	t.Helper()
-	for _, ev := range translate.SplitEvents(out) {
+	for _, ev := range sse.Split(out) {
 		if ev.Name == name {
 			return gjson.GetBytes(ev.Data, path)
 		}
@@ -130,7 +131,7 @@ func usageOf(t *testing.T, out []byte, name, path string) gjson.Result {
 func TestMessagesToChatStreamSkipsUnreadableEventsAndAborts(t *testing.T) {
 	s := NewMessagesToChatStream("m", false)
 	var out []byte
-	for i, ev := range []translate.Event{
+	for i, ev := range []sse.Event{
 		{Name: "message_start", Data: []byte(`{"type":"message_start","message":{"id":"msg_1","model":"c","usage":{"input_tokens":3,"output_tokens":1}}}`)},
 		{Data: []byte("keep-alive")},
 		{Name: "content_block_start", Data: []byte(`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`)},
@@ -147,7 +148,7 @@ func TestMessagesToChatStreamSkipsUnreadableEventsAndAborts(t *testing.T) {
 	if cs.Done || cs.Error != "the upstream stream was cut off in the middle of an event" {
 		t.Fatalf("%+v\n%s", cs, out)
 	}
-	last := translate.SplitEvents(out)
+	last := sse.Split(out)
 	errv := gjson.GetBytes(last[len(last)-1].Data, "error")
 	if errv.Get("code").Str != "stream_truncated" || errv.Get("type").Str != "provider_error" {
 		t.Fatalf("error chunk %s", errv.Raw)

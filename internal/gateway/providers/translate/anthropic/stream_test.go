@@ -9,18 +9,18 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/modelgate/modelgate/internal/domain/catalog"
-	"github.com/modelgate/modelgate/internal/gateway/providers/translate"
+	"github.com/modelgate/modelgate/internal/platform/sse"
 	"github.com/modelgate/modelgate/internal/testkit/fixtures"
 )
 
 // anthEv builds an Anthropic event whose name is its data's type.
-func anthEv(data string) translate.Event {
-	return translate.Event{Name: gjson.Get(data, "type").Str, Data: []byte(data)}
+func anthEv(data string) sse.Event {
+	return sse.Event{Name: gjson.Get(data, "type").Str, Data: []byte(data)}
 }
 
 func TestMessagesToChatStreamFixture(t *testing.T) {
 	raw := fixtures.Must(t, "anthropic", "messages_stream.txt")
-	events := translate.SplitEvents(raw)
+	events := sse.Split(raw)
 	// What the fixture says, read independently.
 	var text strings.Builder
 	var in, out, cr, cw int64
@@ -70,7 +70,7 @@ func TestMessagesToChatStreamFixture(t *testing.T) {
 }
 
 func TestMessagesToChatStreamContent(t *testing.T) {
-	events := []translate.Event{
+	events := []sse.Event{
 		anthEv(`{"type":"message_start","message":{"id":"msg_7","type":"message","role":"assistant","model":"claude-x","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":5,"cache_creation_input_tokens":20,"cache_read_input_tokens":100,"output_tokens":1}}}`),
 		anthEv(`{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}}`),
 		anthEv(`{"type":"ping"}`),
@@ -121,7 +121,7 @@ func TestMessagesToChatStreamContent(t *testing.T) {
 }
 
 func TestMessagesToChatStreamJSONTool(t *testing.T) {
-	events := []translate.Event{
+	events := []sse.Event{
 		anthEv(`{"type":"message_start","message":{"id":"msg_j","model":"claude-x","usage":{"input_tokens":5,"output_tokens":1}}}`),
 		anthEv(`{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_j","name":"modelgate_json_response","input":{}}}`),
 		anthEv(`{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"a\":"}}`),
@@ -139,14 +139,14 @@ func TestMessagesToChatStreamJSONTool(t *testing.T) {
 
 func TestMessagesToChatStreamEnds(t *testing.T) {
 	start := anthEv(`{"type":"message_start","message":{"id":"msg_e","model":"m","usage":{"input_tokens":5,"output_tokens":1}}}`)
-	text := []translate.Event{
+	text := []sse.Event{
 		anthEv(`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`),
 		anthEv(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"par"}}`),
 	}
 	t.Run("error event", func(t *testing.T) {
 		s := NewMessagesToChatStream("", true)
-		events := append([]translate.Event{start}, text...)
-		events = append(events, translate.Event{Name: "error", Data: []byte(`{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`)},
+		events := append([]sse.Event{start}, text...)
+		events = append(events, sse.Event{Name: "error", Data: []byte(`{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`)},
 			anthEv(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"ignored"}}`))
 		out := anthRunStream(t, s.Feed, s.Finish, events)
 		res := anthReadChatStream(t, out)
@@ -159,14 +159,14 @@ func TestMessagesToChatStreamEnds(t *testing.T) {
 	})
 	t.Run("broken off", func(t *testing.T) {
 		s := NewMessagesToChatStream("", false)
-		res := anthReadChatStream(t, anthRunStream(t, s.Feed, s.Finish, append([]translate.Event{start}, text...)))
+		res := anthReadChatStream(t, anthRunStream(t, s.Feed, s.Finish, append([]sse.Event{start}, text...)))
 		if res.Error == "" || res.Done {
 			t.Fatalf("%+v", res)
 		}
 	})
 	t.Run("no message_stop", func(t *testing.T) {
 		s := NewMessagesToChatStream("", true)
-		events := append(append([]translate.Event{start}, text...),
+		events := append(append([]sse.Event{start}, text...),
 			anthEv(`{"type":"content_block_stop","index":0}`),
 			anthEv(`{"type":"message_delta","delta":{"stop_reason":"max_tokens"},"usage":{"output_tokens":3}}`))
 		res := anthReadChatStream(t, anthRunStream(t, s.Feed, s.Finish, events))
@@ -176,16 +176,16 @@ func TestMessagesToChatStreamEnds(t *testing.T) {
 	})
 	t.Run("events without names, bad JSON", func(t *testing.T) {
 		s := NewMessagesToChatStream("", false)
-		if _, err := s.Feed(translate.Event{Data: []byte(`{"type":"message_start","message":{"id":"m1","model":"x","usage":{}}}`)}); err != nil {
+		if _, err := s.Feed(sse.Event{Data: []byte(`{"type":"message_start","message":{"id":"m1","model":"x","usage":{}}}`)}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Feed(translate.Event{Name: "content_block_delta", Data: []byte(`{nope`)}); err == nil {
+		if _, err := s.Feed(sse.Event{Name: "content_block_delta", Data: []byte(`{nope`)}); err == nil {
 			t.Fatal("want error for bad JSON")
 		}
-		if out, err := s.Feed(translate.Event{}); out != nil || err != nil {
+		if out, err := s.Feed(sse.Event{}); out != nil || err != nil {
 			t.Fatalf("empty event: %q %v", out, err)
 		}
-		out, _ := s.Feed(translate.Event{Data: []byte(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}}`)})
+		out, _ := s.Feed(sse.Event{Data: []byte(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}}`)})
 		if !bytes.Contains(out, []byte(`"content":"x"`)) {
 			t.Fatalf("%s", out)
 		}
@@ -195,7 +195,7 @@ func TestMessagesToChatStreamEnds(t *testing.T) {
 func TestChatToMessagesStreamFixtures(t *testing.T) {
 	for _, family := range []string{"openai", "groq", "gemini"} {
 		t.Run(family, func(t *testing.T) {
-			events := translate.SplitEvents(fixtures.Must(t, family, "chat_completion_stream.txt"))
+			events := sse.Split(fixtures.Must(t, family, "chat_completion_stream.txt"))
 			var text strings.Builder
 			var usage gjson.Result
 			for _, ev := range events {
@@ -228,7 +228,7 @@ func TestChatToMessagesStreamFixtures(t *testing.T) {
 
 // anthChunk builds a chat chunk event around a choice (or, with choice "",
 // an empty choices array) and extra top-level members.
-func anthChunk(choice, extra string) translate.Event {
+func anthChunk(choice, extra string) sse.Event {
 	choices := `[]`
 	if choice != "" {
 		choices = `[{"index":0,` + choice + `}]`
@@ -236,11 +236,11 @@ func anthChunk(choice, extra string) translate.Event {
 	if extra != "" {
 		extra = "," + extra
 	}
-	return translate.Event{Data: []byte(`{"id":"chatcmpl-9","object":"chat.completion.chunk","created":1,"model":"gpt-x","choices":` + choices + extra + `}`)}
+	return sse.Event{Data: []byte(`{"id":"chatcmpl-9","object":"chat.completion.chunk","created":1,"model":"gpt-x","choices":` + choices + extra + `}`)}
 }
 
 func TestChatToMessagesStreamContent(t *testing.T) {
-	events := []translate.Event{
+	events := []sse.Event{
 		anthChunk(`"delta":{"role":"assistant","content":""},"finish_reason":null`, ""),
 		anthChunk(`"delta":{"reasoning_content":"Hmm"},"finish_reason":null`, ""),
 		anthChunk(`"delta":{"reasoning_content":"…"},"finish_reason":null`, ""),
@@ -280,7 +280,7 @@ func TestChatToMessagesStreamContent(t *testing.T) {
 func TestChatToMessagesStreamWholeToolCalls(t *testing.T) {
 	// Gemini-style: complete parallel tool calls in one chunk, finish in
 	// the same chunk, no usage, no [DONE].
-	events := []translate.Event{
+	events := []sse.Event{
 		anthChunk(`"delta":{"role":"assistant","tool_calls":[
 			{"index":0,"id":"function-call-1","type":"function","function":{"name":"a","arguments":"{\"x\":1}"}},
 			{"index":1,"id":"function-call-2","type":"function","function":{"name":"b","arguments":"{\"y\":2}"}}]},"finish_reason":"tool_calls"`, ""),
@@ -299,7 +299,7 @@ func TestChatToMessagesStreamEnds(t *testing.T) {
 	first := anthChunk(`"delta":{"role":"assistant","content":"Hi"},"finish_reason":null`, "")
 	t.Run("error chunk", func(t *testing.T) {
 		s := NewChatToMessagesStream("", nil)
-		out := anthRunStream(t, s.Feed, s.Finish, []translate.Event{first,
+		out := anthRunStream(t, s.Feed, s.Finish, []sse.Event{first,
 			{Data: []byte(`{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}`)},
 			{Data: []byte("[DONE]")}})
 		_, errMsg := anthReadMessagesStream(t, out)
@@ -312,14 +312,14 @@ func TestChatToMessagesStreamEnds(t *testing.T) {
 	})
 	t.Run("broken off", func(t *testing.T) {
 		s := NewChatToMessagesStream("", nil)
-		_, errMsg := anthReadMessagesStream(t, anthRunStream(t, s.Feed, s.Finish, []translate.Event{first}))
+		_, errMsg := anthReadMessagesStream(t, anthRunStream(t, s.Feed, s.Finish, []sse.Event{first}))
 		if errMsg == "" {
 			t.Fatal("want error event")
 		}
 	})
 	t.Run("finished without DONE", func(t *testing.T) {
 		s := NewChatToMessagesStream("", nil)
-		msg, errMsg := anthReadMessagesStream(t, anthRunStream(t, s.Feed, s.Finish, []translate.Event{first,
+		msg, errMsg := anthReadMessagesStream(t, anthRunStream(t, s.Feed, s.Finish, []sse.Event{first,
 			anthChunk(`"delta":{},"finish_reason":"length"`, `"usage":{"prompt_tokens":4,"completion_tokens":1,"total_tokens":5}`)}))
 		if errMsg != "" || *msg.StopReason != "max_tokens" || msg.Usage.InputTokens != 4 || msg.Content[0].Text != "Hi" {
 			t.Fatalf("%+v %q", msg, errMsg)
@@ -327,14 +327,14 @@ func TestChatToMessagesStreamEnds(t *testing.T) {
 	})
 	t.Run("empty stream", func(t *testing.T) {
 		s := NewChatToMessagesStream("m", nil)
-		msg, errMsg := anthReadMessagesStream(t, anthRunStream(t, s.Feed, s.Finish, []translate.Event{{Data: []byte("[DONE]")}}))
+		msg, errMsg := anthReadMessagesStream(t, anthRunStream(t, s.Feed, s.Finish, []sse.Event{{Data: []byte("[DONE]")}}))
 		if errMsg != "" || len(msg.Content) != 0 || *msg.StopReason != "end_turn" {
 			t.Fatalf("%+v %q", msg, errMsg)
 		}
 	})
 	t.Run("refusal", func(t *testing.T) {
 		s := NewChatToMessagesStream("", nil)
-		msg, _ := anthReadMessagesStream(t, anthRunStream(t, s.Feed, s.Finish, []translate.Event{
+		msg, _ := anthReadMessagesStream(t, anthRunStream(t, s.Feed, s.Finish, []sse.Event{
 			anthChunk(`"delta":{"role":"assistant","refusal":"No."},"finish_reason":null`, ""),
 			anthChunk(`"delta":{},"finish_reason":"stop"`, ""), {Data: []byte("[DONE]")}}))
 		if *msg.StopReason != "refusal" || msg.Content[0].Text != "No." {
@@ -343,10 +343,10 @@ func TestChatToMessagesStreamEnds(t *testing.T) {
 	})
 	t.Run("bad chunk", func(t *testing.T) {
 		s := NewChatToMessagesStream("", nil)
-		if _, err := s.Feed(translate.Event{Data: []byte("{")}); err == nil {
+		if _, err := s.Feed(sse.Event{Data: []byte("{")}); err == nil {
 			t.Fatal("want error")
 		}
-		if out, err := s.Feed(translate.Event{Data: []byte(" ")}); out != nil || err != nil {
+		if out, err := s.Feed(sse.Event{Data: []byte(" ")}); out != nil || err != nil {
 			t.Fatalf("keep-alive: %q %v", out, err)
 		}
 	})
@@ -362,7 +362,7 @@ func TestStreamsMatchResponses(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := NewChatToMessagesStream("", nil)
-	streamed, _ := anthReadMessagesStream(t, anthRunStream(t, s.Feed, s.Finish, []translate.Event{
+	streamed, _ := anthReadMessagesStream(t, anthRunStream(t, s.Feed, s.Finish, []sse.Event{
 		{Data: []byte(`{"id":"c1","model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"Hello"}}]}`)},
 		{Data: []byte(`{"id":"c1","model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"t1","type":"function","function":{"name":"f","arguments":"{\"a\":1}"}}]}}]}`)},
 		{Data: []byte(`{"id":"c1","model":"m","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":3,"completion_tokens":4,"total_tokens":7}}`)},

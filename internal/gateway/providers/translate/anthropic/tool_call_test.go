@@ -6,6 +6,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/modelgate/modelgate/internal/gateway/providers/translate"
+	"github.com/modelgate/modelgate/internal/platform/sse"
 )
 
 // toolUseBlock is one Anthropic tool_use block whose input has spacing,
@@ -39,14 +40,14 @@ func TestToolUseArgumentsSameBothDirections(t *testing.T) {
 		`{"type":"content_block_start","index":0,"content_block":` + toolUseBlock + `}`,
 		`{"type":"content_block_stop","index":0}`,
 	} {
-		out, err := s.Feed(translate.Event{Data: []byte(ev)})
+		out, err := s.Feed(sse.Event{Data: []byte(ev)})
 		if err != nil {
 			t.Fatal(err)
 		}
 		streamed = append(streamed, out...)
 	}
 	var fromStream gjson.Result
-	for _, ev := range translate.SplitEvents(streamed) {
+	for _, ev := range sse.Split(streamed) {
 		if tc := gjson.GetBytes(ev.Data, "choices.0.delta.tool_calls.0"); tc.Exists() {
 			fromStream = tc
 		}

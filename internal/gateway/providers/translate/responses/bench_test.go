@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/modelgate/modelgate/internal/gateway/providers/translate"
+	"github.com/modelgate/modelgate/internal/platform/sse"
 	"github.com/modelgate/modelgate/internal/testkit/fixtures"
 )
 
@@ -49,7 +50,7 @@ func BenchmarkChatToResponsesResponse(b *testing.B) {
 // BenchmarkResponsesStreamDelta is the steady-state cost of one upstream
 // text chunk: one response.output_text.delta out.
 func BenchmarkResponsesStreamDelta(b *testing.B) {
-	chunk := translate.Event{Data: []byte(`{"id":"chatcmpl-D0q8CZXN1uEzngZGkU7FuV92lnXWq","object":"chat.completion.chunk","created":1769092764,"model":"gpt-4o-mini-2024-07-18","service_tier":"default","system_fingerprint":"fp_29330a9688","choices":[{"index":0,"delta":{"content":" word"},"logprobs":null,"finish_reason":null}],"obfuscation":"ZGF"}`)}
+	chunk := sse.Event{Data: []byte(`{"id":"chatcmpl-D0q8CZXN1uEzngZGkU7FuV92lnXWq","object":"chat.completion.chunk","created":1769092764,"model":"gpt-4o-mini-2024-07-18","service_tier":"default","system_fingerprint":"fp_29330a9688","choices":[{"index":0,"delta":{"content":" word"},"logprobs":null,"finish_reason":null}],"obfuscation":"ZGF"}`)}
 	b.ReportAllocs()
 	b.SetBytes(int64(len(chunk.Data)))
 	var s *ChatToResponsesStream
@@ -75,7 +76,7 @@ func BenchmarkResponsesStreamWhole(b *testing.B) {
 	}
 	sb.WriteString(`data: {"id":"chatcmpl-c","object":"chat.completion.chunk","created":1769092764,"model":"gpt-4o-mini","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\n")
 	sb.WriteString(`data: {"id":"chatcmpl-c","choices":[],"usage":{"prompt_tokens":9,"completion_tokens":50,"total_tokens":59}}` + "\n\ndata: [DONE]\n\n")
-	events := translate.SplitEvents([]byte(sb.String()))
+	events := sse.Split([]byte(sb.String()))
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		s := NewChatToResponsesStream(benchRequest)

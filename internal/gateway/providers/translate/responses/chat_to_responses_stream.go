@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/gateway/providers/translate"
+	"github.com/modelgate/modelgate/internal/platform/sse"
 )
 
 // ChatToResponsesStream translates a streamed Chat Completions answer into
@@ -68,7 +69,7 @@ func (s *ChatToResponsesStream) Output() *translate.EventWriter { return &s.out 
 // over and further events are ignored. A chunk that is not valid JSON
 // (a "data: keep-alive" line) is an error: nothing is sent for it and the
 // stream goes on.
-func (s *ChatToResponsesStream) Feed(ev translate.Event) ([]byte, error) {
+func (s *ChatToResponsesStream) Feed(ev sse.Event) ([]byte, error) {
 	s.out.Reset()
 	if s.done {
 		return nil, nil

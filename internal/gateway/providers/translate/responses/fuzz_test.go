@@ -8,6 +8,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/modelgate/modelgate/internal/gateway/providers/translate"
+	"github.com/modelgate/modelgate/internal/platform/sse"
 	"github.com/modelgate/modelgate/internal/testkit/fixtures"
 	"github.com/modelgate/modelgate/internal/testkit/ssecheck"
 )
@@ -82,7 +83,7 @@ func FuzzStreams(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		events := translate.SplitEvents(b)
+		events := sse.Split(b)
 		abort := len(b)%2 == 1
 		for _, s := range []translate.Stream{NewChatToResponsesStream(benchRequest), NewMessagesToResponsesStream("alias", benchRequest)} {
 			var out []byte

@@ -6,12 +6,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/modelgate/modelgate/internal/gateway/providers/translate"
+	"github.com/modelgate/modelgate/internal/platform/sse"
 )
 
 // runStream feeds every upstream event to a new stream for req, then
 // calls Finish, and returns the Responses events produced.
-func runStream(t testing.TB, req []byte, upstream []translate.Event) ([]translate.Event, *ChatToResponsesStream) {
+func runStream(t testing.TB, req []byte, upstream []sse.Event) ([]sse.Event, *ChatToResponsesStream) {
 	t.Helper()
 	s := NewChatToResponsesStream(req)
 	var all []byte
@@ -20,17 +20,17 @@ func runStream(t testing.TB, req []byte, upstream []translate.Event) ([]translat
 		all = append(all, out...)
 	}
 	all = append(all, s.Finish()...)
-	return translate.SplitEvents(all), s
+	return sse.Split(all), s
 }
 
 // chatChunks builds an upstream stream from chunk JSON strings, with the
 // closing [DONE].
-func chatChunks(chunks ...string) []translate.Event {
-	out := make([]translate.Event, 0, len(chunks)+1)
+func chatChunks(chunks ...string) []sse.Event {
+	out := make([]sse.Event, 0, len(chunks)+1)
 	for _, c := range chunks {
-		out = append(out, translate.Event{Data: []byte(c)})
+		out = append(out, sse.Event{Data: []byte(c)})
 	}
-	return append(out, translate.Event{Data: []byte("[DONE]")})
+	return append(out, sse.Event{Data: []byte("[DONE]")})
 }
 
 // Structs shaped like the Responses API objects, for decoding.
@@ -148,7 +148,7 @@ func (e clientEvent) num(k string) int {
 // and every delta belongs to the open item and part; each done event
 // repeats exactly the text or arguments its deltas built; and the final
 // response's output equals the items of the output_item.done events.
-func checkStream(t testing.TB, events []translate.Event) ([]clientEvent, testResponse) {
+func checkStream(t testing.TB, events []sse.Event) ([]clientEvent, testResponse) {
 	t.Helper()
 	var evs []clientEvent
 	for i, ev := range events {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelgate/modelgate/internal/gateway/providers/translate"
 	"github.com/modelgate/modelgate/internal/gateway/providers/translate/anthropic"
+	"github.com/modelgate/modelgate/internal/platform/sse"
 	"github.com/modelgate/modelgate/internal/testkit/fixtures"
 )
 
@@ -20,14 +21,14 @@ var createdAt = regexp.MustCompile(`"(created_at|completed_at)":\d+`)
 // text, to the second gives.
 func TestMessagesToResponsesStreamChainsWithoutText(t *testing.T) {
 	req := []byte(`{"model":"claude","input":"hi","stream":true}`)
-	upstream := translate.SplitEvents(fixtures.Must(t, "anthropic", "messages_stream.txt"))
+	upstream := sse.Split(fixtures.Must(t, "anthropic", "messages_stream.txt"))
 
 	chained := NewMessagesToResponsesStream("alias", req)
 	first := anthropic.NewMessagesToChatStream("alias", true)
 	second := NewChatToResponsesStream(req)
 	var got, want []byte
 	feedText := func(text []byte) {
-		for _, ev := range translate.SplitEvents(text) {
+		for _, ev := range sse.Split(text) {
 			out, _ := second.Feed(ev)
 			want = append(want, out...)
 		}
@@ -49,7 +50,7 @@ func TestMessagesToResponsesStreamChainsWithoutText(t *testing.T) {
 	if !bytes.Equal(got, want) {
 		t.Fatalf("chained:\n%s\nthrough text:\n%s", got, want)
 	}
-	evs := translate.SplitEvents(got)
+	evs := sse.Split(got)
 	if len(evs) < 4 || evs[len(evs)-1].Name != "response.completed" {
 		t.Fatalf("stream does not complete: %d events", len(evs))
 	}
@@ -159,7 +160,7 @@ func TestMessagesToResponsesStreamKeepsTheLimit(t *testing.T) {
 		"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
 	s := NewMessagesToResponsesStream("alias", []byte(`{"model":"claude","input":"hi","stream":true,"max_output_tokens":16}`))
 	var out []byte
-	for _, ev := range translate.SplitEvents([]byte(up)) {
+	for _, ev := range sse.Split([]byte(up)) {
 		b, err := s.Feed(ev)
 		if err != nil {
 			t.Fatal(err)
@@ -167,7 +168,7 @@ func TestMessagesToResponsesStreamKeepsTheLimit(t *testing.T) {
 		out = append(out, b...)
 	}
 	out = append(out, s.Finish()...)
-	evs := translate.SplitEvents(out)
+	evs := sse.Split(out)
 	last := evs[len(evs)-1]
 	if last.Name != "response.incomplete" || gjson.GetBytes(last.Data, "response.status").Str != "incomplete" ||
 		gjson.GetBytes(last.Data, "response.incomplete_details.reason").Str != "max_output_tokens" {

@@ -7,13 +7,13 @@ import (
 	"testing"
 
 	"github.com/modelgate/modelgate/internal/domain/catalog"
-	"github.com/modelgate/modelgate/internal/gateway/providers/translate"
+	"github.com/modelgate/modelgate/internal/platform/sse"
 	"github.com/modelgate/modelgate/internal/testkit/fixtures"
 )
 
 // streamedText is the text a recorded chat stream carries, decoded
 // with encoding/json.
-func streamedText(t *testing.T, upstream []translate.Event) string {
+func streamedText(t *testing.T, upstream []sse.Event) string {
 	var sb strings.Builder
 	for _, ev := range upstream {
 		if string(ev.Data) == "[DONE]" {
@@ -47,7 +47,7 @@ func collapse(types []string) []string {
 }
 
 func TestChatToResponsesStreamFixtures(t *testing.T) {
-	real, _ := checkStream(t, translate.SplitEvents(fixtures.Must(t, "openai", "responses_stream.txt")))
+	real, _ := checkStream(t, sse.Split(fixtures.Must(t, "openai", "responses_stream.txt")))
 	realTypes := eventTypes(real)
 	for _, c := range []struct {
 		family string
@@ -58,7 +58,7 @@ func TestChatToResponsesStreamFixtures(t *testing.T) {
 		{"gemini", nil},
 	} {
 		t.Run(c.family, func(t *testing.T) {
-			upstream := translate.SplitEvents(fixtures.Must(t, c.family, "chat_completion_stream.txt"))
+			upstream := sse.Split(fixtures.Must(t, c.family, "chat_completion_stream.txt"))
 			want := streamedText(t, upstream)
 			events, s := runStream(t, []byte(`{"model":"m","input":"hi","stream":true}`), upstream)
 			evs, final := checkStream(t, events)
@@ -102,8 +102,8 @@ func TestChatToResponsesStreamFixtures(t *testing.T) {
 // text has the same number of deltas). Only obfuscation (random padding)
 // and billing are not produced.
 func TestChatToResponsesStreamEventShapes(t *testing.T) {
-	real := translate.SplitEvents(fixtures.Must(t, "openai", "responses_stream.txt"))
-	events, _ := runStream(t, []byte(`{"model":"m","input":"hi","stream":true}`), translate.SplitEvents(fixtures.Must(t, "openai", "chat_completion_stream.txt")))
+	real := sse.Split(fixtures.Must(t, "openai", "responses_stream.txt"))
+	events, _ := runStream(t, []byte(`{"model":"m","input":"hi","stream":true}`), sse.Split(fixtures.Must(t, "openai", "chat_completion_stream.txt")))
 	if len(events) != len(real) {
 		t.Fatalf("%d events, recorded %d", len(events), len(real))
 	}
@@ -286,7 +286,7 @@ func TestChatToResponsesStreamEnds(t *testing.T) {
 	t.Run("error chunk mid-stream", func(t *testing.T) {
 		s := NewChatToResponsesStream(req)
 		var all []byte
-		for _, ev := range []translate.Event{
+		for _, ev := range []sse.Event{
 			{Data: []byte(chatChunk(`{"content":"Hel"}`, ""))},
 			{Data: []byte(`{"error":{"message":"upstream overloaded","type":"server_error","code":"rate_limit_exceeded"}}`)},
 		} {
@@ -296,20 +296,20 @@ func TestChatToResponsesStreamEnds(t *testing.T) {
 			}
 			all = append(all, out...)
 		}
-		if out, _ := s.Feed(translate.Event{Data: []byte(chatChunk(`{"content":"lo"}`, ""))}); out != nil {
+		if out, _ := s.Feed(sse.Event{Data: []byte(chatChunk(`{"content":"lo"}`, ""))}); out != nil {
 			t.Fatalf("events after the failure: %s", out)
 		}
 		if out := s.Finish(); out != nil {
 			t.Fatalf("Finish after the failure: %s", out)
 		}
-		evs, final := checkStream(t, translate.SplitEvents(all))
+		evs, final := checkStream(t, sse.Split(all))
 		if evs[len(evs)-1].name != "response.failed" || final.Status != "failed" || final.Error == nil ||
 			final.Error.Code != "rate_limit_exceeded" || final.Error.Message != "upstream overloaded" || final.outputText() != "Hel" {
 			t.Fatalf("%s", evs[len(evs)-1].raw)
 		}
 	})
 	t.Run("error before any chunk", func(t *testing.T) {
-		events, _ := runStream(t, req, []translate.Event{{Name: "error", Data: []byte(`{"message":"bad gateway"}`)}})
+		events, _ := runStream(t, req, []sse.Event{{Name: "error", Data: []byte(`{"message":"bad gateway"}`)}})
 		evs, final := checkStream(t, events)
 		if len(evs) != 3 || final.Status != "failed" || final.Error.Code != "server_error" || final.Error.Message != "bad gateway" {
 			t.Fatalf("%v %s", eventTypes(evs), evs[len(evs)-1].raw)
@@ -321,7 +321,7 @@ func TestChatToResponsesStreamEnds(t *testing.T) {
 		for i, ev := range chatChunks(chatChunk(`{"content":"hi"}`, "stop")) {
 			if i == 1 {
 				for _, bad := range []string{`{"choices":[`, `keep-alive`} {
-					out, err := s.Feed(translate.Event{Data: []byte(bad)})
+					out, err := s.Feed(sse.Event{Data: []byte(bad)})
 					if err == nil || out != nil {
 						t.Fatalf("%s: got %q, %v; want an error and no events", bad, out, err)
 					}
@@ -333,17 +333,17 @@ func TestChatToResponsesStreamEnds(t *testing.T) {
 			}
 			all = append(all, out...)
 		}
-		evs, final := checkStream(t, translate.SplitEvents(all))
+		evs, final := checkStream(t, sse.Split(all))
 		if evs[len(evs)-1].name != "response.completed" || final.outputText() != "hi" {
 			t.Fatalf("%v", eventTypes(evs))
 		}
 	})
 	t.Run("abort", func(t *testing.T) {
 		s := NewChatToResponsesStream(req)
-		out, _ := s.Feed(translate.Event{Data: []byte(chatChunk(`{"content":"hi"}`, "stop"))})
+		out, _ := s.Feed(sse.Event{Data: []byte(chatChunk(`{"content":"hi"}`, "stop"))})
 		all := append([]byte(nil), out...)
 		all = append(all, s.Abort("upstream_read_failed", "reading the upstream stream failed")...)
-		evs, final := checkStream(t, translate.SplitEvents(all))
+		evs, final := checkStream(t, sse.Split(all))
 		if evs[len(evs)-1].name != "response.failed" || final.Error == nil || final.Error.Code != "server_error" ||
 			final.Error.Message != "reading the upstream stream failed" || final.outputText() != "hi" || final.Output[0].Status != "incomplete" {
 			t.Fatalf("%v %s", eventTypes(evs), evs[len(evs)-1].raw)
@@ -352,7 +352,7 @@ func TestChatToResponsesStreamEnds(t *testing.T) {
 			t.Fatalf("a second Abort wrote %s", out)
 		}
 		fresh := NewChatToResponsesStream(req)
-		evs, _ = checkStream(t, translate.SplitEvents(fresh.Abort("upstream_timeout", "t")))
+		evs, _ = checkStream(t, sse.Split(fresh.Abort("upstream_timeout", "t")))
 		if len(evs) != 3 || evs[2].name != "response.failed" {
 			t.Fatalf("abort before any chunk: %v", eventTypes(evs))
 		}
@@ -389,7 +389,7 @@ func TestChatToResponsesStreamEnds(t *testing.T) {
 	})
 	t.Run("keep-alives and blank data are ignored", func(t *testing.T) {
 		s := NewChatToResponsesStream(req)
-		if out, err := s.Feed(translate.Event{Data: []byte("  ")}); out != nil || err != nil {
+		if out, err := s.Feed(sse.Event{Data: []byte("  ")}); out != nil || err != nil {
 			t.Fatalf("%s %v", out, err)
 		}
 	})

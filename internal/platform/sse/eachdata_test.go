@@ -1,13 +1,13 @@
-package audit
+package sse
 
 import (
 	"bytes"
 	"testing"
 )
 
-// eachEventReference is eachEvent as a copy of every event's data into one
+// eachDataReference is EachData as a copy of every event's data into one
 // buffer reused from event to event: the reference for what fn is given.
-func eachEventReference(sse []byte, fn func(data []byte)) {
+func eachDataReference(stream []byte, fn func(data []byte)) {
 	var data []byte
 	emit := func() {
 		if len(data) > 0 && string(data) != "[DONE]" {
@@ -15,12 +15,12 @@ func eachEventReference(sse []byte, fn func(data []byte)) {
 		}
 		data = data[:0]
 	}
-	for len(sse) > 0 {
-		line := sse
-		if i := bytes.IndexByte(sse, '\n'); i >= 0 {
-			line, sse = sse[:i], sse[i+1:]
+	for len(stream) > 0 {
+		line := stream
+		if i := bytes.IndexByte(stream, '\n'); i >= 0 {
+			line, stream = stream[:i], stream[i+1:]
 		} else {
-			sse = nil
+			stream = nil
 		}
 		line = bytes.TrimSuffix(line, []byte("\r"))
 		if len(line) == 0 {
@@ -38,7 +38,7 @@ func eachEventReference(sse []byte, fn func(data []byte)) {
 	emit()
 }
 
-var eachEventSeeds = []string{
+var eachDataSeeds = []string{
 	"data: {\"a\":1}\n\ndata: {\"b\":2}\n\ndata: [DONE]\n\n",
 	"event: x\ndata: one\ndata: two\ndata: three\n\ndata:four\r\n\r\n",
 	"data:\ndata: after-empty\n\ndata: \n\n: comment\ndata: last",
@@ -46,13 +46,13 @@ var eachEventSeeds = []string{
 	"", "\n\n\n", "data: [DONE]", "id: 1\nretry: 5\n\n",
 }
 
-// collect gives every event's data as eachEvent hands it over, kept as
+// collect gives every event's data as EachData hands it over, kept as
 // given (not copied) until the stream is done: what a caller that keeps
 // strings of the parsed events sees.
-func collect(each func([]byte, func([]byte)), sse []byte, keep bool) []string {
+func collect(each func([]byte, func([]byte)), stream []byte, keep bool) []string {
 	var kept [][]byte
 	var out []string
-	each(sse, func(data []byte) {
+	each(stream, func(data []byte) {
 		if keep {
 			kept = append(kept, data)
 		} else {
@@ -65,10 +65,10 @@ func collect(each func([]byte, func([]byte)), sse []byte, keep bool) []string {
 	return out
 }
 
-func TestEachEventKeepsEveryEventIntact(t *testing.T) {
-	for _, s := range eachEventSeeds {
-		want := collect(eachEventReference, []byte(s), false)
-		got := collect(eachEvent, []byte(s), true)
+func TestEachDataKeepsEveryEventIntact(t *testing.T) {
+	for _, s := range eachDataSeeds {
+		want := collect(eachDataReference, []byte(s), false)
+		got := collect(EachData, []byte(s), true)
 		if len(got) != len(want) {
 			t.Fatalf("%q: got %q, want %q", s, got, want)
 		}
@@ -80,17 +80,17 @@ func TestEachEventKeepsEveryEventIntact(t *testing.T) {
 	}
 }
 
-// FuzzEachEvent: eachEvent hands over what the copying reference does,
+// FuzzEachData: EachData hands over what the copying reference does,
 // and what it handed over earlier stays as it was.
-func FuzzEachEvent(f *testing.F) {
-	for _, s := range eachEventSeeds {
+func FuzzEachData(f *testing.F) {
+	for _, s := range eachDataSeeds {
 		f.Add([]byte(s))
 	}
-	f.Fuzz(func(t *testing.T, sse []byte) {
-		orig := string(sse)
-		want := collect(eachEventReference, sse, false)
-		got := collect(eachEvent, sse, true)
-		if string(sse) != orig {
+	f.Fuzz(func(t *testing.T, stream []byte) {
+		orig := string(stream)
+		want := collect(eachDataReference, stream, false)
+		got := collect(EachData, stream, true)
+		if string(stream) != orig {
 			t.Fatal("the stream was changed")
 		}
 		if len(got) != len(want) {

@@ -1,4 +1,4 @@
-package translate
+package sse
 
 import "bytes"
 
@@ -10,11 +10,14 @@ type Event struct {
 	Data []byte
 }
 
-// ParseEvent reads the name and data of one raw server-sent event (its
-// lines up to the blank line that ends it). Data points into raw unless the
-// event has several data lines. An event without data (a comment, a blank
-// line) reports false.
-func ParseEvent(raw []byte) (Event, bool) {
+// Parse reads the name and data of one raw server-sent event (its lines
+// up to the blank line that ends it). Lines end at "\n", a carriage return
+// before it dropped. The name is the event: line's value, spaces trimmed;
+// each data: line loses one space after the colon. Data points into raw;
+// when the event has several data lines, they are joined in place, over
+// raw's own bytes. An event without data (a comment, a blank line)
+// reports false; a data: line with nothing after it is data, empty.
+func Parse(raw []byte) (Event, bool) {
 	var ev Event
 	var data []byte
 	hasData := false
@@ -42,13 +45,14 @@ func ParseEvent(raw []byte) (Event, bool) {
 	return ev, hasData
 }
 
-// SplitEvents splits a whole server-sent-event stream into its events (see
-// ParseEvent), leaving out those without data.
-func SplitEvents(stream []byte) []Event {
+// Split splits a whole server-sent-event stream into its events (see
+// Parse), leaving out those without data. "\r\n" counts as "\n" and
+// events end at "\n\n". The events point into a copy of stream.
+func Split(stream []byte) []Event {
 	stream = bytes.ReplaceAll(stream, []byte("\r\n"), []byte("\n"))
 	var out []Event
 	for _, raw := range bytes.Split(stream, []byte("\n\n")) {
-		if ev, ok := ParseEvent(raw); ok {
+		if ev, ok := Parse(raw); ok {
 			out = append(out, ev)
 		}
 	}

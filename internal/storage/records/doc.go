@@ -12,5 +12,9 @@
 // engine-specific form stays in the engine and only the shared parts are
 // here; a persisted format never changes here without a migration.
 //
+// Managed keys are not here: the keys package encodes its own entries
+// and hands every engine opaque names and values (keys.Backend), so the
+// engines already only store them.
+//
 // It imports the domain packages, never a storage engine and never Caddy.
 package records

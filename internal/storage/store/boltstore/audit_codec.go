@@ -6,11 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/modelgate/modelgate/internal/domain/audit"
+	"github.com/modelgate/modelgate/internal/storage/records"
 )
 
 // errCorrupt reports a stored value this code cannot decode.
@@ -108,55 +107,19 @@ func decodeMeta(b []byte) (m entryMeta, err error) {
 	return m, err
 }
 
-// searchText is the lower-case text EntryQuery.Search looks in, one field
-// per line.
+// searchText is e's search text (see records.AppendSearchText).
 func searchText(e *audit.Entry) string {
 	var buf [512]byte
 	return string(appendSearch(buf[:0], e))
 }
 
-// appendSearch appends e's search text to b.
-func appendSearch(b []byte, e *audit.Entry) []byte {
-	b, _ = e.ID.AppendText(b)
-	for i := len(b) - audit.IDLen; i < len(b); i++ {
-		if c := b[i]; 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	b = append(b, '\n')
-	for _, s := range [...]string{e.RequestID, e.SessionID, e.Method, e.Path, e.UserPath,
-		e.RequestedModel, e.ResolvedModel, e.ProviderName, e.Provider, e.ErrorType, e.AuthKeyID,
-		e.PrincipalID, e.ClientIP} {
-		b = appendLower(b, s)
-	}
-	if d := e.Data; d != nil {
-		b = appendLower(b, d.ErrorCode)
-		b = appendLower(b, d.ErrorMessage)
-		b = appendLower(b, d.UserAgent)
-	}
-	return b
-}
+// appendSearch appends e's search text to b (see
+// records.AppendSearchText); it is stored unchanged in the meta.
+func appendSearch(b []byte, e *audit.Entry) []byte { return records.AppendSearchText(b, e) }
 
-// appendLower appends s in lower case (as strings.ToLower) and a newline,
-// nothing when s is empty.
-func appendLower(b []byte, s string) []byte {
-	if s == "" {
-		return b
-	}
-	start := len(b)
-	b = append(b, s...)
-	for i := start; i < len(b); i++ {
-		c := b[i]
-		if c >= utf8.RuneSelf {
-			b = append(b[:start], strings.ToLower(s)...)
-			break
-		}
-		if 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return append(b, '\n')
-}
+// appendLower appends s in lower case and a newline (see
+// records.AppendLower).
+func appendLower(b []byte, s string) []byte { return records.AppendLower(b, s) }
 
 // terms returns the index terms of entry id from its meta, each the
 // term's idxPrefix followed by the id's slot (see postings), in one
@@ -206,12 +169,11 @@ func (m *entryMeta) terms(id []byte) [][]byte {
 
 // Bodies are stored apart from the head, so that lists never read them.
 // A bodies record is bodiesVersion1 (or bodiesVersion), then the request
-// body (version 1 only), the response body, then the attempts' and the
-// revisions' bodies, each list a count followed by its elements, every
-// body length-prefixed (empty: none). Raw JSON is copied as it is, never
-// re-encoded. Entries with a binary head keep a version 1 record in a
-// body chunk; those with a JSON head keep a version 2 record in
-// bucketBodies and the request body alone in bucketRequestBodies.
+// body (version 1 only), then the bodies list of records.AppendBodyList
+// (the response body, the attempts' and the revisions' bodies). Entries
+// with a binary head keep a version 1 record in a body chunk; those with a
+// JSON head keep a version 2 record in bucketBodies and the request body
+// alone in bucketRequestBodies.
 const (
 	bodiesVersion1 = 1
 	bodiesVersion  = 2
@@ -219,59 +181,17 @@ const (
 
 // bodiesSize returns the size of d's version 1 bodies record, 0 when d
 // has no body.
-func bodiesSize(d *audit.Data) int {
-	size, some := 1+2*binary.MaxVarintLen32, false
-	count := func(m json.RawMessage) {
-		size += len(m) + binary.MaxVarintLen32
-		some = some || len(m) > 0
-	}
-	count(d.RequestBody)
-	count(d.ResponseBody)
-	for _, a := range d.Attempts {
-		count(a.ResponseBody)
-	}
-	for _, r := range d.RequestRevisions {
-		count(r.Body)
-	}
-	if !some {
-		return 0
-	}
-	return size
-}
+func bodiesSize(d *audit.Data) int { return records.BodiesSize(d, true) }
 
 // appendBodies appends w's version 1 bodies record.
 func appendBodies(b []byte, w *entryWrite) []byte {
 	b = append(b, bodiesVersion1)
-	b = appendBody(b, w.reqBody)
-	b = appendBody(b, w.respBody)
-	b = binary.AppendUvarint(b, uint64(len(w.attempts)))
-	for _, a := range w.attempts {
-		b = appendBody(b, a.ResponseBody)
-	}
-	b = binary.AppendUvarint(b, uint64(len(w.revisions)))
-	for _, r := range w.revisions {
-		b = appendBody(b, r.Body)
-	}
-	return b
+	b = records.AppendBody(b, w.reqBody)
+	return records.AppendBodyList(b, w.respBody, w.attempts, w.revisions)
 }
 
-// appendBody appends one length-prefixed body as it was recorded: it is
-// not validated on the way in (see readBody).
-func appendBody(b []byte, m json.RawMessage) []byte {
-	b = binary.AppendUvarint(b, uint64(len(m)))
-	return append(b, m...)
-}
-
-// readBody reads one body written by appendBody; an empty one is nil. The
-// result is a copy, and valid JSON (audit.ReadableBody): a recorded body
-// that is not reads as a JSON string of its text.
-func readBody(b []byte) (json.RawMessage, []byte, bool) {
-	m, rest, ok := readLP(b)
-	if !ok || len(m) == 0 {
-		return nil, rest, ok
-	}
-	return bytes.Clone(audit.ReadableBody(m)), rest, true
-}
+// appendBody appends one length-prefixed body (see records.AppendBody).
+func appendBody(b []byte, m json.RawMessage) []byte { return records.AppendBody(b, m) }
 
 // decodeHead decodes a stored head (see audit.DecodeEntry).
 func decodeHead(b []byte) (*audit.Entry, error) {
@@ -287,7 +207,7 @@ func restoreRequestBody(e *audit.Entry, b []byte) {
 	if e.Data == nil {
 		e.Data = &audit.Data{}
 	}
-	e.Data.RequestBody = bytes.Clone(audit.ReadableBody(b))
+	e.Data.RequestBody = records.ReadableBody(b)
 }
 
 // restoreBodies puts a stored bodies record back into e.
@@ -303,37 +223,12 @@ func restoreBodies(e *audit.Entry, b []byte) error {
 	b = b[1:]
 	var ok bool
 	if version == bodiesVersion1 {
-		if d.RequestBody, b, ok = readBody(b); !ok {
+		if d.RequestBody, b, ok = records.ReadBody(b); !ok {
 			return errCorrupt
 		}
 	}
-	if d.ResponseBody, b, ok = readBody(b); !ok {
+	if !records.ReadBodyList(d, b) {
 		return errCorrupt
-	}
-	n, b, ok := readUvarint(b)
-	if !ok {
-		return errCorrupt
-	}
-	for i := range n {
-		var m json.RawMessage
-		if m, b, ok = readBody(b); !ok {
-			return errCorrupt
-		}
-		if i < uint64(len(d.Attempts)) {
-			d.Attempts[i].ResponseBody = m
-		}
-	}
-	if n, b, ok = readUvarint(b); !ok {
-		return errCorrupt
-	}
-	for i := range n {
-		var m json.RawMessage
-		if m, b, ok = readBody(b); !ok {
-			return errCorrupt
-		}
-		if i < uint64(len(d.RequestRevisions)) {
-			d.RequestRevisions[i].Body = m
-		}
 	}
 	return nil
 }

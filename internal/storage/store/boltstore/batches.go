@@ -2,11 +2,11 @@ package boltstore
 
 import (
 	"encoding/binary"
-	"encoding/json"
 
 	"go.etcd.io/bbolt"
 
 	"github.com/modelgate/modelgate/internal/domain/batches"
+	"github.com/modelgate/modelgate/internal/storage/records"
 	"github.com/modelgate/modelgate/internal/storage/store"
 )
 
@@ -32,7 +32,7 @@ func NewBatches(s *store.Store) Batches { return Batches{s} }
 
 // PutFile implements batches.Storage.
 func (b Batches) PutFile(f *batches.File, content []byte) error {
-	rec, err := json.Marshal(f)
+	rec, err := records.EncodeFile(f)
 	if err != nil {
 		return err
 	}
@@ -46,8 +46,12 @@ func (b Batches) PutFile(f *batches.File, content []byte) error {
 
 // File implements batches.Storage.
 func (b Batches) File(id string) (*batches.File, error) {
-	var f batches.File
-	return &f, b.getJSON(BucketBatchFiles, id, &f)
+	var f *batches.File
+	err := b.get(BucketBatchFiles, id, func(v []byte) (err error) {
+		f, err = records.DecodeFile(id, v)
+		return err
+	})
+	return f, err
 }
 
 // FileContent implements batches.Storage.
@@ -66,7 +70,7 @@ func (b Batches) FileContent(id string) ([]byte, error) {
 
 // PutBatch implements batches.Storage.
 func (b Batches) PutBatch(bt *batches.Batch) error {
-	rec, err := json.Marshal(bt)
+	rec, err := records.EncodeBatch(bt)
 	if err != nil {
 		return err
 	}
@@ -75,8 +79,12 @@ func (b Batches) PutBatch(bt *batches.Batch) error {
 
 // Batch implements batches.Storage.
 func (b Batches) Batch(id string) (*batches.Batch, error) {
-	var bt batches.Batch
-	return &bt, b.getJSON(BucketBatches, id, &bt)
+	var bt *batches.Batch
+	err := b.get(BucketBatches, id, func(v []byte) (err error) {
+		bt, err = records.DecodeBatch(id, v)
+		return err
+	})
+	return bt, err
 }
 
 // Batches implements batches.Storage: ids sort by creation time, so key
@@ -88,12 +96,12 @@ func (b Batches) Batches() ([]*batches.Batch, error) {
 		if bk == nil {
 			return nil
 		}
-		return bk.ForEach(func(_, v []byte) error {
-			var bt batches.Batch
-			if err := json.Unmarshal(v, &bt); err != nil {
+		return bk.ForEach(func(k, v []byte) error {
+			bt, err := records.DecodeBatch(string(k), v)
+			if err != nil {
 				return err
 			}
-			out = append(out, &bt)
+			out = append(out, bt)
 			return nil
 		})
 	})
@@ -102,11 +110,11 @@ func (b Batches) Batches() ([]*batches.Batch, error) {
 
 // PutResult implements batches.Storage.
 func (b Batches) PutResult(bt *batches.Batch, r *batches.Result) error {
-	rec, err := json.Marshal(bt)
+	rec, err := records.EncodeBatch(bt)
 	if err != nil {
 		return err
 	}
-	res, err := json.Marshal(r)
+	res, err := records.EncodeResult(r)
 	if err != nil {
 		return err
 	}
@@ -141,26 +149,26 @@ func (b Batches) Results(id string) ([]*batches.Result, error) {
 			return nil
 		}
 		return sub.ForEach(func(_, v []byte) error {
-			var r batches.Result
-			if err := json.Unmarshal(v, &r); err != nil {
+			r, err := records.DecodeResult(id, v)
+			if err != nil {
 				return err
 			}
-			out = append(out, &r)
+			out = append(out, r)
 			return nil
 		})
 	})
 	return out, err
 }
 
-// getJSON decodes the record id of bucket into v, or returns
-// batches.ErrNotFound.
-func (b Batches) getJSON(bucket, id string, v any) error {
+// get calls decode with the record id of bucket, inside the read
+// transaction, or returns batches.ErrNotFound.
+func (b Batches) get(bucket, id string, decode func(v []byte) error) error {
 	return b.s.View(func(tx *bbolt.Tx) error {
 		rec := getIn(tx, bucket, []byte(id))
 		if rec == nil {
 			return batches.ErrNotFound
 		}
-		return json.Unmarshal(rec, v)
+		return decode(rec)
 	})
 }
 

@@ -2,13 +2,12 @@ package boltstore
 
 import (
 	"bytes"
-	"encoding/json"
-	"fmt"
 	"time"
 
 	"go.etcd.io/bbolt"
 
 	"github.com/modelgate/modelgate/internal/domain/budgets"
+	"github.com/modelgate/modelgate/internal/storage/records"
 	"github.com/modelgate/modelgate/internal/storage/store"
 )
 
@@ -38,16 +37,16 @@ func NewBudgets(s *store.Store) *Budgets { return &Budgets{s: s} }
 // written in admin routes ("daily", "600") and the user path, so that a
 // named period and a custom one of the same length stay apart.
 func budgetEntryName(prefix string, k budgets.Key) []byte {
-	return []byte(prefix + k.Period.PathValue() + k.UserPath)
+	return []byte(prefix + records.BudgetName(k.Period.PathValue(), k.UserPath))
 }
 
 // Budgets implements budgets.Storage.
 func (b *Budgets) Budgets() ([]budgets.Budget, error) {
 	var out []budgets.Budget
 	err := b.forEach(budgetPrefix, func(name string, v []byte) error {
-		bg, err := budgets.DecodeBudget(v)
+		bg, err := records.DecodeBudget(name, v)
 		if err != nil {
-			return fmt.Errorf("budgets store: entry %q: %w", name, err)
+			return err
 		}
 		out = append(out, bg)
 		return nil
@@ -57,7 +56,7 @@ func (b *Budgets) Budgets() ([]budgets.Budget, error) {
 
 // PutBudget implements budgets.Storage.
 func (b *Budgets) PutBudget(bg budgets.Budget) error {
-	v, err := budgets.EncodeBudget(bg)
+	v, err := records.EncodeBudget(bg)
 	if err != nil {
 		return err
 	}
@@ -86,17 +85,15 @@ func (b *Budgets) Settings() (s budgets.Settings, ok bool, err error) {
 			return nil
 		}
 		ok = true
-		if err := json.Unmarshal(v, &s); err != nil {
-			return fmt.Errorf("budgets store: settings: %w", err)
-		}
-		return nil
+		s, err = records.DecodeSettings(v)
+		return err
 	})
 	return s, ok, err
 }
 
 // PutSettings implements budgets.Storage.
 func (b *Budgets) PutSettings(s budgets.Settings) error {
-	v, err := json.Marshal(s)
+	v, err := records.EncodeSettings(s)
 	if err != nil {
 		return err
 	}
@@ -107,9 +104,9 @@ func (b *Budgets) PutSettings(s budgets.Settings) error {
 func (b *Budgets) Resets() (map[budgets.Key]time.Time, error) {
 	out := map[budgets.Key]time.Time{}
 	err := b.forEach(resetPrefix, func(name string, v []byte) error {
-		k, at, err := budgets.DecodeReset(v)
+		k, at, err := records.DecodeReset(name, v)
 		if err != nil {
-			return fmt.Errorf("budgets store: entry %q: %w", name, err)
+			return err
 		}
 		out[k] = at
 		return nil
@@ -121,7 +118,7 @@ func (b *Budgets) Resets() (map[budgets.Key]time.Time, error) {
 func (b *Budgets) PutResets(resets map[budgets.Key]time.Time) error {
 	return b.update(func(bk *bbolt.Bucket) error {
 		for k, at := range resets {
-			v, err := budgets.EncodeReset(k, at)
+			v, err := records.EncodeReset(k, at)
 			if err != nil {
 				return err
 			}
@@ -144,7 +141,8 @@ func (b *Budgets) update(fn func(bk *bbolt.Bucket) error) error {
 	})
 }
 
-// forEach calls fn for every entry whose name starts with prefix.
+// forEach calls fn for every entry whose name starts with prefix, with the
+// entry's name after the prefix (records.BudgetName).
 func (b *Budgets) forEach(prefix string, fn func(name string, v []byte) error) error {
 	return b.s.View(func(tx *bbolt.Tx) error {
 		bk := tx.Bucket([]byte(BucketBudgets))
@@ -154,7 +152,7 @@ func (b *Budgets) forEach(prefix string, fn func(name string, v []byte) error) e
 		c := bk.Cursor()
 		p := []byte(prefix)
 		for k, v := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, v = c.Next() {
-			if err := fn(string(k), v); err != nil {
+			if err := fn(string(k[len(p):]), v); err != nil {
 				return err
 			}
 		}

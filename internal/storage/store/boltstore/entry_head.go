@@ -2,11 +2,11 @@ package boltstore
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 
 	"github.com/modelgate/modelgate/internal/domain/audit"
 	"github.com/modelgate/modelgate/internal/domain/catalog"
+	"github.com/modelgate/modelgate/internal/storage/records"
 )
 
 // Entry heads. bucketEntries maps an entry id to its head: the entry
@@ -205,13 +205,14 @@ func appendUsage(b []byte, r *audit.UsageRecord) ([]byte, error) {
 
 // decodeUsage decodes a record stored under id in either format.
 func decodeUsage(id, v []byte) (*audit.UsageRecord, error) {
-	r := new(audit.UsageRecord)
 	if len(v) > 0 && v[0] == '{' {
-		if err := json.Unmarshal(v, r); err != nil {
-			return nil, fmt.Errorf("boltstore: decode usage record: %w", err)
+		r, err := records.DecodeUsageJSON(v)
+		if err != nil {
+			return nil, fmt.Errorf("boltstore: %w", err)
 		}
 		return r, nil
 	}
+	r := new(audit.UsageRecord)
 	if len(v) == 0 || v[0] != usageVersion {
 		return nil, errCorrupt
 	}

@@ -4,14 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"encoding/json"
-	"fmt"
 	"strconv"
 	"strings"
 
 	"go.etcd.io/bbolt"
 
 	"github.com/modelgate/modelgate/internal/domain/limits"
+	"github.com/modelgate/modelgate/internal/storage/records"
 	"github.com/modelgate/modelgate/internal/storage/store"
 )
 
@@ -141,9 +140,11 @@ func (r RateLimits) LoadRules() ([]limits.Rule, []error, error) {
 			return nil
 		}
 		return b.ForEach(func(k, v []byte) error {
-			var rule limits.Rule
-			if err := json.Unmarshal(v, &rule); err != nil {
-				skipped = append(skipped, fmt.Errorf("record %q: %w", k, err))
+			// The key is scope NUL label NUL subject (ruleKey): named
+			// with spaces, it is the records.RuleName of its rule.
+			rule, err := records.DecodeRule(strings.ReplaceAll(string(k), "\x00", " "), v)
+			if err != nil {
+				skipped = append(skipped, err)
 				return nil
 			}
 			rules = append(rules, rule)
@@ -158,7 +159,7 @@ func (r RateLimits) ReplaceRule(put *limits.Rule, del *limits.Key) error {
 	var v []byte
 	if put != nil {
 		var err error
-		if v, err = json.Marshal(put); err != nil {
+		if v, err = records.EncodeRule(*put); err != nil {
 			return err
 		}
 	}

@@ -1,11 +1,10 @@
 package boltstore
 
 import (
-	"encoding/json"
-
 	"go.etcd.io/bbolt"
 
 	"github.com/modelgate/modelgate/internal/domain/vmodels"
+	"github.com/modelgate/modelgate/internal/storage/records"
 	"github.com/modelgate/modelgate/internal/storage/store"
 )
 
@@ -33,12 +32,11 @@ func NewVirtualModels(s *store.Store) *VirtualModels { return &VirtualModels{s: 
 // VirtualModels implements vmodels.Storage.
 func (v *VirtualModels) VirtualModels() ([]vmodels.Row, error) {
 	var out []vmodels.Row
-	err := v.forEach(vmPrefix, func(_ string, b []byte) error {
-		var r vmodels.Row
-		if err := json.Unmarshal(b, &r); err != nil {
+	err := v.forEach(vmPrefix, func(name string, b []byte) error {
+		r, err := records.DecodeVirtualModel(name[len(vmPrefix):], b)
+		if err != nil {
 			return err
 		}
-		r.Managed = false
 		out = append(out, r)
 		return nil
 	})
@@ -47,8 +45,7 @@ func (v *VirtualModels) VirtualModels() ([]vmodels.Row, error) {
 
 // PutVirtualModel implements vmodels.Storage.
 func (v *VirtualModels) PutVirtualModel(r vmodels.Row, oldSource string) error {
-	r.Managed = false
-	b, err := json.Marshal(r)
+	b, err := records.EncodeVirtualModel(r)
 	if err != nil {
 		return err
 	}
@@ -71,11 +68,12 @@ func (v *VirtualModels) DeleteVirtualModel(source string) error {
 func (v *VirtualModels) FailoverRoutes() (vmodels.Failover, error) {
 	out := vmodels.Failover{}
 	err := v.forEach(foPrefix, func(name string, b []byte) error {
-		var ts []string
-		if err := json.Unmarshal(b, &ts); err != nil {
+		primary := name[len(foPrefix):]
+		ts, err := records.DecodeFailoverTargets(primary, b)
+		if err != nil {
 			return err
 		}
-		out[name[len(foPrefix):]] = ts
+		out[primary] = ts
 		return nil
 	})
 	return out, err
@@ -83,7 +81,7 @@ func (v *VirtualModels) FailoverRoutes() (vmodels.Failover, error) {
 
 // PutFailoverRoute implements vmodels.Storage.
 func (v *VirtualModels) PutFailoverRoute(primary string, targets []string) error {
-	b, err := json.Marshal(targets)
+	b, err := records.EncodeFailoverTargets(targets)
 	if err != nil {
 		return err
 	}

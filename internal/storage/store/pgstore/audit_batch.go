@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/modelgate/modelgate/internal/domain/audit"
+	"github.com/modelgate/modelgate/internal/storage/records"
 	"github.com/modelgate/modelgate/internal/storage/store"
 )
 
@@ -173,9 +174,9 @@ func insertUsage(ctx context.Context, tx pgx.Tx, recs []*audit.UsageRecord) erro
 	n := len(recs)
 	ids, ts, paths, bodies := make([][]byte, n), make([]time.Time, n), make([]string, n), make([]string, n)
 	for i, r := range recs {
-		b, err := json.Marshal(r)
+		b, err := records.EncodeUsageJSON(r)
 		if err != nil {
-			return store.Unstorable("encoding", fmt.Errorf("postgres: encode usage record: %w", err))
+			return store.Unstorable("encoding", fmt.Errorf("postgres: %w", err))
 		}
 		ids[i], ts[i], paths[i], bodies[i] = r.ID[:], r.ID.Time(), cleanText(r.UserPath), string(b)
 	}

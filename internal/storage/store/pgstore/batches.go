@@ -2,7 +2,6 @@ package pgstore
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/modelgate/modelgate/internal/domain/batches"
+	"github.com/modelgate/modelgate/internal/storage/records"
 )
 
 // The batches domain's tables: files (the record as JSON bytes and the
@@ -45,7 +45,7 @@ func NewBatches(db *DB) Batches { return Batches{db} }
 
 // PutFile implements batches.Storage.
 func (b Batches) PutFile(f *batches.File, content []byte) error {
-	rec, err := json.Marshal(f)
+	rec, err := records.EncodeFile(f)
 	if err != nil {
 		return err
 	}
@@ -61,8 +61,11 @@ func (b Batches) PutFile(f *batches.File, content []byte) error {
 
 // File implements batches.Storage.
 func (b Batches) File(id string) (*batches.File, error) {
-	var f batches.File
-	return &f, b.getJSON(`SELECT record FROM mg_batch_files WHERE id = $1`, id, &f)
+	rec, err := b.get(`SELECT record FROM mg_batch_files WHERE id = $1`, id)
+	if err != nil {
+		return nil, err
+	}
+	return records.DecodeFile(id, rec)
 }
 
 // FileContent implements batches.Storage.
@@ -82,7 +85,7 @@ func (b Batches) FileContent(id string) ([]byte, error) {
 
 // PutBatch implements batches.Storage.
 func (b Batches) PutBatch(bt *batches.Batch) error {
-	rec, err := json.Marshal(bt)
+	rec, err := records.EncodeBatch(bt)
 	if err != nil {
 		return err
 	}
@@ -98,20 +101,23 @@ const upsertBatch = `INSERT INTO mg_batches (id, record) VALUES ($1, $2)
 
 // Batch implements batches.Storage.
 func (b Batches) Batch(id string) (*batches.Batch, error) {
-	var bt batches.Batch
-	return &bt, b.getJSON(`SELECT record FROM mg_batches WHERE id = $1`, id, &bt)
+	rec, err := b.get(`SELECT record FROM mg_batches WHERE id = $1`, id)
+	if err != nil {
+		return nil, err
+	}
+	return records.DecodeBatch(id, rec)
 }
 
 // Batches implements batches.Storage: ids sort by creation time, so id
 // order is oldest first.
 func (b Batches) Batches() ([]*batches.Batch, error) {
 	var out []*batches.Batch
-	err := b.forEach(`SELECT record FROM mg_batches ORDER BY id`, nil, func(v []byte) error {
-		var bt batches.Batch
-		if err := json.Unmarshal(v, &bt); err != nil {
+	err := b.forEach(`SELECT id, record FROM mg_batches ORDER BY id`, nil, func(id string, v []byte) error {
+		bt, err := records.DecodeBatch(id, v)
+		if err != nil {
 			return err
 		}
-		out = append(out, &bt)
+		out = append(out, bt)
 		return nil
 	})
 	return out, err
@@ -120,11 +126,11 @@ func (b Batches) Batches() ([]*batches.Batch, error) {
 // PutResult implements batches.Storage: the result and the batch record
 // are written in one transaction.
 func (b Batches) PutResult(bt *batches.Batch, r *batches.Result) error {
-	rec, err := json.Marshal(bt)
+	rec, err := records.EncodeBatch(bt)
 	if err != nil {
 		return err
 	}
-	res, err := json.Marshal(r)
+	res, err := records.EncodeResult(r)
 	if err != nil {
 		return err
 	}
@@ -143,35 +149,31 @@ func (b Batches) PutResult(bt *batches.Batch, r *batches.Result) error {
 // Results implements batches.Storage, by line.
 func (b Batches) Results(id string) ([]*batches.Result, error) {
 	var out []*batches.Result
-	err := b.forEach(`SELECT record FROM mg_batch_results WHERE batch_id = $1 ORDER BY line`, []any{id}, func(v []byte) error {
-		var r batches.Result
-		if err := json.Unmarshal(v, &r); err != nil {
+	err := b.forEach(`SELECT batch_id, record FROM mg_batch_results WHERE batch_id = $1 ORDER BY line`, []any{id}, func(_ string, v []byte) error {
+		r, err := records.DecodeResult(id, v)
+		if err != nil {
 			return err
 		}
-		out = append(out, &r)
+		out = append(out, r)
 		return nil
 	})
 	return out, err
 }
 
-// getJSON decodes the record query selects into v, or returns
-// batches.ErrNotFound.
-func (b Batches) getJSON(query, id string, v any) error {
+// get returns the record query selects for id, or batches.ErrNotFound.
+func (b Batches) get(query, id string) ([]byte, error) {
 	ctx, cancel := opContext()
 	defer cancel()
 	var rec []byte
 	err := b.db.Pool.QueryRow(ctx, query, id).Scan(&rec)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return batches.ErrNotFound
+		return nil, batches.ErrNotFound
 	}
-	if err != nil {
-		return classify(err)
-	}
-	return json.Unmarshal(rec, v)
+	return rec, classify(err)
 }
 
-// forEach calls fn with the record of every row query selects.
-func (b Batches) forEach(query string, args []any, fn func(v []byte) error) error {
+// forEach calls fn with the id and the record of every row query selects.
+func (b Batches) forEach(query string, args []any, fn func(id string, v []byte) error) error {
 	ctx, cancel := opContext()
 	defer cancel()
 	rows, err := b.db.Pool.Query(ctx, query, args...)
@@ -180,11 +182,14 @@ func (b Batches) forEach(query string, args []any, fn func(v []byte) error) erro
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var rec []byte
-		if err := rows.Scan(&rec); err != nil {
+		var (
+			id  string
+			rec []byte
+		)
+		if err := rows.Scan(&id, &rec); err != nil {
 			return classify(err)
 		}
-		if err := fn(rec); err != nil {
+		if err := fn(id, rec); err != nil {
 			return err
 		}
 	}

@@ -1,14 +1,13 @@
 package pgstore
 
 import (
-	"encoding/json"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/modelgate/modelgate/internal/domain/budgets"
+	"github.com/modelgate/modelgate/internal/storage/records"
 )
 
 // The budgets domain's tables: manual budgets and reset marks, one row per
@@ -47,9 +46,9 @@ func NewBudgets(db *DB) *Budgets { return &Budgets{db} }
 func (b *Budgets) Budgets() ([]budgets.Budget, error) {
 	var out []budgets.Budget
 	err := b.forEach("mg_budgets", func(name string, v []byte) error {
-		bg, err := budgets.DecodeBudget(v)
+		bg, err := records.DecodeBudget(name, v)
 		if err != nil {
-			return fmt.Errorf("budgets store: entry %q: %w", name, err)
+			return err
 		}
 		out = append(out, bg)
 		return nil
@@ -59,7 +58,7 @@ func (b *Budgets) Budgets() ([]budgets.Budget, error) {
 
 // PutBudget implements budgets.Storage.
 func (b *Budgets) PutBudget(bg budgets.Budget) error {
-	v, err := budgets.EncodeBudget(bg)
+	v, err := records.EncodeBudget(bg)
 	if err != nil {
 		return err
 	}
@@ -99,15 +98,13 @@ func (b *Budgets) Settings() (s budgets.Settings, ok bool, err error) {
 	if err != nil {
 		return s, false, classify(err)
 	}
-	if err := json.Unmarshal([]byte(v), &s); err != nil {
-		return s, true, fmt.Errorf("budgets store: settings: %w", err)
-	}
-	return s, true, nil
+	s, err = records.DecodeSettings([]byte(v))
+	return s, true, err
 }
 
 // PutSettings implements budgets.Storage.
 func (b *Budgets) PutSettings(s budgets.Settings) error {
-	v, err := json.Marshal(s)
+	v, err := records.EncodeSettings(s)
 	if err != nil {
 		return err
 	}
@@ -122,9 +119,9 @@ func (b *Budgets) PutSettings(s budgets.Settings) error {
 func (b *Budgets) Resets() (map[budgets.Key]time.Time, error) {
 	out := map[budgets.Key]time.Time{}
 	err := b.forEach("mg_budget_resets", func(name string, v []byte) error {
-		k, at, err := budgets.DecodeReset(v)
+		k, at, err := records.DecodeReset(name, v)
 		if err != nil {
-			return fmt.Errorf("budgets store: entry %q: %w", name, err)
+			return err
 		}
 		out[k] = at
 		return nil
@@ -136,7 +133,7 @@ func (b *Budgets) Resets() (map[budgets.Key]time.Time, error) {
 func (b *Budgets) PutResets(resets map[budgets.Key]time.Time) error {
 	batch := &pgx.Batch{}
 	for k, at := range resets {
-		v, err := budgets.EncodeReset(k, at)
+		v, err := records.EncodeReset(k, at)
 		if err != nil {
 			return err
 		}
@@ -155,7 +152,8 @@ func (b *Budgets) PutResets(resets map[budgets.Key]time.Time) error {
 }
 
 // forEach calls fn for every row of table (mg_budgets or
-// mg_budget_resets) in key order, naming the row like "daily/team".
+// mg_budget_resets) in key order, naming the row as records.BudgetName
+// does ("daily/team").
 func (b *Budgets) forEach(table string, fn func(name string, v []byte) error) error {
 	ctx, cancel := opContext()
 	defer cancel()
@@ -169,7 +167,7 @@ func (b *Budgets) forEach(table string, fn func(name string, v []byte) error) er
 		if err := rows.Scan(&period, &path, &v); err != nil {
 			return classify(err)
 		}
-		if err := fn(period+path, []byte(v)); err != nil {
+		if err := fn(records.BudgetName(period, path), []byte(v)); err != nil {
 			return err
 		}
 	}

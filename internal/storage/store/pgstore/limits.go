@@ -2,12 +2,11 @@ package pgstore
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/modelgate/modelgate/internal/domain/limits"
+	"github.com/modelgate/modelgate/internal/storage/records"
 )
 
 // mg_rate_limit_rules holds the manual rate-limit rules, one row per
@@ -53,9 +52,9 @@ func (r RateLimitRules) LoadRules() ([]limits.Rule, []error, error) {
 		if err := rows.Scan(&scope, &period, &subject, &body); err != nil {
 			return nil, nil, classify(err)
 		}
-		var rule limits.Rule
-		if err := json.Unmarshal([]byte(body), &rule); err != nil {
-			skipped = append(skipped, fmt.Errorf("record %q: %w", scope+" "+period+" "+subject, err))
+		rule, err := records.DecodeRule(records.RuleName(scope, period, subject), []byte(body))
+		if err != nil {
+			skipped = append(skipped, err)
 			continue
 		}
 		out = append(out, rule)
@@ -71,7 +70,7 @@ func (r RateLimitRules) ReplaceRule(put *limits.Rule, del *limits.Key) error {
 	var body []byte
 	if put != nil {
 		var err error
-		if body, err = json.Marshal(put); err != nil {
+		if body, err = records.EncodeRule(*put); err != nil {
 			return err
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelgate/modelgate/internal/domain/audit"
 	"github.com/modelgate/modelgate/internal/domain/catalog"
+	"github.com/modelgate/modelgate/internal/storage/records"
 )
 
 // aggTable returns the table of a granularity's rows.
@@ -65,9 +66,9 @@ func (a *Audit) UsageRecords(from, to time.Time, fn func(*audit.UsageRecord) boo
 		if err := rows.Scan(&b); err != nil {
 			return classify(fmt.Errorf("postgres: reading usage records: %w", err))
 		}
-		r := new(audit.UsageRecord)
-		if err := json.Unmarshal(b, r); err != nil {
-			return classify(fmt.Errorf("postgres: decode usage record: %w", err))
+		r, err := records.DecodeUsageJSON(b)
+		if err != nil {
+			return classify(fmt.Errorf("postgres: %w", err))
 		}
 		if !fn(r) {
 			return nil

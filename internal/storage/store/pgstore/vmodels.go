@@ -1,11 +1,10 @@
 package pgstore
 
 import (
-	"encoding/json"
-
 	"github.com/jackc/pgx/v5"
 
 	"github.com/modelgate/modelgate/internal/domain/vmodels"
+	"github.com/modelgate/modelgate/internal/storage/records"
 )
 
 // The vmodels domain's tables: virtual models written through the admin
@@ -34,12 +33,11 @@ func NewVirtualModels(db *DB) *VirtualModels { return &VirtualModels{db} }
 // VirtualModels implements vmodels.Storage, in source order.
 func (v *VirtualModels) VirtualModels() ([]vmodels.Row, error) {
 	var out []vmodels.Row
-	err := v.forEach(`SELECT source, row::text FROM mg_virtual_models ORDER BY source`, func(_ string, b []byte) error {
-		var r vmodels.Row
-		if err := json.Unmarshal(b, &r); err != nil {
+	err := v.forEach(`SELECT source, row::text FROM mg_virtual_models ORDER BY source`, func(source string, b []byte) error {
+		r, err := records.DecodeVirtualModel(source, b)
+		if err != nil {
 			return err
 		}
-		r.Managed = false
 		out = append(out, r)
 		return nil
 	})
@@ -49,8 +47,7 @@ func (v *VirtualModels) VirtualModels() ([]vmodels.Row, error) {
 // PutVirtualModel implements vmodels.Storage: the rename's delete and the
 // upsert share one transaction.
 func (v *VirtualModels) PutVirtualModel(r vmodels.Row, oldSource string) error {
-	r.Managed = false
-	b, err := json.Marshal(r)
+	b, err := records.EncodeVirtualModel(r)
 	if err != nil {
 		return err
 	}
@@ -77,8 +74,8 @@ func (v *VirtualModels) DeleteVirtualModel(source string) error {
 func (v *VirtualModels) FailoverRoutes() (vmodels.Failover, error) {
 	out := vmodels.Failover{}
 	err := v.forEach(`SELECT primary_model, targets::text FROM mg_failover_routes ORDER BY primary_model`, func(primary string, b []byte) error {
-		var ts []string
-		if err := json.Unmarshal(b, &ts); err != nil {
+		ts, err := records.DecodeFailoverTargets(primary, b)
+		if err != nil {
 			return err
 		}
 		out[primary] = ts
@@ -89,7 +86,7 @@ func (v *VirtualModels) FailoverRoutes() (vmodels.Failover, error) {
 
 // PutFailoverRoute implements vmodels.Storage.
 func (v *VirtualModels) PutFailoverRoute(primary string, targets []string) error {
-	b, err := json.Marshal(targets)
+	b, err := records.EncodeFailoverTargets(targets)
 	if err != nil {
 		return err
 	}

@@ -163,17 +163,32 @@ func From(err error) *Error {
 // Write sends err in the gateway error shape.
 func Write(w http.ResponseWriter, err error) {
 	e := From(err)
-	body, _ := json.Marshal(struct {
-		Error *Error `json:"error"`
-	}{e})
-	writeBody(w, e, body)
+	writeBody(w, e, Body(e))
 }
 
 // WriteAnthropic sends err in the Anthropic error envelope, used on
 // /v1/messages routes.
 func WriteAnthropic(w http.ResponseWriter, err error) {
 	e := From(err)
-	body, _ := json.Marshal(struct {
+	writeBody(w, e, AnthropicBody(e))
+}
+
+// Body is e in the gateway error shape, {"error":{...}}: the body of an
+// error answer, and the data of the event that ends a broken Chat
+// Completions stream.
+func Body(e *Error) []byte {
+	b, _ := json.Marshal(struct {
+		Error *Error `json:"error"`
+	}{e})
+	return b
+}
+
+// AnthropicBody is e in the Anthropic error envelope,
+// {"type":"error","error":{"type":...,"message":...}}: the body of an
+// error answer on /v1/messages, and the data of the "error" event that
+// ends a broken Messages stream.
+func AnthropicBody(e *Error) []byte {
+	b, _ := json.Marshal(struct {
 		Type  string `json:"type"`
 		Error struct {
 			Type    string `json:"type"`
@@ -183,7 +198,20 @@ func WriteAnthropic(w http.ResponseWriter, err error) {
 		Type    string `json:"type"`
 		Message string `json:"message"`
 	}{Type: AnthropicType(e), Message: e.Message}})
-	writeBody(w, e, body)
+	return b
+}
+
+// ResponsesEventBody is e as the Responses API's stream error event
+// carries it, {"type":"error","code":...,"message":...,"param":...}: the
+// data of the "error" event that ends a broken Responses stream.
+func ResponsesEventBody(e *Error) []byte {
+	b, _ := json.Marshal(struct {
+		Type    string  `json:"type"`
+		Code    *string `json:"code"`
+		Message string  `json:"message"`
+		Param   *string `json:"param"`
+	}{"error", e.Code, e.Message, e.Param})
+	return b
 }
 
 // AnthropicType maps a gateway error onto the closest Anthropic error type.

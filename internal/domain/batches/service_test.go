@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -98,77 +99,93 @@ func newService(t *testing.T, exec batches.Executor, sink *usageSink) *batches.S
 	return s
 }
 
-func waitFor(t *testing.T, s *batches.Service, c batches.Caller, id string, cond func(*batches.Batch) bool) *batches.Batch {
+// settled waits, inside a synctest bubble, until every goroutine of the
+// bubble (the runner, its lines, the store's writer) is blocked, and
+// returns the batch as it then is. Bubble time does not move meanwhile:
+// lines pausing on a timer are still in flight.
+func settled(t *testing.T, s *batches.Service, c batches.Caller, id string) *batches.Batch {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		b, err := s.Batch(c, id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if cond(b) {
-			return b
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("batch stuck: %+v", b)
-		}
-		time.Sleep(10 * time.Millisecond)
+	synctest.Wait()
+	b, err := s.Batch(c, id)
+	if err != nil {
+		t.Fatal(err)
 	}
+	return b
 }
 
 func TestCancelKeepsTheLinesThatRan(t *testing.T) {
-	exec := &slowExec{pause: 40 * time.Millisecond}
-	sink := &usageSink{}
-	s := newService(t, exec, sink)
-	c := batches.Caller{UserPath: "/team"}
-	f, err := s.Upload(c, "in.jsonl", "batch", input(30))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _, err := s.Create(c, batches.CreateRequest{InputFileID: f.ID, Endpoint: "/v1/chat/completions", CompletionWindow: "24h"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, s, c, b.ID, func(b *batches.Batch) bool { return b.Completed >= 4 })
-	if _, err := s.Cancel(c, b.ID); err != nil {
-		t.Fatal(err)
-	}
-	end := waitFor(t, s, c, b.ID, func(b *batches.Batch) bool { return b.Finished() })
-	if end.Status != batches.StatusCancelled || end.Completed >= 30 || end.Completed < 4 || end.CancelledAt == 0 || end.OutputFileID == "" {
-		t.Fatalf("cancelled batch %+v", end)
-	}
-	_, out, err := s.FileContent(c, end.OutputFileID)
-	if err != nil || strings.Count(string(out), "\n") != end.Completed {
-		t.Fatalf("output of %d lines: %v\n%s", end.Completed, err, out)
-	}
-	if sink.count() != end.Completed {
-		t.Fatalf("%d usage records for %d answered lines", sink.count(), end.Completed)
-	}
-	if m := exec.maxInFlight.Load(); m > 3 {
-		t.Fatalf("%d lines ran at once with 3 workers", m)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		const pause = 40 * time.Millisecond
+		exec := &slowExec{pause: pause}
+		sink := &usageSink{}
+		s := newService(t, exec, sink)
+		c := batches.Caller{UserPath: "/team"}
+		f, err := s.Upload(c, "in.jsonl", "batch", input(30))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _, err := s.Create(c, batches.CreateRequest{InputFileID: f.ID, Endpoint: "/v1/chat/completions", CompletionWindow: "24h"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Three workers: three lines answer every pause. Just short of the
+		// second pause, three lines are done and three more in flight.
+		time.Sleep(2*pause - time.Nanosecond)
+		if mid := settled(t, s, c, b.ID); mid.Completed != 3 || mid.Finished() {
+			t.Fatalf("batch after %v: %+v, want 3 lines done", 2*pause-time.Nanosecond, mid)
+		}
+		if n := exec.inFlight.Load(); n != 3 {
+			t.Fatalf("%d lines in flight, want 3", n)
+		}
+		time.Sleep(time.Nanosecond)
+		if mid := settled(t, s, c, b.ID); mid.Completed != 6 {
+			t.Fatalf("batch after %v: %+v, want 6 lines done", 2*pause, mid)
+		}
+		if _, err := s.Cancel(c, b.ID); err != nil {
+			t.Fatal(err)
+		}
+		// The three lines in flight are abandoned, unanswered.
+		end := settled(t, s, c, b.ID)
+		if end.Status != batches.StatusCancelled || end.Completed != 6 || end.Failed != 0 || end.CancelledAt == 0 || end.OutputFileID == "" {
+			t.Fatalf("cancelled batch %+v, want 6 lines done", end)
+		}
+		_, out, err := s.FileContent(c, end.OutputFileID)
+		if err != nil || strings.Count(string(out), "\n") != end.Completed {
+			t.Fatalf("output of %d lines: %v\n%s", end.Completed, err, out)
+		}
+		if sink.count() != end.Completed {
+			t.Fatalf("%d usage records for %d answered lines", sink.count(), end.Completed)
+		}
+		if m := exec.maxInFlight.Load(); m != 3 {
+			t.Fatalf("%d lines ran at once with 3 workers", m)
+		}
+	})
 }
 
 func TestFailedLinesGoToTheErrorFile(t *testing.T) {
-	sink := &usageSink{}
-	s := newService(t, &slowExec{failCustom: `"x3"`}, sink)
-	c := batches.Caller{UserPath: "/"}
-	f, _ := s.Upload(c, "in.jsonl", "batch", input(5))
-	b, model, err := s.Create(c, batches.CreateRequest{InputFileID: f.ID, Endpoint: "/v1/chat/completions", CompletionWindow: "24h"})
-	if err != nil || model != "mock-chat" {
-		t.Fatal(err, model)
-	}
-	end := waitFor(t, s, c, b.ID, func(b *batches.Batch) bool { return b.Finished() })
-	if end.Status != batches.StatusCompleted || end.Completed != 4 || end.Failed != 1 || end.ErrorFileID == "" {
-		t.Fatalf("batch %+v", end)
-	}
-	_, errs, _ := s.FileContent(c, end.ErrorFileID)
-	if !strings.Contains(string(errs), `"custom_id":"c3"`) || !strings.Contains(string(errs), `"status_code":400`) {
-		t.Fatalf("error file %s", errs)
-	}
-	if sink.count() != 4 {
-		t.Fatalf("%d usage records", sink.count())
-	}
+	synctest.Test(t, func(t *testing.T) {
+		sink := &usageSink{}
+		s := newService(t, &slowExec{failCustom: `"x3"`}, sink)
+		c := batches.Caller{UserPath: "/"}
+		f, _ := s.Upload(c, "in.jsonl", "batch", input(5))
+		b, model, err := s.Create(c, batches.CreateRequest{InputFileID: f.ID, Endpoint: "/v1/chat/completions", CompletionWindow: "24h"})
+		if err != nil || model != "mock-chat" {
+			t.Fatal(err, model)
+		}
+		// The lines answer at once and a 400 is not retried: no bubble
+		// time passes before the batch ends.
+		end := settled(t, s, c, b.ID)
+		if end.Status != batches.StatusCompleted || end.Completed != 4 || end.Failed != 1 || end.ErrorFileID == "" {
+			t.Fatalf("batch %+v", end)
+		}
+		_, errs, _ := s.FileContent(c, end.ErrorFileID)
+		if !strings.Contains(string(errs), `"custom_id":"c3"`) || !strings.Contains(string(errs), `"status_code":400`) {
+			t.Fatalf("error file %s", errs)
+		}
+		if sink.count() != 4 {
+			t.Fatalf("%d usage records", sink.count())
+		}
+	})
 }
 
 func TestRefusalsNameTheField(t *testing.T) {
@@ -258,33 +275,37 @@ func TestMissingFieldsAreMissingRequiredParameter(t *testing.T) {
 }
 
 func TestCancelFinishedBatchIsConflict(t *testing.T) {
-	s := newService(t, &slowExec{}, &usageSink{})
-	c := batches.Caller{UserPath: "/"}
-	f, err := s.Upload(c, "in.jsonl", "batch", input(2))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _, err := s.Create(c, batches.CreateRequest{InputFileID: f.ID, Endpoint: "/v1/chat/completions", CompletionWindow: "24h"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, s, c, b.ID, func(b *batches.Batch) bool { return b.Status == batches.StatusCompleted })
+	synctest.Test(t, func(t *testing.T) {
+		s := newService(t, &slowExec{}, &usageSink{})
+		c := batches.Caller{UserPath: "/"}
+		f, err := s.Upload(c, "in.jsonl", "batch", input(2))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _, err := s.Create(c, batches.CreateRequest{InputFileID: f.ID, Endpoint: "/v1/chat/completions", CompletionWindow: "24h"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b := settled(t, s, c, b.ID); b.Status != batches.StatusCompleted {
+			t.Fatalf("batch of lines answered at once not completed: %+v", b)
+		}
 
-	var fin *batches.FinishedError
-	if _, err := s.Cancel(c, b.ID); !errors.As(err, &fin) || fin.Status != batches.StatusCompleted {
-		t.Fatalf("cancel of a completed batch: %v", err)
-	}
-	h := &batches.Handler{Service: s}
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest("POST", "/v1/batches/"+b.ID+"/cancel", nil))
-	if rec.Code != 409 || gjson.Get(rec.Body.String(), "error.type").Str != "invalid_request_error" ||
-		gjson.Get(rec.Body.String(), "error.code").Str != "batch_not_cancellable" ||
-		!strings.Contains(gjson.Get(rec.Body.String(), "error.message").Str, `"completed"`) {
-		t.Fatalf("cancel of a completed batch answered %d %s", rec.Code, rec.Body)
-	}
-	if after, err := s.Batch(c, b.ID); err != nil || after.Status != batches.StatusCompleted || after.CancellingAt != 0 {
-		t.Fatalf("the refused cancel changed the batch: %+v %v", after, err)
-	}
+		var fin *batches.FinishedError
+		if _, err := s.Cancel(c, b.ID); !errors.As(err, &fin) || fin.Status != batches.StatusCompleted {
+			t.Fatalf("cancel of a completed batch: %v", err)
+		}
+		h := &batches.Handler{Service: s}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("POST", "/v1/batches/"+b.ID+"/cancel", nil))
+		if rec.Code != 409 || gjson.Get(rec.Body.String(), "error.type").Str != "invalid_request_error" ||
+			gjson.Get(rec.Body.String(), "error.code").Str != "batch_not_cancellable" ||
+			!strings.Contains(gjson.Get(rec.Body.String(), "error.message").Str, `"completed"`) {
+			t.Fatalf("cancel of a completed batch answered %d %s", rec.Code, rec.Body)
+		}
+		if after, err := s.Batch(c, b.ID); err != nil || after.Status != batches.StatusCompleted || after.CancellingAt != 0 {
+			t.Fatalf("the refused cancel changed the batch: %+v %v", after, err)
+		}
+	})
 }
 
 func TestUploadAndListRefusalsCarryACode(t *testing.T) {
@@ -318,17 +339,25 @@ func TestUploadAndListRefusalsCarryACode(t *testing.T) {
 // TestAnswerThatIsNotJSONIsRecordedAsAnError: a line whose answer is not
 // JSON keeps the gateway's error object in its place, written by apierr.
 func TestAnswerThatIsNotJSONIsRecordedAsAnError(t *testing.T) {
-	s := newService(t, &slowExec{notJSON: true}, &usageSink{})
-	c := batches.Caller{UserPath: "/"}
-	f, _ := s.Upload(c, "in.jsonl", "batch", input(1))
-	b, _, err := s.Create(c, batches.CreateRequest{InputFileID: f.ID, Endpoint: "/v1/chat/completions", CompletionWindow: "24h"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	end := waitFor(t, s, c, b.ID, func(b *batches.Batch) bool { return b.Finished() })
-	_, errs, _ := s.FileContent(c, end.ErrorFileID)
-	want := `{"error":{"type":"provider_error","message":"the answer was not JSON"}}`
-	if !strings.Contains(string(errs), want) {
-		t.Fatalf("error file %s, want a body %s", errs, want)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		s := newService(t, &slowExec{notJSON: true}, &usageSink{})
+		c := batches.Caller{UserPath: "/"}
+		f, _ := s.Upload(c, "in.jsonl", "batch", input(1))
+		b, _, err := s.Create(c, batches.CreateRequest{InputFileID: f.ID, Endpoint: "/v1/chat/completions", CompletionWindow: "24h"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A 502 is retried after growing pauses (7.5s in all), in bubble
+		// time; an hour covers them.
+		time.Sleep(time.Hour)
+		end := settled(t, s, c, b.ID)
+		if !end.Finished() || end.Failed != 1 || end.ErrorFileID == "" {
+			t.Fatalf("batch %+v, want finished with its line failed", end)
+		}
+		_, errs, _ := s.FileContent(c, end.ErrorFileID)
+		want := `{"error":{"type":"provider_error","message":"the answer was not JSON"}}`
+		if !strings.Contains(string(errs), want) {
+			t.Fatalf("error file %s, want a body %s", errs, want)
+		}
+	})
 }

@@ -209,7 +209,15 @@ func TestPeriodicFlush(t *testing.T) {
 		}
 		admitN(t, e, "/team", 3)
 		id := CounterID{Rule: r.Key()}
-		time.Sleep(5 * time.Millisecond) // bubble time: one flush interval
+		time.Sleep(5*time.Millisecond - time.Nanosecond) // bubble time: just short of one flush interval
+		synctest.Wait()
+		if err := ms.Flush(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := ms.record(id); ok && got.Requests != 0 {
+			t.Fatalf("snapshot before the flush interval: %+v", got)
+		}
+		time.Sleep(time.Nanosecond) // the tick
 		synctest.Wait()
 		if err := ms.Flush(t.Context()); err != nil {
 			t.Fatal(err)

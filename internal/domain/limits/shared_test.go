@@ -136,7 +136,13 @@ func TestSharedFallbackAndRecovery(t *testing.T) {
 			t.Fatal("no target rule, yet unavailable")
 		}
 		sh.down.Store(false)
-		time.Sleep(probeEvery) // bubble time: the probe's next ping
+		// The probe started with the first failure, at the bubble's start.
+		time.Sleep(probeEvery - time.Nanosecond) // bubble time: just short of the probe's first ping
+		synctest.Wait()
+		if e.SharedHealthy() {
+			t.Fatal("healthy again before the probe pinged")
+		}
+		time.Sleep(time.Nanosecond) // the probe's ping
 		synctest.Wait()
 		if !e.SharedHealthy() {
 			t.Fatal("probe did not bring the backend back")

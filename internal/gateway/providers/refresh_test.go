@@ -54,16 +54,22 @@ func servedIDs(r *Registry) []string {
 	return ids
 }
 
-// eventually polls cond until it holds or a generous deadline passes.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+// roundTripFunc is an http.RoundTripper made of a function.
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
+// inProcess is a client whose requests h answers in the calling
+// goroutine, without a network, so that a synctest bubble can see when
+// everything waits.
+func inProcess(h http.Handler) *http.Client {
+	return &http.Client{Transport: roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		res := rec.Result()
+		res.Request = req
+		return res, nil
+	})}
 }
 
 // stopped cancels the registry's context and waits for its listing loops
@@ -81,41 +87,41 @@ func stopped(t *testing.T, r *Registry, cancel context.CancelFunc) {
 }
 
 func TestListingRetriedWithoutWaitingForRefresh(t *testing.T) {
-	var hits atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if hits.Add(1) <= 2 {
-			http.Error(w, "starting up", http.StatusServiceUnavailable)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(w, `{"object":"list","data":[{"id":"late-model"}]}`)
-	}))
-	defer srv.Close()
-	p := mustNew(t, Options{Name: "up", Type: "openai", BaseURL: srv.URL, Client: srv.Client()})
-	r := NewRegistry([]Entry{{Provider: p}}, RegistryOptions{RefreshInterval: time.Hour})
-	s := &schedule{r: r, block: time.Hour}
-	r.sleep = s.sleep
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	synctest.Test(t, func(t *testing.T) {
+		var hits atomic.Int32
+		upstream := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if hits.Add(1) <= 2 {
+				http.Error(w, "starting up", http.StatusServiceUnavailable)
+				return
+			}
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, `{"object":"list","data":[{"id":"late-model"}]}`)
+		})
+		p := mustNew(t, Options{Name: "up", Type: "openai", BaseURL: "http://upstream.test", Client: inProcess(upstream)})
+		r := NewRegistry([]Entry{{Provider: p}}, RegistryOptions{RefreshInterval: time.Hour})
+		s := &schedule{r: r, block: time.Hour}
+		r.sleep = s.sleep
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
 
-	r.Start(ctx)
-	<-r.Ready()
-	eventually(t, "the model to be listed", func() bool {
-		q, m, ok := r.lookup("late-model")
-		return ok && q == p && m == "late-model"
+		r.Start(ctx)
+		<-r.Ready()
+		synctest.Wait() // the loop holds in the refresh wait
+		if q, m, ok := r.lookup("late-model"); !ok || q != p || m != "late-model" {
+			t.Fatalf("lookup of the listed model = %v, %q, %v", q, m, ok)
+		}
+		waits, seen := s.recorded()
+		if want := []time.Duration{time.Second, 2 * time.Second, time.Hour}; !reflect.DeepEqual(waits, want) {
+			t.Fatalf("waits %v, want %v", waits, want)
+		}
+		if seen[0] != nil || seen[1] != nil || !reflect.DeepEqual(seen[2], []string{"late-model"}) {
+			t.Fatalf("models served before each wait: %q", seen)
+		}
+		stopped(t, r, cancel)
+		if n := hits.Load(); n != 3 {
+			t.Fatalf("upstream asked %d times, want 3", n)
+		}
 	})
-	eventually(t, "the refresh wait", func() bool { w, _ := s.recorded(); return len(w) == 3 })
-	waits, seen := s.recorded()
-	if want := []time.Duration{time.Second, 2 * time.Second, time.Hour}; !reflect.DeepEqual(waits, want) {
-		t.Fatalf("waits %v, want %v", waits, want)
-	}
-	if seen[0] != nil || seen[1] != nil || !reflect.DeepEqual(seen[2], []string{"late-model"}) {
-		t.Fatalf("models served before each wait: %q", seen)
-	}
-	stopped(t, r, cancel)
-	if n := hits.Load(); n != 3 {
-		t.Fatalf("upstream asked %d times, want 3", n)
-	}
 }
 
 // scriptedLister answers its listings from a script, one step per call,

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"go.etcd.io/bbolt"
@@ -161,103 +162,118 @@ func TestCloseReopenRoundTripAndDelete(t *testing.T) {
 }
 
 func TestFlushMakesWritesVisible(t *testing.T) {
-	// A huge interval and batch: only Flush can cause a commit.
-	s := openT(t, Options{FlushInterval: time.Hour, MaxBatch: 1 << 20})
-	for i := 0; i < 100; i++ {
-		s.Enqueue(Write{Bucket: "f", Key: key(i), Value: val(i)})
-	}
-	time.Sleep(20 * time.Millisecond)
-	if got := count(t, s, "f"); got != 0 {
-		t.Fatalf("%d keys visible before Flush; writer should still be batching", got)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := s.Flush(ctx); err != nil {
-		t.Fatalf("Flush: %v", err)
-	}
-	if got := count(t, s, "f"); got != 100 {
-		t.Fatalf("%d keys visible after Flush, want 100", got)
-	}
-	if st := s.Stats(); st.Committed != 100 || st.Batches != 1 {
-		t.Fatalf("stats = %+v, want 100 committed in 1 batch", st)
-	}
-	// Flush with nothing queued returns at once and commits nothing.
-	if err := s.Flush(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if st := s.Stats(); st.Batches != 1 {
-		t.Fatalf("empty Flush committed a batch: %+v", st)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		// A huge interval and batch: only Flush can cause a commit.
+		s := openT(t, Options{FlushInterval: time.Hour, MaxBatch: 1 << 20})
+		for i := 0; i < 100; i++ {
+			s.Enqueue(Write{Bucket: "f", Key: key(i), Value: val(i)})
+		}
+		time.Sleep(time.Hour - time.Nanosecond) // bubble time: just short of the tick
+		synctest.Wait()                         // the writer sleeps again
+		if got := count(t, s, "f"); got != 0 {
+			t.Fatalf("%d keys visible before Flush; writer should still be batching", got)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := s.Flush(ctx); err != nil {
+			t.Fatalf("Flush: %v", err)
+		}
+		if got := count(t, s, "f"); got != 100 {
+			t.Fatalf("%d keys visible after Flush, want 100", got)
+		}
+		if st := s.Stats(); st.Committed != 100 || st.Batches != 1 {
+			t.Fatalf("stats = %+v, want 100 committed in 1 batch", st)
+		}
+		// Flush with nothing queued returns at once and commits nothing.
+		if err := s.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if st := s.Stats(); st.Batches != 1 {
+			t.Fatalf("empty Flush committed a batch: %+v", st)
+		}
+	})
 }
 
 func TestFlushIntervalCommitsWithoutFlush(t *testing.T) {
-	s := openT(t, Options{FlushInterval: 20 * time.Millisecond})
-	s.Enqueue(Write{Bucket: "i", Key: []byte("k"), Value: []byte("v")})
-	deadline := time.Now().Add(3 * time.Second)
-	for {
+	synctest.Test(t, func(t *testing.T) {
+		const interval = 20 * time.Millisecond
+		s := openT(t, Options{FlushInterval: interval})
+		s.Enqueue(Write{Bucket: "i", Key: []byte("k"), Value: []byte("v")})
+		time.Sleep(interval - time.Nanosecond) // bubble time: just short of the tick
+		synctest.Wait()
 		if _, ok := get(t, s, "i", []byte("k")); ok {
-			return
+			t.Fatal("write committed before the interval")
 		}
-		if time.Now().After(deadline) {
+		time.Sleep(time.Nanosecond) // the tick
+		synctest.Wait()             // the writer has committed and sleeps again
+		if _, ok := get(t, s, "i", []byte("k")); !ok {
 			t.Fatal("write not committed by the interval timer")
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		if st := s.Stats(); st.Batches != 1 || st.Committed != 1 {
+			t.Fatalf("stats = %+v, want 1 committed in 1 batch", st)
+		}
+	})
 }
 
 func TestFullBatchCommitsImmediately(t *testing.T) {
-	s := openT(t, Options{FlushInterval: time.Hour, MaxBatch: 8})
-	for i := 0; i < 8; i++ {
-		s.Enqueue(Write{Bucket: "m", Key: key(i), Value: val(i)})
-	}
-	deadline := time.Now().Add(3 * time.Second)
-	for s.Stats().Batches != 1 {
-		if time.Now().After(deadline) {
-			t.Fatalf("full batch not committed: %+v", s.Stats())
+	synctest.Test(t, func(t *testing.T) {
+		s := openT(t, Options{FlushInterval: time.Hour, MaxBatch: 8})
+		for i := 0; i < 8; i++ {
+			s.Enqueue(Write{Bucket: "m", Key: key(i), Value: val(i)})
 		}
-		time.Sleep(time.Millisecond)
-	}
-	if got := count(t, s, "m"); got != 8 {
-		t.Fatalf("%d keys after full batch, want 8", got)
-	}
-	for i := 8; i < 11; i++ {
-		s.Enqueue(Write{Bucket: "m", Key: key(i), Value: val(i)})
-	}
-	time.Sleep(50 * time.Millisecond)
-	if st := s.Stats(); st.Batches != 1 || st.Committed != 8 {
-		t.Fatalf("partial batch committed early: %+v", st)
-	}
+		synctest.Wait() // no bubble time has passed: only the full batch woke the writer
+		if st := s.Stats(); st.Batches != 1 || st.Committed != 8 {
+			t.Fatalf("full batch not committed: %+v", st)
+		}
+		if got := count(t, s, "m"); got != 8 {
+			t.Fatalf("%d keys after full batch, want 8", got)
+		}
+		for i := 8; i < 11; i++ {
+			s.Enqueue(Write{Bucket: "m", Key: key(i), Value: val(i)})
+		}
+		time.Sleep(time.Hour - time.Nanosecond) // bubble time: just short of the tick
+		synctest.Wait()
+		if st := s.Stats(); st.Batches != 1 || st.Committed != 8 {
+			t.Fatalf("partial batch committed early: %+v", st)
+		}
+		time.Sleep(time.Nanosecond) // the tick commits it
+		synctest.Wait()
+		if st := s.Stats(); st.Batches != 2 || st.Committed != 11 {
+			t.Fatalf("partial batch not committed at the tick: %+v", st)
+		}
+	})
 }
 
 // TestSmallQueueLargeBatch checks that with MaxBatch above QueueSize/2 the
 // writer is woken once half the queue is used, so the queue keeps draining
 // and writes are committed without waiting for the interval.
 func TestSmallQueueLargeBatch(t *testing.T) {
-	const queue, n = 8, 100
-	s := openT(t, Options{QueueSize: queue, MaxBatch: 1000, FlushInterval: time.Hour})
-	for i := 0; i < n; i++ {
-		deadline := time.Now().Add(3 * time.Second)
-		for !s.Enqueue(Write{Bucket: "s", Key: key(i), Value: val(i)}) {
-			if time.Now().After(deadline) {
-				t.Fatalf("write %d never accepted; writer not draining: %+v", i, s.Stats())
+	synctest.Test(t, func(t *testing.T) {
+		const queue, n = 8, 100
+		s := openT(t, Options{QueueSize: queue, MaxBatch: 1000, FlushInterval: time.Hour})
+		for i := 0; i < n; i++ {
+			w := Write{Bucket: "s", Key: key(i), Value: val(i)}
+			if !s.Enqueue(w) {
+				// The queue is full: once the writer has drained what woke
+				// it, with no bubble time passing, there is room again.
+				synctest.Wait()
+				if !s.Enqueue(w) {
+					t.Fatalf("write %d never accepted; writer not draining: %+v", i, s.Stats())
+				}
 			}
-			time.Sleep(time.Millisecond)
 		}
-	}
-	// Fewer than QueueSize/2 writes may stay queued until the next tick.
-	deadline := time.Now().Add(3 * time.Second)
-	for s.Stats().Committed <= n-queue/2 {
-		if time.Now().After(deadline) {
-			t.Fatalf("writes not committed without the interval: %+v", s.Stats())
+		// Fewer than QueueSize/2 writes may stay queued until the next tick.
+		synctest.Wait()
+		if st := s.Stats(); st.Committed <= n-queue/2 {
+			t.Fatalf("writes not committed without the interval: %+v", st)
 		}
-		time.Sleep(time.Millisecond)
-	}
-	if err := s.Flush(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if st := s.Stats(); st.Committed != n {
-		t.Fatalf("stats = %+v", st)
-	}
+		if err := s.Flush(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if st := s.Stats(); st.Committed != n {
+			t.Fatalf("stats = %+v", st)
+		}
+	})
 }
 
 func TestEnqueueFullQueueReturnsFalseImmediately(t *testing.T) {
@@ -775,23 +791,23 @@ func TestInitialMmapSizeDefaults(t *testing.T) {
 // once they reach MaxBatchBytes, without waiting for the interval, and the
 // byte count goes back to zero once they are.
 func TestMaxBatchBytesCommitsEarly(t *testing.T) {
-	s := openT(t, Options{FlushInterval: time.Hour, MaxBatchBytes: 1000})
-	for i := 0; i < 2; i++ {
-		s.Enqueue(Write{Bucket: "b", Key: key(i), Value: val(i), Size: 400})
-	}
-	time.Sleep(50 * time.Millisecond)
-	if st := s.Stats(); st.Batches != 0 {
-		t.Fatalf("committed below the byte budget: %+v", st)
-	}
-	s.Enqueue(Write{Bucket: "b", Key: key(2), Value: val(2), Size: 400})
-	deadline := time.Now().Add(3 * time.Second)
-	for s.Stats().Committed != 3 {
-		if time.Now().After(deadline) {
-			t.Fatalf("writes over the byte budget not committed: %+v", s.Stats())
+	synctest.Test(t, func(t *testing.T) {
+		s := openT(t, Options{FlushInterval: time.Hour, MaxBatchBytes: 1000})
+		for i := 0; i < 2; i++ {
+			s.Enqueue(Write{Bucket: "b", Key: key(i), Value: val(i), Size: 400})
 		}
-		time.Sleep(time.Millisecond)
-	}
-	if n := s.queuedBytes.Load(); n != 0 {
-		t.Fatalf("queued bytes after commit = %d", n)
-	}
+		time.Sleep(time.Hour - time.Nanosecond) // bubble time: just short of the tick
+		synctest.Wait()
+		if st := s.Stats(); st.Batches != 0 {
+			t.Fatalf("committed below the byte budget: %+v", st)
+		}
+		s.Enqueue(Write{Bucket: "b", Key: key(2), Value: val(2), Size: 400})
+		synctest.Wait() // no bubble time has passed: only the byte budget woke the writer
+		if st := s.Stats(); st.Batches != 1 || st.Committed != 3 {
+			t.Fatalf("writes over the byte budget not committed: %+v", st)
+		}
+		if n := s.queuedBytes.Load(); n != 0 {
+			t.Fatalf("queued bytes after commit = %d", n)
+		}
+	})
 }

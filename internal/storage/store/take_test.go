@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"go.etcd.io/bbolt"
@@ -28,69 +29,67 @@ func (d *doneCounter) BatchDone()                  { d.done.Add(1) }
 // committed at once. Take runs once per write, outside any transaction,
 // and the byte count goes back to zero once the batch is committed.
 func TestTakeShrinksWhatABatchHolds(t *testing.T) {
-	s := openT(t, Options{FlushInterval: time.Hour, MaxBatchBytes: 1000})
-	hook := &doneCounter{}
-	s.OnBatch(hook)
-	var takes, takesInTx atomic.Int64
-	// The writer may wake as soon as three writes reach the byte budget;
-	// the first Take waits until all six are queued, so the writer takes
-	// them all in that wake-up instead of leaving the last two (840 of
-	// 1000 bytes) for the hour's tick.
-	queued := make(chan struct{})
-	write := func(i, held int) Write {
-		return Write{Bucket: "t", Key: key(i), Value: val(i), Size: 400, Take: func() int {
-			if i == 0 {
-				<-queued
+	synctest.Test(t, func(t *testing.T) {
+		s := openT(t, Options{FlushInterval: time.Hour, MaxBatchBytes: 1000})
+		hook := &doneCounter{}
+		s.OnBatch(hook)
+		var takes, takesInTx atomic.Int64
+		// The writer may wake as soon as three writes reach the byte budget;
+		// the first Take waits until all six are queued, so the writer takes
+		// them all in that wake-up instead of leaving the last two (840 of
+		// 1000 bytes) for the hour's tick.
+		queued := make(chan struct{})
+		write := func(i, held int) Write {
+			return Write{Bucket: "t", Key: key(i), Value: val(i), Size: 400, Take: func() int {
+				if i == 0 {
+					<-queued
+				}
+				takes.Add(1)
+				if hook.inTx.Load() {
+					takesInTx.Add(1)
+				}
+				return held
+			}}
+		}
+		for i := 0; i < 6; i++ {
+			if !s.Enqueue(write(i, 10)) {
+				t.Fatal("dropped")
 			}
-			takes.Add(1)
-			if hook.inTx.Load() {
-				takesInTx.Add(1)
-			}
-			return held
-		}}
-	}
-	for i := 0; i < 6; i++ {
-		if !s.Enqueue(write(i, 10)) {
-			t.Fatal("dropped")
 		}
-	}
-	close(queued)
-	deadline := time.Now().Add(3 * time.Second)
-	for takes.Load() < 6 {
-		if time.Now().After(deadline) {
-			t.Fatalf("writes over the byte budget not taken: %d", takes.Load())
+		close(queued)
+		synctest.Wait() // no bubble time has passed: only the byte budget woke the writer
+		if n := takes.Load(); n != 6 {
+			t.Fatalf("writes over the byte budget: %d taken, want 6", n)
 		}
-		time.Sleep(time.Millisecond)
-	}
-	time.Sleep(50 * time.Millisecond)
-	if st := s.Stats(); st.Batches != 0 {
-		t.Fatalf("a batch holding 60 of 1000 bytes was committed before the tick: %+v", st)
-	}
-	if n := s.queuedBytes.Load(); n != 60 {
-		t.Fatalf("queued bytes = %d, want 60 (six writes holding 10 each)", n)
-	}
-	// Writes that still hold 400 once taken cut a commit.
-	for i := 6; i < 9; i++ {
-		s.Enqueue(write(i, 400))
-	}
-	for s.Stats().Committed != 9 {
-		if time.Now().After(deadline) {
-			t.Fatalf("writes holding the byte budget not committed: %+v", s.Stats())
+		time.Sleep(time.Hour - time.Nanosecond) // bubble time: just short of the tick
+		synctest.Wait()
+		if st := s.Stats(); st.Batches != 0 {
+			t.Fatalf("a batch holding 60 of 1000 bytes was committed before the tick: %+v", st)
 		}
-		time.Sleep(time.Millisecond)
-	}
-	if takes.Load() != 9 || takesInTx.Load() != 0 {
-		t.Fatalf("Take ran %d times (%d inside a transaction), want 9 and 0", takes.Load(), takesInTx.Load())
-	}
-	if n := s.queuedBytes.Load(); n != 0 {
-		t.Fatalf("queued bytes after commit = %d", n)
-	}
-	if hook.done.Load() != 1 {
-		t.Fatalf("BatchDone ran %d times for 1 batch", hook.done.Load())
-	}
-	if count(t, s, "t") != 9 {
-		t.Fatal("writes not stored")
-	}
+		if n := s.queuedBytes.Load(); n != 60 {
+			t.Fatalf("queued bytes = %d, want 60 (six writes holding 10 each)", n)
+		}
+		// Writes that still hold 400 once taken cut a commit.
+		for i := 6; i < 9; i++ {
+			s.Enqueue(write(i, 400))
+		}
+		synctest.Wait() // still short of the tick
+		if st := s.Stats(); st.Batches != 1 || st.Committed != 9 {
+			t.Fatalf("writes holding the byte budget not committed: %+v", st)
+		}
+		if takes.Load() != 9 || takesInTx.Load() != 0 {
+			t.Fatalf("Take ran %d times (%d inside a transaction), want 9 and 0", takes.Load(), takesInTx.Load())
+		}
+		if n := s.queuedBytes.Load(); n != 0 {
+			t.Fatalf("queued bytes after commit = %d", n)
+		}
+		if hook.done.Load() != 1 {
+			t.Fatalf("BatchDone ran %d times for 1 batch", hook.done.Load())
+		}
+		if count(t, s, "t") != 9 {
+			t.Fatal("writes not stored")
+		}
+	})
 }
 
 // TestTakeRunsOnceAcrossRetries: a batch whose commit fails is retried

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -42,16 +43,15 @@ func post(t *testing.T, ctx context.Context, rt http.RoundTripper, body string) 
 	return rt.RoundTrip(req)
 }
 
-// settle waits for the goroutine count to drop to at most base.
+// settle waits, in a synctest bubble, until the bubble's other
+// goroutines are blocked or gone, and fails if the goroutine count is
+// then above base.
 func settle(t *testing.T, base int) {
 	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
-	for runtime.NumGoroutine() > base {
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<16)
-			t.Fatalf("goroutines: %d, want <= %d\n%s", runtime.NumGoroutine(), base, buf[:runtime.Stack(buf, true)])
-		}
-		time.Sleep(5 * time.Millisecond)
+	synctest.Wait()
+	if n := runtime.NumGoroutine(); n > base {
+		buf := make([]byte, 1<<16)
+		t.Fatalf("goroutines: %d, want <= %d\n%s", n, base, buf[:runtime.Stack(buf, true)])
 	}
 }
 
@@ -164,181 +164,201 @@ func TestTransportResponseWriter(t *testing.T) {
 // TestTransportStreamsIncrementally checks that the first event reaches the
 // caller while the handler is still streaming.
 func TestTransportStreamsIncrementally(t *testing.T) {
-	const delay = 30 * time.Millisecond
-	h, done := watched(NewHandler(Options{ChunkDelay: delay}))
-	start := time.Now()
-	resp, err := post(t, context.Background(), &transport{handler: h}, longStream(10))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
-		t.Errorf("Content-Type = %q", ct)
-	}
-	r := bufio.NewReader(resp.Body)
-	first, err := r.ReadString('\n')
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(first, `"role":"assistant"`) {
-		t.Errorf("first event = %q", first)
-	}
-	select {
-	case <-done:
-		t.Fatal("handler finished before the first event was read: response is not streamed")
-	default:
-	}
-	// 10 words → 1 role + 11 content + finish + [DONE] events, 12 delays.
-	if elapsed := time.Since(start); elapsed >= 12*delay {
-		t.Errorf("first event after %v, the whole stream takes %v", elapsed, 12*delay)
-	}
-	rest, err := io.ReadAll(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	events := sseEvents(t, first+string(rest))
-	if got := reassemble(t, events).content; got != "Echo: "+strings.Repeat("word ", 10) {
-		t.Errorf("content = %q", got)
-	}
-	select {
-	case <-done:
-	case <-time.After(2 * time.Second):
-		t.Fatal("handler still running after the body was read")
-	}
+	synctest.Test(t, func(t *testing.T) {
+		const delay = 30 * time.Millisecond
+		h, done := watched(NewHandler(Options{ChunkDelay: delay}))
+		start := time.Now()
+		resp, err := post(t, context.Background(), &transport{handler: h}, longStream(10))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+			t.Errorf("Content-Type = %q", ct)
+		}
+		r := bufio.NewReader(resp.Body)
+		first, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(first, `"role":"assistant"`) {
+			t.Errorf("first event = %q", first)
+		}
+		select {
+		case <-done:
+			t.Fatal("handler finished before the first event was read: response is not streamed")
+		default:
+		}
+		// In bubble time the first event comes at once.
+		if elapsed := time.Since(start); elapsed != 0 {
+			t.Errorf("first event after %v, want at once", elapsed)
+		}
+		rest, err := io.ReadAll(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		elapsed := time.Since(start)
+		events := sseEvents(t, first+string(rest))
+		// ChunkDelay comes before every chunk but the first; [DONE]
+		// follows the last chunk at once.
+		if want := time.Duration(len(events)-2) * delay; elapsed != want {
+			t.Errorf("whole stream of %d events after %v, want %v", len(events), elapsed, want)
+		}
+		if got := reassemble(t, events).content; got != "Echo: "+strings.Repeat("word ", 10) {
+			t.Errorf("content = %q", got)
+		}
+		select {
+		case <-done:
+		case <-time.After(2 * time.Second):
+			t.Fatal("handler still running after the body was read")
+		}
+	})
 }
 
 func TestTransportBodyCloseStopsHandler(t *testing.T) {
-	base := runtime.NumGoroutine()
-	h, done := watched(NewHandler(Options{ChunkDelay: 5 * time.Millisecond}))
-	resp, err := post(t, context.Background(), &transport{handler: h}, longStream(10000))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := bufio.NewReader(resp.Body).ReadString('\n'); err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	select {
-	case <-done:
-	case <-time.After(2 * time.Second):
-		t.Fatal("handler still running after Body.Close")
-	}
-	if _, err := resp.Body.Read(make([]byte, 10)); !errors.Is(err, errClosedBody) {
-		t.Errorf("read after close: %v", err)
-	}
-	settle(t, base)
+	synctest.Test(t, func(t *testing.T) {
+		base := runtime.NumGoroutine()
+		h, done := watched(NewHandler(Options{ChunkDelay: 5 * time.Millisecond}))
+		resp, err := post(t, context.Background(), &transport{handler: h}, longStream(10000))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := bufio.NewReader(resp.Body).ReadString('\n'); err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		select {
+		case <-done:
+		case <-time.After(2 * time.Second):
+			t.Fatal("handler still running after Body.Close")
+		}
+		if _, err := resp.Body.Read(make([]byte, 10)); !errors.Is(err, errClosedBody) {
+			t.Errorf("read after close: %v", err)
+		}
+		settle(t, base)
+	})
 }
 
 func TestTransportBodyCloseWithoutChunkDelay(t *testing.T) {
-	base := runtime.NumGoroutine()
-	h, done := watched(NewHandler(Options{}))
-	resp, err := post(t, context.Background(), &transport{handler: h}, longStream(10000))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close() // without reading anything: the handler is blocked writing
-	select {
-	case <-done:
-	case <-time.After(2 * time.Second):
-		t.Fatal("handler still running after Body.Close")
-	}
-	settle(t, base)
+	synctest.Test(t, func(t *testing.T) {
+		base := runtime.NumGoroutine()
+		h, done := watched(NewHandler(Options{}))
+		resp, err := post(t, context.Background(), &transport{handler: h}, longStream(10000))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close() // without reading anything: the handler is blocked writing
+		select {
+		case <-done:
+		case <-time.After(2 * time.Second):
+			t.Fatal("handler still running after Body.Close")
+		}
+		settle(t, base)
+	})
 }
 
 func TestTransportContextCancelMidStream(t *testing.T) {
-	base := runtime.NumGoroutine()
-	h, done := watched(NewHandler(Options{ChunkDelay: 5 * time.Millisecond}))
-	ctx, cancel := context.WithCancel(context.Background())
-	resp, err := post(t, ctx, &transport{handler: h}, longStream(10000))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	r := bufio.NewReader(resp.Body)
-	if _, err := r.ReadString('\n'); err != nil {
-		t.Fatal(err)
-	}
-	cancel()
-	_, err = io.ReadAll(r)
-	if !errors.Is(err, context.Canceled) {
-		t.Errorf("read after cancel: %v, want context.Canceled", err)
-	}
-	select {
-	case <-done:
-	case <-time.After(2 * time.Second):
-		t.Fatal("handler still running after cancellation")
-	}
-	resp.Body.Close()
-	settle(t, base)
+	synctest.Test(t, func(t *testing.T) {
+		base := runtime.NumGoroutine()
+		h, done := watched(NewHandler(Options{ChunkDelay: 5 * time.Millisecond}))
+		ctx, cancel := context.WithCancel(context.Background())
+		resp, err := post(t, ctx, &transport{handler: h}, longStream(10000))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		r := bufio.NewReader(resp.Body)
+		if _, err := r.ReadString('\n'); err != nil {
+			t.Fatal(err)
+		}
+		cancel()
+		_, err = io.ReadAll(r)
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("read after cancel: %v, want context.Canceled", err)
+		}
+		select {
+		case <-done:
+		case <-time.After(2 * time.Second):
+			t.Fatal("handler still running after cancellation")
+		}
+		resp.Body.Close()
+		settle(t, base)
+	})
 }
 
 func TestTransportCancelDuringLatency(t *testing.T) {
-	base := runtime.NumGoroutine()
-	h, done := watched(NewHandler(Options{Latency: 10 * time.Second}))
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
-	defer cancel()
-	start := time.Now()
-	resp, err := post(t, ctx, &transport{handler: h}, chatBody)
-	if err == nil {
-		resp.Body.Close()
-		t.Fatal("RoundTrip succeeded despite cancellation")
-	}
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("err = %v, want context.DeadlineExceeded", err)
-	}
-	if elapsed := time.Since(start); elapsed > 2*time.Second {
-		t.Errorf("RoundTrip returned after %v", elapsed)
-	}
-	select {
-	case <-done:
-	case <-time.After(2 * time.Second):
-		t.Fatal("handler still waiting after cancellation")
-	}
-	settle(t, base)
+	synctest.Test(t, func(t *testing.T) {
+		base := runtime.NumGoroutine()
+		h, done := watched(NewHandler(Options{Latency: 10 * time.Second}))
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+		defer cancel()
+		start := time.Now()
+		resp, err := post(t, ctx, &transport{handler: h}, chatBody)
+		if err == nil {
+			resp.Body.Close()
+			t.Fatal("RoundTrip succeeded despite cancellation")
+		}
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("err = %v, want context.DeadlineExceeded", err)
+		}
+		if elapsed := time.Since(start); elapsed != 30*time.Millisecond {
+			t.Errorf("RoundTrip returned after %v, want the context's 30ms", elapsed)
+		}
+		select {
+		case <-done:
+		case <-time.After(2 * time.Second):
+			t.Fatal("handler still waiting after cancellation")
+		}
+		settle(t, base)
+	})
 }
 
 func TestTransportLatency(t *testing.T) {
-	const latency = 60 * time.Millisecond
-	start := time.Now()
-	resp, err := post(t, context.Background(), NewTransport(Options{Latency: latency}), chatBody)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if elapsed := time.Since(start); elapsed < latency {
-		t.Errorf("response after %v, before the %v latency", elapsed, latency)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		const latency = 60 * time.Millisecond
+		start := time.Now()
+		resp, err := post(t, context.Background(), NewTransport(Options{Latency: latency}), chatBody)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if elapsed := time.Since(start); elapsed != latency {
+			t.Errorf("response after %v, want the %v latency", elapsed, latency)
+		}
+	})
 }
 
 // TestTransportNoLeak runs many requests, finished and abandoned in
 // various ways, and checks that no goroutine is left behind.
 func TestTransportNoLeak(t *testing.T) {
-	base := runtime.NumGoroutine()
-	rt := NewTransport(Options{})
-	for i := 0; i < 30; i++ {
-		body := chatBody
-		if i%2 == 0 {
-			body = longStream(200)
+	synctest.Test(t, func(t *testing.T) {
+		base := runtime.NumGoroutine()
+		rt := NewTransport(Options{})
+		for i := 0; i < 30; i++ {
+			body := chatBody
+			if i%2 == 0 {
+				body = longStream(200)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			resp, err := post(t, ctx, rt, body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch i % 3 {
+			case 0: // read to the end
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			case 1: // abandon unread, the context staying alive
+				resp.Body.Close()
+			case 2: // cancel, then drain
+				cancel()
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+			defer cancel()
 		}
-		ctx, cancel := context.WithCancel(context.Background())
-		resp, err := post(t, ctx, rt, body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		switch i % 3 {
-		case 0: // read to the end
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-		case 1: // abandon unread, the context staying alive
-			resp.Body.Close()
-		case 2: // cancel, then drain
-			cancel()
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-		}
-		defer cancel()
-	}
-	settle(t, base)
+		settle(t, base)
+	})
 }
 
 func TestTransportNilBodyAndDefaultStatus(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"go.etcd.io/bbolt"
@@ -29,35 +30,43 @@ func TestBodiesPackedAsTaken(t *testing.T) {
 		{"random", func() json.RawMessage { return randomBody(64 << 10) }, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := store.Open(store.Options{Path: filepath.Join(t.TempDir(), "pack.db"), NoSync: true,
-				FlushInterval: time.Hour, MaxBatchBytes: 2 << 20})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = s.Close() })
-			a := NewAudit(s)
-			var es []*audit.Entry
-			for i := range 64 {
-				e := entryAt(base.Add(time.Duration(i)*time.Second), 200)
-				e.Data.RequestBody = tc.body()
-				es = append(es, e)
-				mustAppend(t, a, e)
-			}
-			time.Sleep(100 * time.Millisecond)
-			if early := s.Stats().Batches > 0; early != tc.earlyCommit {
-				t.Fatalf("batches before the tick: %d, want early commit %v", s.Stats().Batches, tc.earlyCommit)
-			}
-			flush(t, s)
-			for _, e := range es {
-				got, err := a.Entry(e.ID)
+			synctest.Test(t, func(t *testing.T) {
+				s, err := store.Open(store.Options{Path: filepath.Join(t.TempDir(), "pack.db"), NoSync: true,
+					FlushInterval: time.Hour, MaxBatchBytes: 2 << 20})
 				if err != nil {
 					t.Fatal(err)
 				}
-				if string(got.Data.RequestBody) != string(e.Data.RequestBody) ||
-					string(got.Data.Attempts[0].ResponseBody) != string(e.Data.Attempts[0].ResponseBody) {
-					t.Fatalf("entry %s: bodies do not read back", e.ID)
+				t.Cleanup(func() { _ = s.Close() })
+				a := NewAudit(s)
+				var es []*audit.Entry
+				for i := range 64 {
+					e := entryAt(base.Add(time.Duration(i)*time.Second), 200)
+					e.Data.RequestBody = tc.body()
+					es = append(es, e)
+					mustAppend(t, a, e)
 				}
-			}
+				time.Sleep(time.Hour - time.Nanosecond) // bubble time: just short of the tick
+				synctest.Wait()
+				if early := s.Stats().Batches > 0; early != tc.earlyCommit {
+					t.Fatalf("batches before the tick: %d, want early commit %v", s.Stats().Batches, tc.earlyCommit)
+				}
+				time.Sleep(time.Nanosecond) // the tick
+				synctest.Wait()
+				if n := s.Stats().Batches; !tc.earlyCommit && n != 1 {
+					t.Fatalf("%d batches at the tick, want the 64 entries in 1", n)
+				}
+				flush(t, s)
+				for _, e := range es {
+					got, err := a.Entry(e.ID)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if string(got.Data.RequestBody) != string(e.Data.RequestBody) ||
+						string(got.Data.Attempts[0].ResponseBody) != string(e.Data.Attempts[0].ResponseBody) {
+						t.Fatalf("entry %s: bodies do not read back", e.ID)
+					}
+				}
+			})
 		})
 	}
 }

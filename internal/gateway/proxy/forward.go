@@ -65,6 +65,8 @@ type call struct {
 	// characters is what a speech request is billed by: the characters
 	// of its input.
 	characters int64
+	// started is when the call's upstream request was sent.
+	started time.Time
 }
 
 // clientGone is the failure of an upstream call cut short because the
@@ -278,6 +280,7 @@ func (s *Service) exchange(w http.ResponseWriter, r *http.Request, c *call, last
 	c.limits = s.Upstreams.limitsFor(c.provider.Name())
 	started := time.Now()
 	resp, err := send(ctx)
+	c.started = started
 	if err != nil {
 		e := s.sendFailed(r, c, started, err)
 		if e == nil {
@@ -291,6 +294,7 @@ func (s *Service) exchange(w http.ResponseWriter, r *http.Request, c *call, last
 	}
 	c.upstream.watch(ctx, cancel, resp.Body, c.limits, live(resp), started)
 	resp.Body = &c.upstream
+	s.setServerTiming(w, c)
 	defer resp.Body.Close()
 	defer func() {
 		c.recordAttempt(started, resp.StatusCode, "")
@@ -493,6 +497,7 @@ func (s *Service) readAnswer(w http.ResponseWriter, r *http.Request, resp *http.
 		body, err = readAllSized(resp.Body, sizeHint(resp.ContentLength))
 	}
 	if err == nil {
+		s.setServerTiming(w, c) // the answer is whole now
 		return body, true
 	}
 	if r.Context().Err() == nil { // else the client went away; nobody to answer

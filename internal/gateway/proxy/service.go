@@ -54,6 +54,9 @@ type Service struct {
 	// as 0, or an implausible one that refused the usage. nil counts
 	// nothing; the fault is logged either way.
 	UsageRejected func(provider string, fault catalog.UsageFault)
+	// ServerTiming adds the Server-Timing header to the answers of the
+	// model endpoints (setServerTiming).
+	ServerTiming bool
 }
 
 // handlers are the service's answer to each route shape; a shape without

@@ -200,6 +200,7 @@ func (a *App) Provision(ctx caddy.Context) error {
 		Passthrough: proxy.Passthrough{Enabled: eff.Passthrough.EnabledProviders,
 			GatewayHeaders: []string{eff.Server.UserPathHeader}},
 		UsageRejected: countUsageRejected,
+		ServerTiming:  eff.Server.ServerTimingOn(),
 	}
 	// With usage tracking off, GET /v1/usage reports zeroed totals.
 	a.selfUsage = &selfusage.Handler{Usage: selfusage.Totals{}}

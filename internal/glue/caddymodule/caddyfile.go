@@ -2,6 +2,7 @@ package caddymodule
 
 import (
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -90,6 +91,8 @@ func (a *App) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			a.ConfigFile, err = oneArg(d)
 		case "user_path_header":
 			a.Server.UserPathHeader, err = oneArg(d)
+		case "server_timing":
+			a.Server.ServerTiming, err = onOffArg(d)
 		case "max_request_body":
 			var v string
 			if v, err = oneArg(d); err == nil {
@@ -176,6 +179,26 @@ func boolArg(d *caddyfile.Dispenser) (*bool, error) {
 	b, err := strconv.ParseBool(v)
 	if err != nil {
 		return nil, d.Errf("%s: %q is not a boolean", name, v)
+	}
+	return &b, nil
+}
+
+// onOffArg reads a switch given as on or off (or a boolean).
+func onOffArg(d *caddyfile.Dispenser) (*bool, error) {
+	name := d.Val()
+	v, err := oneArg(d)
+	if err != nil {
+		return nil, err
+	}
+	switch strings.ToLower(v) {
+	case "on":
+		v = "true"
+	case "off":
+		v = "false"
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return nil, d.Errf("%s: %q is not on or off", name, v)
 	}
 	return &b, nil
 }

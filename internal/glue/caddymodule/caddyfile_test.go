@@ -30,6 +30,7 @@ func TestCaddyfileGlobalOption(t *testing.T) {
 		master_key mg-master
 		config_file ./config.yaml
 		user_path_header X-Team
+		server_timing on
 		max_request_body 2MiB
 		gc_min_heap 32MiB
 		entitlements quota_templates other
@@ -60,7 +61,7 @@ func TestCaddyfileGlobalOption(t *testing.T) {
 	}
 	if app.Storage != "./data/mg.db" || app.MasterKey != "mg-master" || app.ConfigFile != "./config.yaml" ||
 		app.Server.UserPathHeader != "X-Team" || app.Server.MaxRequestBodyBytes != 2<<20 ||
-		app.Server.GCMinHeapBytes == nil || *app.Server.GCMinHeapBytes != 32<<20 ||
+		app.Server.GCMinHeapBytes == nil || *app.Server.GCMinHeapBytes != 32<<20 || !app.Server.ServerTimingOn() ||
 		strings.Join(app.Entitlements, ",") != "quota_templates,other,third" {
 		t.Errorf("settings: %+v", app.Config)
 	}
@@ -111,6 +112,7 @@ func TestCaddyfileErrors(t *testing.T) {
 		"zero size":                 {"modelgate {\n max_request_body 0\n}", `max_request_body: "0" is not a size`},
 		"size without argument":     {"modelgate {\n max_request_body\n}", "wrong argument count"},
 		"bad gc minimum heap":       {"modelgate {\n gc_min_heap lots\n}", `gc_min_heap: "lots" is not a size`},
+		"bad server timing":         {"modelgate {\n server_timing loud\n}", `server_timing: "loud" is not on or off`},
 		"admin argument":            {"modelgate {\n admin x {\n }\n}", "wrong argument count"},
 		"unknown admin option":      {"modelgate {\n admin {\n nope true\n }\n}", `unrecognized admin option "nope"`},
 		"bad boolean":               {"modelgate {\n admin {\n ui_enabled maybe\n }\n}", `ui_enabled: "maybe" is not a boolean`},

@@ -130,6 +130,9 @@ func serveCached(rc *caddymodule.ResponseCache, px *proxy.Service, rt *routes.Ro
 			return nil // the client went away while waiting; nobody to answer
 		}
 		if ans != nil {
+			if px.ServerTiming {
+				w.Header().Set("Server-Timing", proxy.HitServerTiming(info.Start))
+			}
 			serveHit(w, info, p, ans)
 			return nil
 		}

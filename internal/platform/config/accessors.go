@@ -50,6 +50,10 @@ func (s Server) GCMinHeap() int64 {
 	return *s.GCMinHeapBytes
 }
 
+// ServerTimingOn reports whether model answers carry Server-Timing
+// (ServerTiming; off when unset).
+func (s Server) ServerTimingOn() bool { return s.ServerTiming != nil && *s.ServerTiming }
+
 // ModelsTimeout bounds one provider's model listing request.
 func (s Server) ModelsTimeout() time.Duration {
 	return seconds(s.ModelsTimeoutSeconds, DefaultModelsTimeoutSeconds)

@@ -119,6 +119,13 @@ type Server struct {
 	// alone, as does an explicit GOGC environment variable. Env
 	// GC_MIN_HEAP_BYTES.
 	GCMinHeapBytes *int64 `yaml:"gc_min_heap_bytes,omitempty" json:"gc_min_heap_bytes,omitempty"`
+
+	// ServerTiming adds the standard Server-Timing header to every answer
+	// of a model endpoint: the gateway's own time (gateway) and the
+	// provider's (upstream), so a client or a browser's developer tools
+	// show what the gateway added. Default off; env SERVER_TIMING_ENABLED;
+	// Caddyfile `server_timing on`.
+	ServerTiming *bool `yaml:"server_timing,omitempty" json:"server_timing,omitempty"`
 }
 
 // Admin holds the admin API and dashboard switches.

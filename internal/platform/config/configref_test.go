@@ -36,10 +36,10 @@ func TestConfigReferenceIsCurrent(t *testing.T) {
 	}
 	want, err := os.ReadFile(configReferencePath)
 	if err != nil {
-		t.Fatalf("%v; run `go test ./config -run TestConfigReferenceIsCurrent -update` to generate it", err)
+		t.Fatalf("%v; run `go test ./internal/platform/config -run TestConfigReferenceIsCurrent -update` to generate it", err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Fatalf("docs/config-reference.md is stale (first difference at line %d); run `go test ./config -run TestConfigReferenceIsCurrent -update` to regenerate it",
+		t.Fatalf("docs/config-reference.md is stale (first difference at line %d); run `go test ./internal/platform/config -run TestConfigReferenceIsCurrent -update` to regenerate it",
 			firstDiffLine(got, want))
 	}
 }

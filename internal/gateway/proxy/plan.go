@@ -36,6 +36,13 @@ func (s *Service) Plan(r *http.Request) *reqinfo.Plan {
 	return s.makePlan(r, info, in, false)
 }
 
+// Plans reports whether requests to routes of shape have a plan (Plan):
+// the JSON model endpoints.
+func Plans(shape routes.Shape) bool {
+	_, ok := ingressOf(shape)
+	return ok
+}
+
 // ingressOf is the ingress of a JSON model endpoint's shape.
 func ingressOf(shape routes.Shape) (ingress, bool) {
 	switch shape {
@@ -78,6 +85,7 @@ func (s *Service) makePlan(r *http.Request, info *reqinfo.Info, in ingress, own 
 	// Recorded before routing, so that a request refused for its model
 	// (unknown, denied) still shows which model it asked for.
 	info.RequestedModel = p.Requested
+	p.Unrouted = !info.VirtualModels && s.VirtualModels.IsAlias(p.Requested)
 	t, err := s.route(r.Context(), info, p.Requested)
 	if err != nil {
 		p.Err = err

@@ -149,3 +149,26 @@ func TestPlanMadeByTheProxyEditsItsOwnBody(t *testing.T) {
 		t.Fatal("a body the proxy read itself is not marked editable")
 	}
 }
+
+// TestPlanBeforeRoutingMarksAShadowedModel: made before the
+// virtual-model stage, the plan of a provider model that a virtual model
+// shadows resolves to the provider model but is not settled, since that
+// stage will route it elsewhere; with the stage it routes to the alias's
+// target.
+func TestPlanBeforeRoutingMarksAShadowedModel(t *testing.T) {
+	s, _ := planService(t)
+	vm, err := vmodels.New(vmodels.Options{Providers: map[string]string{"up": "openai"},
+		Managed: vmodels.List{{Source: "m1", Targets: []vmodels.Target{{Provider: "up", Model: "m2"}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.VirtualModels = vm
+	req, _ := planRequest(`{"model":"m1"}`, false)
+	if p := s.Plan(req); p.Err != nil || !p.Unrouted || p.Settled() || p.Target.Model != "m1" {
+		t.Fatalf("plan before routing %+v", p)
+	}
+	req, _ = planRequest(`{"model":"m1"}`, true)
+	if p := s.Plan(req); !p.Settled() || p.Target.Model != "m2" || !p.Target.Alias {
+		t.Fatalf("routed plan %+v", p)
+	}
+}

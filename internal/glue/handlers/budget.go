@@ -67,9 +67,13 @@ func admitBudget(bs *budgets.Service, check budgetCheck, w http.ResponseWriter, 
 	if check == budgetAtModel {
 		info.BudgetExceeded = e
 		p := info.Plan()
-		if p == nil || p.Err != nil || info.BudgetRefusal(p.Target.Priced()) == nil {
+		if !p.Settled() || info.BudgetRefusal(p.Target.Priced()) == nil {
 			return path, true
 		}
+		// Refused on the plan's target: the record names it, as it does
+		// for a call the proxy refuses.
+		info.ResolvedModel, info.ProviderName, info.ProviderType = p.Target.Model, p.Target.Provider, p.Target.ProviderType
+		info.Stream = p.Stream
 	}
 	apierr.WriteFor(w, r, e)
 	return path, false

@@ -107,7 +107,7 @@ func serveCached(rc *caddymodule.ResponseCache, px *proxy.Service, rt *routes.Ro
 	}
 	var body []byte
 	var key cache.Key
-	ok := p != nil && p.Err == nil
+	ok := p.Settled()
 	if ok {
 		body = info.Body().Bytes
 		ok = rc.MaxBodyBytes <= 0 || int64(len(body)) <= rc.MaxBodyBytes

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/modelgate/modelgate/internal/domain/limits"
 	"github.com/modelgate/modelgate/internal/gateway/providers"
 	"github.com/modelgate/modelgate/internal/gateway/proxy"
+	"github.com/modelgate/modelgate/internal/glue/caddymodule"
 	"github.com/modelgate/modelgate/internal/request/reqinfo"
 	"github.com/modelgate/modelgate/internal/request/routes"
 )
@@ -84,6 +86,7 @@ func TestVirtualModelStageRoutesThePlan(t *testing.T) {
 	info := reqinfo.New()
 	stale := &reqinfo.Plan{Requested: "m"}
 	info.SetPlan(stale)
+	info.SetBody([]byte(modelBody("/v1/chat/completions", "gpt-4o-mini")))
 	req := httptest.NewRequest("POST", "/v1/chat/completions", strings.NewReader(modelBody("/v1/chat/completions", "gpt-4o-mini")))
 	req.Header.Set("Content-Type", "application/json")
 	req = req.WithContext(reqinfo.With(req.Context(), info))
@@ -95,5 +98,88 @@ func TestVirtualModelStageRoutesThePlan(t *testing.T) {
 	}))
 	if !info.VirtualModels || seen == nil || seen == stale || !seen.VirtualModels || seen.Requested != "gpt-4o-mini" {
 		t.Fatalf("virtual models %v, plan %+v", info.VirtualModels, seen)
+	}
+}
+
+// TestVirtualModelStageKeepsABodyRefusal: a plan an earlier stage made
+// without model routing that refused the body itself (which was not kept)
+// stays: making it again would read a body already consumed.
+func TestVirtualModelStageKeepsABodyRefusal(t *testing.T) {
+	info := reqinfo.New()
+	refused := &reqinfo.Plan{Err: errors.New("request body exceeds the limit")}
+	info.SetPlan(refused)
+	req := httptest.NewRequest("POST", "/v1/chat/completions", strings.NewReader(`,"tail":1}`))
+	req.Header.Set("Content-Type", "application/json")
+	req = req.WithContext(reqinfo.With(req.Context(), info))
+	_, px := cacheCapSetup(t)
+	_ = routeRequest(px, httptest.NewRecorder(), req, caddyhttp.HandlerFunc(func(http.ResponseWriter, *http.Request) error { return nil }))
+	if info.Plan() != refused {
+		t.Fatalf("the body's refusal was replaced by %+v", info.Plan())
+	}
+}
+
+// TestVirtualModelStageDoesNotWaitOffModelRoutes: a request the stage
+// has nothing to plan for (GET /health) passes at once, also before the
+// gateway has started.
+func TestVirtualModelStageDoesNotWaitOffModelRoutes(t *testing.T) {
+	h := &VirtualModel{app: &caddymodule.App{}} // never started: WaitReady would block
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req := httptest.NewRequest("GET", "/health", nil).WithContext(ctx)
+	passed := false
+	_ = h.ServeHTTP(httptest.NewRecorder(), req, caddyhttp.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) error {
+		passed = r.Context().Err() == nil
+		return nil
+	}))
+	if !passed {
+		t.Fatal("GET /health waited for the gateway to start")
+	}
+}
+
+// TestBudgetRefusalOnThePlanNamesTheTarget: a request the rate-limit
+// stage refuses on its plan is recorded with the plan's target and
+// stream flag, as a call the proxy refuses is.
+func TestBudgetRefusalOnThePlanNamesTheTarget(t *testing.T) {
+	c := pricedCost(t)
+	bs := budgetService(t, map[budgets.Key]float64{{UserPath: "/team", Period: budgets.Daily}: c / 2}, false)
+	bs.Charge("/team", c, time.Now())
+	_, px := cacheCapSetup(t)
+	info := reqinfo.New()
+	info.UserPath = "/team"
+	body := `{"model":"gpt-4o-mini","stream":true,"messages":[{"role":"user","content":"hi"}]}`
+	req := httptest.NewRequest("POST", "/v1/chat/completions", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req = req.WithContext(reqinfo.With(req.Context(), info))
+	if p := px.Plan(req); !p.Settled() {
+		t.Fatalf("plan %+v", p)
+	}
+	rec := httptest.NewRecorder()
+	_, ok := admitBudget(bs, budgetAtModel, rec, req, info)
+	if ok || rec.Code != 429 {
+		t.Fatalf("admitted %v, %d", ok, rec.Code)
+	}
+	if info.ProviderName != "openai" || info.ProviderType != "openai" || info.ResolvedModel != "gpt-4o-mini" || !info.Stream {
+		t.Fatalf("record: provider %q/%q model %q stream %v", info.ProviderName, info.ProviderType, info.ResolvedModel, info.Stream)
+	}
+}
+
+// TestUnroutedPlanIsLeftToTheRoutingStage: a plan made before the
+// virtual-model stage for a name that is a virtual model is not settled:
+// the cache and the budget decision leave it to the plan made later.
+func TestUnroutedPlanIsLeftToTheRoutingStage(t *testing.T) {
+	p := &reqinfo.Plan{Requested: "fast", Unrouted: true}
+	if p.Settled() {
+		t.Fatal("an unrouted plan is settled")
+	}
+	info := reqinfo.New()
+	info.SetPlan(&reqinfo.Plan{Requested: "gpt-4o-mini", Unrouted: true,
+		Target: reqinfo.Target{Provider: "openai", ProviderType: "openai", Model: "gpt-4o-mini"}})
+	c := pricedCost(t)
+	bs := budgetService(t, map[budgets.Key]float64{{UserPath: "/", Period: budgets.Daily}: c / 2}, false)
+	bs.Charge("/", c, time.Now())
+	req := httptest.NewRequest("POST", "/v1/chat/completions", nil)
+	req = req.WithContext(reqinfo.With(req.Context(), info))
+	if _, ok := admitBudget(bs, budgetAtModel, httptest.NewRecorder(), req, info); !ok || info.BudgetExceeded == nil {
+		t.Fatalf("an unrouted plan was refused here (ok %v) or the verdict not recorded", ok)
 	}
 }

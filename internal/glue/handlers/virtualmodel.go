@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelgate/modelgate/internal/gateway/proxy"
 	"github.com/modelgate/modelgate/internal/glue/caddymodule"
+	"github.com/modelgate/modelgate/internal/request/reqinfo"
 )
 
 func init() {
@@ -48,19 +49,20 @@ func (h *VirtualModel) Provision(ctx caddy.Context) (err error) {
 // passes it on.
 func (h *VirtualModel) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	var px *proxy.Service
-	if waitReady(h.app, r) == nil {
+	if rt, ok := reqinfo.Route(r); ok && proxy.Plans(rt.Shape) && waitReady(h.app, r) == nil {
 		px = h.app.Proxy()
-	} // else the proxy answers that the gateway is not ready
+	} // else nothing to plan, or the proxy answers that the gateway is not ready
 	return routeRequest(px, w, r, next)
 }
 
 // routeRequest turns model routing on for r, resolves its plan with px
 // (nil: the proxy resolves it later) and serves it with next. A plan an
-// earlier stage made without model routing is made again.
+// earlier stage made without model routing is made again, unless it is a
+// refusal of the body itself, which was not kept to be read again.
 func routeRequest(px *proxy.Service, w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	info, r := requestInfo(r)
 	info.VirtualModels = true
-	if p := info.Plan(); p != nil && !p.VirtualModels {
+	if p := info.Plan(); p != nil && !p.VirtualModels && info.Body() != nil {
 		info.DropPlan()
 	}
 	if px != nil {

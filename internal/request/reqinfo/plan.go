@@ -35,7 +35,18 @@ type Plan struct {
 	// and failover routes applied. Without it a model routes straight
 	// to a provider; the model access policies apply either way.
 	VirtualModels bool
+	// Unrouted reports a plan made without the virtual-model stage for a
+	// model that is also a virtual model's name: a virtual-model stage
+	// later in the chain makes the plan again with another target, so the
+	// stages before it (the cache, the budget decision) leave such a
+	// request alone.
+	Unrouted bool
 }
+
+// Settled reports whether the later stages may act on p's target: it
+// resolved, and no virtual-model stage still to come will resolve it
+// otherwise (Unrouted).
+func (p *Plan) Settled() bool { return p != nil && p.Err == nil && !p.Unrouted }
 
 // Target is one provider model a request is sent to.
 type Target struct {
@@ -97,9 +108,9 @@ func Route(r *http.Request) (*routes.Route, bool) {
 	if i == nil {
 		return routes.LookupRequest(r)
 	}
-	if i.routeMethod != r.Method || i.routePath != r.URL.Path || i.routePath == "" {
-		i.route, i.routeOK = routes.LookupRequest(r)
-		i.routeMethod, i.routePath = r.Method, r.URL.Path
+	if path := routes.Path(r); i.routeMethod != r.Method || i.routePath != path || i.routePath == "" {
+		i.route, i.routeOK = routes.Lookup(r.Method, path)
+		i.routeMethod, i.routePath = r.Method, path
 	}
 	return i.route, i.routeOK
 }

@@ -112,6 +112,8 @@ func TestGenerateJSONValues(t *testing.T) {
 		{`{"type":"number","multipleOf":0.25,"exclusiveMinimum":1}`, `1.25`},
 		{`{"type":"number","exclusiveMaximum":0.5,"minimum":0.25}`, `0.25`},
 		{`{"type":"number","exclusiveMaximum":0.5,"exclusiveMinimum":0.25}`, `0.375`},
+		{`{"type":"number","multipleOf":0.1,"maximum":0.35}`, `0.3`},
+		{`{"type":"string","format":"hostname"}`, `"host1.example.com"`},
 		{`{"anyOf":[{"type":"integer"},{"type":"string"}]}`, `1`},
 		{`{"type":["null","string"]}`, `"hi"`},
 		{`{"enum":["x","y"]}`, `"x"`},

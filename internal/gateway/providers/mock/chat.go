@@ -22,9 +22,20 @@ type chatRequest struct {
 	messages     []message
 	stream       bool
 	includeUsage bool
-	maxTokens    int           // 0: unlimited
-	tool         *gjson.Result // the "function" object of the tool to call, or nil
+	maxTokens    int            // 0: unlimited
+	tools        []gjson.Result // the "function" objects of the tools to call, in order
+	format       answerFormat   // from response_format
+	schema       gjson.Result   // the JSON schema of a formatJSONSchema answer
 }
+
+// answerFormat is the form of a text answer that response_format asks for.
+type answerFormat int
+
+const (
+	formatText       answerFormat = iota // the echo
+	formatJSONObject                     // {"echo": <the echo's text>}
+	formatJSONSchema                     // a document valid against the request's schema
+)
 
 // message is one message of a chat request, its members read once.
 type message struct {
@@ -39,8 +50,9 @@ type completion struct {
 	id           string
 	created      int64
 	model        string
-	content      string    // the answer text, unless toolCall is set
-	toolCall     *toolCall // the single tool call, or nil
+	content      string     // the answer text, unless toolCalls is set
+	json         bool       // content is a JSON document (streamed in even pieces)
+	toolCalls    []toolCall // the tool calls, or none
 	finishReason string
 	usage        usage
 }
@@ -120,7 +132,7 @@ func (h *handler) handleChat(w http.ResponseWriter, r *http.Request) {
 // parseChatRequest validates a chat completion request body.
 func (h *handler) parseChatRequest(root gjson.Result) (*chatRequest, *apiError) {
 	m := members(root, "model", "messages", "stream", "stream_options",
-		"max_completion_tokens", "max_tokens", "tools", "tool_choice")
+		"max_completion_tokens", "max_tokens", "tools", "tool_choice", "parallel_tool_calls", "response_format")
 	model, msgs, stream, streamOptions, tools, toolChoice := m[0], m[1], m[2], m[3], m[6], m[7]
 	if model.Type != gjson.String || model.Str == "" {
 		return nil, missingModel()
@@ -182,12 +194,57 @@ func (h *handler) parseChatRequest(root gjson.Result) (*chatRequest, *apiError) 
 		req.maxTokens = int(min(limit.Num, math.MaxInt32))
 	}
 
-	tool, apiErr := chooseTool(tools, toolChoice, lastUserText(req.messages))
+	calls, apiErr := chooseTools(tools, toolChoice, m[8], lastUserText(req.messages))
 	if apiErr != nil {
 		return nil, apiErr
 	}
-	req.tool = tool
+	req.tools = calls
+	if req.format, req.schema, apiErr = parseResponseFormat(m[9]); apiErr != nil {
+		return nil, apiErr
+	}
 	return req, nil
+}
+
+// parseResponseFormat validates a chat request's response_format and
+// returns the answer format it asks for and, for json_schema, the schema.
+// A json_schema format without a schema is answered like json_object.
+func parseResponseFormat(rf gjson.Result) (answerFormat, gjson.Result, *apiError) {
+	var none gjson.Result
+	if !rf.Exists() || rf.Type == gjson.Null {
+		return formatText, none, nil
+	}
+	if !rf.IsObject() {
+		return 0, none, invalidRequest("response_format", "Invalid type for 'response_format': expected an object.")
+	}
+	typ := rf.Get("type")
+	if typ.Type != gjson.String {
+		return 0, none, invalidRequest("response_format.type", "Missing required parameter: 'response_format.type'.")
+	}
+	switch typ.Str {
+	case "text":
+		return formatText, none, nil
+	case "json_object":
+		return formatJSONObject, none, nil
+	case "json_schema":
+	default:
+		return 0, none, invalidRequest("response_format.type",
+			"Invalid value: '%s'. Supported values are: 'json_object', 'json_schema', and 'text'.", typ.Str)
+	}
+	js := rf.Get("json_schema")
+	if !js.IsObject() {
+		return 0, none, invalidRequest("response_format.json_schema", "Missing required parameter: 'response_format.json_schema'.")
+	}
+	if name := js.Get("name"); name.Type != gjson.String || name.Str == "" {
+		return 0, none, invalidRequest("response_format.json_schema.name", "Missing required parameter: 'response_format.json_schema.name'.")
+	}
+	schema := js.Get("schema")
+	switch {
+	case !schema.Exists() || schema.Type == gjson.Null:
+		return formatJSONObject, none, nil
+	case !schema.IsObject() && schema.Type != gjson.True && schema.Type != gjson.False:
+		return 0, none, invalidRequest("response_format.json_schema.schema", "Invalid type for 'response_format.json_schema.schema': expected an object.")
+	}
+	return formatJSONSchema, schema, nil
 }
 
 // complete computes the deterministic answer to req.
@@ -201,20 +258,40 @@ func complete(req *chatRequest, d requestDigest) *completion {
 	last := req.messages[len(req.messages)-1]
 	var completionTokens int
 	switch {
-	case last.role == "tool":
+	case last.role == "tool" && req.format == formatText:
 		c.content = answerText(c, "Tool result received: ", contentText(last.content), req.maxTokens)
 		completionTokens = estimateTokens(c.content)
-	case req.tool != nil:
-		name := req.tool.Get("name").Str
+	case len(req.tools) > 0 && last.role != "tool":
 		_, text, _ := trigger(lastUserText(req.messages))
-		args := toolArguments(req.tool.Get("parameters"), text)
-		c.toolCall = &toolCall{
-			ID:       d.toolCallID(),
-			Type:     "function",
-			Function: toolCallFunction{Name: name, Arguments: args},
+		for i, fn := range req.tools {
+			name := fn.Get("name").Str
+			args := toolArguments(fn.Get("parameters"), text)
+			c.toolCalls = append(c.toolCalls, toolCall{
+				ID:       d.toolCallID(i),
+				Type:     "function",
+				Function: toolCallFunction{Name: name, Arguments: args},
+			})
+			completionTokens += estimateTokens(name + args)
 		}
 		c.finishReason = finishToolCalls
-		completionTokens = estimateTokens(name + args)
+	case req.format != formatText:
+		text := lastUserText(req.messages)
+		if last.role == "tool" {
+			text = contentText(last.content)
+		}
+		if req.format == formatJSONSchema {
+			c.content = generateJSON(req.schema, text)
+		} else {
+			c.content = `{"echo":` + jsonString(text) + `}`
+		}
+		c.json = true
+		if req.maxTokens > 0 && estimateTokens(c.content) > req.maxTokens {
+			// Cut like a model that runs out of tokens: the
+			// document is left unfinished.
+			c.content = string([]rune(c.content)[:4*req.maxTokens])
+			c.finishReason = finishLength
+		}
+		completionTokens = estimateTokens(c.content)
 	default:
 		c.content = answerText(c, "Echo: ", lastUserText(req.messages), req.maxTokens)
 		completionTokens = estimateTokens(c.content)
@@ -243,8 +320,8 @@ func answerText(c *completion, prefix, text string, maxTokens int) string {
 // response returns the non-streamed response body for c.
 func (c *completion) response() chatCompletion {
 	msg := chatMessage{Role: "assistant"}
-	if c.toolCall != nil {
-		msg.ToolCalls = []toolCall{*c.toolCall}
+	if len(c.toolCalls) > 0 {
+		msg.ToolCalls = c.toolCalls
 	} else {
 		content := c.content
 		msg.Content = &content

@@ -5,11 +5,12 @@
 // POST /v1/embeddings, POST /v1/audio/speech and POST
 // /v1/audio/transcriptions, with or without the "/v1" prefix. Answers depend
 // only on the request: chat requests are echoed ("Echo: <last user text>"),
-// a tool is called only when the request asks for one (tool_choice
-// "required" or naming a function, or the trigger "mock:call" or
-// "mock:call:<name>" in the last user message; see CallTrigger), with
-// arguments derived from the function's JSON schema, tool results are
-// acknowledged, embeddings are pseudo-random unit vectors seeded from a
+// tools are called only when the request asks for it (tool_choice
+// "required" or naming a function, or the trigger "mock:call",
+// "mock:call:<name>" or "mock:call:<a>,<b>" for parallel calls in the last
+// user message; see CallTrigger), with arguments generated from each
+// function's JSON schema, a response_format json_schema gets a JSON
+// document valid against the schema, tool results are acknowledged, embeddings are pseudo-random unit vectors seeded from a
 // hash of the input text, speech is a tone (wav, pcm) or silent MP3
 // frames whose length follows the input text, and every transcription is
 // one fixed sentence with word timings. Only the

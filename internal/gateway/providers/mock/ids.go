@@ -19,7 +19,13 @@ func (d requestDigest) completionID() string {
 	return "chatcmpl-mock-" + hex.EncodeToString(d[:12])
 }
 
-// toolCallID returns "call_<hex>", distinct from completionID's hex.
-func (d requestDigest) toolCallID() string {
-	return "call_" + hex.EncodeToString(d[12:24])
+// toolCallID returns the id of the i-th (0-based) tool call of the
+// answer: "call_<hex>", distinct from completionID's hex and from the
+// other calls' ids.
+func (d requestDigest) toolCallID(i int) string {
+	if i == 0 {
+		return "call_" + hex.EncodeToString(d[12:24])
+	}
+	h := sha256.Sum256(append(d[:], byte(i>>24), byte(i>>16), byte(i>>8), byte(i)))
+	return "call_" + hex.EncodeToString(h[:12])
 }

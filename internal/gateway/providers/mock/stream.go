@@ -49,8 +49,13 @@ var nullJSON = json.RawMessage("null")
 // toolArgumentPieces is how many deltas tool call arguments are split into.
 const toolArgumentPieces = 3
 
+// jsonPieceRunes is the length of the content deltas of a JSON answer,
+// which has no white space to split at: about four tokens.
+const jsonPieceRunes = 16
+
 // chunks returns the streamed form of c: a role chunk, the content (one
-// chunk per word) or the tool call (a header chunk, then the arguments in
+// chunk per word, or per jsonPieceRunes runes of a JSON answer) or the
+// tool calls (for each in turn, a header chunk, then its arguments in
 // pieces), a chunk with the finish reason and, if includeUsage, a final
 // chunk with no choices and the usage.
 func (c *completion) chunks(includeUsage bool) []chatChunk {
@@ -71,18 +76,27 @@ func (c *completion) chunks(includeUsage bool) []chatChunk {
 
 	empty := ""
 	out := []chatChunk{mk(chunkDelta{Role: "assistant", Content: &empty}, nil)}
-	if tc := c.toolCall; tc != nil {
-		out = append(out, mk(chunkDelta{ToolCalls: []toolCallDelta{{
-			ID:       tc.ID,
-			Type:     tc.Type,
-			Function: toolCallFunctionDelta{Name: tc.Function.Name},
-		}}}, nil))
-		for _, piece := range splitEven(tc.Function.Arguments, toolArgumentPieces) {
+	switch {
+	case len(c.toolCalls) > 0:
+		for i, tc := range c.toolCalls {
 			out = append(out, mk(chunkDelta{ToolCalls: []toolCallDelta{{
-				Function: toolCallFunctionDelta{Arguments: piece},
+				Index:    i,
+				ID:       tc.ID,
+				Type:     tc.Type,
+				Function: toolCallFunctionDelta{Name: tc.Function.Name},
 			}}}, nil))
+			for _, piece := range splitEven(tc.Function.Arguments, toolArgumentPieces) {
+				out = append(out, mk(chunkDelta{ToolCalls: []toolCallDelta{{
+					Index:    i,
+					Function: toolCallFunctionDelta{Arguments: piece},
+				}}}, nil))
+			}
 		}
-	} else {
+	case c.json:
+		for _, piece := range splitRunes(c.content, jsonPieceRunes) {
+			out = append(out, mk(chunkDelta{Content: &piece}, nil))
+		}
+	default:
 		for _, word := range splitWords(c.content) {
 			out = append(out, mk(chunkDelta{Content: &word}, nil))
 		}

@@ -100,3 +100,20 @@ func splitEven(s string, n int) []string {
 	}
 	return pieces
 }
+
+// splitRunes splits s into pieces of n runes (the last may be shorter).
+// Joining the pieces gives s back.
+func splitRunes(s string, n int) []string {
+	var pieces []string
+	for len(s) > 0 {
+		cut, count := 0, 0
+		for cut < len(s) && count < n {
+			_, size := utf8.DecodeRuneInString(s[cut:])
+			cut += size
+			count++
+		}
+		pieces = append(pieces, s[:cut])
+		s = s[cut:]
+	}
+	return pieces
+}

@@ -3,37 +3,44 @@ package mock
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/tidwall/gjson"
 )
 
-// CallTrigger is the text that makes the mock call a tool when the request
+// CallTrigger is the text that makes the mock call tools when the request
 // leaves the choice to the model (tool_choice absent or "auto"): the last
-// user message contains "mock:call" to call the first function tool, or
-// "mock:call:<name>" to call the function named <name>. Without it the
-// mock answers in text, so an agent that offers tools on every turn gets
-// an answer rather than a call it did not ask for. tool_choice "required"
-// or naming a function always calls.
+// user message contains "mock:call" to call the first function tool,
+// "mock:call:<name>" to call the function named <name>, or
+// "mock:call:<a>,<b>,..." (no spaces) to call the functions named a, b,
+// ... in parallel, in that order (a name may repeat). Without it the mock
+// answers in text, so an agent that offers tools on every turn gets an
+// answer rather than a call it did not ask for. tool_choice "required"
+// always calls (the trigger's functions, else the first), and
+// tool_choice naming a function calls that one only.
 const CallTrigger = "mock:call"
 
-// trigger finds CallTrigger in text and returns the tool name it names
-// ("" for the first tool), the text without the trigger, and whether it
+// trigger finds CallTrigger in text and returns the tool names it lists
+// (none for the first tool), the text without the trigger, and whether it
 // was found.
-func trigger(text string) (name, rest string, ok bool) {
+func trigger(text string) (names []string, rest string, ok bool) {
 	i := strings.Index(text, CallTrigger)
 	if i < 0 {
-		return "", text, false
+		return nil, text, false
 	}
 	end := i + len(CallTrigger)
-	if end < len(text) && text[end] == ':' {
+	for sep := byte(':'); end+1 < len(text) && text[end] == sep && isNameByte(text[end+1]); sep = ',' {
 		j := end + 1
-		for j < len(text) && (isNameByte(text[j])) {
+		for j < len(text) && isNameByte(text[j]) {
 			j++
 		}
-		name, end = text[end+1:j], j
+		names, end = append(names, text[end+1:j]), j
 	}
-	return name, strings.TrimSpace(strings.TrimRight(text[:i], " ") + " " + strings.TrimLeft(text[end:], " ")), true
+	if len(names) == 0 && end < len(text) && text[end] == ':' {
+		end++ // "mock:call:" names nothing: the first tool
+	}
+	return names, strings.TrimSpace(strings.TrimRight(text[:i], " ") + " " + strings.TrimLeft(text[end:], " ")), true
 }
 
 // isNameByte reports whether c may appear in a function name.
@@ -41,13 +48,19 @@ func isNameByte(c byte) bool {
 	return c == '_' || c == '-' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
-// chooseTool validates the "tools" and "tool_choice" request fields and
-// returns the "function" object of the tool the mock will call: the one
-// named by tool_choice or by the trigger in text (see CallTrigger), else
-// the first function tool. It returns nil when there is no function tool,
-// tool_choice is "none", or the choice is left to the model and text
-// carries no trigger.
-func chooseTool(tools, choice gjson.Result, text string) (*gjson.Result, *apiError) {
+// chooseTools validates the "tools", "tool_choice" and
+// "parallel_tool_calls" request fields and returns the "function" objects
+// of the tools the mock will call, in order: the one named by
+// tool_choice, else those named by the trigger in text (see CallTrigger),
+// else the first function tool; only the first of them when
+// parallel_tool_calls is false. It returns none when there is no function
+// tool, tool_choice is "none", or the choice is left to the model and text
+// carries no trigger. A trigger naming a function the request does not
+// declare is an error.
+func chooseTools(tools, choice, parallel gjson.Result, text string) ([]gjson.Result, *apiError) {
+	if parallel.Exists() && parallel.Type != gjson.Null && parallel.Type != gjson.True && parallel.Type != gjson.False {
+		return nil, invalidRequest("parallel_tool_calls", "Invalid type for 'parallel_tool_calls': expected a boolean.")
+	}
 	if !tools.Exists() || tools.Type == gjson.Null {
 		return nil, nil
 	}
@@ -66,8 +79,8 @@ func chooseTool(tools, choice gjson.Result, text string) (*gjson.Result, *apiErr
 		functions = append(functions, fn)
 	}
 
-	var wanted string
-	forced := false
+	var wanted []string
+	forced, named := false, false
 	switch {
 	case !choice.Exists() || choice.Type == gjson.Null:
 	case choice.Type == gjson.String:
@@ -82,7 +95,7 @@ func chooseTool(tools, choice gjson.Result, text string) (*gjson.Result, *apiErr
 		}
 	case choice.IsObject():
 		if name := choice.Get("function.name"); name.Type == gjson.String {
-			wanted = name.Str
+			wanted, named = []string{name.Str}, true
 		}
 		forced = true
 	default:
@@ -92,131 +105,45 @@ func chooseTool(tools, choice gjson.Result, text string) (*gjson.Result, *apiErr
 	if len(functions) == 0 {
 		return nil, nil
 	}
-	if !forced {
-		name, _, ok := trigger(text)
-		if !ok {
+	if !named {
+		names, _, ok := trigger(text)
+		if !ok && !forced {
 			return nil, nil
 		}
-		wanted = name
+		wanted = names
 	}
-	if wanted == "" {
-		return &functions[0], nil
+	if len(wanted) == 0 {
+		return functions[:1], nil
 	}
-	for i := range functions {
-		if functions[i].Get("name").Str == wanted {
-			return &functions[i], nil
+	if parallel.Type == gjson.False {
+		wanted = wanted[:1]
+	}
+	calls := make([]gjson.Result, 0, len(wanted))
+	for _, name := range wanted {
+		i := slices.IndexFunc(functions, func(fn gjson.Result) bool { return fn.Get("name").Str == name })
+		if i < 0 {
+			return nil, invalidRequest("tool_choice", "Invalid value for 'tool_choice': no function named '%s' was specified in the 'tools' parameter.", name)
 		}
+		calls = append(calls, functions[i])
 	}
-	return nil, invalidRequest("tool_choice", "Invalid value for 'tool_choice': no function named '%s' was specified in the 'tools' parameter.", wanted)
+	return calls, nil
 }
 
-// toolArguments returns a JSON object (as a string) giving a value to every
-// required property of the JSON schema params, or to every property when
-// none is required. Values depend on the property schema: the first enum or
-// the const value if any, else by type: string → text, number and integer →
-// 1, boolean → true, array → [], object → {}, null → null.
+// toolArguments returns the arguments of a call of a function whose
+// parameters are the JSON schema params: the JSON object generateJSON
+// makes for it, with text as the value of plain strings: every required
+// property (every property when none is required), by type: string →
+// text, number and integer → 1, boolean → true, array → one item, object
+// → its properties likewise; enums give their first value. A function
+// without parameters (or whose schema is not an object's) gets {}.
 func toolArguments(params gjson.Result, text string) string {
-	props := map[string]gjson.Result{}
-	var order []string
-	if p := params.Get("properties"); p.IsObject() {
-		p.ForEach(func(k, v gjson.Result) bool {
-			if _, dup := props[k.Str]; !dup {
-				order = append(order, k.Str)
-			}
-			props[k.Str] = v
-			return true
-		})
-	}
-
-	var keys []string
-	seen := map[string]bool{}
-	if req := params.Get("required"); req.IsArray() {
-		req.ForEach(func(_, k gjson.Result) bool {
-			if k.Type == gjson.String && !seen[k.Str] {
-				seen[k.Str] = true
-				keys = append(keys, k.Str)
-			}
-			return true
-		})
-	}
-	if len(keys) == 0 {
-		keys = order
-	}
-
-	var b strings.Builder
-	b.WriteByte('{')
-	for i, k := range keys {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(jsonString(k))
-		b.WriteByte(':')
-		b.WriteString(schemaValue(props[k], text, 0))
-	}
-	b.WriteByte('}')
-	return b.String()
-}
-
-// schemaValue returns the JSON value the mock gives a property with the
-// given schema (see toolArguments). Schemas without a usable type get text.
-func schemaValue(schema gjson.Result, text string, depth int) string {
-	if enum := schema.Get("enum"); enum.IsArray() {
-		if first := enum.Get("0"); first.Exists() {
-			return compactJSON(first.Raw)
-		}
-	}
-	if c := schema.Get("const"); c.Exists() {
-		return compactJSON(c.Raw)
-	}
-	switch schemaType(schema) {
-	case "string":
-		return jsonString(text)
-	case "number", "integer":
-		return "1"
-	case "boolean":
-		return "true"
-	case "array":
-		return "[]"
-	case "object":
+	if !params.IsObject() {
 		return "{}"
-	case "null":
-		return "null"
 	}
-	if depth < 8 {
-		for _, key := range []string{"anyOf", "oneOf", "allOf"} {
-			if alt := schema.Get(key + ".0"); alt.Exists() {
-				return schemaValue(alt, text, depth+1)
-			}
-		}
+	if args := generateJSON(params, text); strings.HasPrefix(args, "{") {
+		return args
 	}
-	switch {
-	case schema.Get("properties").Exists():
-		return "{}"
-	case schema.Get("items").Exists():
-		return "[]"
-	}
-	return jsonString(text)
-}
-
-// schemaType returns the schema's "type", taking the first non-null entry
-// when it is an array of types, or "" when there is none.
-func schemaType(schema gjson.Result) string {
-	t := schema.Get("type")
-	if t.Type == gjson.String {
-		return t.Str
-	}
-	typ := ""
-	t.ForEach(func(_, v gjson.Result) bool {
-		if v.Type == gjson.String && v.Str != "null" {
-			typ = v.Str
-			return false
-		}
-		return true
-	})
-	if typ == "" && t.IsArray() && len(t.Array()) > 0 {
-		return "null"
-	}
-	return typ
+	return "{}"
 }
 
 // compactJSON removes insignificant white space from valid JSON raw text.

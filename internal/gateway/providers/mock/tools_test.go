@@ -31,7 +31,7 @@ func TestToolCalls(t *testing.T) {
 			tools:    `[` + allTypesTool + `]`,
 			user:     `mock:call say "hi"`,
 			wantName: "all_types",
-			wantArgs: `{"s":"say \"hi\"","n":1,"i":1,"b":true,"a":[],"o":{},"e":{"k":1},"nullable":1,"any":"say \"hi\""}`,
+			wantArgs: `{"s":"say \"hi\"","n":1,"i":1,"b":true,"a":["say \"hi\""],"o":{},"e":{"k":1},"nullable":1,"any":"say \"hi\""}`,
 		},
 		{
 			name:     "first tool by default",

@@ -36,6 +36,10 @@ func (s *Service) models(w http.ResponseWriter, r *http.Request) {
 		s.getModel(w, r, id)
 		return
 	}
+	if anthropicClient(r) {
+		s.listAnthropicModels(w, r)
+		return
+	}
 	s.listModels(w, r)
 }
 
@@ -90,24 +94,34 @@ func (s *Service) listModels(w http.ResponseWriter, r *http.Request) {
 // has under id. The id may contain slashes. An id of the form
 // <provider>/<model> also finds a model listed without the prefix (the
 // object keeps its listed id); any other id gets 404 model_not_found.
+//
+// An Anthropic client (anthropicClient) gets the object, or the 404, in
+// Anthropic's shape.
 func (s *Service) getModel(w http.ResponseWriter, r *http.Request, id string) {
 	objs := s.modelObjects(r)
-	for i := range objs {
-		if objs[i].ID == id {
-			writeJSON(w, objs[i])
-			return
-		}
-	}
-	if provider, model, ok := strings.Cut(id, "/"); ok {
+	found := indexOfModel(objs, id)
+	if provider, model, ok := strings.Cut(id, "/"); ok && found < 0 {
 		for i := range objs {
 			if objs[i].OwnedBy == provider && objs[i].upstreamID == model {
-				writeJSON(w, objs[i])
-				return
+				found = i
+				break
 			}
 		}
 	}
-	apierr.WriteFor(w, r, apierr.NotFound("the model "+id+" does not exist or no provider lists it").
-		WithParam("model").WithCode("model_not_found"))
+	switch {
+	case found >= 0 && anthropicClient(r):
+		writeJSON(w, asAnthropic(objs[found]))
+	case found >= 0:
+		writeJSON(w, objs[found])
+	default:
+		e := apierr.NotFound("the model "+id+" does not exist or no provider lists it").
+			WithParam("model").WithCode("model_not_found")
+		if anthropicClient(r) {
+			writeAnthropicError(w, r, e)
+			return
+		}
+		apierr.WriteFor(w, r, e)
+	}
 }
 
 // aliasObject is the model object of a virtual model: listed under its

@@ -451,6 +451,12 @@ func checkBatches(c *conformance) {
 	fileID, _ := res.JSON(t)["id"].(string)
 	c.ok("GET /v1/files/{id}", "/v1/files/"+fileID, "", status200)
 	c.ok("GET /v1/files/{id}/content", "/v1/files/"+fileID+"/content", "", status200)
+	c.ok("GET /v1/files", "/v1/files?limit=1&order=asc", "", status200)
+	c.fails("GET /v1/files", "/v1/files?order=sideways", "", http.StatusBadRequest)
+	res = c.ok("POST /v1/files", "/v1/files", form, status200, "Content-Type", ct)
+	spareID, _ := res.JSON(t)["id"].(string)
+	c.ok("DELETE /v1/files/{id}", "/v1/files/"+spareID, "", status200)
+	c.fails("DELETE /v1/files/{id}", "/v1/files/"+spareID, "", http.StatusNotFound)
 	res = c.ok("POST /v1/batches", "/v1/batches",
 		`{"input_file_id":"`+fileID+`","endpoint":"/v1/chat/completions","completion_window":"24h"}`, status200)
 	batchID, _ := res.JSON(t)["id"].(string)
@@ -469,7 +475,7 @@ func checkBatches(c *conformance) {
 // usage views.
 func checkRecordReads(c *conformance) {
 	t := c.t
-	res := c.ok("GET /admin/audit/log", "/admin/audit/log", "", status200)
+	res := c.ok("GET /admin/audit/log", "/admin/audit/log?limit=200", "", status200)
 	entries, _ := res.JSON(t)["entries"].([]any)
 	if len(entries) == 0 {
 		t.Fatalf("no audit entries: %s", res.Body)

@@ -18,7 +18,8 @@ import (
 )
 
 // Handler serves the files and batches routes in OpenAI's shapes:
-// POST /v1/files, GET /v1/files/{id}, GET /v1/files/{id}/content,
+// POST and GET /v1/files, GET and DELETE /v1/files/{id},
+// GET /v1/files/{id}/content,
 // POST and GET /v1/batches, GET /v1/batches/{id} and
 // POST /v1/batches/{id}/cancel. Callers see only their own user path's
 // files and batches; admins see all. The route table has already checked
@@ -43,8 +44,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	rest := strings.TrimSuffix(r.URL.Path, "/")
 	switch {
+	case rest == "/v1/files" && r.Method == http.MethodGet:
+		h.listFiles(w, r, c)
 	case rest == "/v1/files":
 		h.upload(w, r, c)
+	case strings.HasPrefix(rest, "/v1/files/") && r.Method == http.MethodDelete:
+		h.deleteFile(w, r, c, strings.TrimPrefix(rest, "/v1/files/"))
 	case strings.HasPrefix(rest, "/v1/files/"):
 		id, content := strings.CutSuffix(strings.TrimPrefix(rest, "/v1/files/"), "/content")
 		h.file(w, r, c, id, content)
@@ -151,6 +156,51 @@ func (h *Handler) file(w http.ResponseWriter, r *http.Request, c Caller, id stri
 	_, _ = w.Write(b)
 }
 
+// listFiles answers GET /v1/files: the caller's files in OpenAI's list
+// shape, filtered by purpose, paged by limit (1 to 10,000, default
+// 10,000) and after, in order (desc, the default, or asc) of creation.
+func (h *Handler) listFiles(w http.ResponseWriter, r *http.Request, c Caller) {
+	q := r.URL.Query()
+	limit := 10000
+	if s := q.Get("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > 10000 {
+			apierr.WriteFor(w, r, apierr.InvalidRequest("limit must be an integer from 1 to 10000").WithParam("limit").WithCode(apierr.CodeInvalidValue))
+			return
+		}
+		limit = n
+	}
+	order := q.Get("order")
+	if order != "" && order != "asc" && order != "desc" {
+		apierr.WriteFor(w, r, apierr.InvalidRequest("order must be asc or desc").WithParam("order").WithCode(apierr.CodeInvalidValue))
+		return
+	}
+	list, err := h.Service.Files(c, q.Get("purpose"), q.Get("after"), limit, order == "asc")
+	if err != nil {
+		writeErr(w, r, err, "")
+		return
+	}
+	page := fileListView{Object: "list", Data: make([]fileView, len(list.Files)), HasMore: list.More}
+	for i, f := range list.Files {
+		page.Data[i] = viewFile(f)
+	}
+	if n := len(list.Files); n > 0 {
+		first, last := list.Files[0].ID, list.Files[n-1].ID
+		page.FirstID, page.LastID = &first, &last
+	}
+	writeJSON(w, page)
+}
+
+// deleteFile answers DELETE /v1/files/{id}.
+func (h *Handler) deleteFile(w http.ResponseWriter, r *http.Request, c Caller, id string) {
+	f, err := h.Service.DeleteFile(c, id)
+	if err != nil {
+		writeErr(w, r, err, "file "+id)
+		return
+	}
+	writeJSON(w, fileDeletedView{ID: f.ID, Object: "file", Deleted: true})
+}
+
 // create answers POST /v1/batches.
 func (h *Handler) create(w http.ResponseWriter, r *http.Request, c Caller, info *reqinfo.Info) {
 	if err := apierr.CheckJSONMediaType(r.Header); err != nil {
@@ -208,7 +258,11 @@ func writeErr(w http.ResponseWriter, r *http.Request, err error, what string) {
 	var inv *InvalidError
 	var up *UpstreamError
 	var fin *FinishedError
+	var inUse *FileInUseError
 	switch {
+	case errors.As(err, &inUse):
+		apierr.WriteFor(w, r, apierr.New(http.StatusConflict, apierr.TypeInvalidRequest, err.Error()).
+			WithCode("file_in_use"))
 	case errors.As(err, &fin):
 		apierr.WriteFor(w, r, apierr.New(http.StatusConflict, apierr.TypeInvalidRequest, err.Error()).
 			WithCode("batch_not_cancellable"))

@@ -361,3 +361,73 @@ func TestAnswerThatIsNotJSONIsRecordedAsAnError(t *testing.T) {
 		}
 	})
 }
+
+// TestFilesListAndDelete: a caller lists only its own files, by purpose,
+// newest or oldest first and page by page; deleting one removes it and
+// its content, another path's file is not found, and the input of an
+// unfinished batch is refused until the batch ends.
+func TestFilesListAndDelete(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newService(t, &slowExec{pause: time.Second}, &usageSink{})
+		a, other := batches.Caller{UserPath: "/a"}, batches.Caller{UserPath: "/b"}
+		var ids []string
+		for range 3 {
+			f, err := s.Upload(a, "in.jsonl", "batch", input(1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, f.ID)
+			time.Sleep(time.Millisecond) // ids order by creation time
+		}
+		if _, err := s.Upload(other, "theirs.jsonl", "batch", input(1)); err != nil {
+			t.Fatal(err)
+		}
+		list := func(purpose, after string, limit int, asc bool) string {
+			l, err := s.Files(a, purpose, after, limit, asc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out []string
+			for _, f := range l.Files {
+				out = append(out, f.ID)
+			}
+			return strings.Join(out, ",") + fmt.Sprintf(" more=%v", l.More)
+		}
+		if got, want := list("", "", 100, false), ids[2]+","+ids[1]+","+ids[0]+" more=false"; got != want {
+			t.Fatalf("newest first: %s, want %s", got, want)
+		}
+		if got, want := list("", "", 2, true), ids[0]+","+ids[1]+" more=true"; got != want {
+			t.Fatalf("first page oldest first: %s, want %s", got, want)
+		}
+		if got, want := list("", ids[1], 2, true), ids[2]+" more=false"; got != want {
+			t.Fatalf("second page: %s, want %s", got, want)
+		}
+		if got := list("batch_output", "", 100, false); got != " more=false" {
+			t.Fatalf("batch_output files: %s", got)
+		}
+		if _, err := s.DeleteFile(other, ids[0]); !errors.Is(err, batches.ErrNotFound) {
+			t.Fatalf("another path's delete: %v", err)
+		}
+		b, _, err := s.Create(a, batches.CreateRequest{InputFileID: ids[1], Endpoint: "/v1/chat/completions", CompletionWindow: "24h"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var inUse *batches.FileInUseError
+		if _, err := s.DeleteFile(a, ids[1]); !errors.As(err, &inUse) || inUse.BatchID != b.ID {
+			t.Fatalf("deleting a running batch's input: %v", err)
+		}
+		if f, err := s.DeleteFile(a, ids[0]); err != nil || f.ID != ids[0] {
+			t.Fatalf("delete: %+v %v", f, err)
+		}
+		if _, _, err := s.FileContent(a, ids[0]); !errors.Is(err, batches.ErrNotFound) {
+			t.Fatalf("content after delete: %v", err)
+		}
+		time.Sleep(2 * time.Second)
+		if end := settled(t, s, a, b.ID); !end.Finished() {
+			t.Fatalf("batch %+v", end)
+		}
+		if _, err := s.DeleteFile(a, ids[1]); err != nil {
+			t.Fatalf("deleting a finished batch's input: %v", err)
+		}
+	})
+}

@@ -16,6 +16,11 @@ type Storage interface {
 	// FileContent returns the content of the file with that id, or
 	// ErrNotFound.
 	FileContent(id string) ([]byte, error)
+	// Files returns every stored file (without content), oldest first.
+	Files() ([]*File, error)
+	// DeleteFile removes the file with that id and its content, or
+	// returns ErrNotFound.
+	DeleteFile(id string) error
 	// PutBatch stores b, replacing the stored batch of its id.
 	PutBatch(b *Batch) error
 	// Batch returns the batch with that id, or ErrNotFound.

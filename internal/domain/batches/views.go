@@ -16,6 +16,22 @@ func viewFile(f *File) fileView {
 		Purpose: f.Purpose, Status: "processed"}
 }
 
+// fileListView is a page of files in OpenAI's list shape.
+type fileListView struct {
+	Object  string     `json:"object"`
+	Data    []fileView `json:"data"`
+	FirstID *string    `json:"first_id"`
+	LastID  *string    `json:"last_id"`
+	HasMore bool       `json:"has_more"`
+}
+
+// fileDeletedView is the answer to a file's deletion.
+type fileDeletedView struct {
+	ID      string `json:"id"`
+	Object  string `json:"object"`
+	Deleted bool   `json:"deleted"`
+}
+
 // batchView is a batch in OpenAI's shape.
 type batchView struct {
 	ID               string            `json:"id"`

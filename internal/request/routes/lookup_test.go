@@ -87,7 +87,7 @@ func TestLookupDoesNotAllocate(t *testing.T) {
 func TestAllow(t *testing.T) {
 	for path, want := range map[string]string{
 		"/v1/chat/completions": "POST", "/v1/batches": "POST, GET, HEAD", "/admin/auth-keys/x": "GET, HEAD, PATCH, DELETE",
-		"/admin/auth-keys": "GET, HEAD, POST", "/p/x/y": "*", "/v1/models": "GET, HEAD", "/v1/files/x": "GET, HEAD",
+		"/admin/auth-keys": "GET, HEAD, POST", "/p/x/y": "*", "/v1/models": "GET, HEAD", "/v1/files/x": "GET, HEAD, DELETE", "/v1/files": "POST, GET, HEAD",
 	} {
 		r, _ := Lookup("OPTIONS", path)
 		if r == nil || r.Allow() != want {

@@ -21,9 +21,9 @@ func TestEndpointsReferenceIsCurrent(t *testing.T) {
 	}
 	got, err := os.ReadFile(referencePath)
 	if err != nil {
-		t.Fatalf("%v; run go test ./routes -run TestEndpointsReferenceIsCurrent -update", err)
+		t.Fatalf("%v; run go test ./internal/request/routes -run TestEndpointsReferenceIsCurrent -update", err)
 	}
 	if string(got) != want {
-		t.Errorf("%s is not what the route table renders; run go test ./routes -run TestEndpointsReferenceIsCurrent -update", referencePath)
+		t.Errorf("%s is not what the route table renders; run go test ./internal/request/routes -run TestEndpointsReferenceIsCurrent -update", referencePath)
 	}
 }

@@ -17,6 +17,13 @@ func batchSchemas() schema {
 			"bytes": integer(""), "created_at": unix("When it was stored."), "filename": str(""),
 			"purpose": str("batch for uploads, batch_output for results."), "status": str("Always processed."),
 		}, "id", "object", "bytes", "created_at", "filename", "purpose", "status"),
+		"BatchFileList": object("A page of the caller's files.", schema{
+			"object": schema{"type": "string", "const": "list"}, "data": array(ref("BatchFile"), ""),
+			"first_id": nullable(str("")), "last_id": nullable(str("Pass as after for the next page.")), "has_more": boolean(""),
+		}, "object", "data", "first_id", "last_id", "has_more"),
+		"BatchFileDeleted": object("A deleted file.", schema{
+			"id": str(""), "object": schema{"type": "string", "const": "file"}, "deleted": schema{"type": "boolean", "const": true},
+		}, "id", "object", "deleted"),
 		"BatchRequest": object("A batch over an uploaded file; members not listed are ignored.", schema{
 			"input_file_id":     str("An uploaded file of purpose batch."),
 			"endpoint":          schema{"type": "string", "enum": batches.Endpoints, "description": "The path every line calls."},

@@ -161,3 +161,52 @@ func BatchesSurviveRestart(t *testing.T, open func() batches.Storage) {
 		t.Fatalf("results after restart %+v", res)
 	}
 }
+
+// BatchesFiles checks listing and deleting files: an empty store lists
+// none; files list oldest (lowest id) first without their content; a
+// deleted file and its content are gone, the others stay, and deleting it
+// again is ErrNotFound.
+func BatchesFiles(t *testing.T, st batches.Storage) {
+	t.Helper()
+	if l, err := st.Files(); err != nil || len(l) != 0 {
+		t.Fatalf("Files of an empty store: %v %v", l, err)
+	}
+	for _, id := range []string{"file-b", "file-a", "file-c"} {
+		f := &batches.File{ID: id, UserPath: "/u", Bytes: 2, CreatedAt: 1700000000, Filename: id + ".jsonl", Purpose: batches.PurposeBatch}
+		if err := st.PutFile(f, []byte("{}")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ids := func() string {
+		l, err := st.Files()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out string
+		for _, f := range l {
+			out += f.ID + " "
+		}
+		return out
+	}
+	if got := ids(); got != "file-a file-b file-c " {
+		t.Fatalf("Files: %q", got)
+	}
+	if err := st.DeleteFile("file-b"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.File("file-b"); !errors.Is(err, batches.ErrNotFound) {
+		t.Fatalf("File after delete: %v", err)
+	}
+	if _, err := st.FileContent("file-b"); !errors.Is(err, batches.ErrNotFound) {
+		t.Fatalf("FileContent after delete: %v", err)
+	}
+	if got := ids(); got != "file-a file-c " {
+		t.Fatalf("Files after delete: %q", got)
+	}
+	if err := st.DeleteFile("file-b"); !errors.Is(err, batches.ErrNotFound) {
+		t.Fatalf("second delete: %v", err)
+	}
+	if c, err := st.FileContent("file-c"); err != nil || string(c) != "{}" {
+		t.Fatalf("another file's content: %q %v", c, err)
+	}
+}

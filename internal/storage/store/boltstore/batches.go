@@ -68,6 +68,43 @@ func (b Batches) FileContent(id string) ([]byte, error) {
 	return out, err
 }
 
+// Files implements batches.Storage: ids sort by creation time, so key
+// order is oldest first.
+func (b Batches) Files() ([]*batches.File, error) {
+	var out []*batches.File
+	err := b.s.View(func(tx *bbolt.Tx) error {
+		bk := tx.Bucket([]byte(BucketBatchFiles))
+		if bk == nil {
+			return nil
+		}
+		return bk.ForEach(func(k, v []byte) error {
+			f, err := records.DecodeFile(string(k), v)
+			if err != nil {
+				return err
+			}
+			out = append(out, f)
+			return nil
+		})
+	})
+	return out, err
+}
+
+// DeleteFile implements batches.Storage.
+func (b Batches) DeleteFile(id string) error {
+	return b.s.Update(func(tx *bbolt.Tx) error {
+		if getIn(tx, BucketBatchFiles, []byte(id)) == nil {
+			return batches.ErrNotFound
+		}
+		if err := tx.Bucket([]byte(BucketBatchFiles)).Delete([]byte(id)); err != nil {
+			return err
+		}
+		if bk := tx.Bucket([]byte(BucketBatchContents)); bk != nil {
+			return bk.Delete([]byte(id))
+		}
+		return nil
+	})
+}
+
 // PutBatch implements batches.Storage.
 func (b Batches) PutBatch(bt *batches.Batch) error {
 	rec, err := records.EncodeBatch(bt)

@@ -83,6 +83,35 @@ func (b Batches) FileContent(id string) ([]byte, error) {
 	return out, classify(err)
 }
 
+// Files implements batches.Storage: ids sort by creation time, so id
+// order is oldest first.
+func (b Batches) Files() ([]*batches.File, error) {
+	var out []*batches.File
+	err := b.forEach(`SELECT id, record FROM mg_batch_files ORDER BY id`, nil, func(id string, v []byte) error {
+		f, err := records.DecodeFile(id, v)
+		if err != nil {
+			return err
+		}
+		out = append(out, f)
+		return nil
+	})
+	return out, err
+}
+
+// DeleteFile implements batches.Storage.
+func (b Batches) DeleteFile(id string) error {
+	ctx, cancel := opContext()
+	defer cancel()
+	tag, err := b.db.Pool.Exec(ctx, `DELETE FROM mg_batch_files WHERE id = $1`, id)
+	if err != nil {
+		return classify(err)
+	}
+	if tag.RowsAffected() == 0 {
+		return batches.ErrNotFound
+	}
+	return nil
+}
+
 // PutBatch implements batches.Storage.
 func (b Batches) PutBatch(bt *batches.Batch) error {
 	rec, err := records.EncodeBatch(bt)

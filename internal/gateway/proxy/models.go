@@ -114,7 +114,7 @@ func (s *Service) getModel(w http.ResponseWriter, r *http.Request, id string) {
 	case found >= 0:
 		writeJSON(w, objs[found])
 	default:
-		e := apierr.NotFound("the model "+id+" does not exist or no provider lists it").
+		e := apierr.NotFound("the model " + id + " does not exist or no provider lists it").
 			WithParam("model").WithCode("model_not_found")
 		if anthropicClient(r) {
 			writeAnthropicError(w, r, e)

@@ -51,7 +51,7 @@ func (s *Service) adapt(c *call) error {
 	switch {
 	case c.in == ingressChat && p.Shape() == providers.ShapeMessages:
 		c.ep = providers.EndpointMessages
-		c.body, err = anthropic.ChatToMessagesRequest(c.body, defaultMaxTokens)
+		c.body, c.revisions, err = anthropic.ChatToMessagesRequestRevised(c.body, defaultMaxTokens)
 		c.tr = &translation{
 			response: func(up []byte) ([]byte, catalog.Usage, error) {
 				return anthropic.MessagesToChatResponse(up, c.model)

@@ -67,6 +67,9 @@ type call struct {
 	characters int64
 	// started is when the call's upstream request was sent.
 	started time.Time
+	// revisions are the changes adapting the body made that the client
+	// did not ask for; newCall records them on the request.
+	revisions []translate.Revision
 }
 
 // clientGone is the failure of an upstream call cut short because the
@@ -408,6 +411,9 @@ func (s *Service) newCall(req *request, body []byte, t routed) (*call, error) {
 		c.askedUsage = !c.wantUsage
 	}
 	c.info = req.info
+	for _, rv := range c.revisions {
+		c.info.AddRevision(reqinfo.Revision{Rewriter: rv.Rewriter, Detail: []byte(rv.Detail)})
+	}
 	c.info.ResolvedModel = model
 	c.info.ProviderName = p.Name()
 	c.info.ProviderType = p.Type()

@@ -324,6 +324,9 @@ func (a *auditRequest) finish(aw *auditWriter, r *http.Request, serveErr error, 
 		if len(info.KeyHash) >= 16 {
 			d.APIKeyHash = info.KeyHash[:16]
 		}
+		for i, rv := range info.Revisions() {
+			d.RequestRevisions = append(d.RequestRevisions, audit.Revision{Seq: i + 1, Rewriter: rv.Rewriter, Detail: rv.Detail})
+		}
 		a.requestFields(d)
 		if au.Headers {
 			d.RequestHeaders = au.Redactor.Headers(r.Header)

@@ -149,6 +149,31 @@ type Info struct {
 	cost              catalog.Breakdown
 	priced, costKnown bool
 	attempts          []Attempt
+	revisions         []Revision
+}
+
+// Revision is a change the gateway made to the request that the client
+// did not ask for (a limit raised to fit the provider's rules), which the
+// audit entry records among the request's revisions.
+type Revision struct {
+	// Rewriter names the change.
+	Rewriter string
+	// Detail is a JSON object that says what changed.
+	Detail []byte
+}
+
+// AddRevision records a change the gateway made to the request.
+func (i *Info) AddRevision(r Revision) {
+	i.mu.Lock()
+	i.revisions = append(i.revisions, r)
+	i.mu.Unlock()
+}
+
+// Revisions returns the recorded changes to the request, in order.
+func (i *Info) Revisions() []Revision {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return append([]Revision(nil), i.revisions...)
 }
 
 type ctxKey struct{}

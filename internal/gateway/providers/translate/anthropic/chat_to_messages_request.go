@@ -17,7 +17,10 @@ type chatRequest struct {
 	model, messages, maxTokens, maxCompletionTokens       gjson.Result
 	temperature, topP, stop, stream, user, safetyID, meta gjson.Result
 	tools, toolChoice, parallel, effort, responseFormat   gjson.Result
-	serviceTier                                           gjson.Result
+	serviceTier, reasoning                                gjson.Result
+	// revisions are the changes made to fit the request onto Anthropic
+	// that the client did not ask for.
+	revisions []translate.Revision
 }
 
 // ChatToMessagesRequest translates an OpenAI chat completions request into
@@ -33,11 +36,31 @@ type chatRequest struct {
 // field is either mapped or, when Anthropic cannot honour it, rejected with
 // an *Error naming it; UNSUPPORTED.md lists them.
 func ChatToMessagesRequest(chat []byte, defaultMaxTokens int) (messages []byte, err error) {
+	messages, _, err = ChatToMessagesRequestRevised(chat, defaultMaxTokens)
+	return messages, err
+}
+
+// ChatToMessagesRequestRevised is ChatToMessagesRequest that also returns
+// the changes it made that the client did not ask for, for the audit
+// record: a max_tokens raised to make room for the thinking budget
+// (rewriter "fit_thinking_budget").
+func ChatToMessagesRequestRevised(chat []byte, defaultMaxTokens int) (messages []byte, revisions []translate.Revision, err error) {
+	r, body, err := chatToMessages(chat, defaultMaxTokens)
+	return body, r.revisions, err
+}
+
+// chatToMessages translates chat and returns the request it read.
+func chatToMessages(chat []byte, defaultMaxTokens int) (r chatRequest, messages []byte, err error) {
+	messages, err = r.translate(chat, defaultMaxTokens)
+	return r, messages, err
+}
+
+// translate is the body of ChatToMessagesRequest, reading into r.
+func (r *chatRequest) translate(chat []byte, defaultMaxTokens int) (messages []byte, err error) {
 	root, err := translate.ParseRequest(chat)
 	if err != nil {
 		return nil, err
 	}
-	var r chatRequest
 	if err := r.collect(root); err != nil {
 		return nil, err
 	}
@@ -189,6 +212,8 @@ func (r *chatRequest) collect(root gjson.Result) error {
 			r.parallel = v
 		case "reasoning_effort":
 			r.effort = v
+		case "reasoning":
+			r.reasoning = v
 		case "response_format":
 			r.responseFormat = v
 		case "service_tier":
@@ -271,9 +296,25 @@ func rejectChatField(name string, v gjson.Result) error {
 	return translate.CannotExpress(translate.Param(name), toAnthropic, why)
 }
 
-// thinking reads reasoning_effort: whether extended thinking is on and with
-// which budget.
+// thinking reads reasoning_effort, else the reasoning object
+// ({"effort": …} as the Responses API and OpenRouter take it, or
+// OpenRouter's {"max_tokens": n}, the budget itself; its other members
+// have no Anthropic counterpart and are left out): whether extended
+// thinking is on and with which budget.
 func (r *chatRequest) thinking() (bool, int64, error) {
+	if !translate.IsSet(r.effort) && translate.IsSet(r.reasoning) {
+		if !r.reasoning.IsObject() {
+			return false, 0, translate.Invalid(translate.Param("reasoning"), "an object")
+		}
+		if n := r.reasoning.Get("max_tokens"); n.Exists() && n.Type != gjson.Null {
+			if n.Type != gjson.Number || n.Num != float64(int64(n.Num)) || n.Num < anthropicMinThinkingBudget {
+				return false, 0, translate.Invalid(translate.Param("reasoning.max_tokens"),
+					"a whole number of at least "+strconv.Itoa(anthropicMinThinkingBudget)+" (Anthropic's smallest thinking budget)")
+			}
+			return true, int64(n.Num), nil
+		}
+		r.effort = r.reasoning.Get("effort")
+	}
 	if !translate.IsSet(r.effort) {
 		return false, 0, nil
 	}
@@ -296,13 +337,13 @@ func (r *chatRequest) thinking() (bool, int64, error) {
 func (r *chatRequest) thinkingLimits(maxTokens, budget int64, userMax bool) (int64, int64, error) {
 	if userMax {
 		if maxTokens <= anthropicMinThinkingBudget {
-			param := "max_completion_tokens"
-			if !translate.IsSet(r.maxCompletionTokens) {
-				param = "max_tokens"
-			}
-			return 0, 0, translate.Refuse(translate.Param(param), param+" must be above "+
-				strconv.Itoa(anthropicMinThinkingBudget)+" when reasoning_effort is set for "+toAnthropic+
-				" (its smallest thinking budget is 1024 tokens)")
+			// Too small for Anthropic's smallest thinking budget: think
+			// with that budget and keep the client's cap for the answer.
+			raised := anthropicMinThinkingBudget + maxTokens
+			r.revisions = append(r.revisions, translate.Revision{Rewriter: "fit_thinking_budget",
+				Detail: `{"max_tokens_before":` + strconv.FormatInt(maxTokens, 10) + `,"max_tokens_after":` +
+					strconv.FormatInt(raised, 10) + `,"thinking_budget":` + strconv.Itoa(anthropicMinThinkingBudget) + `}`})
+			return raised, anthropicMinThinkingBudget, r.checkThinkingSampling()
 		}
 		// The client's cap covers thinking and answer together, as it
 		// does on OpenAI; leave at least half of it for the answer.
@@ -310,15 +351,21 @@ func (r *chatRequest) thinkingLimits(maxTokens, budget int64, userMax bool) (int
 	} else if maxTokens <= budget {
 		maxTokens += budget
 	}
+	return maxTokens, budget, r.checkThinkingSampling()
+}
+
+// checkThinkingSampling refuses the sampling settings extended thinking
+// does not allow.
+func (r *chatRequest) checkThinkingSampling() error {
 	if translate.IsSet(r.temperature) && r.temperature.Num != 1 {
-		return 0, 0, translate.Refuse(translate.Param("temperature"), "temperature cannot be set together with reasoning_effort for "+
+		return translate.Refuse(translate.Param("temperature"), "temperature cannot be set together with reasoning_effort for "+
 			toAnthropic+" (extended thinking requires temperature 1)")
 	}
 	if translate.IsSet(r.topP) && r.topP.Num < 0.95 {
-		return 0, 0, translate.Refuse(translate.Param("top_p"), "top_p must be between 0.95 and 1 together with reasoning_effort for "+
+		return translate.Refuse(translate.Param("top_p"), "top_p must be between 0.95 and 1 together with reasoning_effort for "+
 			toAnthropic+" (an extended-thinking restriction)")
 	}
-	return maxTokens, budget, nil
+	return nil
 }
 
 // writeStopSequences writes stop (a string or an array of strings) as

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/modelgate/modelgate/internal/gateway/providers/translate"
 )
 
@@ -210,7 +212,6 @@ var anthChatRejects = []struct {
 	{"reasoning temperature", `"reasoning_effort":"low","temperature":0.5`, "temperature", "temperature 1", "`reasoning_effort` with `temperature`"},
 	{"reasoning top_p", `"reasoning_effort":"low","top_p":0.5`, "top_p", "0.95", "`top_p` < 0.95"},
 	{"reasoning forced tool", `"reasoning_effort":"low","tools":[{"type":"function","function":{"name":"f"}}],"tool_choice":"required"`, "tool_choice", "force", "`tool_choice` `required`"},
-	{"reasoning small max", `"reasoning_effort":"low","max_tokens":1024`, "max_tokens", "above 1024", "max tokens value ≤ 1024"},
 	{"custom tool", `"tools":[{"type":"custom","custom":{"name":"x"}}]`, "tools[0].type", "function", "`tools[].type` other than `function`"},
 	{"tool unknown member", `"tools":[{"type":"function","function":{"name":"f","examples":[]}}]`, "tools[0].function.examples", "unknown", "any other field"},
 	{"reserved tool", `"tools":[{"type":"function","function":{"name":"modelgate_json_response"}}]`, "tools[0].function.name", "reserved", "`modelgate_json_response`"},
@@ -281,4 +282,44 @@ func asError(err error, te **translate.Error) bool {
 	e, ok := err.(*translate.Error)
 	*te = e
 	return ok
+}
+
+// TestChatReasoningOntoThinking: reasoning_effort and the reasoning object
+// ({"effort"} or OpenRouter's {"max_tokens"}) turn on extended thinking;
+// a cap too small for the smallest budget is raised by it, and the raise is
+// reported as a revision.
+func TestChatReasoningOntoThinking(t *testing.T) {
+	const msg = `"model":"claude-x","messages":[{"role":"user","content":"hi"}]`
+	for _, c := range []struct {
+		name, body        string
+		maxTokens, budget int64
+		revised           bool
+	}{
+		{"effort", msg + `,"reasoning_effort":"medium","max_tokens":20000`, 20000, 8192, false},
+		{"reasoning object", msg + `,"reasoning":{"effort":"high","summary":"auto"}`, 4096 + 16384, 16384, false},
+		{"reasoning budget", msg + `,"reasoning":{"max_tokens":3000},"max_tokens":9000`, 9000, 3000, false},
+		{"small cap raised", msg + `,"reasoning_effort":"low","max_tokens":300`, 1324, 1024, true},
+		{"reasoning none", msg + `,"reasoning":{"effort":"none"},"max_tokens":300`, 300, 0, false},
+	} {
+		out, revs, err := ChatToMessagesRequestRevised([]byte("{"+c.body+"}"), 4096)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		r := gjson.ParseBytes(out)
+		if r.Get("max_tokens").Int() != c.maxTokens || r.Get("thinking.budget_tokens").Int() != c.budget {
+			t.Errorf("%s: %s", c.name, out)
+		}
+		if c.revised != (len(revs) == 1) {
+			t.Fatalf("%s: revisions %+v", c.name, revs)
+		}
+		if c.revised && (revs[0].Rewriter != "fit_thinking_budget" ||
+			revs[0].Detail != `{"max_tokens_before":300,"max_tokens_after":1324,"thinking_budget":1024}`) {
+			t.Errorf("%s: revision %+v", c.name, revs[0])
+		}
+	}
+	for _, bad := range []string{`,"reasoning":"high"`, `,"reasoning":{"max_tokens":10}`} {
+		if _, _, err := ChatToMessagesRequestRevised([]byte("{"+msg+bad+"}"), 4096); err == nil {
+			t.Errorf("%s accepted", bad)
+		}
+	}
 }

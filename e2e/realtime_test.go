@@ -323,3 +323,30 @@ func TestRealtimeHandshakeRefused(t *testing.T) {
 	}
 	c.CloseNow()
 }
+
+// TestRealtimeOnXAI: an xai provider's realtime API (Grok's voice agent,
+// OpenAI's realtime events) is relayed as openai's is, with the xai key;
+// a provider without one is refused with the providers that have one.
+func TestRealtimeOnXAI(t *testing.T) {
+	clearEnv(t)
+	up := newFakeRealtime(t)
+	g := startGateway(t, mockBlock(providerBlock("grok", "xai", "sk-upstream", up.srv.URL+"/v1")+
+		"provider plain {\n type groq\n api_key gsk-x\n base_url "+up.srv.URL+"/v1\n models only-chat\n models_mode allowlist\n}\n"))
+	waitListed(t, g, masterKey, "gpt-rt")
+	c, resp, err := dialRealtime(t, g, "grok/gpt-rt", "")
+	if err != nil {
+		t.Fatalf("dial: %v (%v)", err, resp)
+	}
+	defer c.CloseNow()
+	if typ, msg := readWSEvent(t, c); typ != "session.created" || gjson.GetBytes(msg, "session.model").Str != "gpt-rt" {
+		t.Fatalf("first event %s", msg)
+	}
+	_, resp, err = dialRealtime(t, g, "plain/only-chat", "")
+	if err == nil || resp == nil || resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("realtime on groq: %v %v", err, resp)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	if !strings.Contains(string(body), "unsupported_endpoint") || !strings.Contains(string(body), "grok (xai)") {
+		t.Fatalf("refusal %s", body)
+	}
+}

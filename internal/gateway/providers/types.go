@@ -164,7 +164,12 @@ var typeTable = []TypeInfo{
 		return t
 	}(),
 	openAICompatible("groq", "https://api.groq.com/openai/v1"),
-	openAICompatible("xai", "https://api.x.ai/v1"),
+	func() TypeInfo {
+		t := openAICompatible("xai", "https://api.x.ai/v1")
+		// Grok's voice agent: OpenAI's realtime events at <base>/realtime.
+		t.Endpoints = append(append([]Endpoint(nil), chatFamilyEndpoints...), EndpointRealtime)
+		return t
+	}(),
 	openAICompatible("deepseek", "https://api.deepseek.com/v1"),
 	openAICompatible("openrouter", "https://openrouter.ai/api/v1"),
 	func() TypeInfo {

@@ -95,7 +95,7 @@ func (s *Service) realtime(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return nil, err
 		}
-		return realtimeCall(info, t)
+		return s.realtimeCall(info, t)
 	}
 	c, err := plan(req)
 	if err != nil {
@@ -146,14 +146,32 @@ func (s *Service) realtime(w http.ResponseWriter, r *http.Request) {
 }
 
 // realtimeCall is the call of a realtime session routed to t, or the
-// refusal of a provider without a realtime API.
-func realtimeCall(info *reqinfo.Info, t routed) (*call, error) {
+// refusal of a provider without a realtime API, which names the
+// configured providers that have one.
+func (s *Service) realtimeCall(info *reqinfo.Info, t routed) (*call, error) {
 	p := t.provider
-	if _, ok := p.(providers.RealtimeDialer); !ok || !p.Supports(providers.EndpointRealtime) {
-		return nil, apierr.InvalidRequest("provider " + p.Name() + " has no realtime API").
-			WithParam("model").WithCode("unsupported_endpoint")
+	if !hasRealtime(p) {
+		msg := "provider " + p.Name() + " (" + p.Type() + ") has no realtime API"
+		var with []string
+		for _, other := range s.Registry.Providers() {
+			if hasRealtime(other) {
+				with = append(with, other.Name()+" ("+other.Type()+")")
+			}
+		}
+		if len(with) > 0 {
+			msg += "; these configured providers have one: " + strings.Join(with, ", ")
+		} else {
+			msg += ", nor does any configured provider"
+		}
+		return nil, apierr.InvalidRequest(msg).WithParam("model").WithCode("unsupported_endpoint")
 	}
 	return &call{info: info, provider: p, model: t.model}, nil
+}
+
+// hasRealtime reports whether p can open realtime sessions.
+func hasRealtime(p providers.Provider) bool {
+	_, ok := p.(providers.RealtimeDialer)
+	return ok && p.Supports(providers.EndpointRealtime)
 }
 
 // dialRealtimeTarget checks c's budget and provider and model limits and

@@ -58,7 +58,7 @@ var genAILabels = []string{"operation", "provider", "provider_type", "request_mo
 type Recorder struct {
 	requests, cost, cacheHits, savings *prometheus.CounterVec
 	errors                             *prometheus.CounterVec
-	tokens, duration                   *prometheus.HistogramVec
+	tokens, duration, ttft, tpot       *prometheus.HistogramVec
 
 	mu     sync.RWMutex
 	series map[seriesKey]*series
@@ -98,6 +98,18 @@ func New() *Recorder {
 			Help:    "Request duration in seconds, from arrival to the answer's end (GenAI gen_ai.client.operation.duration); error_type is the error code, empty on success.",
 			Buckets: DurationBuckets,
 		}, append(append([]string(nil), genAILabels...), "error_type")),
+		ttft: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "gen_ai_server_time_to_first_token_seconds",
+			Help: "Time in seconds from a streamed request's arrival to the first event carrying the answer's content written to the client " +
+				"(GenAI gen_ai.server.time_to_first_token); successful streams from a provider only.",
+			Buckets: TTFTBuckets,
+		}, genAILabels),
+		tpot: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "gen_ai_server_time_per_output_token_seconds",
+			Help: "Time in seconds per output token after the first of a successful stream: (end - first token) / (output tokens - 1) " +
+				"(GenAI gen_ai.server.time_per_output_token).",
+			Buckets: TPOTBuckets,
+		}, genAILabels),
 		series: make(map[seriesKey]*series),
 		errs:   make(map[errKey]*errSeries),
 	}
@@ -105,7 +117,7 @@ func New() *Recorder {
 
 // Collectors returns the families, for registering.
 func (r *Recorder) Collectors() []prometheus.Collector {
-	return []prometheus.Collector{r.requests, r.errors, r.cost, r.cacheHits, r.savings, r.tokens, r.duration}
+	return []prometheus.Collector{r.requests, r.errors, r.cost, r.cacheHits, r.savings, r.tokens, r.duration, r.ttft, r.tpot}
 }
 
 // Register registers the families with reg. A family already registered
@@ -166,6 +178,12 @@ func (o *Observer) Observe(shape routes.Shape, info *reqinfo.Info, out Outcome) 
 		s.time.get(r.duration, s.timeLabels[:]).Observe(out.End.Sub(info.Start).Seconds())
 	}
 	usage, hasUsage := info.Usage()
+	if ft, ok := info.FirstToken(); ok && out.Code == "" && !info.CacheHit {
+		s.ttft.get(r.ttft, s.timeLabels[:5]).Observe(ft.Sub(info.Start).Seconds())
+		if hasUsage && usage.OutputTokens > 1 {
+			s.tpot.get(r.tpot, s.timeLabels[:5]).Observe(out.End.Sub(ft).Seconds() / float64(usage.OutputTokens-1))
+		}
+	}
 	if hasUsage {
 		s.tokensIn.get(r.tokens, s.tokensInLabels[:]).Observe(float64(max(usage.InputTokens, 0)))
 		s.tokensOut.get(r.tokens, s.tokensOutLabels[:]).Observe(float64(max(usage.OutputTokens, 0)))
@@ -197,6 +215,7 @@ type series struct {
 	requests                  prometheus.Counter
 	cost, cacheHits, savings  lazyCounter
 	tokensIn, tokensOut, time lazyObserver
+	ttft, tpot                lazyObserver
 	// labels are the request labels; genAI the GenAI histograms' labels,
 	// the last one left for the token type or error type.
 	labels, tokensInLabels, tokensOutLabels, timeLabels [6]string

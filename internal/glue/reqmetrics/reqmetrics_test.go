@@ -168,6 +168,36 @@ func TestObserveErrors(t *testing.T) {
 	}
 }
 
+func TestObserveStream(t *testing.T) {
+	rec := New()
+	o := rec.Observer(1)
+	info, out := answered(2200 * time.Millisecond)
+	info.Stream = true
+	info.MarkFirstToken(info.Start.Add(200 * time.Millisecond))
+	info.MarkFirstToken(info.Start.Add(time.Second)) // only the first counts
+	o.Observe(routes.ShapeChat, info, out)
+	// A stream that failed has no first-token or per-token time.
+	o.Observe(routes.ShapeChat, info, Outcome{Status: 502, Code: "upstream_read_failed", End: out.End})
+	got := gather(t, rec)
+	want(t, got, map[string]float64{
+		`gen_ai_server_time_to_first_token_seconds_count{` + chatLabels + `}`:            1,
+		`gen_ai_server_time_to_first_token_seconds_sum{` + chatLabels + `}`:              0.2,
+		`gen_ai_server_time_to_first_token_seconds_bucket{` + chatLabels + `,le="0.25"}`: 1,
+		`gen_ai_server_time_per_output_token_seconds_count{` + chatLabels + `}`:          1,
+		// 2 s after the first token for the 199 tokens after it.
+		`gen_ai_server_time_per_output_token_seconds_sum{` + chatLabels + `}`: 2.0 / 199,
+	})
+	// Without a streamed first token (a whole answer) neither is observed.
+	rec = New()
+	plain, out := answered(time.Second)
+	rec.Observer(1).Observe(routes.ShapeChat, plain, out)
+	for k := range gather(t, rec) {
+		if strings.HasPrefix(k, "gen_ai_server_") {
+			t.Errorf("a whole answer observed %s", k)
+		}
+	}
+}
+
 func TestObserveCacheHit(t *testing.T) {
 	rec := New()
 	info, out := answered(5 * time.Millisecond)

@@ -138,6 +138,10 @@ type Info struct {
 	// ready: a stage waited for the gateway to be ready (MarkReady).
 	ready bool
 
+	// firstToken is when the first event carrying the answer's content
+	// was written to the client (MarkFirstToken); zero while none was.
+	firstToken time.Time
+
 	mu       sync.Mutex
 	usage    catalog.Usage
 	hasUsage bool
@@ -244,3 +248,17 @@ func (i *Info) Attempts() []Attempt {
 	defer i.mu.Unlock()
 	return append([]Attempt(nil), i.attempts...)
 }
+
+// MarkFirstToken records t as when the first event carrying the answer's
+// content was written to the client: a streamed answer's first token. Only
+// the first call counts. The stage that writes the stream calls it, on the
+// request's goroutine.
+func (i *Info) MarkFirstToken(t time.Time) {
+	if i.firstToken.IsZero() {
+		i.firstToken = t
+	}
+}
+
+// FirstToken returns when the answer's first token was written to the
+// client, and false when no content was streamed.
+func (i *Info) FirstToken() (time.Time, bool) { return i.firstToken, !i.firstToken.IsZero() }

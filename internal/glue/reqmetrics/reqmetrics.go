@@ -60,9 +60,15 @@ type Recorder struct {
 	errors                             *prometheus.CounterVec
 	tokens, duration, ttft, tpot       *prometheus.HistogramVec
 
+	refusals, failovers, attempts *prometheus.CounterVec
+
 	mu     sync.RWMutex
 	series map[seriesKey]*series
 	errs   map[errKey]*errSeries
+
+	refusalCounters  counterCache[refusalKey]
+	failoverCounters counterCache[failoverKey]
+	attemptCounters  counterCache[attemptKey]
 }
 
 // New returns a Recorder with empty families.
@@ -110,6 +116,19 @@ func New() *Recorder {
 				"(GenAI gen_ai.server.time_per_output_token).",
 			Buckets: TPOTBuckets,
 		}, genAILabels),
+		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "modelgate_refusals_total",
+			Help: "Requests refused by a rate-limit rule (kind rate_limit) or a spent budget (kind budget), by rule: " +
+				"scope:subject:period for a rate-limit rule, subject:period for a budget, user paths cut to the configured depth.",
+		}, []string{"kind", "rule"}),
+		failovers: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "modelgate_failovers_total",
+			Help: "Failovers: each call of a request after its first, from the provider of the call before to the provider of this one.",
+		}, []string{"operation", "from_provider", "to_provider"}),
+		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "modelgate_upstream_attempts_total",
+			Help: "Calls to upstream providers, by the class of the upstream's status (2xx, 4xx, 5xx, ...; none when it gave no answer).",
+		}, []string{"provider", "status_class"}),
 		series: make(map[seriesKey]*series),
 		errs:   make(map[errKey]*errSeries),
 	}
@@ -117,7 +136,7 @@ func New() *Recorder {
 
 // Collectors returns the families, for registering.
 func (r *Recorder) Collectors() []prometheus.Collector {
-	return []prometheus.Collector{r.requests, r.errors, r.cost, r.cacheHits, r.savings, r.tokens, r.duration, r.ttft, r.tpot}
+	return []prometheus.Collector{r.requests, r.errors, r.cost, r.cacheHits, r.savings, r.tokens, r.duration, r.ttft, r.tpot, r.refusals, r.failovers, r.attempts}
 }
 
 // Register registers the families with reg. A family already registered
@@ -198,6 +217,136 @@ func (o *Observer) Observe(shape routes.Shape, info *reqinfo.Info, out Outcome) 
 	} else if c, ok := info.Cost(); ok && c.Total > 0 {
 		s.cost.get(r.cost, s.labels[:]).Add(c.Total)
 	}
+	switch out.Code {
+	case CodeRateLimited:
+		o.refused(refusalRateLimit, info.RateLimitRule)
+	case CodeBudgetExceeded:
+		o.refused(refusalBudget, info.BudgetRule)
+	}
+	o.attempts(shape, info)
+}
+
+// Codes of the refusals counted in modelgate_refusals_total.
+const (
+	// CodeRateLimited is the error code of a request a rate-limit rule
+	// refused.
+	CodeRateLimited = "rate_limit_exceeded"
+	// CodeBudgetExceeded is the error code of a request a spent budget
+	// refused.
+	CodeBudgetExceeded = "budget_exceeded"
+)
+
+// Kinds of refusal (the kind label).
+const (
+	refusalRateLimit = "rate_limit"
+	refusalBudget    = "budget"
+)
+
+// refusalKey is a refusal's labels before formatting: the user path of a
+// rule of that scope (or of a budget) already cut to the depth.
+type refusalKey struct {
+	kind string
+	rule reqinfo.Rule
+}
+
+// refused counts a request the rule of kind refused.
+func (o *Observer) refused(kind string, rule reqinfo.Rule) {
+	if rule.Scope == "" || rule.Scope == "user_path" {
+		rule.Subject = TruncateUserPath(rule.Subject, o.depth)
+	}
+	r := o.rec
+	r.refusalCounters.get(refusalKey{kind, rule}, func(k refusalKey) prometheus.Counter {
+		label := k.rule.Subject + ":" + k.rule.Period
+		if k.rule.Scope != "" {
+			label = k.rule.Scope + ":" + label
+		}
+		return r.refusals.WithLabelValues(k.kind, label)
+	}).Inc()
+}
+
+// failoverKey labels a failover.
+type failoverKey struct {
+	shape    routes.Shape
+	from, to string
+}
+
+// attemptKey labels an upstream call.
+type attemptKey struct {
+	provider string
+	class    uint8 // status / 100; 0 no answer
+}
+
+// statusClasses are the status_class values by status / 100.
+var statusClasses = [...]string{"none", "1xx", "2xx", "3xx", "4xx", "5xx"}
+
+// attempts counts the request's upstream calls and its failovers.
+func (o *Observer) attempts(shape routes.Shape, info *reqinfo.Info) {
+	r := o.rec
+	prev := ""
+	n := 0
+	info.EachAttempt(func(at *reqinfo.Attempt) {
+		if n > 0 {
+			r.failoverCounters.get(failoverKey{shape, prev, at.Provider}, func(k failoverKey) prometheus.Counter {
+				return r.failovers.WithLabelValues(Operation(k.shape), k.from, k.to)
+			}).Inc()
+		}
+		prev, n = at.Provider, n+1
+		if at.NotCalled {
+			return
+		}
+		class := uint8(0)
+		if c := at.StatusCode / 100; c > 0 && c < len(statusClasses) {
+			class = uint8(c)
+		}
+		r.attemptCounters.get(attemptKey{at.Provider, class}, func(k attemptKey) prometheus.Counter {
+			return r.attempts.WithLabelValues(k.provider, statusClasses[k.class])
+		}).Inc()
+	})
+}
+
+// counterCache keeps the counter child of each key, made on first use by
+// the function given then; keys are cloned before they are kept (see
+// cloneKey).
+type counterCache[K comparable] struct {
+	mu sync.RWMutex
+	m  map[K]prometheus.Counter
+}
+
+// get returns the counter of k, made by mk on first use.
+func (c *counterCache[K]) get(k K, mk func(K) prometheus.Counter) prometheus.Counter {
+	c.mu.RLock()
+	ctr, ok := c.m[k]
+	c.mu.RUnlock()
+	if ok {
+		return ctr
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ctr, ok = c.m[k]; ok {
+		return ctr
+	}
+	if c.m == nil {
+		c.m = make(map[K]prometheus.Counter)
+	}
+	k = cloneKey(k)
+	ctr = mk(k)
+	c.m[k] = ctr
+	return ctr
+}
+
+// cloneKey copies the strings of a key about to be kept, so that it does
+// not hold on to the request they were cut from.
+func cloneKey[K comparable](k K) K {
+	switch v := any(&k).(type) {
+	case *refusalKey:
+		v.kind = strings.Clone(v.kind)
+		v.rule = reqinfo.Rule{Scope: strings.Clone(v.rule.Scope), Subject: strings.Clone(v.rule.Subject), Period: strings.Clone(v.rule.Period)}
+	case *failoverKey:
+		v.from, v.to = strings.Clone(v.from), strings.Clone(v.to)
+	case *attemptKey:
+		v.provider = strings.Clone(v.provider)
+	}
+	return k
 }
 
 // seriesKey is one request label combination.

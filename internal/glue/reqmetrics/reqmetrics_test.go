@@ -218,6 +218,53 @@ func TestObserveCacheHit(t *testing.T) {
 	})
 }
 
+func TestObserveRefusalsAndAttempts(t *testing.T) {
+	rec := New()
+	o := rec.Observer(1)
+	// A user-path rule on a deep path: the label keeps the first segment.
+	limited := reqinfo.New()
+	limited.UserPath = "/team/alice"
+	limited.RateLimitRule = reqinfo.Rule{Scope: "user_path", Subject: "/team/alice", Period: "minute"}
+	o.Observe(routes.ShapeChat, limited, Outcome{Status: 429, Code: CodeRateLimited, End: limited.Start})
+	o.Observe(routes.ShapeChat, limited, Outcome{Status: 429, Code: CodeRateLimited, End: limited.Start})
+	// A model rule refused the only target.
+	model := reqinfo.New()
+	model.RateLimitRule = reqinfo.Rule{Scope: "model", Subject: "gpt-4o-mini", Period: "60s"}
+	o.Observe(routes.ShapeChat, model, Outcome{Status: 429, Code: CodeRateLimited, End: model.Start})
+	// A spent budget.
+	spent := reqinfo.New()
+	spent.BudgetRule = reqinfo.Rule{Subject: "/team", Period: "monthly"}
+	o.Observe(routes.ShapeMessages, spent, Outcome{Status: 429, Code: CodeBudgetExceeded, End: spent.Start})
+	// A request that failed over twice: a 503, a target a rule refused
+	// (not called), then an answer.
+	info, out := answered(time.Second)
+	info.AddAttempt(reqinfo.Attempt{Provider: "oa", StatusCode: 503})
+	info.AddAttempt(reqinfo.Attempt{Provider: "ob", StatusCode: 429, NotCalled: true})
+	info.AddAttempt(reqinfo.Attempt{Provider: "an", StatusCode: 200})
+	o.Observe(routes.ShapeChat, info, out)
+	// A call that got no answer.
+	gone, _ := answered(0)
+	gone.AddAttempt(reqinfo.Attempt{Provider: "oa"})
+	o.Observe(routes.ShapeChat, gone, Outcome{Status: 502, Code: "upstream_unreachable", End: gone.Start})
+	got := gather(t, rec)
+	want(t, got, map[string]float64{
+		`modelgate_refusals_total{kind="rate_limit",rule="user_path:/team:minute"}`:       2,
+		`modelgate_refusals_total{kind="rate_limit",rule="model:gpt-4o-mini:60s"}`:        1,
+		`modelgate_refusals_total{kind="budget",rule="/team:monthly"}`:                    1,
+		`modelgate_errors_total{operation="chat",provider="",code="rate_limit_exceeded"}`: 3,
+		`modelgate_failovers_total{operation="chat",from_provider="oa",to_provider="ob"}`: 1,
+		`modelgate_failovers_total{operation="chat",from_provider="ob",to_provider="an"}`: 1,
+		`modelgate_upstream_attempts_total{provider="oa",status_class="5xx"}`:             1,
+		`modelgate_upstream_attempts_total{provider="an",status_class="2xx"}`:             1,
+		`modelgate_upstream_attempts_total{provider="oa",status_class="none"}`:            1,
+	})
+	for k := range got {
+		if strings.Contains(k, `provider="ob",status_class`) || strings.Contains(k, "alice") {
+			t.Errorf("unexpected sample %s", k)
+		}
+	}
+}
+
 func TestTruncateUserPath(t *testing.T) {
 	for _, c := range []struct {
 		p     string
@@ -249,22 +296,33 @@ func TestOperation(t *testing.T) {
 func TestObserveAllocs(t *testing.T) {
 	o := New().Observer(1)
 	info, out := answered(100 * time.Millisecond)
+	info.AddAttempt(reqinfo.Attempt{Provider: "oa", StatusCode: 503})
+	info.AddAttempt(reqinfo.Attempt{Provider: "ob", StatusCode: 200})
+	info.MarkFirstToken(info.Start.Add(10 * time.Millisecond))
 	failed := Outcome{Status: 502, Code: "upstream_timeout", End: out.End}
+	limited := reqinfo.New()
+	limited.UserPath = "/team/alice"
+	limited.RateLimitRule = reqinfo.Rule{Scope: "user_path", Subject: "/team/alice", Period: "minute"}
+	refused := Outcome{Status: 429, Code: CodeRateLimited, End: limited.Start}
+	o.Observe(routes.ShapeChat, limited, refused)
 	o.Observe(routes.ShapeChat, info, out)
 	o.Observe(routes.ShapeChat, info, failed)
 	if n := testing.AllocsPerRun(100, func() {
 		o.Observe(routes.ShapeChat, info, out)
 		o.Observe(routes.ShapeChat, info, failed)
+		o.Observe(routes.ShapeChat, limited, refused)
 	}); n != 0 {
-		t.Errorf("Observe allocates %v times per two requests", n)
+		t.Errorf("Observe allocates %v times per three requests", n)
 	}
 }
 
 // BenchmarkObserve is the recorder's cost per finished request: an
-// answered chat request with usage and cost, its labels already seen.
+// answered chat request with one upstream call, usage and cost, its labels
+// already seen.
 func BenchmarkObserve(b *testing.B) {
 	o := New().Observer(1)
 	info, out := answered(100 * time.Millisecond)
+	info.AddAttempt(reqinfo.Attempt{Provider: "oa", StatusCode: 200})
 	o.Observe(routes.ShapeChat, info, out)
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -277,6 +335,7 @@ func BenchmarkObserve(b *testing.B) {
 func BenchmarkObserveParallel(b *testing.B) {
 	o := New().Observer(1)
 	info, out := answered(100 * time.Millisecond)
+	info.AddAttempt(reqinfo.Attempt{Provider: "oa", StatusCode: 200})
 	o.Observe(routes.ShapeChat, info, out)
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -44,6 +44,22 @@ type Attempt struct {
 	// credentials); nil otherwise.
 	ResponseHeader http.Header
 	ResponseBody   []byte
+	// NotCalled reports that the provider was not called at all: the
+	// target was refused before (a saturated rate-limit rule, a spent
+	// budget) and the request failed over or ended there.
+	NotCalled bool
+}
+
+// Rule names a rate-limit rule or a budget, for the metrics of the
+// requests it refused.
+type Rule struct {
+	// Scope is the rate-limit rule's scope (user_path, provider or
+	// model); empty for a budget.
+	Scope string
+	// Subject is the rule's or budget's user path, provider or model.
+	Subject string
+	// Period is the rule's or budget's period (minute, monthly, 600s, ...).
+	Period string
 }
 
 // Info is the request-scoped state. Fields are written by one stage at a
@@ -96,6 +112,12 @@ type Info struct {
 	// or a spent budget (BudgetExceeded) on a priced model. The user-path
 	// stage then gives the request back instead of counting it.
 	RefusedBeforeUpstream bool
+	// BudgetRule names the budget of BudgetExceeded.
+	BudgetRule Rule
+	// RateLimitRule names the rate-limit rule that refused the request
+	// (its error code rate_limit_exceeded); the last one when several
+	// targets were refused.
+	RateLimitRule Rule
 	// BudgetExceeded, when not nil, is the 429 budget_exceeded error of a
 	// spent budget covering the caller. The rate-limit stage sets it;
 	// BudgetRefusal decides which calls it refuses (the priced ones:
@@ -240,6 +262,16 @@ func (i *Info) AddAttempt(a Attempt) {
 	i.mu.Lock()
 	i.attempts = append(i.attempts, a)
 	i.mu.Unlock()
+}
+
+// EachAttempt calls f with each recorded upstream call in order, without
+// copying them; f must not call the Info's methods.
+func (i *Info) EachAttempt(f func(*Attempt)) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	for k := range i.attempts {
+		f(&i.attempts[k])
+	}
 }
 
 // Attempts returns a copy of the recorded upstream calls.

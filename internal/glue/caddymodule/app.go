@@ -243,6 +243,9 @@ func (a *App) Provision(ctx caddy.Context) error {
 	if err := registerUsageMetrics(ctx); err != nil {
 		return fmt.Errorf("modelgate: registering usage metrics: %w", err)
 	}
+	if err := a.registerStoreMetrics(ctx); err != nil {
+		return fmt.Errorf("modelgate: registering storage metrics: %w", err)
+	}
 	if err := a.provisionRequestMetrics(ctx); err != nil {
 		return fmt.Errorf("modelgate: registering request metrics: %w", err)
 	}
@@ -276,7 +279,7 @@ func (a *App) start() error {
 		return err
 	}
 	val, _, err := stores.LoadOrNew(a.storePath, func() (caddy.Destructor, error) {
-		return store.Open(store.Options{Path: a.storePath, Logger: a.logger.Named("store")})
+		return store.Open(store.Options{Path: a.storePath, Logger: a.logger.Named("store"), OnCommit: observeBoltCommit})
 	})
 	if err != nil {
 		a.releaseBackends()

@@ -76,8 +76,8 @@ func targetRejected(info *reqinfo.Info, provider string, rej *limits.Rejection) 
 }
 
 // RuleOf names the rate-limit rule k for the request's record.
-func RuleOf(k limits.Key) reqinfo.Rule {
-	return reqinfo.Rule{Scope: string(k.Scope), Subject: k.Subject, Period: k.PeriodLabel()}
+func RuleOf(k limits.Key) *reqinfo.Rule {
+	return &reqinfo.Rule{Scope: string(k.Scope), Subject: k.Subject, Period: k.PeriodLabel()}
 }
 
 // usedTokens is the total token usage recorded for the request so far

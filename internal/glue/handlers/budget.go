@@ -65,7 +65,7 @@ func admitBudget(bs *budgets.Service, check budgetCheck, w http.ResponseWriter, 
 	}
 	e := budgets.ExceededError(which, path, wait)
 	if which != nil {
-		info.BudgetRule = reqinfo.Rule{Subject: which.UserPath, Period: which.Period.String()}
+		info.BudgetRule = &reqinfo.Rule{Subject: which.UserPath, Period: which.Period.String()}
 	}
 	if check == budgetAtModel {
 		info.BudgetExceeded = e

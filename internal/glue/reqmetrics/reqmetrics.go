@@ -249,15 +249,23 @@ type refusalKey struct {
 	rule reqinfo.Rule
 }
 
-// refused counts a request the rule of kind refused.
-func (o *Observer) refused(kind string, rule reqinfo.Rule) {
+// refused counts a request the rule of kind refused (nil: a rule not
+// named, counted as _OTHER).
+func (o *Observer) refused(kind string, named *reqinfo.Rule) {
+	var rule reqinfo.Rule
+	if named != nil {
+		rule = *named
+	}
 	if rule.Scope == "" || rule.Scope == "user_path" {
 		rule.Subject = TruncateUserPath(rule.Subject, o.depth)
 	}
 	r := o.rec
 	r.refusalCounters.get(refusalKey{kind, rule}, func(k refusalKey) prometheus.Counter {
 		label := k.rule.Subject + ":" + k.rule.Period
-		if k.rule.Scope != "" {
+		switch {
+		case k.rule == reqinfo.Rule{}:
+			label = OtherCode
+		case k.rule.Scope != "":
 			label = k.rule.Scope + ":" + label
 		}
 		return r.refusals.WithLabelValues(k.kind, label)

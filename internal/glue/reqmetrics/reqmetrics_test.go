@@ -224,16 +224,16 @@ func TestObserveRefusalsAndAttempts(t *testing.T) {
 	// A user-path rule on a deep path: the label keeps the first segment.
 	limited := reqinfo.New()
 	limited.UserPath = "/team/alice"
-	limited.RateLimitRule = reqinfo.Rule{Scope: "user_path", Subject: "/team/alice", Period: "minute"}
+	limited.RateLimitRule = &reqinfo.Rule{Scope: "user_path", Subject: "/team/alice", Period: "minute"}
 	o.Observe(routes.ShapeChat, limited, Outcome{Status: 429, Code: CodeRateLimited, End: limited.Start})
 	o.Observe(routes.ShapeChat, limited, Outcome{Status: 429, Code: CodeRateLimited, End: limited.Start})
 	// A model rule refused the only target.
 	model := reqinfo.New()
-	model.RateLimitRule = reqinfo.Rule{Scope: "model", Subject: "gpt-4o-mini", Period: "60s"}
+	model.RateLimitRule = &reqinfo.Rule{Scope: "model", Subject: "gpt-4o-mini", Period: "60s"}
 	o.Observe(routes.ShapeChat, model, Outcome{Status: 429, Code: CodeRateLimited, End: model.Start})
 	// A spent budget.
 	spent := reqinfo.New()
-	spent.BudgetRule = reqinfo.Rule{Subject: "/team", Period: "monthly"}
+	spent.BudgetRule = &reqinfo.Rule{Subject: "/team", Period: "monthly"}
 	o.Observe(routes.ShapeMessages, spent, Outcome{Status: 429, Code: CodeBudgetExceeded, End: spent.Start})
 	// A request that failed over twice: a 503, a target a rule refused
 	// (not called), then an answer.
@@ -302,7 +302,7 @@ func TestObserveAllocs(t *testing.T) {
 	failed := Outcome{Status: 502, Code: "upstream_timeout", End: out.End}
 	limited := reqinfo.New()
 	limited.UserPath = "/team/alice"
-	limited.RateLimitRule = reqinfo.Rule{Scope: "user_path", Subject: "/team/alice", Period: "minute"}
+	limited.RateLimitRule = &reqinfo.Rule{Scope: "user_path", Subject: "/team/alice", Period: "minute"}
 	refused := Outcome{Status: 429, Code: CodeRateLimited, End: limited.Start}
 	o.Observe(routes.ShapeChat, limited, refused)
 	o.Observe(routes.ShapeChat, info, out)

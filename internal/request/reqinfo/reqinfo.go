@@ -112,12 +112,13 @@ type Info struct {
 	// or a spent budget (BudgetExceeded) on a priced model. The user-path
 	// stage then gives the request back instead of counting it.
 	RefusedBeforeUpstream bool
-	// BudgetRule names the budget of BudgetExceeded.
-	BudgetRule Rule
+	// BudgetRule names the budget of BudgetExceeded; nil without one.
+	// (Pointers keep the record small: refusals are rare.)
+	BudgetRule *Rule
 	// RateLimitRule names the rate-limit rule that refused the request
-	// (its error code rate_limit_exceeded); the last one when several
-	// targets were refused.
-	RateLimitRule Rule
+	// (its error code rate_limit_exceeded), the last one when several
+	// targets were refused; nil while none did.
+	RateLimitRule *Rule
 	// BudgetExceeded, when not nil, is the 429 budget_exceeded error of a
 	// spent budget covering the caller. The rate-limit stage sets it;
 	// BudgetRefusal decides which calls it refuses (the priced ones:
@@ -160,9 +161,10 @@ type Info struct {
 	// ready: a stage waited for the gateway to be ready (MarkReady).
 	ready bool
 
-	// firstToken is when the first event carrying the answer's content
-	// was written to the client (MarkFirstToken); zero while none was.
-	firstToken time.Time
+	// firstToken is how long after Start the first event carrying the
+	// answer's content was written to the client (MarkFirstToken); 0
+	// while none was.
+	firstToken time.Duration
 
 	mu       sync.Mutex
 	usage    catalog.Usage
@@ -286,11 +288,16 @@ func (i *Info) Attempts() []Attempt {
 // the first call counts. The stage that writes the stream calls it, on the
 // request's goroutine.
 func (i *Info) MarkFirstToken(t time.Time) {
-	if i.firstToken.IsZero() {
-		i.firstToken = t
+	if i.firstToken == 0 {
+		i.firstToken = max(t.Sub(i.Start), 1) // 0 means unset
 	}
 }
 
 // FirstToken returns when the answer's first token was written to the
 // client, and false when no content was streamed.
-func (i *Info) FirstToken() (time.Time, bool) { return i.firstToken, !i.firstToken.IsZero() }
+func (i *Info) FirstToken() (time.Time, bool) {
+	if i.firstToken == 0 {
+		return time.Time{}, false
+	}
+	return i.Start.Add(i.firstToken), true
+}

@@ -120,3 +120,32 @@ func TestMetricsWithAuditing(t *testing.T) {
 		t.Errorf("errors = %v, want 1", n)
 	}
 }
+
+// BenchmarkMetricsWithoutAuditing is the stage with audit logging and
+// usage tracking off around a chat answer: nothing observed (off), and
+// the request observed in the metrics (metrics), its labels already seen.
+func BenchmarkMetricsWithoutAuditing(b *testing.B) {
+	rt := chatRoute(b)
+	serve := func(w http.ResponseWriter, r *http.Request) error {
+		info := reqinfo.From(r.Context())
+		info.ProviderName, info.ProviderType, info.RequestedModel, info.ResolvedModel = "oa", "openai", "gpt-4o-mini", "gpt-4o-mini"
+		info.SetUsage(catalog.Usage{InputTokens: 10, OutputTokens: 5, TotalTokens: 15})
+		_, _ = w.Write([]byte(`{}`))
+		return nil
+	}
+	for _, c := range []struct {
+		name string
+		mx   *reqmetrics.Observer
+	}{{"off", nil}, {"metrics", reqmetrics.New().Observer(1)}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				r := httptest.NewRequest("POST", "/v1/chat/completions", strings.NewReader(`{"model":"m"}`))
+				info := reqinfo.New()
+				info.UserPath = "/team/a"
+				r = r.WithContext(reqinfo.With(r.Context(), info))
+				_ = auditServe(nil, c.mx, rt, httptest.NewRecorder(), r, serve, true)
+			}
+		})
+	}
+}

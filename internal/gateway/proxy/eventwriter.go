@@ -28,6 +28,10 @@ type eventWriter struct {
 	// held are the events waiting for the ones buffered after them; nil
 	// until the first event waits.
 	held *[]byte
+	// content: an event carrying the answer's content was handed to the
+	// writer (see hasContent); firstToken: it is not yet written, and the
+	// write that sends it marks the request's first token.
+	content, firstToken bool
 }
 
 // heldBuffers recycles the buffers of held events across streams.
@@ -152,6 +156,10 @@ func (ew *eventWriter) put(b []byte, last bool) bool {
 			return false
 		}
 		ew.unflushed = true
+		if ew.firstToken {
+			ew.firstToken = false
+			ew.info.MarkFirstToken(time.Now())
+		}
 	}
 	return true
 }
@@ -191,10 +199,47 @@ const maxHeldBuffer = 64 << 10
 // closes the connection on that event (as agents do) got its answer. It
 // reports false if the client is gone.
 func (ew *eventWriter) send(in ingress, b []byte) bool {
+	if !ew.content && hasContent(in, b) {
+		ew.content, ew.firstToken = true, true
+	}
 	if closesStream(in, b) {
 		return ew.end(b)
 	}
 	return ew.write(b, false)
+}
+
+// hasContent reports whether b, events sent to a client of ingress in,
+// carries some of the answer's content, the first token the client sees:
+// a chat chunk whose delta has text, a refusal, reasoning or a tool call;
+// a Messages content_block_delta; a Responses *.delta event. For any
+// other shape (passthrough, audio) every event with data counts. It is
+// asked only until the first such event.
+func hasContent(in ingress, b []byte) bool {
+	switch in {
+	case ingressChat:
+		return bytes.Contains(b, []byte(`"tool_calls":[`)) || hasText(b, `"content":`) ||
+			hasText(b, `"reasoning_content":`) || hasText(b, `"refusal":`)
+	case ingressMessages:
+		return bytes.Contains(b, []byte("event: content_block_delta"))
+	case ingressResponses:
+		return bytes.Contains(b, []byte("event: response.")) && bytes.Contains(b, []byte(".delta\n"))
+	}
+	return bytes.Contains(b, []byte("data:"))
+}
+
+// hasText reports whether a member named by key (its quoted name and
+// colon) has a non-empty string value somewhere in b.
+func hasText(b []byte, key string) bool {
+	for {
+		i := bytes.Index(b, []byte(key))
+		if i < 0 {
+			return false
+		}
+		b = bytes.TrimLeft(b[i+len(key):], " ")
+		if len(b) > 1 && b[0] == '"' && b[1] != '"' {
+			return true
+		}
+	}
 }
 
 // closesStream reports whether b, events sent to a client of ingress in,

@@ -87,6 +87,7 @@ func (c *call) notCalled(w http.ResponseWriter, r *http.Request, e *apierr.Error
 			StatusCode: e.StatusCode, StartedAt: time.Now()}
 		failedWith(&at, e)
 		at.Err = "not called: " + why
+		at.NotCalled = true
 		c.info.AddAttempt(at)
 	}
 	if !last {
@@ -270,7 +271,7 @@ func (s *Service) exchange(w http.ResponseWriter, r *http.Request, c *call, last
 	if rej != nil {
 		// A provider or model rule is saturated; the upstream is never
 		// called.
-		return c.notCalled(w, r, targetRejected(c.provider.Name(), rej), rej.Reason, last)
+		return c.notCalled(w, r, targetRejected(c.info, c.provider.Name(), rej), rej.Reason, last)
 	}
 	// Released when the answer is complete (streams included), also on
 	// disconnects, aborted streams and panics, charging the tokens this

@@ -51,7 +51,7 @@ func (s *Service) admitTarget(w http.ResponseWriter, r *http.Request, c *call) (
 	adm, rej := s.admit(c)
 	if rej != nil {
 		c.info.RefusedBeforeUpstream = true
-		apierr.WriteFor(w, r, targetRejected(c.provider.Name(), rej))
+		apierr.WriteFor(w, r, targetRejected(c.info, c.provider.Name(), rej))
 		return adm, false
 	}
 	return adm, true
@@ -59,8 +59,8 @@ func (s *Service) admitTarget(w http.ResponseWriter, r *http.Request, c *call) (
 
 // targetRejected is the 429 for a saturated provider or model, or the 503
 // when the limits could not be checked (fail-closed without the shared
-// counter store).
-func targetRejected(provider string, rej *limits.Rejection) *apierr.Error {
+// counter store). A saturated rule is noted on info (RateLimitRule).
+func targetRejected(info *reqinfo.Info, provider string, rej *limits.Rejection) *apierr.Error {
 	if rej.Unavailable {
 		// Fail-closed without the shared counter store: 503, not 429.
 		e := apierr.New(http.StatusServiceUnavailable, apierr.TypeProvider, rej.Reason).
@@ -68,10 +68,16 @@ func targetRejected(provider string, rej *limits.Rejection) *apierr.Error {
 		e.RetryAfter = int(rej.RetryAfterSeconds())
 		return e
 	}
+	info.RateLimitRule = RuleOf(rej.Rule)
 	e := apierr.New(http.StatusTooManyRequests, apierr.TypeRateLimit, rej.Reason).
 		WithCode("rate_limit_exceeded").WithProvider(provider)
 	e.RetryAfter = int(rej.RetryAfterSeconds())
 	return e
+}
+
+// RuleOf names the rate-limit rule k for the request's record.
+func RuleOf(k limits.Key) *reqinfo.Rule {
+	return &reqinfo.Rule{Scope: string(k.Scope), Subject: k.Subject, Period: k.PeriodLabel()}
 }
 
 // usedTokens is the total token usage recorded for the request so far

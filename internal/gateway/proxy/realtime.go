@@ -191,7 +191,7 @@ func (s *Service) dialRealtimeTarget(w http.ResponseWriter, r *http.Request, c *
 	}
 	adm, rej := s.admit(c)
 	if rej != nil {
-		return nil, adm, started, c.notCalled(w, r, targetRejected(p.Name(), rej), rej.Reason, last)
+		return nil, adm, started, c.notCalled(w, r, targetRejected(info, p.Name(), rej), rej.Reason, last)
 	}
 	started = time.Now()
 	up, resp, err := p.(providers.RealtimeDialer).DialRealtime(r.Context(), model, upstreamProtocols(r))

@@ -23,6 +23,7 @@ import (
 	"github.com/modelgate/modelgate/internal/domain/vmodels"
 	"github.com/modelgate/modelgate/internal/gateway/providers"
 	"github.com/modelgate/modelgate/internal/gateway/proxy"
+	"github.com/modelgate/modelgate/internal/glue/reqmetrics"
 	"github.com/modelgate/modelgate/internal/platform/config"
 	"github.com/modelgate/modelgate/internal/storage/store"
 	"github.com/modelgate/modelgate/internal/storage/store/pgstore"
@@ -129,6 +130,10 @@ type App struct {
 	// audit is the audit machinery (recorder, storage, queries, hub and
 	// retention loop), set in Start and stopped and flushed in Stop.
 	audit *atomic.Pointer[auditParts]
+
+	// reqMetrics observes each finished model request into the process's
+	// request metrics (provisionRequestMetrics).
+	reqMetrics *reqmetrics.Observer
 
 	// pg and redis are the networked backends when the configuration
 	// names them (see openBackends), nil otherwise.
@@ -238,6 +243,12 @@ func (a *App) Provision(ctx caddy.Context) error {
 	if err := registerUsageMetrics(ctx); err != nil {
 		return fmt.Errorf("modelgate: registering usage metrics: %w", err)
 	}
+	if err := a.registerStoreMetrics(ctx); err != nil {
+		return fmt.Errorf("modelgate: registering storage metrics: %w", err)
+	}
+	if err := a.provisionRequestMetrics(ctx); err != nil {
+		return fmt.Errorf("modelgate: registering request metrics: %w", err)
+	}
 	return nil
 }
 
@@ -268,7 +279,7 @@ func (a *App) start() error {
 		return err
 	}
 	val, _, err := stores.LoadOrNew(a.storePath, func() (caddy.Destructor, error) {
-		return store.Open(store.Options{Path: a.storePath, Logger: a.logger.Named("store")})
+		return store.Open(store.Options{Path: a.storePath, Logger: a.logger.Named("store"), OnCommit: observeBoltCommit})
 	})
 	if err != nil {
 		a.releaseBackends()

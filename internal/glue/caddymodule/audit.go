@@ -149,7 +149,7 @@ func startAudit(cfg config.Config, st *store.Store, pg *pgstore.DB, logger *zap.
 // bbolt store st.
 func newAuditStore(st *store.Store, pg *pgstore.DB, logger *zap.Logger) AuditStore {
 	if pg != nil {
-		return pgstore.NewAudit(pg, pgstore.AuditOptions{Logger: logger})
+		return pgstore.NewAudit(pg, pgstore.AuditOptions{Logger: logger, OnCommit: observePostgresCommit})
 	}
 	return boltstore.NewAudit(st)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/domain/keys"
 	"github.com/modelgate/modelgate/internal/glue/caddymodule"
+	"github.com/modelgate/modelgate/internal/glue/reqmetrics"
 	"github.com/modelgate/modelgate/internal/request/apierr"
 	"github.com/modelgate/modelgate/internal/request/reqbody"
 	"github.com/modelgate/modelgate/internal/request/reqinfo"
@@ -96,20 +97,24 @@ func audited(app *caddymodule.App, w http.ResponseWriter, r *http.Request, serve
 	if rt == nil || !rt.Audited || app == nil || waitReady(app, r) != nil {
 		return serve(w, r)
 	}
-	return auditServe(app.Auditing(), rt, w, r, serve, admitted && ok)
+	return auditServe(app.Auditing(), app.RequestMetrics(), rt, w, r, serve, admitted && ok)
 }
 
 // auditServe runs serve for r, a request to the audited route rt, and
-// records it with au (nil: nothing is recorded). served reports whether
-// rt will serve r (an authenticated caller, a method the route takes), so
-// that a model request's body is worth reading whole (see
-// newAuditRequest).
-func auditServe(au *caddymodule.Auditing, rt *routes.Route, w http.ResponseWriter, r *http.Request, serve func(http.ResponseWriter, *http.Request) error, served bool) (err error) {
+// records it with au (nil: nothing is recorded) and in the metrics of mx
+// (nil: none). served reports whether rt will serve r (an authenticated
+// caller, a method the route takes), so that a model request's body is
+// worth reading whole (see newAuditRequest).
+func auditServe(au *caddymodule.Auditing, mx *reqmetrics.Observer, rt *routes.Route, w http.ResponseWriter, r *http.Request, serve func(http.ResponseWriter, *http.Request) error, served bool) (err error) {
 	if au == nil {
-		return serve(w, r)
+		if mx == nil {
+			return serve(w, r)
+		}
+		return observeServe(mx, rt, w, r, serve)
 	}
 	info, r := requestInfo(r)
 	rec := newAuditRequest(au, rt, info, r, served)
+	rec.mx = mx
 	if apierr.TimedOut(rec.readErr) {
 		// The body did not arrive in time: nothing can serve the request.
 		serve = requestTimedOut
@@ -129,9 +134,44 @@ func auditServe(au *caddymodule.Auditing, rt *routes.Route, w http.ResponseWrite
 	return serve(aw, r)
 }
 
+// observeServe runs serve for r, a request to the audited route rt while
+// auditing is off, and records it in the metrics of mx only: how it ended
+// is found the same way as for an audited request (see outcome).
+func observeServe(mx *reqmetrics.Observer, rt *routes.Route, w http.ResponseWriter, r *http.Request, serve func(http.ResponseWriter, *http.Request) error) (err error) {
+	info, r := requestInfo(r)
+	aw := &auditWriter{ResponseWriter: w, done: r.Context().Done(), info: info}
+	defer func() {
+		p := recover()
+		end := time.Now()
+		if p != nil && info.ErrorStatus == 0 {
+			apierr.Record(info, panicError(p))
+		}
+		status, _, code, _ := outcome(aw, r, err, info)
+		mx.Observe(rt.Shape, info, reqmetrics.Outcome{Status: status, Code: metricsCode(status, code), End: end})
+		if p != nil {
+			panic(p)
+		}
+	}()
+	return serve(aw, r)
+}
+
+// metricsCode is the error code a request that ended with status and the
+// gateway error code counts under in the metrics: code, or for an error
+// status without one (an upstream's error relayed as it is) the error
+// type of that status; "" for a success.
+func metricsCode(status int, code string) string {
+	if code == "" && status >= 400 {
+		return apierr.TypeForStatus(status)
+	}
+	return code
+}
+
 // auditRequest is the recording of one request in progress.
 type auditRequest struct {
-	au    *caddymodule.Auditing
+	au *caddymodule.Auditing
+	// mx observes the finished request in the metrics; nil when they are
+	// off.
+	mx    *reqmetrics.Observer
 	shape routes.Shape
 	info  *reqinfo.Info
 	entry *audit.Entry
@@ -245,43 +285,14 @@ func clientIP(r *http.Request) string {
 // aborted answer (http.ErrAbortHandler) or a fault.
 func (a *auditRequest) finish(aw *auditWriter, r *http.Request, serveErr error, panicked any) {
 	info, e, au := a.info, a.entry, a.au
-	e.DurationNs = time.Since(info.Start).Nanoseconds()
+	end := time.Now()
+	e.DurationNs = end.Sub(info.Start).Nanoseconds()
 	if panicked != nil && info.ErrorStatus == 0 {
 		// Nothing said why: the answer ended unfinished all the same.
 		apierr.Record(info, panicError(panicked))
 	}
-	e.StatusCode = aw.status
-	if e.StatusCode == 0 {
-		var he caddyhttp.HandlerError
-		if errors.As(serveErr, &he) && he.StatusCode != 0 {
-			e.StatusCode = he.StatusCode
-		} else if serveErr != nil {
-			e.StatusCode = http.StatusInternalServerError
-		}
-	}
-	if info.ErrorStatus != 0 && e.StatusCode < 400 {
-		// An answer that failed after it had begun (a stream the
-		// upstream broke off, or aborted): its failure, not the status
-		// line the client got.
-		e.StatusCode = info.ErrorStatus
-	}
-	errType, errCode, errMsg := info.ErrorType, info.ErrorCode, info.ErrorMessage
-	// The server cancels a request's context when the client went away.
-	// Before the whole answer was sent (none written, a write that
-	// failed, or a stream still open) that is recorded as status 499,
-	// client_disconnected, whatever was sent before; a client that leaves
-	// once it has the whole answer (an agent closing the connection on
-	// the stream's last event) got its answer. A body read that timed out
-	// cancels the context too: that request was answered 408
-	// request_timeout, its client still there.
-	if errors.Is(r.Context().Err(), context.Canceled) && errCode != apierr.CodeRequestTimeout &&
-		(aw.status == 0 || aw.failed || info.AnswerOpen) {
-		e.StatusCode, errCode = StatusClientClosed, CodeClientDisconnected
-		errMsg = "the client disconnected before the answer was complete"
-		if errType == "" {
-			errType = apierr.TypeInvalidRequest
-		}
-	}
+	var errType, errCode, errMsg string
+	e.StatusCode, errType, errCode, errMsg = outcome(aw, r, serveErr, info)
 	e.Stream = info.Stream
 	e.SessionID, e.UserPath = info.SessionID, info.UserPath
 	e.RequestedModel, e.ResolvedModel, e.AliasUsed = info.RequestedModel, info.ResolvedModel, info.AliasUsed
@@ -365,6 +376,47 @@ func (a *auditRequest) finish(aw *auditWriter, r *http.Request, serveErr error, 
 		}
 	}
 	au.Recorder.Finish(e, u)
+	a.mx.Observe(a.shape, info, reqmetrics.Outcome{Status: e.StatusCode, Code: metricsCode(e.StatusCode, errCode), End: end})
+}
+
+// outcome is how a request ended once serve returned serveErr, having
+// written its answer through aw: the status recorded for it and the
+// gateway error it ended with (type, code and message; empty for a
+// success).
+func outcome(aw *auditWriter, r *http.Request, serveErr error, info *reqinfo.Info) (status int, errType, errCode, errMsg string) {
+	status = aw.status
+	if status == 0 {
+		var he caddyhttp.HandlerError
+		if errors.As(serveErr, &he) && he.StatusCode != 0 {
+			status = he.StatusCode
+		} else if serveErr != nil {
+			status = http.StatusInternalServerError
+		}
+	}
+	if info.ErrorStatus != 0 && status < 400 {
+		// An answer that failed after it had begun (a stream the
+		// upstream broke off, or aborted): its failure, not the status
+		// line the client got.
+		status = info.ErrorStatus
+	}
+	errType, errCode, errMsg = info.ErrorType, info.ErrorCode, info.ErrorMessage
+	// The server cancels a request's context when the client went away.
+	// Before the whole answer was sent (none written, a write that
+	// failed, or a stream still open) that is recorded as status 499,
+	// client_disconnected, whatever was sent before; a client that leaves
+	// once it has the whole answer (an agent closing the connection on
+	// the stream's last event) got its answer. A body read that timed out
+	// cancels the context too: that request was answered 408
+	// request_timeout, its client still there.
+	if errors.Is(r.Context().Err(), context.Canceled) && errCode != apierr.CodeRequestTimeout &&
+		(aw.status == 0 || aw.failed || info.AnswerOpen) {
+		status, errCode = StatusClientClosed, CodeClientDisconnected
+		errMsg = "the client disconnected before the answer was complete"
+		if errType == "" {
+			errType = apierr.TypeInvalidRequest
+		}
+	}
+	return status, errType, errCode, errMsg
 }
 
 // authMethod maps the caller's authentication onto the recorded names.

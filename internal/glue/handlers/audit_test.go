@@ -58,7 +58,7 @@ func testAuditing(m *memAudit, maxBody int) *caddymodule.Auditing {
 // rt, recorded with au: the audit stage as it runs for a request the
 // route serves.
 func auditRoute(au *caddymodule.Auditing, rt *routes.Route, w http.ResponseWriter, r *http.Request, serve func(http.ResponseWriter, *http.Request) error) error {
-	return auditServe(au, rt, w, r, serve, true)
+	return auditServe(au, nil, rt, w, r, serve, true)
 }
 
 func chatRoute(t testing.TB) *routes.Route {
@@ -157,7 +157,7 @@ func TestAuditSessionOfBodyTooBigToRecord(t *testing.T) {
 		r := httptest.NewRequest(c.method, "/v1/chat/completions", strings.NewReader(big))
 		r.ContentLength = c.length
 		r = r.WithContext(reqinfo.With(r.Context(), reqinfo.New()))
-		_ = auditServe(au, chatRoute(t), httptest.NewRecorder(), r, func(w http.ResponseWriter, r *http.Request) error {
+		_ = auditServe(au, nil, chatRoute(t), httptest.NewRecorder(), r, func(w http.ResponseWriter, r *http.Request) error {
 			if reqinfo.From(r.Context()).Body() != nil {
 				t.Errorf("%s: the body was read whole", c.name)
 			}

@@ -64,6 +64,9 @@ func admitBudget(bs *budgets.Service, check budgetCheck, w http.ResponseWriter, 
 		return path, true
 	}
 	e := budgets.ExceededError(which, path, wait)
+	if which != nil {
+		info.BudgetRule = &reqinfo.Rule{Subject: which.UserPath, Period: which.Period.String()}
+	}
 	if check == budgetAtModel {
 		info.BudgetExceeded = e
 		p := info.Plan()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelgate/modelgate/internal/domain/budgets"
 	"github.com/modelgate/modelgate/internal/domain/limits"
+	"github.com/modelgate/modelgate/internal/gateway/proxy"
 	"github.com/modelgate/modelgate/internal/glue/caddymodule"
 	"github.com/modelgate/modelgate/internal/request/apierr"
 	"github.com/modelgate/modelgate/internal/request/reqinfo"
@@ -160,6 +161,9 @@ func refuse(w http.ResponseWriter, r *http.Request, rej *limits.Rejection) {
 		return
 	}
 	rej.Headers.Apply(w.Header())
+	if info := reqinfo.From(r.Context()); info != nil {
+		info.RateLimitRule = proxy.RuleOf(rej.Rule)
+	}
 	e := apierr.New(http.StatusTooManyRequests, apierr.TypeRateLimit, rej.Reason).WithCode("rate_limit_exceeded")
 	e.RetryAfter = int(rej.RetryAfterSeconds())
 	apierr.WriteFor(w, r, e)

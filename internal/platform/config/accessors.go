@@ -50,6 +50,16 @@ func (s Server) GCMinHeap() int64 {
 	return *s.GCMinHeapBytes
 }
 
+// MetricsUserPathDepthOr is how many user path segments the metrics
+// label requests with: MetricsUserPathDepth, or
+// DefaultMetricsUserPathDepth when unset.
+func (s Server) MetricsUserPathDepthOr() int {
+	if s.MetricsUserPathDepth == nil {
+		return DefaultMetricsUserPathDepth
+	}
+	return *s.MetricsUserPathDepth
+}
+
 // ServerTimingOn reports whether model answers carry Server-Timing
 // (ServerTiming; off when unset).
 func (s Server) ServerTimingOn() bool { return s.ServerTiming != nil && *s.ServerTiming }

@@ -126,6 +126,14 @@ type Server struct {
 	// show what the gateway added. Default off; env SERVER_TIMING_ENABLED;
 	// Caddyfile `server_timing on`.
 	ServerTiming *bool `yaml:"server_timing,omitempty" json:"server_timing,omitempty"`
+
+	// MetricsUserPathDepth is how many leading segments of a caller's
+	// user path the Prometheus metrics label requests with: 1 labels
+	// /team/alice/agent as /team, 0 leaves the user path out of every
+	// label. It bounds the metrics' cardinality: a series per user path
+	// prefix, never one per caller, key or session. Default 1; env
+	// METRICS_USER_PATH_DEPTH.
+	MetricsUserPathDepth *int `yaml:"metrics_user_path_depth,omitempty" json:"metrics_user_path_depth,omitempty"`
 }
 
 // Admin holds the admin API and dashboard switches.

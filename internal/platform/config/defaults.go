@@ -16,6 +16,13 @@ const (
 	DefaultGCMinHeapBytes int64 = 32 << 20
 	// DefaultModelsTimeoutSeconds is the default model listing timeout.
 	DefaultModelsTimeoutSeconds = 10
+	// DefaultMetricsUserPathDepth is the default of
+	// server.metrics_user_path_depth: user paths are labelled by their
+	// first segment.
+	DefaultMetricsUserPathDepth = 1
+	// MaxMetricsUserPathDepth is the largest server.metrics_user_path_depth
+	// taken.
+	MaxMetricsUserPathDepth = 8
 
 	// DefaultAdminEndpointsEnabled is the default of admin.endpoints_enabled.
 	DefaultAdminEndpointsEnabled = true

@@ -61,6 +61,14 @@ var envSettings = []envSetting{
 		c.Server.GCMinHeapBytes = &n
 		return nil
 	}},
+	{"METRICS_USER_PATH_DEPTH", func(c *Config, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > MaxMetricsUserPathDepth {
+			return fmt.Errorf("%q is not an integer from 0 to %d", v, MaxMetricsUserPathDepth)
+		}
+		c.Server.MetricsUserPathDepth = &n
+		return nil
+	}},
 	{"ADMIN_ENDPOINTS_ENABLED", boolSetter(func(c *Config) **bool { return &c.Admin.EndpointsEnabled })},
 	{"ADMIN_UI_ENABLED", boolSetter(func(c *Config) **bool { return &c.Admin.UIEnabled })},
 	{"DASHBOARD_LIVE_LOGS_ENABLED", boolSetter(func(c *Config) **bool { return &c.Admin.LiveLogsEnabled })},

@@ -54,6 +54,9 @@ func validate(c Config) error {
 	if c.Server.GCMinHeapBytes != nil {
 		nonNegative("server.gc_min_heap_bytes", *c.Server.GCMinHeapBytes)
 	}
+	if d := c.Server.MetricsUserPathDepth; d != nil && (*d < 0 || *d > MaxMetricsUserPathDepth) {
+		bad("server.metrics_user_path_depth", "must be from 0 to %d, got %d", MaxMetricsUserPathDepth, *d)
+	}
 
 	if !validLegacyAlias(c.Admin.LegacyAlias) {
 		bad("admin.legacy_alias", "%q is not one of auto, on, off", c.Admin.LegacyAlias)

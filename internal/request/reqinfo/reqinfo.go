@@ -44,6 +44,22 @@ type Attempt struct {
 	// credentials); nil otherwise.
 	ResponseHeader http.Header
 	ResponseBody   []byte
+	// NotCalled reports that the provider was not called at all: the
+	// target was refused before (a saturated rate-limit rule, a spent
+	// budget) and the request failed over or ended there.
+	NotCalled bool
+}
+
+// Rule names a rate-limit rule or a budget, for the metrics of the
+// requests it refused.
+type Rule struct {
+	// Scope is the rate-limit rule's scope (user_path, provider or
+	// model); empty for a budget.
+	Scope string
+	// Subject is the rule's or budget's user path, provider or model.
+	Subject string
+	// Period is the rule's or budget's period (minute, monthly, 600s, ...).
+	Period string
 }
 
 // Info is the request-scoped state. Fields are written by one stage at a
@@ -96,6 +112,13 @@ type Info struct {
 	// or a spent budget (BudgetExceeded) on a priced model. The user-path
 	// stage then gives the request back instead of counting it.
 	RefusedBeforeUpstream bool
+	// BudgetRule names the budget of BudgetExceeded; nil without one.
+	// (Pointers keep the record small: refusals are rare.)
+	BudgetRule *Rule
+	// RateLimitRule names the rate-limit rule that refused the request
+	// (its error code rate_limit_exceeded), the last one when several
+	// targets were refused; nil while none did.
+	RateLimitRule *Rule
 	// BudgetExceeded, when not nil, is the 429 budget_exceeded error of a
 	// spent budget covering the caller. The rate-limit stage sets it;
 	// BudgetRefusal decides which calls it refuses (the priced ones:
@@ -137,6 +160,11 @@ type Info struct {
 	routeMethod, routePath string
 	// ready: a stage waited for the gateway to be ready (MarkReady).
 	ready bool
+
+	// firstToken is how long after Start the first event carrying the
+	// answer's content was written to the client (MarkFirstToken); 0
+	// while none was.
+	firstToken time.Duration
 
 	mu       sync.Mutex
 	usage    catalog.Usage
@@ -263,9 +291,38 @@ func (i *Info) AddAttempt(a Attempt) {
 	i.mu.Unlock()
 }
 
+// EachAttempt calls f with each recorded upstream call in order, without
+// copying them; f must not call the Info's methods.
+func (i *Info) EachAttempt(f func(*Attempt)) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	for k := range i.attempts {
+		f(&i.attempts[k])
+	}
+}
+
 // Attempts returns a copy of the recorded upstream calls.
 func (i *Info) Attempts() []Attempt {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	return append([]Attempt(nil), i.attempts...)
+}
+
+// MarkFirstToken records t as when the first event carrying the answer's
+// content was written to the client: a streamed answer's first token. Only
+// the first call counts. The stage that writes the stream calls it, on the
+// request's goroutine.
+func (i *Info) MarkFirstToken(t time.Time) {
+	if i.firstToken == 0 {
+		i.firstToken = max(t.Sub(i.Start), 1) // 0 means unset
+	}
+}
+
+// FirstToken returns when the answer's first token was written to the
+// client, and false when no content was streamed.
+func (i *Info) FirstToken() (time.Time, bool) {
+	if i.firstToken == 0 {
+		return time.Time{}, false
+	}
+	return i.Start.Add(i.firstToken), true
 }

@@ -67,6 +67,10 @@ type Options struct {
 	// a young file. Default DefaultInitialMmapSize (0 on Windows); negative
 	// means bbolt's own default, which starts at 32 KiB.
 	InitialMmapSize int
+	// OnCommit, when set, is called by the writer after each transaction
+	// that committed, with how long it took and how many writes it held.
+	// It must be quick: the writer waits for it.
+	OnCommit func(d time.Duration, writes int)
 	// NoSync disables fsync after each commit. Only for benchmarks and
 	// tests: a crash can corrupt or lose the database.
 	NoSync bool

@@ -273,6 +273,7 @@ func (w *writer) tryCommit(batch []Write) error {
 		w.s.hooks.commit()
 	}
 	hooks := w.s.batchHooksList()
+	start := time.Now()
 	err := w.s.db.Update(func(tx *bbolt.Tx) error {
 		clear(w.buckets)
 		clear(w.rejects)
@@ -297,6 +298,9 @@ func (w *writer) tryCommit(batch []Write) error {
 		return nil
 	})
 	clear(w.buckets)
+	if err == nil && w.s.opts.OnCommit != nil {
+		w.s.opts.OnCommit(time.Since(start), len(batch))
+	}
 	return err
 }
 

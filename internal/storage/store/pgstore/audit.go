@@ -59,6 +59,10 @@ type AuditOptions struct {
 	MaxBackoff time.Duration
 	// Logger receives the writer's warnings; nil logs nothing.
 	Logger *zap.Logger
+	// OnCommit, when set, is called by the writer after each transaction
+	// that committed, with how long it took and how many records it held.
+	// It must be quick: the writer waits for it.
+	OnCommit func(d time.Duration, records int)
 }
 
 // Audit keeps audit entries, usage records and their aggregates in

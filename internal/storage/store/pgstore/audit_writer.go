@@ -131,8 +131,12 @@ func (a *Audit) resolve(n int) {
 // hold the queue. It returns how many records of the batch's prefix are
 // done (committed or given up); an error means the rest must be retried.
 func (a *Audit) writeOrSplit(ctx context.Context, batch []queued) (int, error) {
+	start := time.Now()
 	err := a.writeBatch(ctx, batch)
 	if err == nil {
+		if a.opt.OnCommit != nil {
+			a.opt.OnCommit(time.Since(start), len(batch))
+		}
 		return len(batch), nil
 	}
 	reason, ok := recordReason(err)

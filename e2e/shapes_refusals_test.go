@@ -184,7 +184,6 @@ func TestShapesChainedRefusalNamesClientField(t *testing.T) {
 	g, _ := startMatrixGateway(t)
 	claude := "anth/" + claudeModel
 	cases := []struct{ body, want string }{
-		{`{"model":"` + claude + `","input":"hi","reasoning":{"effort":"low"},"max_output_tokens":500}`, "max_output_tokens"},
 		{`{"model":"` + claude + `","input":"hi","tools":[{"type":"function","name":"modelgate_json_response","parameters":{"type":"object"}}]}`, "tools[0].name"},
 		{`{"model":"` + claude + `","input":"hi","text":{"format":{"type":"json_schema","name":"x","schema":{"type":"array"}}}}`, "text.format"},
 		{`{"model":"` + claude + `","input":[{"role":"user","content":[{"type":"input_text","text":"x"},{"type":"input_image","image_url":"data:image/bmp;base64,AAAA"}]}]}`, "input[0].content[1]"},
@@ -195,5 +194,12 @@ func TestShapesChainedRefusalNamesClientField(t *testing.T) {
 		if res.Status != 400 || !strings.HasPrefix(orNull(e.Param), c.want) {
 			t.Errorf("param %s, message %q; want the param to name the client's field %s", orNull(e.Param), e.Message, c.want)
 		}
+	}
+	// A cap too small for Anthropic's smallest thinking budget is raised,
+	// not refused (see TestChatReasoningOntoAnthropicRaisesTheCap).
+	res := request(t, "POST", g.URL+"/v1/responses",
+		`{"model":"`+claude+`","input":"hi","reasoning":{"effort":"low"},"max_output_tokens":500}`, bearer(masterKey)...)
+	if res.Status != 200 {
+		t.Errorf("reasoning with a small cap: %d %s", res.Status, res.Body)
 	}
 }

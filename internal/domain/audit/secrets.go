@@ -501,6 +501,9 @@ func (s *bodySecrets) valueKind(b []byte, start, end int) secretKind {
 // shapeAt matches a secret of a known shape starting at b[i] (a word
 // start).
 func shapeAt(b []byte, i int) (end int, k secretKind, ok bool) {
+	if i >= len(b) {
+		return 0, 0, false
+	}
 	rest := b[i:]
 	switch b[i] {
 	case 's':

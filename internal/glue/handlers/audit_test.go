@@ -47,6 +47,9 @@ func (m *memAudit) AppendUsage(u *audit.UsageRecord) bool {
 	return true
 }
 
+// testAuditing is the audit stage's settings as the defaults make them:
+// bodies, headers and secret masking on. MODELGATE_BENCH_REDACT=off turns
+// masking off, to compare BenchmarkAuditStage with and without it.
 func testAuditing(m *memAudit, maxBody int) *caddymodule.Auditing {
 	return &caddymodule.Auditing{
 		Recorder: audit.NewRecorder(m, m, nil), Redactor: audit.NewRedactor([]string{"sk-provider-secret-1"}),

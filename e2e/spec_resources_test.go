@@ -195,7 +195,7 @@ func TestSpecResourcesFieldTypes(t *testing.T) {
 		"id": "string", "request_id": "string", "session_id": "string", "workflow_version_id": "string",
 		"timestamp": "string", "method": "string", "path": "string", "status_code": "integer", "duration_ns": "integer",
 		"stream": "boolean", "alias_used": "boolean", "auth_key_id": "string", "auth_method": "string",
-		"principal_id": "string", "client_ip": "string", "bodies_omitted": "boolean", "conversation_payload": "boolean",
+		"principal_id": "string", "client_ip": "string", "bodies_omitted": "boolean", "secrets_redacted": "integer", "conversation_payload": "boolean",
 		"cache_type": "string", "error_type": "string", "provider": "string", "provider_name": "string",
 		"requested_model": "string", "resolved_model": "string", "user_path": "string", "usage": "object", "data": "object"})
 	if e["alias_used"] != true || e["requested_model"] != "managed-alias" || e["resolved_model"] != "mock-chat" || e["session_id"] != "typed-session" {

@@ -50,6 +50,10 @@ type Entry struct {
 	// BodiesOmitted reports that bodies were not recorded because body
 	// logging is off.
 	BodiesOmitted bool `json:"bodies_omitted"`
+	// SecretsRedacted counts the credentials masked in the recorded bodies
+	// (see Redactor.MaskSecrets); 0 when none were found or masking is
+	// off (logging.redact_secrets).
+	SecretsRedacted int `json:"secrets_redacted"`
 	// ConversationPayload reports that the request carried a conversation
 	// (chat messages, Anthropic messages or Responses input).
 	ConversationPayload bool `json:"conversation_payload"`

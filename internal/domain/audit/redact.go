@@ -38,6 +38,8 @@ const MinSecretLen = 8
 // only. It is safe for concurrent use.
 type Redactor struct {
 	secrets []string
+	// body masks secrets in bodies (see MaskSecrets); nil: by shape only.
+	body *bodySecrets
 }
 
 // NewRedactor returns a Redactor that also redacts header values containing
@@ -45,9 +47,10 @@ type Redactor struct {
 // keys, such as the master key). Provider keys shorter than MinSecretLen
 // are ignored; own keys are looked for whatever their length, since a
 // short master key still opens the whole gateway. Empty strings and
-// duplicates are ignored.
+// duplicates are ignored. MaskSecrets masks own keys as gateway_key and
+// provider keys by value too (see newBodySecrets).
 func NewRedactor(secrets []string, own ...string) *Redactor {
-	r := &Redactor{}
+	r := &Redactor{body: newBodySecrets(secrets, own)}
 	seen := make(map[string]bool, len(secrets)+len(own))
 	add := func(s string, minLen int) {
 		if len(s) >= minLen && s != "" && !seen[s] {

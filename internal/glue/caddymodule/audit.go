@@ -43,6 +43,9 @@ type Auditing struct {
 	Bodies bool
 	// Headers reports whether request and response headers are recorded.
 	Headers bool
+	// RedactSecrets reports whether credentials in recorded bodies are
+	// masked (Redactor.MaskSecrets) before they are stored.
+	RedactSecrets bool
 	// MaxBodyBytes caps a recorded body; a longer one is marked too big.
 	MaxBodyBytes int
 	// ReadBodyBytes is the longest model request body the audit stage
@@ -95,6 +98,7 @@ func newAuditing(cfg config.Config, rec *audit.Recorder) *Auditing {
 		Usage:         cfg.Usage.On(),
 		Bodies:        cfg.Logging.BodiesOn(),
 		Headers:       cfg.Logging.HeadersOn(),
+		RedactSecrets: cfg.Logging.RedactSecretsOn(),
 		MaxBodyBytes:  int(min(cfg.Logging.BodyLimit(), 1<<30)),
 		ReadBodyBytes: int(min(max(cfg.Logging.BodyLimit(), cfg.Server.MaxRequestBodyBytes), 1<<30)),
 		Features: audit.WorkflowFeatures{

@@ -505,7 +505,8 @@ func (a *auditRequest) attempts(in []reqinfo.Attempt) []audit.Attempt {
 			out[i].ResponseHeaders = a.au.Redactor.Headers(at.ResponseHeader)
 		}
 		if a.au.Bodies {
-			out[i].ResponseBody, _ = audit.CaptureBody(at.ResponseHeader.Get("Content-Type"), at.ResponseBody, a.au.MaxBodyBytes)
+			body, _ := audit.CaptureBody(at.ResponseHeader.Get("Content-Type"), at.ResponseBody, a.au.MaxBodyBytes)
+			out[i].ResponseBody = a.masked(body)
 		}
 		if out[i].ProviderType == "" && at.Provider == a.info.ProviderName {
 			out[i].ProviderType = a.info.ProviderType
@@ -579,6 +580,7 @@ func (a *auditRequest) bodies(d *audit.Data, aw *auditWriter) {
 		d.RequestBodyTooBigToHandle = true
 	case len(a.body) > 0:
 		d.RequestBody, d.RequestBodyTooBigToHandle = ownBody(a.bodyCT, a.body, a.au.MaxBodyBytes)
+		d.RequestBody = a.masked(d.RequestBody)
 	case a.bodyN > 0:
 		d.RequestBody = audit.BodySummary(strings.ToLower(a.bodyCT), a.bodyN)
 	}
@@ -588,11 +590,26 @@ func (a *auditRequest) bodies(d *audit.Data, aw *auditWriter) {
 	}
 	ct := aw.Header().Get("Content-Type")
 	if strings.HasPrefix(ct, "text/event-stream") {
-		d.ResponseBody = audit.StreamedBody(streamKind(a.shape), aw.buf)
+		d.ResponseBody = a.masked(audit.StreamedBody(streamKind(a.shape), aw.buf))
 		aw.releaseCapture(d.ResponseBody)
 		return
 	}
 	d.ResponseBody, _ = ownBody(ct, aw.buf, a.au.MaxBodyBytes)
+	d.ResponseBody = a.masked(d.ResponseBody)
+}
+
+// masked returns a recorded body with the credentials in it masked when
+// the gateway masks them (logging.redact_secrets), counting them on the
+// entry. A body with none is returned as it is; one with some is a new
+// slice, so that a body the request still shares (the proxy's) is left
+// as it was.
+func (a *auditRequest) masked(body json.RawMessage) json.RawMessage {
+	if !a.au.RedactSecrets || len(body) == 0 {
+		return body
+	}
+	out, n := a.au.Redactor.MaskSecrets(body)
+	a.entry.SecretsRedacted += n
+	return out
 }
 
 // ownBody records a body buffer the stage owns and never changes again: a

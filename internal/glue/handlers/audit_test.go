@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -46,11 +47,14 @@ func (m *memAudit) AppendUsage(u *audit.UsageRecord) bool {
 	return true
 }
 
+// testAuditing is the audit stage's settings as the defaults make them:
+// bodies, headers and secret masking on. MODELGATE_BENCH_REDACT=off turns
+// masking off, to compare BenchmarkAuditStage with and without it.
 func testAuditing(m *memAudit, maxBody int) *caddymodule.Auditing {
 	return &caddymodule.Auditing{
 		Recorder: audit.NewRecorder(m, m, nil), Redactor: audit.NewRedactor([]string{"sk-provider-secret-1"}),
 		Sessions: audit.NewResponseSessions(16), Entries: true, Usage: true, Bodies: true, Headers: true,
-		MaxBodyBytes: maxBody, Features: audit.WorkflowFeatures{Audit: true, Usage: true},
+		RedactSecrets: os.Getenv("MODELGATE_BENCH_REDACT") != "off", MaxBodyBytes: maxBody, Features: audit.WorkflowFeatures{Audit: true, Usage: true},
 	}
 }
 

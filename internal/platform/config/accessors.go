@@ -101,6 +101,10 @@ func (l Logging) BodiesOn() bool { return Bool(l.LogBodies, DefaultLogBodies) }
 // HeadersOn reports whether headers are recorded in audit entries.
 func (l Logging) HeadersOn() bool { return Bool(l.LogHeaders, DefaultLogHeaders) }
 
+// RedactSecretsOn reports whether credentials in recorded bodies are
+// masked before they are stored.
+func (l Logging) RedactSecretsOn() bool { return Bool(l.RedactSecrets, DefaultRedactSecrets) }
+
 // Retention is how long audit entries are kept; 0 keeps them forever.
 func (l Logging) Retention() time.Duration {
 	return time.Duration(Int(l.RetentionDays, DefaultRetentionDays)) * 24 * time.Hour

@@ -24,6 +24,8 @@ func TestAccessors(t *testing.T) {
 		{"logging default", zero.Logging.On(), true},
 		{"bodies default", zero.Logging.BodiesOn(), true},
 		{"headers off", Logging{LogHeaders: Ptr(false)}.HeadersOn(), false},
+		{"redact secrets default", Logging{}.RedactSecretsOn(), true},
+		{"redact secrets off", Logging{RedactSecrets: Ptr(false)}.RedactSecretsOn(), false},
 		{"retention default", zero.Logging.Retention(), 30 * 24 * time.Hour},
 		{"retention forever", Logging{RetentionDays: Ptr(0)}.Retention(), time.Duration(0)},
 		{"body limit default", zero.Logging.BodyLimit(), int64(1 << 20)},

@@ -192,6 +192,12 @@ type Logging struct {
 	RetentionDays *int `yaml:"retention_days,omitempty" json:"retention_days,omitempty"`
 	// MaxBodyBytes caps a recorded body; larger ones are marked too big.
 	MaxBodyBytes *int64 `yaml:"max_body_bytes,omitempty" json:"max_body_bytes,omitempty"`
+	// RedactSecrets replaces credentials in recorded bodies (provider,
+	// gateway, AWS, GitHub, GitLab and Slack keys, JWTs, private keys,
+	// .env secrets) with [REDACTED:<kind>] before they are stored
+	// (default on); what is sent upstream is unchanged. Env
+	// LOGGING_REDACT_SECRETS.
+	RedactSecrets *bool `yaml:"redact_secrets,omitempty" json:"redact_secrets,omitempty"`
 }
 
 // Usage holds the usage-tracking settings.

@@ -41,6 +41,8 @@ const (
 	DefaultLogBodies = true
 	// DefaultLogHeaders is the default of logging.log_headers.
 	DefaultLogHeaders = true
+	// DefaultRedactSecrets is the default of logging.redact_secrets.
+	DefaultRedactSecrets = true
 	// DefaultRetentionDays is the default of logging.retention_days.
 	DefaultRetentionDays = 30
 	// DefaultLogMaxBodyBytes is the default of logging.max_body_bytes (1 MiB).
@@ -124,6 +126,7 @@ func Defaults() Config {
 			LogHeaders:    Ptr(DefaultLogHeaders),
 			RetentionDays: Ptr(DefaultRetentionDays),
 			MaxBodyBytes:  Ptr(DefaultLogMaxBodyBytes),
+			RedactSecrets: Ptr(DefaultRedactSecrets),
 		},
 		Usage: Usage{Enabled: Ptr(DefaultUsageEnabled), RetentionDays: Ptr(DefaultUsageRetentionDays)},
 		Cache: Cache{

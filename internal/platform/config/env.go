@@ -84,6 +84,7 @@ var envSettings = []envSetting{
 	{"LOGGING_ENABLED", boolSetter(func(c *Config) **bool { return &c.Logging.Enabled })},
 	{"LOGGING_LOG_BODIES", boolSetter(func(c *Config) **bool { return &c.Logging.LogBodies })},
 	{"LOGGING_LOG_HEADERS", boolSetter(func(c *Config) **bool { return &c.Logging.LogHeaders })},
+	{"LOGGING_REDACT_SECRETS", boolSetter(func(c *Config) **bool { return &c.Logging.RedactSecrets })},
 	{"LOGGING_RETENTION_DAYS", daysSetter(func(c *Config) **int { return &c.Logging.RetentionDays })},
 	{"USAGE_ENABLED", boolSetter(func(c *Config) **bool { return &c.Usage.Enabled })},
 	{"USAGE_RETENTION_DAYS", daysSetter(func(c *Config) **int { return &c.Usage.RetentionDays })},

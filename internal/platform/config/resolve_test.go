@@ -153,7 +153,7 @@ func TestResolveDefaults(t *testing.T) {
 		t.Errorf("admin defaults: %+v", a)
 	}
 	l := c.Logging
-	if !*l.Enabled || !*l.LogBodies || !*l.LogHeaders || *l.RetentionDays != 30 || *l.MaxBodyBytes != 1<<20 {
+	if !*l.Enabled || !*l.LogBodies || !*l.LogHeaders || !*l.RedactSecrets || *l.RetentionDays != 30 || *l.MaxBodyBytes != 1<<20 {
 		t.Errorf("logging defaults: %+v", l)
 	}
 	if !*c.Usage.Enabled || *c.Cache.Enabled || *c.Cache.TTLSeconds != 3600 || *c.Cache.MaxBytes != 256<<20 || c.Cache.Scope != "user_path" ||

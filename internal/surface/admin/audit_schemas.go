@@ -10,19 +10,20 @@ import (
 // entryDescriptions describe some properties of the audit entry and its
 // parts, by JSON name.
 var entryDescriptions = map[string]string{
-	"status_code":     "0 when the client left before a status was sent.",
-	"auth_method":     "master_key, api_key or none.",
-	"provider":        "Provider type.",
-	"provider_name":   "Provider instance.",
-	"cache_type":      `"exact" for a response-cache hit, else empty.`,
-	"principal_id":    `"master" for the master key, the key id for a managed key.`,
-	"bodies_omitted":  "The bodies were not recorded (LOGGING_LOG_BODIES off).",
-	"usage":           "The usage object: token counts of the request and what is derived from them.",
-	"data":            "The audit data object: redacted headers, bodies (only in single-entry and conversation answers), upstream attempts, workflow features; null when not recorded.",
-	"request_body":    "The request body as recorded (JSON), or a summary of a binary one; null when not recorded.",
-	"response_body":   "The response body; a stream as the final object it adds up to.",
-	"attempts":        "Every upstream call of the request, in order.",
-	"request_headers": "Redacted: credentials read [REDACTED].",
+	"status_code":      "0 when the client left before a status was sent.",
+	"auth_method":      "master_key, api_key or none.",
+	"provider":         "Provider type.",
+	"provider_name":    "Provider instance.",
+	"cache_type":       `"exact" for a response-cache hit, else empty.`,
+	"principal_id":     `"master" for the master key, the key id for a managed key.`,
+	"bodies_omitted":   "The bodies were not recorded (LOGGING_LOG_BODIES off).",
+	"secrets_redacted": "How many credentials were replaced by [REDACTED:<kind>] in the recorded bodies (LOGGING_REDACT_SECRETS).",
+	"usage":            "The usage object: token counts of the request and what is derived from them.",
+	"data":             "The audit data object: redacted headers, bodies (only in single-entry and conversation answers), upstream attempts, workflow features; null when not recorded.",
+	"request_body":     "The request body as recorded (JSON), or a summary of a binary one; null when not recorded.",
+	"response_body":    "The response body; a stream as the final object it adds up to.",
+	"attempts":         "Every upstream call of the request, in order.",
+	"request_headers":  "Redacted: credentials read [REDACTED].",
 }
 
 // auditSchemas returns the schemas of the audit-log answers.

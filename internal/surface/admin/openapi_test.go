@@ -234,7 +234,7 @@ func TestOpenAPIAuditSchemas(t *testing.T) {
 		fields string
 	}{
 		{"AuditEntry", nil, "alias_used auth_key_id auth_method bodies_omitted cache_type client_ip conversation_payload data duration_ns error_type " +
-			"id method path principal_id provider provider_name request_id requested_model resolved_model session_id status_code stream timestamp usage user_path workflow_version_id"},
+			"id method path principal_id provider provider_name request_id requested_model resolved_model secrets_redacted session_id status_code stream timestamp usage user_path workflow_version_id"},
 		{"AuditEntry", []string{"usage"}, "cache_write_input_tokens cached_input_ratio cached_input_tokens entries estimated_cached_characters input_tokens " +
 			"output_tokens rewrite_cost_saved rewrite_tokens_saved total_tokens uncached_input_tokens"},
 		{"AuditEntry", []string{"data"}, "api_key_hash attempts error_code error_message event_type failover labels max_tokens request_body " +

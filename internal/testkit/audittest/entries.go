@@ -14,6 +14,7 @@ import (
 func testEntryRoundTrip(t *testing.T, open Open) {
 	s := open(t)
 	e := EntryAt(Base.Add(90*time.Minute), 200)
+	e.SecretsRedacted = 3
 	e.Data.RequestRevisions = []audit.Revision{{Seq: 1, Rewriter: "trim", Body: json.RawMessage(`{"model":"fast"}`),
 		Detail: json.RawMessage(`{"removed":1}`), BytesBefore: 10, BytesAfter: 5}}
 	MustAppend(t, s, e)

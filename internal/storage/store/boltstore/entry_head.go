@@ -26,7 +26,8 @@ import (
 //     meta: the status (uvarint), then user path, session id, requested
 //     model, resolved model, provider name, provider type and the search
 //     text, each length-prefixed (see entryMeta)
-//     the other fields, in the order of entryFields (see fields)
+//     the other fields, in the order of entryFields (see fields), then
+//     those of tailFields, absent from heads written before them
 //
 // The id is the key and is not repeated. Lists and filters read the meta
 // without decoding the rest.
@@ -49,6 +50,7 @@ func encodeHead(e *audit.Entry) (head []byte, err error) {
 	w.b[0] = headVersion
 	w.b = appendMeta(w.b, e, search)
 	entryFields(&w, e)
+	tailFields(&w, e)
 	if w.err != nil {
 		return nil, w.err
 	}
@@ -143,10 +145,20 @@ func decodeBinaryHead(id []byte, v []byte) (*audit.Entry, error) {
 	copy(e.ID[:], id)
 	r := fieldReader{b: rest}
 	entryFields(&r, e)
+	if len(r.b) > 0 {
+		tailFields(&r, e)
+	}
 	if r.err != nil {
 		return nil, fmt.Errorf("boltstore: decode audit entry %x: %w", id, r.err)
 	}
 	return e, nil
+}
+
+// tailFields walks the fields added to the binary head after entryFields
+// was fixed: a head written before them ends with entryFields, and reads
+// them as zero.
+func tailFields(f fields, e *audit.Entry) {
+	f.int(&e.SecretsRedacted)
 }
 
 // decodeStoredHead decodes a head in either format, without bodies.

@@ -41,3 +41,24 @@ func TestHeadSizeHintHoldsTheHead(t *testing.T) {
 		}
 	}
 }
+
+// TestHeadTailFields: the fields after entryFields round-trip, and a head
+// written before they existed (ending with entryFields) reads them as
+// zero.
+func TestHeadTailFields(t *testing.T) {
+	e, _ := benchEntry(time.Now(), 1, jsonBody(64))
+	e.SecretsRedacted = 7
+	head, err := encodeHead(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := decodeBinaryHead(e.ID[:], head)
+	if err != nil || got.SecretsRedacted != 7 {
+		t.Fatalf("read back %v (%v)", got, err)
+	}
+	old := head[:len(head)-1] // the varint of 7: one byte
+	got, err = decodeBinaryHead(e.ID[:], old)
+	if err != nil || got.SecretsRedacted != 0 || got.Data == nil || got.Data.UserAgent != e.Data.UserAgent {
+		t.Fatalf("old head read back %+v (%v)", got, err)
+	}
+}

@@ -148,6 +148,7 @@ func observeServe(mx *reqmetrics.Observer, rt *routes.Route, w http.ResponseWrit
 		}
 		status, _, code, _ := outcome(aw, r, err, info)
 		mx.Observe(rt.Shape, info, reqmetrics.Outcome{Status: status, Code: metricsCode(status, code), End: end})
+		traceRequest(r.Context(), rt.Shape, info, status, metricsCode(status, code), nil)
 		if p != nil {
 			panic(p)
 		}
@@ -377,6 +378,11 @@ func (a *auditRequest) finish(aw *auditWriter, r *http.Request, serveErr error, 
 	}
 	au.Recorder.Finish(e, u)
 	a.mx.Observe(a.shape, info, reqmetrics.Outcome{Status: e.StatusCode, Code: metricsCode(e.StatusCode, errCode), End: end})
+	var response []byte
+	if e.Data != nil {
+		response = e.Data.ResponseBody
+	}
+	traceRequest(r.Context(), a.shape, info, e.StatusCode, metricsCode(e.StatusCode, errCode), response)
 }
 
 // outcome is how a request ended once serve returned serveErr, having

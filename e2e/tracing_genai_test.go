@@ -1,0 +1,202 @@
+package e2e
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	"google.golang.org/protobuf/proto"
+)
+
+// otlpReceiver is an OTLP/HTTP trace receiver on loopback that keeps the
+// spans it is sent.
+type otlpReceiver struct {
+	srv   *httptest.Server
+	mu    sync.Mutex
+	spans []*tracepb.Span
+}
+
+func newOTLPReceiver(t *testing.T) *otlpReceiver {
+	o := &otlpReceiver{}
+	o.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var req coltracepb.ExportTraceServiceRequest
+		if r.URL.Path != "/v1/traces" || proto.Unmarshal(body, &req) != nil {
+			http.Error(w, "bad export", http.StatusBadRequest)
+			return
+		}
+		o.mu.Lock()
+		for _, rs := range req.ResourceSpans {
+			for _, ss := range rs.ScopeSpans {
+				o.spans = append(o.spans, ss.Spans...)
+			}
+		}
+		o.mu.Unlock()
+		out, _ := proto.Marshal(&coltracepb.ExportTraceServiceResponse{})
+		w.Header().Set("Content-Type", "application/x-protobuf")
+		_, _ = w.Write(out)
+	}))
+	t.Cleanup(o.srv.Close)
+	return o
+}
+
+// find returns the spans whose attribute key has value.
+func (o *otlpReceiver) find(key, value string) []*tracepb.Span {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var out []*tracepb.Span
+	for _, s := range o.spans {
+		if attr(s, key) == value {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// children returns the spans whose parent is s.
+func (o *otlpReceiver) children(s *tracepb.Span) []*tracepb.Span {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var out []*tracepb.Span
+	for _, c := range o.spans {
+		if string(c.ParentSpanId) == string(s.SpanId) && string(c.TraceId) == string(s.TraceId) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// attr is the value of s's attribute key as text, "" when absent.
+func attr(s *tracepb.Span, key string) string {
+	for _, kv := range s.Attributes {
+		if kv.Key == key {
+			return anyText(kv.Value)
+		}
+	}
+	return ""
+}
+
+func anyText(v *commonpb.AnyValue) string {
+	switch x := v.Value.(type) {
+	case *commonpb.AnyValue_StringValue:
+		return x.StringValue
+	case *commonpb.AnyValue_IntValue:
+		return fmt.Sprint(x.IntValue)
+	case *commonpb.AnyValue_DoubleValue:
+		return fmt.Sprint(x.DoubleValue)
+	case *commonpb.AnyValue_ArrayValue:
+		var out []string
+		for _, e := range x.ArrayValue.Values {
+			out = append(out, anyText(e))
+		}
+		return fmt.Sprint(out)
+	}
+	return v.String()
+}
+
+// TestTracingGenAIAttributes: with Caddy's tracing directive on the site
+// and an OTLP/HTTP receiver configured the standard way, a chat request's
+// span carries the GenAI attributes and the gateway's own, with a child
+// span for its upstream call; a translated stream records its first token
+// on that call; a refused request carries error.type.
+func TestTracingGenAIAttributes(t *testing.T) {
+	clearEnv(t)
+	recv := newOTLPReceiver(t)
+	t.Setenv("OTEL_TRACES_EXPORTER", "otlp")
+	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "http/protobuf")
+	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", recv.srv.URL+"/v1/traces")
+	t.Setenv("OTEL_BSP_SCHEDULE_DELAY", "50")
+	ports := freePorts(t, 2)
+	cf := fmt.Sprintf(`{
+	admin 127.0.0.1:%d
+	persist_config off
+	auto_https off
+	log {
+		level ERROR
+	}
+	modelgate {
+		storage %s
+		master_key %s
+		provider demo {
+			type mock
+		}
+	}
+}
+http://127.0.0.1:%d {
+	tracing {
+		span modelgate
+	}
+	modelgate
+}
+`, ports[1], filepath.Join(t.TempDir(), "modelgate.db"), masterKey, ports[0])
+	if err := caddy.Load(adapt(t, cf), true); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = caddy.Stop() })
+	url := fmt.Sprintf("http://127.0.0.1:%d", ports[0])
+	waitHealthy(t, url)
+
+	chat := request(t, "POST", url+"/v1/chat/completions",
+		`{"model":"mock-chat","max_tokens":50,"temperature":0.5,"messages":[{"role":"user","content":"trace me"}]}`,
+		append(bearer(masterKey), userPathHeader, "/team/obs", "X-Session-Id", "sess-trace")...)
+	stream := request(t, "POST", url+"/v1/messages",
+		`{"model":"mock-chat","max_tokens":50,"stream":true,"messages":[{"role":"user","content":"stream me"}]}`,
+		append(bearer(masterKey), "anthropic-version", "2023-06-01")...)
+	missing := request(t, "POST", url+"/v1/chat/completions", `{"model":"no-such-model","messages":[{"role":"user","content":"x"}]}`, bearer(masterKey)...)
+	if chat.Status != 200 || stream.Status != 200 || missing.Status != 404 {
+		t.Fatalf("answers %d %d %d", chat.Status, stream.Status, missing.Status)
+	}
+	poll(t, 10*time.Second, "the three request spans exported", func() bool {
+		return len(recv.find("gen_ai.operation.name", "chat")) >= 4 // two requests' spans, their upstream calls
+	})
+	var chatSpan *tracepb.Span
+	for _, s := range recv.find("modelgate.session_id", "sess-trace") {
+		if s.Kind == tracepb.Span_SPAN_KIND_SERVER {
+			chatSpan = s
+		}
+	}
+	if chatSpan == nil {
+		t.Fatal("no server span for the chat request")
+	}
+	for key, want := range map[string]string{
+		"gen_ai.operation.name": "chat", "gen_ai.provider.name": "mock", "gen_ai.request.model": "mock-chat",
+		"gen_ai.response.model": "mock-chat", "gen_ai.request.max_tokens": "50", "gen_ai.request.temperature": "0.5",
+		"modelgate.user_path": "/team/obs", "modelgate.cache": "miss", "modelgate.provider": "demo",
+	} {
+		if got := attr(chatSpan, key); got != want {
+			t.Errorf("chat span %s = %q, want %q", key, got, want)
+		}
+	}
+	for _, key := range []string{"gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens", "gen_ai.response.id", "gen_ai.response.finish_reasons"} {
+		if attr(chatSpan, key) == "" {
+			t.Errorf("chat span has no %s", key)
+		}
+	}
+	calls := recv.children(chatSpan)
+	if len(calls) != 1 || calls[0].Kind != tracepb.Span_SPAN_KIND_CLIENT || calls[0].Name != "chat mock-chat" ||
+		attr(calls[0], "http.response.status_code") != "200" {
+		t.Fatalf("upstream call spans %v", calls)
+	}
+	var streamCall *tracepb.Span
+	for _, s := range recv.find("gen_ai.request.model", "mock-chat") {
+		if s.Kind == tracepb.Span_SPAN_KIND_CLIENT && attr(s, "modelgate.time_to_first_token") != "" {
+			streamCall = s
+		}
+	}
+	if streamCall == nil {
+		t.Error("the streamed request's upstream call has no time to first token")
+	}
+	refused := recv.find("gen_ai.request.model", "no-such-model")
+	if len(refused) != 1 || attr(refused[0], "error.type") != "model_not_found" || refused[0].Status.GetCode() != tracepb.Status_STATUS_CODE_ERROR {
+		t.Fatalf("refused request spans %v", refused)
+	}
+}

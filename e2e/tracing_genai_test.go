@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -103,14 +104,10 @@ func anyText(v *commonpb.AnyValue) string {
 	return v.String()
 }
 
-// TestTracingGenAIAttributes: with Caddy's tracing directive on the site
-// and an OTLP/HTTP receiver configured the standard way, a chat request's
-// span carries the GenAI attributes and the gateway's own, with a child
-// span for its upstream call; a translated stream records its first token
-// on that call; a refused request carries error.type.
-func TestTracingGenAIAttributes(t *testing.T) {
-	clearEnv(t)
-	recv := newOTLPReceiver(t)
+// startTracedGateway loads a gateway whose site has Caddy's tracing
+// directive, with modelgateBlock in its global option, exporting to recv;
+// loading it again (after changing the environment) reloads it.
+func startTracedGateway(t *testing.T, recv *otlpReceiver, modelgateBlock string) (url string, load func()) {
 	t.Setenv("OTEL_TRACES_EXPORTER", "otlp")
 	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "http/protobuf")
 	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", recv.srv.URL+"/v1/traces")
@@ -126,9 +123,7 @@ func TestTracingGenAIAttributes(t *testing.T) {
 	modelgate {
 		storage %s
 		master_key %s
-		provider demo {
-			type mock
-		}
+%s
 	}
 }
 http://127.0.0.1:%d {
@@ -137,13 +132,81 @@ http://127.0.0.1:%d {
 	}
 	modelgate
 }
-`, ports[1], filepath.Join(t.TempDir(), "modelgate.db"), masterKey, ports[0])
-	if err := caddy.Load(adapt(t, cf), true); err != nil {
-		t.Fatal(err)
+`, ports[1], filepath.Join(t.TempDir(), "modelgate.db"), masterKey, modelgateBlock, ports[0])
+	load = func() {
+		if err := caddy.Load(adapt(t, cf), true); err != nil {
+			t.Fatal(err)
+		}
 	}
+	load()
 	t.Cleanup(func() { _ = caddy.Stop() })
-	url := fmt.Sprintf("http://127.0.0.1:%d", ports[0])
+	url = fmt.Sprintf("http://127.0.0.1:%d", ports[0])
 	waitHealthy(t, url)
+	return url, load
+}
+
+// TestTracingContentAndUpstreamPropagation: by default no trace context
+// reaches the provider and no prompt reaches the trace; with
+// tracing.propagate_upstream the provider gets the request's traceparent,
+// and with tracing.capture_content the span carries the messages and the
+// answer, a pasted key masked.
+func TestTracingContentAndUpstreamPropagation(t *testing.T) {
+	clearEnv(t)
+	recv := newOTLPReceiver(t)
+	up := newReplay(t, "openai")
+	url, reload := startTracedGateway(t, recv, providerBlock("oa", "openai", "sk-oa-upstream-key", up.BaseURL()))
+	secret := "sk-proj-" + strings.Repeat("Ab1", 12)
+	body := `{"model":"gpt-4o-mini","messages":[{"role":"user","content":"my key is ` + secret + `"}]}`
+	if res := request(t, "POST", url+"/v1/chat/completions", body, append(bearer(masterKey), "X-Session-Id", "sess-off")...); res.Status != 200 {
+		t.Fatalf("%d %s", res.Status, res.Body)
+	}
+	if tp := up.Last(t, "/v1/chat/completions").Header.Get("Traceparent"); tp != "" {
+		t.Fatalf("traceparent sent upstream by default: %s", tp)
+	}
+	poll(t, 10*time.Second, "the first span", func() bool { return len(recv.find("modelgate.session_id", "sess-off")) > 0 })
+	if s := recv.find("modelgate.session_id", "sess-off")[0]; attr(s, "gen_ai.input.messages") != "" {
+		t.Fatal("messages on the span by default")
+	}
+
+	t.Setenv("TRACING_PROPAGATE_UPSTREAM", "true")
+	t.Setenv("TRACING_CAPTURE_CONTENT", "true")
+	reload()
+	if res := request(t, "POST", url+"/v1/chat/completions", body, append(bearer(masterKey), "X-Session-Id", "sess-on")...); res.Status != 200 {
+		t.Fatalf("%d %s", res.Status, res.Body)
+	}
+	tp := up.Last(t, "/v1/chat/completions").Header.Get("Traceparent")
+	poll(t, 10*time.Second, "the second span", func() bool {
+		for _, s := range recv.find("modelgate.session_id", "sess-on") {
+			if s.Kind == tracepb.Span_SPAN_KIND_SERVER {
+				return true
+			}
+		}
+		return false
+	})
+	var span *tracepb.Span
+	for _, s := range recv.find("modelgate.session_id", "sess-on") {
+		if s.Kind == tracepb.Span_SPAN_KIND_SERVER {
+			span = s
+		}
+	}
+	if parts := strings.Split(tp, "-"); len(parts) != 4 || parts[1] != fmt.Sprintf("%x", span.TraceId) {
+		t.Fatalf("upstream traceparent %q, span trace %x", tp, span.TraceId)
+	}
+	in, out := attr(span, "gen_ai.input.messages"), attr(span, "gen_ai.output.messages")
+	if !strings.Contains(in, "my key is [REDACTED:openai_key]") || strings.Contains(in, secret) || out == "" {
+		t.Fatalf("captured content: input %s, output %.200s", in, out)
+	}
+}
+
+// TestTracingGenAIAttributes: with Caddy's tracing directive on the site
+// and an OTLP/HTTP receiver configured the standard way, a chat request's
+// span carries the GenAI attributes and the gateway's own, with a child
+// span for its upstream call; a translated stream records its first token
+// on that call; a refused request carries error.type.
+func TestTracingGenAIAttributes(t *testing.T) {
+	clearEnv(t)
+	recv := newOTLPReceiver(t)
+	url, _ := startTracedGateway(t, recv, "provider demo {\n type mock\n}")
 
 	chat := request(t, "POST", url+"/v1/chat/completions",
 		`{"model":"mock-chat","max_tokens":50,"temperature":0.5,"messages":[{"role":"user","content":"trace me"}]}`,

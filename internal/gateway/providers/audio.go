@@ -174,6 +174,7 @@ func (p *OpenAICompat) Transcribe(ctx context.Context, model string, f *Transcri
 		}
 		req.Header = h
 		p.setHeaders(req.Header)
+		injectTrace(req)
 		return p.client.Do(req)
 	}
 	return p.Relay(ctx, RawRequest{Method: http.MethodPost, Path: string(EndpointTranscriptions), Header: h,

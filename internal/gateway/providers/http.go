@@ -42,6 +42,7 @@ func roundTrip(client *http.Client, req *http.Request) (*http.Response, error) {
 		password, _ := u.Password()
 		req.SetBasicAuth(u.Username(), password)
 	}
+	injectTrace(req)
 	resp, err := rt.RoundTrip(req)
 	if err != nil {
 		return nil, &url.Error{Op: "Post", URL: maskedURL(req.URL), Err: err}

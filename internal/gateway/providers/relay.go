@@ -69,6 +69,7 @@ func relay(ctx context.Context, client *http.Client, baseURL, authHeader string,
 			out.Header[k] = v
 		}
 	}
+	injectTrace(out)
 	return client.Do(out)
 }
 

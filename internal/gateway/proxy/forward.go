@@ -283,7 +283,11 @@ func (s *Service) exchange(w http.ResponseWriter, r *http.Request, c *call, last
 	defer cancel(nil)
 	c.limits = s.Upstreams.limitsFor(c.provider.Name())
 	started := time.Now()
-	resp, err := send(ctx)
+	sendCtx := context.Context(ctx)
+	if s.PropagateTrace {
+		sendCtx = providers.WithTracePropagation(ctx)
+	}
+	resp, err := send(sendCtx)
 	c.started = started
 	if err != nil {
 		e := s.sendFailed(r, c, started, err)

@@ -57,6 +57,9 @@ type Service struct {
 	// ServerTiming adds the Server-Timing header to the answers of the
 	// model endpoints (setServerTiming).
 	ServerTiming bool
+	// PropagateTrace sends the request's trace context to the providers
+	// it calls (providers.WithTracePropagation); off, none leaves.
+	PropagateTrace bool
 }
 
 // handlers are the service's answer to each route shape; a shape without

@@ -206,6 +206,8 @@ func (a *App) Provision(ctx caddy.Context) error {
 			GatewayHeaders: []string{eff.Server.UserPathHeader}},
 		UsageRejected: countUsageRejected,
 		ServerTiming:  eff.Server.ServerTimingOn(),
+		// Off by default: providers are third parties.
+		PropagateTrace: eff.Tracing.PropagateUpstreamOn(),
 	}
 	// With usage tracking off, GET /v1/usage reports zeroed totals.
 	a.selfUsage = &selfusage.Handler{Usage: selfusage.Totals{}}

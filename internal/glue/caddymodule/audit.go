@@ -46,6 +46,9 @@ type Auditing struct {
 	// RedactSecrets reports whether credentials in recorded bodies are
 	// masked (Redactor.MaskSecrets) before they are stored.
 	RedactSecrets bool
+	// TraceContent puts the request's messages and the answer on the
+	// request's trace span, masked (tracing.capture_content).
+	TraceContent bool
 	// MaxBodyBytes caps a recorded body; a longer one is marked too big.
 	MaxBodyBytes int
 	// ReadBodyBytes is the longest model request body the audit stage
@@ -99,6 +102,7 @@ func newAuditing(cfg config.Config, rec *audit.Recorder) *Auditing {
 		Bodies:        cfg.Logging.BodiesOn(),
 		Headers:       cfg.Logging.HeadersOn(),
 		RedactSecrets: cfg.Logging.RedactSecretsOn(),
+		TraceContent:  cfg.Tracing.CaptureContentOn(),
 		MaxBodyBytes:  int(min(cfg.Logging.BodyLimit(), 1<<30)),
 		ReadBodyBytes: int(min(max(cfg.Logging.BodyLimit(), cfg.Server.MaxRequestBodyBytes), 1<<30)),
 		Features: audit.WorkflowFeatures{

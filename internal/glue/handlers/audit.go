@@ -383,6 +383,9 @@ func (a *auditRequest) finish(aw *auditWriter, r *http.Request, serveErr error, 
 		response = e.Data.ResponseBody
 	}
 	traceRequest(r.Context(), a.shape, info, e.StatusCode, metricsCode(e.StatusCode, errCode), response)
+	if au.TraceContent {
+		traceContent(r.Context(), au.Redactor, info, response)
+	}
 }
 
 // outcome is how a request ended once serve returned serveErr, having

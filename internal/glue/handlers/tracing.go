@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/modelgate/modelgate/internal/domain/audit"
 	"github.com/modelgate/modelgate/internal/glue/reqmetrics"
 	"github.com/modelgate/modelgate/internal/request/reqinfo"
 	"github.com/modelgate/modelgate/internal/request/routes"
@@ -169,4 +170,37 @@ func traceAttempts(ctx context.Context, tracer trace.Tracer, op string, info *re
 		}
 		s.End(trace.WithTimestamp(end))
 	})
+}
+
+// maxTracedContent caps each message attribute traceContent adds.
+const maxTracedContent = 64 << 10
+
+// traceContent puts the request's messages (gen_ai.input.messages: the
+// body's messages, else its input) and the recorded answer
+// (gen_ai.output.messages) on the request's span, with credentials masked
+// as in stored bodies and each cut at maxTracedContent bytes
+// (tracing.capture_content; off by default).
+func traceContent(ctx context.Context, red *audit.Redactor, info *reqinfo.Info, response []byte) {
+	span := trace.SpanFromContext(ctx)
+	if !span.IsRecording() {
+		return
+	}
+	add := func(key string, b []byte) {
+		if len(b) == 0 {
+			return
+		}
+		b, _ = red.MaskSecrets(b)
+		if len(b) > maxTracedContent {
+			b = b[:maxTracedContent]
+		}
+		span.SetAttributes(attribute.String(key, string(b)))
+	}
+	if body := info.Body(); body != nil {
+		in := gjson.GetBytes(body.Bytes, "messages")
+		if !in.Exists() {
+			in = gjson.GetBytes(body.Bytes, "input")
+		}
+		add("gen_ai.input.messages", []byte(in.Raw))
+	}
+	add("gen_ai.output.messages", response)
 }

@@ -87,6 +87,10 @@ type Config struct {
 	// Realtime bounds realtime sessions (idle and maximum duration).
 	Realtime Realtime `yaml:"realtime,omitempty" json:"realtime,omitzero"`
 
+	// Tracing says what the gateway adds to OpenTelemetry traces beyond
+	// each request's attributes.
+	Tracing Tracing `yaml:"tracing,omitempty" json:"tracing,omitzero"`
+
 	// Entitlements lists paid features that are switched on, such as
 	// quota_templates. Env GATEWAY_ENTITLEMENTS (comma-separated).
 	Entitlements []string `yaml:"entitlements,omitempty" json:"entitlements,omitempty"`

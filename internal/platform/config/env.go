@@ -45,6 +45,8 @@ var envSettings = []envSetting{
 	{"MODELGATE_REDIS_FAIL_CLOSED", boolSetter(func(c *Config) **bool { return &c.RedisFailClosed })},
 	{"USER_PATH_HEADER", func(c *Config, v string) error { c.Server.UserPathHeader = v; return nil }},
 	{"SERVER_TIMING_ENABLED", boolSetter(func(c *Config) **bool { return &c.Server.ServerTiming })},
+	{"TRACING_CAPTURE_CONTENT", boolSetter(func(c *Config) **bool { return &c.Tracing.CaptureContent })},
+	{"TRACING_PROPAGATE_UPSTREAM", boolSetter(func(c *Config) **bool { return &c.Tracing.PropagateUpstream })},
 	{"MAX_REQUEST_BODY_BYTES", func(c *Config, v string) error {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n <= 0 {

@@ -20,4 +20,6 @@ func (t Tracing) CaptureContentOn() bool { return t.CaptureContent != nil && *t.
 
 // PropagateUpstreamOn reports whether PropagateUpstream is on (off when
 // unset).
-func (t Tracing) PropagateUpstreamOn() bool { return t.PropagateUpstream != nil && *t.PropagateUpstream }
+func (t Tracing) PropagateUpstreamOn() bool {
+	return t.PropagateUpstream != nil && *t.PropagateUpstream
+}

@@ -263,3 +263,48 @@ func TestTracingGenAIAttributes(t *testing.T) {
 		t.Fatalf("refused request spans %v", refused)
 	}
 }
+
+// TestTracingFailoverSpans: a request that fails over has one client span
+// per upstream call under its span: the failed call with its status and
+// error, then the call that answered.
+func TestTracingFailoverSpans(t *testing.T) {
+	clearEnv(t)
+	recv := newOTLPReceiver(t)
+	down, upB := newReplay(t, "openai"), newReplay(t, "openai")
+	down.Handle("/v1/chat/completions", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusInternalServerError)
+		_, _ = w.Write([]byte(`{"error":{"message":"down","type":"server_error"}}`))
+	})
+	cfg := writeFile(t, "failover.yaml", "failover:\n  oa/gpt-4o-mini: [ob/gpt-4o-mini]\n")
+	url, _ := startTracedGateway(t, recv, "config_file "+cfg+"\n"+
+		providerBlock("oa", "openai", "sk-oa-upstream-key", down.BaseURL())+providerBlock("ob", "openai", "sk-ob-upstream-key", upB.BaseURL()))
+	res := request(t, "POST", url+"/v1/chat/completions", `{"model":"oa/gpt-4o-mini","messages":[{"role":"user","content":"hi"}]}`,
+		append(bearer(masterKey), "X-Session-Id", "sess-failover")...)
+	if res.Status != 200 {
+		t.Fatalf("%d %s", res.Status, res.Body)
+	}
+	var span *tracepb.Span
+	poll(t, 10*time.Second, "the request's span and its two calls", func() bool {
+		for _, s := range recv.find("modelgate.session_id", "sess-failover") {
+			if s.Kind == tracepb.Span_SPAN_KIND_SERVER {
+				span = s
+			}
+		}
+		return span != nil && len(recv.children(span)) == 2
+	})
+	if attr(span, "modelgate.provider") != "ob" || attr(span, "error.type") != "" {
+		t.Fatalf("request span: provider %q error %q", attr(span, "modelgate.provider"), attr(span, "error.type"))
+	}
+	calls := recv.children(span)
+	if calls[0].StartTimeUnixNano > calls[1].StartTimeUnixNano {
+		calls[0], calls[1] = calls[1], calls[0]
+	}
+	if attr(calls[0], "modelgate.provider") != "oa" || attr(calls[0], "http.response.status_code") != "500" ||
+		calls[0].Status.GetCode() != tracepb.Status_STATUS_CODE_ERROR || attr(calls[0], "error.type") == "" {
+		t.Errorf("failed call span %v", calls[0])
+	}
+	if attr(calls[1], "modelgate.provider") != "ob" || attr(calls[1], "http.response.status_code") != "200" {
+		t.Errorf("answering call span %v", calls[1])
+	}
+}

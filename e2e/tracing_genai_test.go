@@ -304,7 +304,8 @@ func TestTracingFailoverSpans(t *testing.T) {
 		calls[0].Status.GetCode() != tracepb.Status_STATUS_CODE_ERROR || attr(calls[0], "error.type") == "" {
 		t.Errorf("failed call span %v", calls[0])
 	}
-	if attr(calls[1], "modelgate.provider") != "ob" || attr(calls[1], "http.response.status_code") != "200" {
+	if attr(calls[1], "modelgate.provider") != "ob" || attr(calls[1], "http.response.status_code") != "200" ||
+		attr(calls[1], "server.address") != "127.0.0.1" {
 		t.Errorf("answering call span %v", calls[1])
 	}
 }

@@ -21,13 +21,14 @@ type Anthropic struct {
 	t         *TypeInfo
 	name      string
 	baseURL   string
+	host      string // the base URL's host name (ServerAddress)
 	auth      string // the AuthHeader value, "" when no key is configured
 	client    *http.Client
 	userAgent string
 }
 
 func newAnthropic(t *TypeInfo, o Options) *Anthropic {
-	p := &Anthropic{t: t, name: o.Name, baseURL: strings.TrimRight(o.BaseURL, "/"),
+	p := &Anthropic{t: t, name: o.Name, baseURL: strings.TrimRight(o.BaseURL, "/"), host: hostOf(o.BaseURL),
 		client: o.Client, userAgent: o.UserAgent}
 	if o.APIKey != "" {
 		p.auth = t.authValue(o.APIKey)

@@ -24,6 +24,7 @@ type ElevenLabs struct {
 	t         *TypeInfo
 	name      string
 	baseURL   string
+	host      string // the base URL's host name (ServerAddress)
 	auth      string
 	client    *http.Client
 	userAgent string
@@ -53,7 +54,8 @@ const (
 const maxTranscriptBytes = 32 << 20
 
 func newElevenLabs(t *TypeInfo, o Options) *ElevenLabs {
-	p := &ElevenLabs{t: t, name: o.Name, baseURL: strings.TrimRight(o.BaseURL, "/"), client: o.Client, userAgent: o.UserAgent}
+	p := &ElevenLabs{t: t, name: o.Name, baseURL: strings.TrimRight(o.BaseURL, "/"), host: hostOf(o.BaseURL),
+		client: o.Client, userAgent: o.UserAgent}
 	if o.APIKey != "" {
 		p.auth = t.authValue(o.APIKey)
 	}

@@ -20,6 +20,7 @@ type OpenAICompat struct {
 	t          *TypeInfo
 	name       string
 	baseURL    string
+	host       string // the base URL's host name (ServerAddress)
 	auth       string // the AuthHeader value, "" when no key is configured
 	key        string // the API key, removed from upstream error text
 	apiVersion string
@@ -32,6 +33,7 @@ func newOpenAICompat(t *TypeInfo, o Options) *OpenAICompat {
 		t:          t,
 		name:       o.Name,
 		baseURL:    strings.TrimRight(o.BaseURL, "/"),
+		host:       hostOf(o.BaseURL),
 		apiVersion: cmp.Or(o.APIVersion, t.DefaultAPIVersion),
 		client:     o.Client,
 		userAgent:  o.UserAgent,

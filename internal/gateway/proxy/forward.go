@@ -105,6 +105,9 @@ func (c *call) notCalled(w http.ResponseWriter, r *http.Request, e *apierr.Error
 func (c *call) recordAttempt(started time.Time, status int, failure string) {
 	at := reqinfo.Attempt{Provider: c.provider.Name(), ProviderType: c.provider.Type(), Model: c.model, StatusCode: status,
 		StartedAt: started, Duration: time.Since(started), Err: failure}
+	if a, ok := c.provider.(providers.Addressed); ok {
+		at.ServerAddress = a.ServerAddress()
+	}
 	if c.failed != nil {
 		failedWith(&at, c.failed)
 	}

@@ -151,6 +151,9 @@ func traceAttempts(ctx context.Context, tracer trace.Tracer, op string, info *re
 		if a.StatusCode != 0 {
 			attrs = append(attrs, attribute.Int("http.response.status_code", a.StatusCode))
 		}
+		if a.ServerAddress != "" {
+			attrs = append(attrs, attribute.String("server.address", a.ServerAddress))
+		}
 		end := a.StartedAt.Add(a.Duration)
 		if streamed && a.Err == "" && !firstToken.Before(a.StartedAt) && !firstToken.After(end) {
 			attrs = append(attrs, attribute.Float64("modelgate.time_to_first_token", firstToken.Sub(a.StartedAt).Seconds()))

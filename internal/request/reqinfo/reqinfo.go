@@ -27,6 +27,8 @@ const (
 // Attempt records one upstream call.
 type Attempt struct {
 	Provider string
+	// ServerAddress is the host the call went to ("" when not known).
+	ServerAddress string
 	// ProviderType is the provider's type ("" when not known).
 	ProviderType string
 	Model        string

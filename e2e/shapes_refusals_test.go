@@ -10,6 +10,7 @@ import (
 
 	"github.com/anthropics/anthropic-sdk-go"
 	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/responses"
 	"github.com/openai/openai-go/v3/shared"
 )
@@ -93,11 +94,12 @@ func TestShapesRefusals(t *testing.T) {
 				_, err := oai.Responses.New(context.Background(), responses.ResponseNewParams{Model: groq, Input: respIn, PreviousResponseID: openai.String("resp_123")})
 				return err
 			}},
-		{"responses web_search tool onto groq", "/v1/responses",
-			`{"model":"` + groq + `","input":"hi","tools":[{"type":"web_search"}]}`, "tools[0].type",
+		{"responses forced web_search tool onto groq", "/v1/responses",
+			`{"model":"` + groq + `","input":"hi","tools":[{"type":"web_search"}],"tool_choice":{"type":"web_search"}}`, "tools[0].type",
 			func() error {
 				_, err := oai.Responses.New(context.Background(), responses.ResponseNewParams{Model: groq, Input: respIn,
-					Tools: []responses.ToolUnionParam{{OfWebSearch: &responses.WebSearchToolParam{Type: responses.WebSearchToolTypeWebSearch}}}})
+					Tools: []responses.ToolUnionParam{{OfWebSearch: &responses.WebSearchToolParam{Type: responses.WebSearchToolTypeWebSearch}}}},
+					option.WithJSONSet("tool_choice", map[string]any{"type": "web_search"}))
 				return err
 			}},
 		{"responses previous_response_id onto anthropic", "/v1/responses",

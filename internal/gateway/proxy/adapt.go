@@ -74,7 +74,7 @@ func (s *Service) adapt(c *call) error {
 	case c.in == ingressResponses && p.Shape() == providers.ShapeChat:
 		orig := c.body
 		c.ep = providers.EndpointChat
-		c.body, err = responses.ResponsesToChatRequest(orig, chatTarget(p))
+		c.body, c.revisions, err = responses.ResponsesToChatRequestRevised(orig, chatTarget(p))
 		c.tr = &translation{
 			response: func(up []byte) ([]byte, catalog.Usage, error) {
 				return responses.ChatToResponsesResponse(up, orig)
@@ -84,7 +84,7 @@ func (s *Service) adapt(c *call) error {
 	case c.in == ingressResponses && p.Shape() == providers.ShapeMessages:
 		orig := c.body
 		c.ep = providers.EndpointMessages
-		c.body, err = responses.ResponsesToMessagesRequest(orig, defaultMaxTokens)
+		c.body, c.revisions, err = responses.ResponsesToMessagesRequestRevised(orig, defaultMaxTokens)
 		c.tr = &translation{
 			response: func(up []byte) ([]byte, catalog.Usage, error) {
 				return responses.MessagesToResponsesResponse(up, orig, c.model)

@@ -3,6 +3,7 @@ package proxy
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
 	"slices"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/gateway/providers"
 	"github.com/modelgate/modelgate/internal/gateway/providers/translate"
+	"github.com/modelgate/modelgate/internal/gateway/providers/translate/responses"
 	"github.com/modelgate/modelgate/internal/request/apierr"
 	"github.com/modelgate/modelgate/internal/request/reqinfo"
 )
@@ -320,6 +322,7 @@ func (s *Service) exchange(w http.ResponseWriter, r *http.Request, c *call, last
 	}
 	copyResponseHeaders(w.Header(), resp.Header, s.Upstreams)
 	w.Header().Set("X-Modelgate-Provider", c.provider.Name())
+	announceDroppedTools(w.Header(), c.revisions)
 	w, release := c.paced(w, r, started)
 	defer release()
 	relay(w, resp)
@@ -569,4 +572,25 @@ func IsEventStream(h http.Header) bool {
 	const sse = "text/event-stream"
 	ct := h.Get("Content-Type")
 	return len(ct) >= len(sse) && strings.EqualFold(ct[:len(sse)], sse)
+}
+
+// DroppedToolsHeader is the response header that names, comma-separated,
+// the hosted tools the gateway left out of a request because its target
+// cannot run them.
+const DroppedToolsHeader = "X-Modelgate-Dropped-Tools"
+
+// announceDroppedTools sets DroppedToolsHeader when revisions left tools
+// out.
+func announceDroppedTools(h http.Header, revisions []translate.Revision) {
+	for _, rv := range revisions {
+		if rv.Rewriter != responses.DroppedToolsRewriter {
+			continue
+		}
+		var d struct {
+			Dropped []string `json:"dropped"`
+		}
+		if json.Unmarshal([]byte(rv.Detail), &d) == nil && len(d.Dropped) > 0 {
+			h.Set(DroppedToolsHeader, strings.Join(d.Dropped, ", "))
+		}
+	}
 }

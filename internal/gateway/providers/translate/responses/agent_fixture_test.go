@@ -39,12 +39,26 @@ func withoutTool(t *testing.T, body []byte, typ string) []byte {
 	return out
 }
 
-// TestCodexFirstRequestRefusesWebSearchByName: the web_search tool runs on
-// the provider's servers, so the request is refused with a message naming
-// it and the tool's place.
-func TestCodexFirstRequestRefusesWebSearchByName(t *testing.T) {
+// TestCodexFirstRequestDropsWebSearch: the web_search tool runs on the
+// provider's servers; Codex sends it by default, so the request goes on
+// without it, the drop reported as a revision; a request that forces it
+// (tool_choice) is refused with a message naming it and the tool's place.
+func TestCodexFirstRequestDropsWebSearch(t *testing.T) {
 	body := codexFirstRequest(t)
-	_, err := ResponsesToChatRequest(body, translate.ChatTarget{})
+	chat, revs, err := ResponsesToChatRequestRevised(body, translate.ChatTarget{})
+	if err != nil || len(revs) != 1 || revs[0].Rewriter != DroppedToolsRewriter || revs[0].Detail != `{"dropped":["web_search"]}` {
+		t.Fatalf("revisions %+v, error %v", revs, err)
+	}
+	for _, tool := range gjson.GetBytes(chat, "tools").Array() {
+		if tool.Get("type").Str != "function" {
+			t.Fatalf("a non-function tool went upstream: %s", tool.Raw)
+		}
+	}
+	forced, err := sjson.SetRawBytes(body, "tool_choice", []byte(`{"type":"web_search"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = ResponsesToChatRequest(forced, translate.ChatTarget{})
 	te, ok := err.(*translate.Error)
 	if !ok {
 		t.Fatalf("want a *translate.Error, got %v", err)

@@ -1,6 +1,7 @@
 package responses
 
 import (
+	"encoding/json"
 	"github.com/tidwall/gjson"
 
 	"github.com/modelgate/modelgate/internal/gateway/providers/translate"
@@ -56,18 +57,31 @@ const toChat = "a Chat Completions model"
 // for a usage chunk (stream_options.include_usage); target says whether
 // the upstream takes that and under which name it takes the output cap.
 func ResponsesToChatRequest(resp []byte, target translate.ChatTarget) (chat []byte, err error) {
+	chat, _, err = ResponsesToChatRequestRevised(resp, target)
+	return chat, err
+}
+
+// DroppedToolsRewriter names the revision of a request whose hosted tools
+// the target cannot run were left out.
+const DroppedToolsRewriter = "drop_unsupported_tools"
+
+// ResponsesToChatRequestRevised is ResponsesToChatRequest that also
+// returns the changes it made that the client did not ask for: the hosted
+// tools left out (rewriter DroppedToolsRewriter, detail
+// {"dropped":[types]}).
+func ResponsesToChatRequestRevised(resp []byte, target translate.ChatTarget) (chat []byte, revisions []translate.Revision, err error) {
 	// The body is read in place rather than copied into a string: the
 	// output copies what it keeps.
 	root, err := translate.ParseRequest(resp)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var r request
 	if err := r.read(root, true); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := r.check(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 
 	w := translate.Writer{Buf: make([]byte, 0, len(resp)+len(resp)/4+64)}
@@ -75,14 +89,15 @@ func ResponsesToChatRequest(resp []byte, target translate.ChatTarget) (chat []by
 	w.Key("model")
 	w.Raw(r.model.Raw)
 	if err := writeMessages(&w, r.instructions, r.input); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	nTools, err := writeTools(&w, r.tools)
+	var dropped []string
+	nTools, err := writeTools(&w, r.tools, r.toolChoice, &dropped)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := writeToolChoice(&w, r.toolChoice, nTools); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if r.parallelToolCalls.Exists() && nTools > 0 {
 		// OpenAI refuses parallel_tool_calls without tools.
@@ -90,10 +105,10 @@ func ResponsesToChatRequest(resp []byte, target translate.ChatTarget) (chat []by
 		w.Raw(r.parallelToolCalls.Raw)
 	}
 	if err := writeText(&w, r.text); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := writeReasoning(&w, r.reasoning); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	copyField(&w, target.MaxTokensField(), r.maxOutputTokens)
 	copyField(&w, "temperature", r.temperature)
@@ -111,7 +126,13 @@ func ResponsesToChatRequest(resp []byte, target translate.ChatTarget) (chat []by
 		target.WriteStream(&w)
 	}
 	w.EndObj()
-	return w.Buf, nil
+	if len(dropped) > 0 {
+		detail, _ := json.Marshal(struct {
+			Dropped []string `json:"dropped"`
+		}{dropped})
+		revisions = append(revisions, translate.Revision{Rewriter: DroppedToolsRewriter, Detail: string(detail)})
+	}
+	return w.Buf, revisions, nil
 }
 
 // read sorts the top-level fields into r in one pass. When strict, it

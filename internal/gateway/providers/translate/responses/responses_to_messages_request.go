@@ -19,20 +19,29 @@ import (
 // the Responses request the client sent (see chatParamToResponses), not
 // the intermediate Chat Completions one.
 func ResponsesToMessagesRequest(body []byte, defaultMaxTokens int) ([]byte, error) {
-	chat, err := ResponsesToChatRequest(body, translate.ChatTarget{})
+	messages, _, err := ResponsesToMessagesRequestRevised(body, defaultMaxTokens)
+	return messages, err
+}
+
+// ResponsesToMessagesRequestRevised is ResponsesToMessagesRequest that
+// also returns the changes both steps made that the client did not ask
+// for (see ResponsesToChatRequestRevised and
+// anthropic.ChatToMessagesRequestRevised).
+func ResponsesToMessagesRequestRevised(body []byte, defaultMaxTokens int) ([]byte, []translate.Revision, error) {
+	chat, revisions, err := ResponsesToChatRequestRevised(body, translate.ChatTarget{})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	messages, err := anthropic.ChatToMessagesRequest(chat, defaultMaxTokens)
+	messages, more, err := anthropic.ChatToMessagesRequestRevised(chat, defaultMaxTokens)
 	if err != nil {
 		var te *translate.Error
 		if errors.As(err, &te) && te.Param != "" {
 			hasInstructions := gjson.GetBytes(body, "instructions").Exists()
-			return nil, &translate.Error{Message: te.Message, Param: chatParamToResponses(te.Param, hasInstructions)}
+			return nil, nil, &translate.Error{Message: te.Message, Param: chatParamToResponses(te.Param, hasInstructions)}
 		}
-		return nil, err
+		return nil, nil, err
 	}
-	return messages, nil
+	return messages, append(revisions, more...), nil
 }
 
 // chatParamToResponses maps the path of a Chat Completions field onto the

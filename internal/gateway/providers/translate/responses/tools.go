@@ -13,8 +13,9 @@ import (
 // qualifiedName), and calls to it are mapped back (see namespaces).
 // Built-in tools (web search, file search, computer use, code interpreter,
 // MCP, ...) run on OpenAI's servers and have no Chat Completions
-// equivalent, so they are refused, by name.
-func writeTools(w *translate.Writer, tools gjson.Result) (int, error) {
+// equivalent: they are left out of the request, their types appended to
+// dropped, unless toolChoice forces one, which is refused by name.
+func writeTools(w *translate.Writer, tools, toolChoice gjson.Result, dropped *[]string) (int, error) {
 	if !tools.Exists() {
 		return 0, nil
 	}
@@ -42,9 +43,15 @@ func writeTools(w *translate.Writer, tools gjson.Result) (int, error) {
 			k, err = writeNamespace(w, &t, p)
 			n += k
 		default:
-			if !t.typ.Exists() {
+			switch {
+			case !t.typ.Exists():
 				err = translate.Missing(p.Key("type"))
-			} else {
+			case toolChoice.Get("type").Str != t.typ.String():
+				// A hosted tool the model may use or not (agents such as
+				// Codex send web_search by default): the request goes on
+				// without it.
+				*dropped = append(*dropped, t.typ.String())
+			default:
 				err = translate.Refuse(p.Key("type"), "tool type '"+t.typ.String()+"' is not supported for this model: "+
 					"it is a built-in tool that runs on the provider's servers; only function tools (and namespaces of them) "+
 					"translate to Chat Completions. Leave the '"+t.typ.String()+"' tool out of the request")

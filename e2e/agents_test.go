@@ -177,13 +177,13 @@ func TestAgentCodex(t *testing.T) {
 			if err := os.MkdirAll(codexHome, 0o700); err != nil {
 				t.Fatal(err)
 			}
-			// A custom provider on the Responses wire; the provider-side
-			// web_search tool off (a gateway onto other providers refuses
-			// it by name); no retries, no update check, no analytics.
+			// A custom provider on the Responses wire, with Codex's own
+			// defaults otherwise: its provider-side web_search tool stays
+			// on, and the gateway leaves it out for the chat-shaped mock;
+			// no retries, no update check, no analytics.
 			cfg := fmt.Sprintf(`model = %q
 model_provider = "modelgate"
 check_for_update_on_startup = false
-web_search = "disabled"
 
 [analytics]
 enabled = false

@@ -92,7 +92,7 @@ func (a *App) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		case "user_path_header":
 			a.Server.UserPathHeader, err = oneArg(d)
 		case "server_timing":
-			a.Server.ServerTiming, err = onOffArg(d)
+			a.Server.ServerTiming, err = boolArg(d)
 		case "max_request_body":
 			var v string
 			if v, err = oneArg(d); err == nil {
@@ -170,21 +170,8 @@ func optionalArg(d *caddyfile.Dispenser) (string, error) {
 	return "", d.ArgErr()
 }
 
+// boolArg reads a switch: a boolean, or on or off.
 func boolArg(d *caddyfile.Dispenser) (*bool, error) {
-	name := d.Val()
-	v, err := oneArg(d)
-	if err != nil {
-		return nil, err
-	}
-	b, err := strconv.ParseBool(v)
-	if err != nil {
-		return nil, d.Errf("%s: %q is not a boolean", name, v)
-	}
-	return &b, nil
-}
-
-// onOffArg reads a switch given as on or off (or a boolean).
-func onOffArg(d *caddyfile.Dispenser) (*bool, error) {
 	name := d.Val()
 	v, err := oneArg(d)
 	if err != nil {
@@ -198,7 +185,7 @@ func onOffArg(d *caddyfile.Dispenser) (*bool, error) {
 	}
 	b, err := strconv.ParseBool(v)
 	if err != nil {
-		return nil, d.Errf("%s: %q is not on or off", name, v)
+		return nil, d.Errf("%s: %q is not a boolean", name, v)
 	}
 	return &b, nil
 }

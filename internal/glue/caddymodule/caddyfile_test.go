@@ -112,7 +112,7 @@ func TestCaddyfileErrors(t *testing.T) {
 		"zero size":                 {"modelgate {\n max_request_body 0\n}", `max_request_body: "0" is not a size`},
 		"size without argument":     {"modelgate {\n max_request_body\n}", "wrong argument count"},
 		"bad gc minimum heap":       {"modelgate {\n gc_min_heap lots\n}", `gc_min_heap: "lots" is not a size`},
-		"bad server timing":         {"modelgate {\n server_timing loud\n}", `server_timing: "loud" is not on or off`},
+		"bad server timing":         {"modelgate {\n server_timing loud\n}", `server_timing: "loud" is not a boolean`},
 		"admin argument":            {"modelgate {\n admin x {\n }\n}", "wrong argument count"},
 		"unknown admin option":      {"modelgate {\n admin {\n nope true\n }\n}", `unrecognized admin option "nope"`},
 		"bad boolean":               {"modelgate {\n admin {\n ui_enabled maybe\n }\n}", `ui_enabled: "maybe" is not a boolean`},

@@ -10,13 +10,17 @@ import (
 // gateway's and the upstream's time; without it, none does.
 func TestServerTimingHeader(t *testing.T) {
 	t.Setenv("RESPONSE_CACHE_ENABLED", "true")
-	upstreamTiming := regexp.MustCompile(`^gateway;dur=\d+\.\d, upstream;dur=\d+\.\d$`)
+	streamTiming := regexp.MustCompile(`^gateway;dur=\d+\.\d, upstream;dur=\d+\.\d$`)
+	wholeTiming := regexp.MustCompile(`^gateway;dur=\d+\.\d, upstream;dur=\d+\.\d, ttft;dur=\d+\.\d$`)
 	hitTiming := regexp.MustCompile(`^gateway;dur=\d+\.\d, cache;desc="hit"$`)
 	g := startGateway(t, "master_key "+masterKey+"\nserver_timing on\nprovider demo {\n type mock\n latency 20ms\n}")
 	stream := `{"model":"mock-chat","stream":true,"messages":[{"role":"user","content":"timing"}]}`
-	for _, c := range []struct{ name, body string }{{"whole", mockChat}, {"stream", stream}} {
+	for _, c := range []struct {
+		name, body string
+		timing     *regexp.Regexp
+	}{{"whole", mockChat, wholeTiming}, {"stream", stream, streamTiming}} {
 		res := request(t, "POST", g.URL+"/v1/chat/completions", c.body, bearer(masterKey)...)
-		if res.Status != 200 || !upstreamTiming.MatchString(res.Header.Get("Server-Timing")) {
+		if res.Status != 200 || !c.timing.MatchString(res.Header.Get("Server-Timing")) {
 			t.Fatalf("%s: %d Server-Timing %q", c.name, res.Status, res.Header.Get("Server-Timing"))
 		}
 	}

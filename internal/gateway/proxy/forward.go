@@ -307,7 +307,7 @@ func (s *Service) exchange(w http.ResponseWriter, r *http.Request, c *call, last
 	}
 	c.upstream.watch(ctx, cancel, resp.Body, c.limits, live(resp), started)
 	resp.Body = &c.upstream
-	s.setServerTiming(w, c)
+	s.setServerTiming(w, c, false)
 	defer resp.Body.Close()
 	defer func() {
 		c.recordAttempt(started, resp.StatusCode, "")
@@ -514,7 +514,7 @@ func (s *Service) readAnswer(w http.ResponseWriter, r *http.Request, resp *http.
 		body, err = readAllSized(resp.Body, sizeHint(resp.ContentLength))
 	}
 	if err == nil {
-		s.setServerTiming(w, c) // the answer is whole now
+		s.setServerTiming(w, c, true) // the answer is whole now
 		return body, true
 	}
 	if r.Context().Err() == nil { // else the client went away; nobody to answer

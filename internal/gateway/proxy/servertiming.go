@@ -12,17 +12,23 @@ import (
 // answer is relayed), gateway the rest of the time since the request
 // arrived, which the gateway spent itself (authentication, the plan,
 // limits, earlier failover attempts, relaying). Called again once a
-// buffered answer is whole, it replaces the earlier value.
-func (s *Service) setServerTiming(w http.ResponseWriter, c *call) {
+// buffered answer is whole (whole), it replaces the earlier value and adds
+// ttft, the time from the request's arrival to the answer's first token,
+// which a whole answer brings with the rest; a stream's headers leave
+// before its first token, so they carry none.
+func (s *Service) setServerTiming(w http.ResponseWriter, c *call, whole bool) {
 	if !s.ServerTiming || c.started.IsZero() {
 		return
 	}
 	now := time.Now()
 	upstream := now.Sub(c.started)
 	gateway := now.Sub(c.info.Start) - upstream
-	b := make([]byte, 0, 48)
+	b := make([]byte, 0, 64)
 	b = appendTiming(append(b, "gateway;dur="...), gateway)
 	b = appendTiming(append(b, ", upstream;dur="...), upstream)
+	if whole {
+		b = appendTiming(append(b, ", ttft;dur="...), now.Sub(c.info.Start))
+	}
 	w.Header().Set("Server-Timing", string(b))
 }
 

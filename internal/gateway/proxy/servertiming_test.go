@@ -4,13 +4,14 @@ import (
 	"net/http"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelgate/modelgate/internal/gateway/providers"
 )
 
-var serverTimingRE = regexp.MustCompile(`^gateway;dur=(\d+\.\d), upstream;dur=(\d+\.\d)$`)
+var serverTimingRE = regexp.MustCompile(`^gateway;dur=(\d+\.\d), upstream;dur=(\d+\.\d)(, ttft;dur=(\d+\.\d))?$`)
 
 // TestServerTiming: with ServerTiming on, a model answer says how long the
 // upstream took (a whole answer counted to its end) and what the gateway
@@ -43,6 +44,12 @@ func TestServerTiming(t *testing.T) {
 		upstream, _ := strconv.ParseFloat(m[2], 64)
 		if upstream < float64(pause/time.Millisecond) || gateway < 0 {
 			t.Fatalf("%s: gateway %v ms, upstream %v ms for an upstream that takes %v", body, gateway, upstream, pause)
+		}
+		// A whole answer's first token came with it; a stream's headers
+		// leave before its first token, and an error answer has none.
+		whole := !strings.Contains(body, `"stream":true`) && !strings.Contains(body, `"fail"`)
+		if ttft, _ := strconv.ParseFloat(m[4], 64); whole == (m[3] == "") || (whole && ttft < upstream) {
+			t.Fatalf("%s: Server-Timing %q", body, rec.Header().Get("Server-Timing"))
 		}
 	}
 }

@@ -62,13 +62,12 @@ type Recorder struct {
 
 	refusals, failovers, attempts *prometheus.CounterVec
 
-	mu     sync.RWMutex
-	series map[seriesKey]*series
-	errs   map[errKey]*errSeries
+	series lazyMap[seriesKey, *series]
+	errs   lazyMap[errKey, *errSeries]
 
-	refusalCounters  counterCache[refusalKey]
-	failoverCounters counterCache[failoverKey]
-	attemptCounters  counterCache[attemptKey]
+	refusalCounters  lazyMap[refusalKey, prometheus.Counter]
+	failoverCounters lazyMap[failoverKey, prometheus.Counter]
+	attemptCounters  lazyMap[attemptKey, prometheus.Counter]
 }
 
 // New returns a Recorder with empty families.
@@ -129,8 +128,6 @@ func New() *Recorder {
 			Name: "modelgate_upstream_attempts_total",
 			Help: "Calls to upstream providers, by the class of the upstream's status (2xx, 4xx, 5xx, ...; none when it gave no answer).",
 		}, []string{"provider", "status_class"}),
-		series: make(map[seriesKey]*series),
-		errs:   make(map[errKey]*errSeries),
 	}
 }
 
@@ -312,34 +309,34 @@ func (o *Observer) attempts(shape routes.Shape, info *reqinfo.Info) {
 	})
 }
 
-// counterCache keeps the counter child of each key, made on first use by
-// the function given then; keys are cloned before they are kept (see
-// cloneKey).
-type counterCache[K comparable] struct {
+// lazyMap keeps the value of each key (a metric child, or the children of
+// a label combination), made on first use by the function given then;
+// keys are cloned before they are kept (see cloneKey).
+type lazyMap[K comparable, V any] struct {
 	mu sync.RWMutex
-	m  map[K]prometheus.Counter
+	m  map[K]V
 }
 
-// get returns the counter of k, made by mk on first use.
-func (c *counterCache[K]) get(k K, mk func(K) prometheus.Counter) prometheus.Counter {
+// get returns the value of k, made by mk on first use.
+func (c *lazyMap[K, V]) get(k K, mk func(K) V) V {
 	c.mu.RLock()
-	ctr, ok := c.m[k]
+	v, ok := c.m[k]
 	c.mu.RUnlock()
 	if ok {
-		return ctr
+		return v
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if ctr, ok = c.m[k]; ok {
-		return ctr
+	if v, ok = c.m[k]; ok {
+		return v
 	}
 	if c.m == nil {
-		c.m = make(map[K]prometheus.Counter)
+		c.m = make(map[K]V)
 	}
 	k = cloneKey(k)
-	ctr = mk(k)
-	c.m[k] = ctr
-	return ctr
+	v = mk(k)
+	c.m[k] = v
+	return v
 }
 
 // cloneKey copies the strings of a key about to be kept, so that it does
@@ -353,6 +350,10 @@ func cloneKey[K comparable](k K) K {
 		v.from, v.to = strings.Clone(v.from), strings.Clone(v.to)
 	case *attemptKey:
 		v.provider = strings.Clone(v.provider)
+	case *seriesKey:
+		*v = v.clone()
+	case *errKey:
+		v.seriesKey, v.code = v.seriesKey.clone(), strings.Clone(v.code)
 	}
 	return k
 }
@@ -429,48 +430,24 @@ func (l *lazyObserver) get(vec *prometheus.HistogramVec, lv []string) prometheus
 
 // seriesFor returns the children of k, made on first use.
 func (r *Recorder) seriesFor(k seriesKey) *series {
-	r.mu.RLock()
-	s := r.series[k]
-	r.mu.RUnlock()
-	if s != nil {
+	return r.series.get(k, func(k seriesKey) *series {
+		s := &series{labels: [6]string{Operation(k.shape), k.provider, k.providerType, k.requestModel, k.responseModel, k.userPath}}
+		s.tokensInLabels, s.tokensOutLabels, s.timeLabels = s.labels, s.labels, s.labels
+		s.tokensInLabels[5], s.tokensOutLabels[5], s.timeLabels[5] = "input", "output", ""
+		s.requests = r.requests.WithLabelValues(s.labels[:]...)
 		return s
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if s = r.series[k]; s != nil {
-		return s
-	}
-	k = k.clone()
-	op := Operation(k.shape)
-	s = &series{labels: [6]string{op, k.provider, k.providerType, k.requestModel, k.responseModel, k.userPath}}
-	s.tokensInLabels, s.tokensOutLabels, s.timeLabels = s.labels, s.labels, s.labels
-	s.tokensInLabels[5], s.tokensOutLabels[5], s.timeLabels[5] = "input", "output", ""
-	s.requests = r.requests.WithLabelValues(s.labels[:]...)
-	r.series[k] = s
-	return s
+	})
 }
 
 // errSeriesFor returns the children of k, made on first use.
 func (r *Recorder) errSeriesFor(k errKey) *errSeries {
-	r.mu.RLock()
-	e := r.errs[k]
-	r.mu.RUnlock()
-	if e != nil {
-		return e
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if e = r.errs[k]; e != nil {
-		return e
-	}
-	k.seriesKey, k.code = k.seriesKey.clone(), strings.Clone(k.code)
-	op := Operation(k.shape)
-	e = &errSeries{
-		errors:   r.errors.WithLabelValues(op, k.provider, k.code),
-		duration: r.duration.WithLabelValues(op, k.provider, k.providerType, k.requestModel, k.responseModel, k.code),
-	}
-	r.errs[k] = e
-	return e
+	return r.errs.get(k, func(k errKey) *errSeries {
+		op := Operation(k.shape)
+		return &errSeries{
+			errors:   r.errors.WithLabelValues(op, k.provider, k.code),
+			duration: r.duration.WithLabelValues(op, k.provider, k.providerType, k.requestModel, k.responseModel, k.code),
+		}
+	})
 }
 
 // clone copies k's strings, so that a key kept in a map does not hold on

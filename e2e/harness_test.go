@@ -60,6 +60,12 @@ func freePorts(t testing.TB, n int) []int {
 // caddyfile returns a complete Caddyfile: global options with the given
 // modelgate block body, and a site on port serving the modelgate chain.
 func caddyfile(modelgateBlock string, port, adminPort int, dataDir string) string {
+	return siteCaddyfile(modelgateBlock, "", port, adminPort, dataDir)
+}
+
+// siteCaddyfile is caddyfile with siteDirectives placed in the site block
+// before modelgate.
+func siteCaddyfile(modelgateBlock, siteDirectives string, port, adminPort int, dataDir string) string {
 	return fmt.Sprintf(`{
 	admin 127.0.0.1:%d
 	persist_config off
@@ -73,9 +79,10 @@ func caddyfile(modelgateBlock string, port, adminPort int, dataDir string) strin
 	}
 }
 http://127.0.0.1:%d {
+%s
 	modelgate
 }
-`, adminPort, filepath.Join(dataDir, "modelgate.db"), modelgateBlock, port)
+`, adminPort, filepath.Join(dataDir, "modelgate.db"), modelgateBlock, port, siteDirectives)
 }
 
 // adapt turns a Caddyfile into Caddy JSON.

@@ -5,7 +5,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -113,26 +112,7 @@ func startTracedGateway(t *testing.T, recv *otlpReceiver, modelgateBlock string)
 	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", recv.srv.URL+"/v1/traces")
 	t.Setenv("OTEL_BSP_SCHEDULE_DELAY", "50")
 	ports := freePorts(t, 2)
-	cf := fmt.Sprintf(`{
-	admin 127.0.0.1:%d
-	persist_config off
-	auto_https off
-	log {
-		level ERROR
-	}
-	modelgate {
-		storage %s
-		master_key %s
-%s
-	}
-}
-http://127.0.0.1:%d {
-	tracing {
-		span modelgate
-	}
-	modelgate
-}
-`, ports[1], filepath.Join(t.TempDir(), "modelgate.db"), masterKey, modelgateBlock, ports[0])
+	cf := siteCaddyfile("master_key "+masterKey+"\n"+modelgateBlock, "\ttracing {\n\t\tspan modelgate\n\t}", ports[0], ports[1], t.TempDir())
 	load = func() {
 		if err := caddy.Load(adapt(t, cf), true); err != nil {
 			t.Fatal(err)

@@ -14,11 +14,12 @@ import (
 func testUsageAggregates(t *testing.T, open Open) {
 	s := open(t)
 	r1 := UsageAt(Base.Add(10*time.Minute), "/a", "s1", "gpt", 0.5)
+	r1.CostSource = catalog.CostSourceProvider // read back below
 	r2 := UsageAt(Base.Add(20*time.Minute), "/a", "s1", "gpt", 0.25)
 	hit := UsageAt(Base.Add(30*time.Minute), "/a", "s1", "gpt", 0.5)
 	hit.CacheType = audit.CacheTypeExact
 	free := UsageAt(Base.Add(40*time.Minute), "/a", "", "gpt", 0)
-	free.TotalCost = nil
+	free.TotalCost, free.CostSource = nil, ""
 	other := UsageAt(Base.Add(70*time.Minute), "/a", "", "gpt", 1)
 	MustAppendUsage(t, s, r1, r2, hit, free, other)
 	Flush(t, s)

@@ -1,6 +1,9 @@
 package catalog
 
-import "math"
+import (
+	"encoding/json"
+	"math"
+)
 
 // Nanos is an amount of money in billionths of the currency unit (1e-9
 // USD, MoneyPrecision): the unit every running total of spend is kept in
@@ -32,3 +35,21 @@ func (n Nanos) Float() float64 { return float64(n) / moneyScale }
 
 // Add returns n + o, saturating (SaturatingAdd) instead of wrapping.
 func (n Nanos) Add(o Nanos) Nanos { return Nanos(SaturatingAdd(int64(n), int64(o))) }
+
+// Amount returns n as an Amount, for JSON.
+func (n Nanos) Amount() Amount { return Amount(n.Float()) }
+
+// MarshalJSON writes n in currency units as a JSON number, as Amount
+// does: 1300 reads 0.0000013.
+func (n Nanos) MarshalJSON() ([]byte, error) { return n.Amount().MarshalJSON() }
+
+// UnmarshalJSON reads a JSON number in currency units, rounded to the
+// nearest Nanos.
+func (n *Nanos) UnmarshalJSON(b []byte) error {
+	var v float64
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*n = NanosOf(v)
+	return nil
+}

@@ -100,8 +100,9 @@ type UsageAggregate struct {
 	// Tokens sums the token counts, response-cache hits included.
 	Tokens catalog.Usage
 	// Cost sums the spend (UsageRecord.Spend): priced records that reached
-	// a provider.
-	Cost float64
+	// a provider, each rounded to the billionth, so that the sum is exact
+	// (catalog.Nanos).
+	Cost catalog.Nanos
 	// Unpriced counts records that reached a provider for a model without
 	// a price.
 	Unpriced int64
@@ -125,7 +126,7 @@ func (a *UsageAggregate) AddRecord(r *UsageRecord) {
 	case r.TotalCost == nil:
 		a.Unpriced = catalog.SaturatingAdd(a.Unpriced, 1)
 	default:
-		a.Cost = catalog.SaturatingAddFloat(a.Cost, *r.TotalCost)
+		a.Cost = a.Cost.Add(catalog.NanosOf(*r.TotalCost))
 	}
 }
 
@@ -134,7 +135,7 @@ func (a *UsageAggregate) Add(o UsageAggregate) {
 	a.Requests = catalog.SaturatingAdd(a.Requests, o.Requests)
 	a.CacheHits = catalog.SaturatingAdd(a.CacheHits, o.CacheHits)
 	a.Tokens = a.Tokens.Add(o.Tokens)
-	a.Cost = catalog.SaturatingAddFloat(a.Cost, o.Cost)
+	a.Cost = a.Cost.Add(o.Cost)
 	a.Unpriced = catalog.SaturatingAdd(a.Unpriced, o.Unpriced)
 }
 
@@ -157,8 +158,8 @@ type SessionTotals struct {
 	Requests int64 `json:"requests"`
 	catalog.Usage
 	// Cost sums the spend: response-cache hits and unpriced models add
-	// nothing.
-	Cost catalog.Amount `json:"cost"`
+	// nothing. Its JSON form is in currency units.
+	Cost catalog.Nanos `json:"cost"`
 	// CacheHits counts records answered by the response cache.
 	CacheHits int64 `json:"cache_hits"`
 	// Models lists the models used, in order of first use, at most
@@ -181,7 +182,7 @@ func (s *SessionTotals) AddRecord(r *UsageRecord) {
 	}
 	s.Requests = catalog.SaturatingAdd(s.Requests, 1)
 	s.Usage = s.Usage.Add(r.Usage)
-	s.Cost = catalog.Amount(catalog.SaturatingAddFloat(float64(s.Cost), r.Spend()))
+	s.Cost = s.Cost.Add(catalog.NanosOf(r.Spend()))
 	if r.IsCacheHit() {
 		s.CacheHits = catalog.SaturatingAdd(s.CacheHits, 1)
 	}

@@ -73,6 +73,10 @@ type Entry struct {
 	UserPath string `json:"user_path"`
 	// Usage is the request's token usage.
 	Usage EntryUsage `json:"usage"`
+	// Cost is what the request cost and where the figure comes from;
+	// null when it is unknown (no usage, or neither the provider nor the
+	// catalog priced it).
+	Cost *EntryCost `json:"cost"`
 	// Data holds the details; lists leave its bodies out (see
 	// Data.WithoutBodies).
 	Data *Data `json:"data"`

@@ -202,7 +202,7 @@ func TestUsageSessions(t *testing.T) {
 	var got []row
 	for _, s := range page.Sessions {
 		got = append(got, row{s.UserPath, s.SessionID, s.FirstSeen.Format(time.DateTime), s.LastSeen.Format(time.DateTime),
-			s.Requests, s.CacheHits, s.InputTokens, float64(s.Cost)})
+			s.Requests, s.CacheHits, s.InputTokens, s.Cost.Float()})
 	}
 	// Ordered by latest activity; the cache hit of s2 counts in requests
 	// and tokens, not in cost; /team/b's s1 is not /team/a's s1; u6 has no
@@ -272,7 +272,7 @@ func TestSpendSince(t *testing.T) {
 	got, _ = uq.SpendSince("/nobody", false, since)
 	jsonEq(t, "nobody", got, map[string]float64{"/nobody": 0})
 	tot, _ := uq.Totals("/team/b", since)
-	if tot.Requests != 3 || tot.CacheHits != 1 || tot.Cost != 4.5 || tot.Tokens.InputTokens != 1500 {
+	if tot.Requests != 3 || tot.CacheHits != 1 || tot.Cost != 4_500_000_000 || tot.Tokens.InputTokens != 1500 {
 		t.Fatalf("totals /team/b: %+v", tot)
 	}
 }
@@ -568,8 +568,9 @@ func TestSpendSinceSeesQueuedRecords(t *testing.T) {
 }
 
 // TestUsageViewsShowMoneyRounded: the summary, the periods and the session
-// rows add costs at full precision but show the sum rounded to a
-// billionth of a dollar: 0.35 + 0.7 reads 1.05, not 1.0499999999999998.
+// rows add costs in whole billionths of a dollar (catalog.Nanos), so
+// 0.35 + 0.7 is exactly 1.05, where float64 addition makes it
+// 1.0499999999999998.
 func TestUsageViewsShowMoneyRounded(t *testing.T) {
 	st, s := openStore(t)
 	for i, c := range []float64{0.35, 0.7} {
@@ -587,8 +588,11 @@ func TestUsageViewsShowMoneyRounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if float64(sum.TotalCost) == 1.05 {
+	if x, y := 0.35, 0.7; x+y == 1.05 {
 		t.Fatal("the test needs a sum with float noise")
+	}
+	if float64(sum.TotalCost) != 1.05 {
+		t.Fatalf("summary cost %v, want exactly 1.05", sum.TotalCost)
 	}
 	periods, err := uq.Periods(window(t, "days=1"), audit.IntervalDaily, "")
 	if err != nil {

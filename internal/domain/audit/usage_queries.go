@@ -89,7 +89,7 @@ func (uq *UsageQueries) Summary(w Window, userPath string) (UsageSummary, error)
 	for _, r := range rows {
 		t.Add(r)
 	}
-	s.TotalRequests, s.TotalCost = t.Requests, catalog.Amount(t.Cost)
+	s.TotalRequests, s.TotalCost = t.Requests, t.Cost.Amount()
 	s.TotalInputTokens, s.TotalOutputTokens, s.TotalTokens = t.Tokens.InputTokens, t.Tokens.OutputTokens, t.Tokens.TotalTokens
 	s.CachedInputTokens, s.CacheWriteInputTokens = t.Tokens.CachedInputTokens, t.Tokens.CacheWriteInputTokens
 	return s, nil
@@ -167,6 +167,7 @@ func (uq *UsageQueries) Periods(w Window, i Interval, userPath string) ([]UsageP
 	type acc struct {
 		start time.Time
 		p     UsagePeriod
+		cost  catalog.Nanos
 	}
 	by := map[string]*acc{}
 	for _, r := range rows {
@@ -180,7 +181,7 @@ func (uq *UsageQueries) Periods(w Window, i Interval, userPath string) ([]UsageP
 		a.p.InputTokens = catalog.SaturatingAdd(a.p.InputTokens, r.Tokens.InputTokens)
 		a.p.OutputTokens = catalog.SaturatingAdd(a.p.OutputTokens, r.Tokens.OutputTokens)
 		a.p.TotalTokens = catalog.SaturatingAdd(a.p.TotalTokens, r.Tokens.TotalTokens)
-		a.p.Cost = catalog.Amount(catalog.SaturatingAddFloat(float64(a.p.Cost), r.Cost))
+		a.cost = a.cost.Add(r.Cost)
 	}
 	accs := make([]*acc, 0, len(by))
 	for _, a := range by {
@@ -190,6 +191,7 @@ func (uq *UsageQueries) Periods(w Window, i Interval, userPath string) ([]UsageP
 	out := make([]UsagePeriod, len(accs))
 	for k, a := range accs {
 		out[k] = a.p
+		out[k].Cost = a.cost.Amount()
 	}
 	return out, nil
 }
@@ -286,9 +288,9 @@ func (uq *UsageQueries) SpendSince(prefix string, perChild bool, since time.Time
 			return nil, err
 		}
 	}
-	out := map[string]float64{}
+	sums := map[string]catalog.Nanos{}
 	if !perChild {
-		out[prefix] = 0
+		sums[prefix] = 0
 	}
 	err := uq.eachSince(since, func(path string, a UsageAggregate) {
 		if a.Cost == 0 {
@@ -296,14 +298,18 @@ func (uq *UsageQueries) SpendSince(prefix string, perChild bool, since time.Time
 		}
 		if !perChild {
 			if UnderPath(path, prefix) {
-				out[prefix] = catalog.SaturatingAddFloat(out[prefix], a.Cost)
+				sums[prefix] = sums[prefix].Add(a.Cost)
 			}
 			return
 		}
 		if child, ok := ChildOf(prefix, path); ok {
-			out[child] = catalog.SaturatingAddFloat(out[child], a.Cost)
+			sums[child] = sums[child].Add(a.Cost)
 		}
 	})
+	out := make(map[string]float64, len(sums))
+	for k, v := range sums {
+		out[k] = v.Float()
+	}
 	return out, err
 }
 

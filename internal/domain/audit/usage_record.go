@@ -38,14 +38,21 @@ type UsageRecord struct {
 	CacheType string `json:"cache_type"`
 	catalog.Usage
 	// InputCost is the price of the input tokens; null when the model has
-	// no price.
+	// no price, or only the total is known (see TotalCost).
 	InputCost *float64 `json:"input_cost"`
 	// OutputCost is the price of the output tokens; null when the model
 	// has no price.
 	OutputCost *float64 `json:"output_cost"`
-	// TotalCost is InputCost + OutputCost; null when the model has no
-	// price.
+	// TotalCost is what the request cost: InputCost + OutputCost, or the
+	// price the provider reported (which is split into input and output
+	// costs only when the catalog prices the model); null when neither
+	// the provider nor the catalog priced the request.
 	TotalCost *float64 `json:"total_cost"`
+	// CostSource says where the cost comes from: provider, catalog or
+	// override (catalog.CostSource); null when TotalCost is. A record
+	// stored before costs had a source reads as catalog when priced
+	// (FillCostSource).
+	CostSource catalog.CostSource `json:"cost_source"`
 }
 
 // IsCacheHit reports whether the response cache answered the request.

@@ -280,9 +280,7 @@ func remoteResult(b *Batch, raw []byte, index map[string]int) (r *Result, fault 
 			r.Usage, r.HasUsage = u, true
 			// The provider bills its batch API at its batch prices.
 			if m, ok := catalog.Lookup(b.ProviderType, r.Model); ok && m.Pricing != nil {
-				c := catalog.CostBreakdown(*m.Pricing, catalog.Consumption{Usage: u, Batch: true})
-				in, out, total := c.Input, c.Output, c.Total
-				r.InputCost, r.OutputCost, r.TotalCost = &in, &out, &total
+				r.setCost(catalog.CostBreakdown(*m.Pricing, catalog.Consumption{Usage: u, Batch: true}))
 			}
 		}
 	}

@@ -25,7 +25,7 @@ func TestRemoteResultChecksTheUsage(t *testing.T) {
 		t.Fatalf("too large: %+v %q %v", r, fault, err)
 	}
 	r, fault, err = remoteResult(b, line(`{"prompt_tokens":4,"completion_tokens":3}`), index)
-	if err != nil || fault != catalog.UsageFaultNone || !r.HasUsage || r.TotalCost == nil || *r.TotalCost <= 0 {
+	if err != nil || fault != catalog.UsageFaultNone || !r.HasUsage || r.TotalCost == nil || *r.TotalCost <= 0 || r.CostSource != catalog.CostSourceCatalog {
 		t.Fatalf("plausible: %+v %q %v", r, fault, err)
 	}
 }

@@ -153,7 +153,9 @@ func (s *Service) runLine(ctx context.Context, b *Batch, i int, line Line) (*Res
 			Line: i, CustomID: line.CustomID, StatusCode: out.Status, RequestID: newID("req_", now), At: now,
 			ProviderName: out.ProviderName, ProviderType: out.ProviderType, Model: out.Model,
 			Usage: out.Usage, HasUsage: out.HasUsage,
-			InputCost: out.InputCost, OutputCost: out.OutputCost, TotalCost: out.TotalCost,
+		}
+		if out.Priced {
+			r.setCost(out.Cost)
 		}
 		if json.Valid(out.Body) {
 			r.Body = out.Body
@@ -291,12 +293,13 @@ func (s *Service) recordUsageLocked(b *Batch, results []*Result) {
 			continue
 		}
 		if p.Usage != nil {
-			p.Usage.RecordUsage(&audit.UsageRecord{
+			u := &audit.UsageRecord{
 				Timestamp: r.At, RequestID: reqID, UserPath: b.UserPath,
 				ProviderName: r.ProviderName, ProviderType: r.ProviderType, Model: r.Model,
 				Endpoint: b.Endpoint, Usage: r.Usage,
-				InputCost: r.InputCost, OutputCost: r.OutputCost, TotalCost: r.TotalCost,
-			})
+			}
+			r.usageCost(u)
+			p.Usage.RecordUsage(u)
 		}
 		if p.Spend != nil && r.TotalCost != nil && *r.TotalCost > 0 {
 			p.Spend.Charge(b.UserPath, *r.TotalCost, r.At)

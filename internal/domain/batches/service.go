@@ -42,9 +42,10 @@ type Outcome struct {
 	// Usage is the answer's token usage, when HasUsage.
 	Usage    catalog.Usage
 	HasUsage bool
-	// InputCost, OutputCost and TotalCost are the catalog price of Usage,
-	// nil when the model has no price.
-	InputCost, OutputCost, TotalCost *float64
+	// Cost is what the line cost and where the figure comes from
+	// (reqinfo.Info.Cost), when Priced.
+	Cost   catalog.Breakdown
+	Priced bool
 }
 
 // Executor runs one request line through the gateway's model pipeline, as

@@ -55,9 +55,10 @@ func (e *slowExec) Execute(ctx context.Context, userPath, endpoint string, body 
 	if e.notJSON {
 		return batches.Outcome{Status: 502, Body: []byte(`<html>bad gateway</html>`)}
 	}
-	cost := 0.001
+	// A price the provider reported as one figure.
+	cost := catalog.Breakdown{Total: 0.001, Currency: "USD", Source: catalog.CostSourceProvider, Unsplit: true}
 	return batches.Outcome{Status: 200, Body: []byte(`{"ok":true}`), ProviderName: "demo", ProviderType: "mock", Model: "mock-chat",
-		Usage: catalog.Usage{InputTokens: 3, OutputTokens: 2, TotalTokens: 5}, HasUsage: true, TotalCost: &cost}
+		Usage: catalog.Usage{InputTokens: 3, OutputTokens: 2, TotalTokens: 5}, HasUsage: true, Cost: cost, Priced: true}
 }
 
 // usageSink collects usage records.
@@ -155,6 +156,12 @@ func TestCancelKeepsTheLinesThatRan(t *testing.T) {
 		}
 		if sink.count() != end.Completed {
 			t.Fatalf("%d usage records for %d answered lines", sink.count(), end.Completed)
+		}
+		for _, u := range sink.recs {
+			// The line's cost, as the executor gave it, with its source.
+			if u.TotalCost == nil || *u.TotalCost != 0.001 || u.CostSource != catalog.CostSourceProvider || u.InputCost != nil || u.OutputCost != nil {
+				t.Fatalf("usage record cost %v/%v/%v from %q, want total 0.001 from the provider", u.InputCost, u.OutputCost, u.TotalCost, u.CostSource)
+			}
 		}
 		if m := exec.maxInFlight.Load(); m != 3 {
 			t.Fatalf("%d lines ran at once with 3 workers", m)

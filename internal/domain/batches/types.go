@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/modelgate/modelgate/internal/domain/audit"
 	"github.com/modelgate/modelgate/internal/domain/catalog"
 )
 
@@ -118,11 +119,29 @@ type Result struct {
 	// Usage is the line's token usage, when HasUsage.
 	Usage    catalog.Usage `json:"usage"`
 	HasUsage bool          `json:"has_usage,omitempty"`
-	// InputCost, OutputCost and TotalCost are the line's catalog price;
-	// nil when the model has no price.
+	// InputCost, OutputCost and TotalCost are what the line cost; nil
+	// when it is unknown (InputCost and OutputCost also when only the
+	// provider's total is known; see audit.UsageRecord).
 	InputCost  *float64 `json:"input_cost,omitempty"`
 	OutputCost *float64 `json:"output_cost,omitempty"`
 	TotalCost  *float64 `json:"total_cost,omitempty"`
+	// CostSource says where the cost comes from (catalog.CostSource);
+	// empty when it is unknown. A result stored before costs had a
+	// source has none.
+	CostSource catalog.CostSource `json:"cost_source,omitempty"`
+}
+
+// setCost records that the line cost b.
+func (r *Result) setCost(b catalog.Breakdown) {
+	var u audit.UsageRecord
+	u.SetCost(b)
+	r.InputCost, r.OutputCost, r.TotalCost, r.CostSource = u.InputCost, u.OutputCost, u.TotalCost, u.CostSource
+}
+
+// usageCost gives usage record u r's costs and their source.
+func (r *Result) usageCost(u *audit.UsageRecord) {
+	u.InputCost, u.OutputCost, u.TotalCost, u.CostSource = r.InputCost, r.OutputCost, r.TotalCost, r.CostSource
+	u.FillCostSource()
 }
 
 // OK reports whether the line was answered successfully.

@@ -1,7 +1,6 @@
 package budgets
 
 import (
-	"math"
 	"runtime"
 	"strings"
 	"sync"
@@ -11,14 +10,16 @@ import (
 )
 
 // cell is the spend of one budget, or of one child of a template, in one
-// window. Writers hold mu; readers are lock-free through a sequence
-// counter that is odd while a write is under way.
+// window, in whole billionths of a USD (catalog.Nanos), so that any
+// number of charges adds up exactly, as the usage aggregates the spend
+// is rebuilt from do. Writers hold mu; readers are lock-free through a
+// sequence counter that is odd while a write is under way.
 type cell struct {
 	mu    sync.Mutex
 	seq   atomic.Uint64
-	start atomic.Int64  // start (unix nanos) of the window spent belongs to
-	spent atomic.Uint64 // float64 bits
-	dead  bool          // removed from its group by sweep; guarded by mu
+	start atomic.Int64 // start (unix nanos) of the window spent belongs to
+	spent atomic.Int64 // catalog.Nanos
+	dead  bool         // removed from its group by sweep; guarded by mu
 }
 
 // read returns the spend in the window starting at start: 0 when the cell
@@ -38,24 +39,24 @@ func (c *cell) read(start int64) float64 {
 		if st != start {
 			return 0
 		}
-		return math.Float64frombits(v)
+		return catalog.Nanos(v).Float()
 	}
 }
 
 // write stores (start, spent). Caller holds mu.
-func (c *cell) write(start int64, spent float64) {
+func (c *cell) write(start int64, spent catalog.Nanos) {
 	c.seq.Add(1)
 	c.start.Store(start)
-	c.spent.Store(math.Float64bits(spent))
+	c.spent.Store(int64(spent))
 	c.seq.Add(1)
 }
 
 // add charges cost to the window starting at start. A charge for a window
 // older than the cell's is dropped (it belongs to a finished period); a
 // newer window replaces the cell's. The spend saturates
-// (catalog.SaturatingAddFloat) instead of overflowing to infinity. It reports false when the cell was
-// swept and the caller must charge a fresh one.
-func (c *cell) add(start int64, cost float64) bool {
+// (catalog.Nanos.Add) instead of wrapping. It reports false when the cell
+// was swept and the caller must charge a fresh one.
+func (c *cell) add(start int64, cost catalog.Nanos) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.dead {
@@ -63,17 +64,17 @@ func (c *cell) add(start int64, cost float64) bool {
 	}
 	switch cur := c.start.Load(); {
 	case cur == start:
-		c.write(start, catalog.SaturatingAddFloat(math.Float64frombits(c.spent.Load()), cost))
+		c.write(start, catalog.Nanos(c.spent.Load()).Add(cost))
 	case cur < start:
 		c.write(start, cost)
 	}
 	return true
 }
 
-// set replaces the cell's window and spend.
+// set replaces the cell's window and spend (USD, rounded to Nanos).
 func (c *cell) set(start int64, spent float64) {
 	c.mu.Lock()
-	c.write(start, spent)
+	c.write(start, catalog.NanosOf(spent))
 	c.mu.Unlock()
 }
 
@@ -145,7 +146,7 @@ func (g *group) sweep(start int64) int {
 	n := 0
 	for seg, c := range g.kids {
 		c.mu.Lock()
-		if c.start.Load() != start || math.Float64frombits(c.spent.Load()) == 0 {
+		if c.start.Load() != start || c.spent.Load() == 0 {
 			c.dead = true
 			delete(g.kids, seg)
 			n++

@@ -443,9 +443,9 @@ func TestServiceMonthlyAndCustom30Days(t *testing.T) {
 	}
 }
 
-// TestEntryShowsMoneyRounded: spend keeps full precision, but the entry's
-// JSON shows amounts rounded to a billionth of a dollar, so 0.35 + 0.7
-// reads 1.05 rather than 1.0499999999999998.
+// TestEntryShowsMoneyRounded: spend adds up in whole billionths of a
+// dollar (catalog.Nanos), so 0.35 + 0.7 is exactly 1.05, not
+// float64's 1.0499999999999998, and the entry's JSON shows it.
 func TestEntryShowsMoneyRounded(t *testing.T) {
 	c := &clock{now: ts(t, "2026-11-23T10:00:00Z")}
 	s := newTestService(t, newMemStorage(), &fakeSource{}, c, false)
@@ -455,8 +455,11 @@ func TestEntryShowsMoneyRounded(t *testing.T) {
 	s.Charge("/team/a", 0.35, c.Now())
 	s.Charge("/team/b", 0.7, c.Now())
 	e := s.List()[0]
-	if float64(e.Spent) == 1.05 {
+	if x, y := 0.35, 0.7; x+y == 1.05 {
 		t.Fatal("the test needs a spend with float noise")
+	}
+	if float64(e.Spent) != 1.05 {
+		t.Fatalf("spent %v, want exactly 1.05", e.Spent)
 	}
 	raw, err := json.Marshal(e)
 	if err != nil {

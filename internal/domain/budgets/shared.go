@@ -392,7 +392,7 @@ func (t *Tracker) chargeShared(sh *shared, s *snapshot, userPath string, cost fl
 			c, _ := m.e.cellFor(m.anc, userPath, true)
 			var alive bool
 			if err != nil {
-				alive = c.add(m.w.start, cost)
+				alive = c.add(m.w.start, catalog.NanosOf(cost))
 			} else {
 				alive = c.sync(m.w.start, got[i])
 			}
@@ -413,7 +413,7 @@ func (c *cell) sync(start int64, v float64) bool {
 		return false
 	}
 	if c.start.Load() <= start {
-		c.write(start, positive(v))
+		c.write(start, catalog.NanosOf(positive(v)))
 	}
 	return true
 }

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 )
 
 // Tracker keeps the running spend of every budget in memory and answers
@@ -203,6 +205,7 @@ func (t *Tracker) Charge(userPath string, cost float64, at time.Time) {
 		t.chargeShared(sh, s, userPath, cost, at)
 		return
 	}
+	nc := catalog.NanosOf(cost)
 	n := at.UnixNano()
 	charge := func(anc string) {
 		for _, e := range s.at(anc) {
@@ -212,7 +215,7 @@ func (t *Tracker) Charge(userPath string, cost float64, at time.Time) {
 			w := e.window(n, at)
 			for {
 				c, applies := e.cellFor(anc, userPath, true)
-				if !applies || c.add(w.start, cost) {
+				if !applies || c.add(w.start, nc) {
 					break
 				}
 			}

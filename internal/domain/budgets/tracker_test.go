@@ -5,6 +5,8 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 )
 
 func TestTrackerChargeAndCheck(t *testing.T) {
@@ -255,9 +257,9 @@ func TestTrackerSweep(t *testing.T) {
 	mustCheck(t, tr, "/c/b", later, true)
 }
 
-// TestTrackerSpendSaturates: charges whose sum passes the largest float64
-// leave the spend there, finite (so that it can be stored and shown),
-// never infinite.
+// TestTrackerSpendSaturates: charges whose sum passes the largest spend
+// a budget holds (math.MaxInt64 Nanos, about 9.2 billion USD) leave the
+// spend there, never wrapped to a negative one.
 func TestTrackerSpendSaturates(t *testing.T) {
 	now := ts(t, "2026-11-23T10:00:00Z")
 	b := Budget{UserPath: "/a", Period: Hourly, Amount: 1}
@@ -265,8 +267,27 @@ func TestTrackerSpendSaturates(t *testing.T) {
 	tr.Charge("/a", math.MaxFloat64, now)
 	tr.Charge("/a", math.MaxFloat64, now)
 	got, err := tr.Spent(b.Key(), "/a", now)
-	if err != nil || got != math.MaxFloat64 {
-		t.Fatalf("spent %g, %v; want the largest float64", got, err)
+	if err != nil || got != catalog.Nanos(math.MaxInt64).Float() {
+		t.Fatalf("spent %g, %v; want the largest spend", got, err)
 	}
 	mustCheck(t, tr, "/a", now, false)
+}
+
+// TestTrackerSpendIsExact: a million charges of 0.0000013 USD spend
+// exactly 1.3 USD, as the usage records they come from add up
+// (catalog.Nanos); float64 addition would spend 1.3000000000117504.
+func TestTrackerSpendIsExact(t *testing.T) {
+	now := ts(t, "2026-11-23T10:00:00Z")
+	b := Budget{UserPath: "/a", Period: Daily, Amount: 1.3}
+	tr := newTestTracker(t, DefaultSettings(), now, b)
+	for range 999_999 {
+		tr.Charge("/a/app", 0.0000013, now)
+	}
+	mustCheck(t, tr, "/a/app", now, true) // one charge short of the amount
+	tr.Charge("/a/app", 0.0000013, now)
+	got, err := tr.Spent(b.Key(), "/a", now)
+	if err != nil || got != 1.3 {
+		t.Fatalf("spent %.17g, %v; want exactly 1.3", got, err)
+	}
+	mustCheck(t, tr, "/a/app", now, false) // the amount is spent, to the billionth
 }

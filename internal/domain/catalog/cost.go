@@ -86,11 +86,19 @@ type Breakdown struct {
 	Total float64
 	// Currency is the pricing's currency ("USD" when unset).
 	Currency string
+	// Source says where the figure comes from: CostSourceCatalog for a
+	// price computed from the catalog (CostBreakdown), CostSourceProvider
+	// for the price the provider reported (ProviderBreakdown).
+	Source CostSource
+	// Unsplit reports that only Total is known: the provider reported
+	// its price as one figure and there was no catalog price to split it
+	// by. Input and Output are 0 then, and are recorded as unknown.
+	Unsplit bool
 }
 
 // CostBreakdown prices u with p as Cost does, split into input and output.
 func CostBreakdown(p Pricing, u Consumption) Breakdown {
-	b := Breakdown{Currency: p.Currency}
+	b := Breakdown{Currency: p.Currency, Source: CostSourceCatalog}
 	if b.Currency == "" {
 		b.Currency = "USD"
 	}

@@ -78,7 +78,7 @@ func (t Totals) Usage(_ context.Context, userPath string) any {
 			}
 			return nil
 		}
-		*p.out = PeriodUsage{Since: p.since, Requests: a.Requests, Usage: a.Tokens, Cost: catalog.Amount(a.Cost)}
+		*p.out = PeriodUsage{Since: p.since, Requests: a.Requests, Usage: a.Tokens, Cost: a.Cost.Amount()}
 	}
 	return &rep
 }

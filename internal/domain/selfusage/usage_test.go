@@ -93,7 +93,7 @@ func TestUsageUnreadable(t *testing.T) {
 type noisyTotals struct{ a, b float64 }
 
 func (n noisyTotals) Totals(string, time.Time) (audit.UsageAggregate, error) {
-	return audit.UsageAggregate{Requests: 2, Cost: n.a + n.b}, nil
+	return audit.UsageAggregate{Requests: 2, Cost: catalog.NanosOf(n.a + n.b)}, nil
 }
 
 // TestUsageCostRounded: the caller's cost is shown rounded to a billionth

@@ -539,6 +539,7 @@ func relayBody(w http.ResponseWriter, resp *http.Response, c *call, body []byte)
 	if u, ok := bodyUsage(c.ep, body); ok {
 		c.setUsage(u)
 	}
+	c.noteBodyCost(body)
 	recordUnits(c, body)
 	w.Header().Del("Content-Length")
 	w.WriteHeader(resp.StatusCode)

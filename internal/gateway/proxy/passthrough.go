@@ -164,6 +164,7 @@ func (s *Service) passthrough(w http.ResponseWriter, r *http.Request) {
 		}
 		if u, ok := anyUsage(answer, p.Shape() == providers.ShapeMessages); ok && resp.StatusCode < 300 {
 			c.setUsage(u)
+			c.noteBodyCost(answer)
 		}
 		if resp.StatusCode >= 300 {
 			answer = s.Upstreams.redactBody(answer)

@@ -195,8 +195,10 @@ func (c *call) inspectUsage(data []byte) bool {
 		c.inspectAnthropicEvent(data)
 		return true
 	case providers.EndpointResponses:
-		if u, ok := translate.ResponsesUsage(gjson.GetBytes(data, "response.usage")); ok {
+		ru := gjson.GetBytes(data, "response.usage")
+		if u, ok := translate.ResponsesUsage(ru); ok {
 			c.setUsage(u)
+			c.noteCost(ru)
 		}
 		return true
 	case providers.EndpointTranscriptions, providers.EndpointSpeech:
@@ -212,11 +214,13 @@ func (c *call) inspectUsage(data []byte) bool {
 		}
 		return true
 	}
-	usage, ok := translate.ChatUsage(gjson.GetBytes(data, "usage"))
+	cu := gjson.GetBytes(data, "usage")
+	usage, ok := translate.ChatUsage(cu)
 	if !ok {
 		return true
 	}
 	c.setUsage(usage)
+	c.noteCost(cu)
 	if c.wantUsage {
 		return true
 	}

@@ -51,6 +51,7 @@ func relayTranslatedBody(w http.ResponseWriter, r *http.Request, resp *http.Resp
 		return
 	}
 	c.setUsage(usage)
+	c.noteBodyCost(up)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Del("Content-Length")
 	w.WriteHeader(resp.StatusCode)
@@ -91,6 +92,7 @@ func relayTranslatedStream(w http.ResponseWriter, resp *http.Response, c *call) 
 		}
 		var b []byte
 		if ev, ok := sse.Parse(raw); ok {
+			c.noteEventCost(ev.Data)
 			var ferr error
 			if b, ferr = conv.Feed(ev); ferr != nil {
 				if skipped++; skipped == 1 {
@@ -129,6 +131,7 @@ func endTranslatedStream(out *eventWriter, conv translate.Stream, c *call, tail 
 		return
 	}
 	if ev, ok := sse.Parse(tail); ok {
+		c.noteEventCost(ev.Data)
 		b, ferr := conv.Feed(ev)
 		if ferr != nil {
 			c.tr.logger().Warn("upstream stream was cut off in the middle of an event", zap.String("provider", c.provider.Name()),

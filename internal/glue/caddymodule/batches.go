@@ -114,8 +114,7 @@ func (e proxyExecutor) Execute(ctx context.Context, userPath, endpoint string, b
 	if out.Status < 400 {
 		out.Usage, out.HasUsage = info.Usage()
 		if c, ok := info.Cost(); ok {
-			in, o, t := c.Input, c.Output, c.Total
-			out.InputCost, out.OutputCost, out.TotalCost = &in, &o, &t
+			out.Cost, out.Priced = c, true
 		}
 	}
 	return out

@@ -318,6 +318,9 @@ func (a *auditRequest) finish(aw *auditWriter, r *http.Request, serveErr error, 
 	usage, hasUsage := info.Usage()
 	if hasUsage {
 		e.Usage = audit.UsageOf(usage)
+		if c, ok := info.Cost(); ok {
+			e.Cost = audit.CostOf(c)
+		}
 	}
 	attempts := info.Attempts()
 	if au.Entries {
@@ -647,7 +650,8 @@ func streamKind(s routes.Shape) audit.StreamKind {
 	return audit.StreamAuto
 }
 
-// usageRecord is the request's usage record, priced from the catalog.
+// usageRecord is the request's usage record, with the request's cost
+// (reqinfo.Info.Cost: the provider's price, else the catalog's).
 func (a *auditRequest) usageRecord(usage catalog.Usage) *audit.UsageRecord {
 	info := a.info
 	u := &audit.UsageRecord{
@@ -663,8 +667,7 @@ func (a *auditRequest) usageRecord(usage catalog.Usage) *audit.UsageRecord {
 		Usage:        usage,
 	}
 	if b, ok := info.Cost(); ok {
-		in, out, total := b.Input, b.Output, b.Total
-		u.InputCost, u.OutputCost, u.TotalCost = &in, &out, &total
+		u.SetCost(b)
 	}
 	return u
 }

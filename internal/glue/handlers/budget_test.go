@@ -27,14 +27,15 @@ import (
 // pricedUsage is the usage every priced test request reports.
 var pricedUsage = catalog.Usage{InputTokens: 1000, OutputTokens: 1000, TotalTokens: 2000}
 
-// pricedCost is what pricedUsage costs on openai/gpt-4o-mini.
+// pricedCost is what pricedUsage costs on openai/gpt-4o-mini, as spend
+// counts it: rounded to the billionth (catalog.Nanos).
 func pricedCost(t testing.TB) float64 {
 	t.Helper()
 	b, ok := catalog.Price("openai", "gpt-4o-mini", pricedUsage)
 	if !ok || b.Total <= 0 {
 		t.Fatalf("gpt-4o-mini has no price: %+v", b)
 	}
-	return b.Total
+	return catalog.NanosOf(b.Total).Float()
 }
 
 // servedBy answers 200 as the proxy would, recording model and usage.

@@ -175,6 +175,9 @@ type Info struct {
 	// their Usage is unused.
 	units    catalog.Consumption
 	hasUnits bool
+	// reported is the price the provider reported for the answer
+	// (SetReportedCost).
+	reported catalog.ReportedCost
 	// cost memoizes Cost until the usage changes.
 	cost              catalog.Breakdown
 	priced, costKnown bool
@@ -230,12 +233,14 @@ func (i *Info) SetUsage(u catalog.Usage) {
 	i.mu.Unlock()
 }
 
-// DropUsage forgets the token usage SetUsage recorded, for an answer
-// whose usage turned out untrustworthy (catalog.CheckUsage): the request has
-// no usage then, unless SetUnits recorded units.
+// DropUsage forgets the token usage SetUsage recorded and the price
+// SetReportedCost recorded, for an answer whose usage turned out
+// untrustworthy (catalog.CheckUsage): the request has no usage then,
+// unless SetUnits recorded units.
 func (i *Info) DropUsage() {
 	i.mu.Lock()
 	i.usage, i.hasUsage = catalog.Usage{}, i.hasUnits
+	i.reported = catalog.ReportedCost{}
 	i.priced = false
 	i.mu.Unlock()
 }
@@ -253,19 +258,33 @@ func (i *Info) SetUnits(u catalog.Consumption) {
 	i.mu.Unlock()
 }
 
-// Cost returns what the request cost, priced from the catalog by
-// ProviderType, ResolvedModel, the recorded usage and units (SetUnits). It is computed once
-// (until the usage changes), so every stage that charges or records spend
-// sees the same figure. ok is false when no usage was recorded or the
-// model has no price: such a request's cost is unknown, not 0. A cache
-// hit costs 0 (its tokens were paid for once, by the request that filled
-// the cache). Callers must not set ProviderType or ResolvedModel after the
-// first call.
+// SetReportedCost records the price the provider reported for the
+// answer (catalog.ReportedUSD), which then is the request's cost in
+// place of the catalog's (see Cost). A later report replaces an earlier
+// one (a stream's last usage event carries the final figure).
+func (i *Info) SetReportedCost(c catalog.ReportedCost) {
+	i.mu.Lock()
+	i.reported = c
+	i.priced = false
+	i.mu.Unlock()
+}
+
+// Cost returns what the request cost and where the figure comes from
+// (Breakdown.Source), as catalog.RequestCost decides it from
+// ProviderType, ResolvedModel, the recorded usage and units (SetUnits)
+// and the price the provider reported (SetReportedCost). It is computed
+// once (until the usage changes), so every stage that charges or records
+// spend (the audit entry, the usage record, the budgets) sees the same
+// figure. ok is false when no usage was recorded or neither the provider
+// nor the catalog priced the request: such a request's cost is unknown,
+// not 0. A cache hit costs 0 (its tokens were paid for once, by the
+// request that filled the cache). Callers must not set ProviderType or
+// ResolvedModel after the first call.
 func (i *Info) Cost() (b catalog.Breakdown, ok bool) {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	if i.CacheHit {
-		return catalog.Breakdown{Currency: "USD"}, i.hasUsage
+		return catalog.Breakdown{Currency: "USD", Source: catalog.CostSourceCatalog}, i.hasUsage
 	}
 	if !i.priced {
 		i.priced = true
@@ -273,7 +292,7 @@ func (i *Info) Cost() (b catalog.Breakdown, ok bool) {
 		if i.hasUsage {
 			c := i.units
 			c.Usage = i.usage
-			i.cost, i.costKnown = catalog.PriceConsumption(i.ProviderType, i.ResolvedModel, c)
+			i.cost, i.costKnown = catalog.RequestCost(i.ProviderType, i.ResolvedModel, c, i.reported)
 		}
 	}
 	return i.cost, i.costKnown

@@ -199,5 +199,6 @@ func DecodeUsageJSON(b []byte) (*audit.UsageRecord, error) {
 	if err := json.Unmarshal(b, r); err != nil {
 		return nil, fmt.Errorf("decode usage record: %w", err)
 	}
+	r.FillCostSource()
 	return r, nil
 }

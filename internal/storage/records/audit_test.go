@@ -25,7 +25,7 @@ const (
 	// goldenRequestBody is sampleEntry's request body, length-prefixed.
 	goldenRequestBody = "\x10{\"model\":\"fast\"}"
 	// goldenUsage is sampleUsage's JSON form, as PostgreSQL stores it.
-	goldenUsage = `{"id":"0G1W70T30B184GG1R60M2060G1","request_id":"","timestamp":"2024-05-06T07:08:09Z","user_path":"/team","session_id":"s","provider_name":"openai-main","provider_type":"openai","model":"gpt-4o","endpoint":"/v1/chat/completions","cache_type":"","input_tokens":100,"output_tokens":10,"total_tokens":110,"cached_input_tokens":20,"cache_write_input_tokens":0,"reasoning_tokens":0,"input_cost":null,"output_cost":null,"total_cost":0.5}`
+	goldenUsage = `{"id":"0G1W70T30B184GG1R60M2060G1","request_id":"","timestamp":"2024-05-06T07:08:09Z","user_path":"/team","session_id":"s","provider_name":"openai-main","provider_type":"openai","model":"gpt-4o","endpoint":"/v1/chat/completions","cache_type":"","input_tokens":100,"output_tokens":10,"total_tokens":110,"cached_input_tokens":20,"cache_write_input_tokens":0,"reasoning_tokens":0,"input_cost":null,"output_cost":null,"total_cost":0.5,"cost_source":"provider"}`
 )
 
 func TestSearchTextGolden(t *testing.T) {
@@ -117,6 +117,22 @@ func TestUsageJSON(t *testing.T) {
 	if _, err := DecodeUsageJSON([]byte(`{`)); err == nil || !strings.HasPrefix(err.Error(), "decode usage record: ") {
 		t.Fatal(err)
 	}
+	// A record stored before costs had a source: priced, its price is
+	// the catalog's; unpriced, it has none.
+	for _, c := range []struct {
+		stored string
+		want   catalog.CostSource
+	}{
+		{`{"total_cost":0.5}`, catalog.CostSourceCatalog},
+		{`{"total_cost":0.5,"cost_source":null}`, catalog.CostSourceCatalog},
+		{`{"total_cost":null}`, ""},
+		{`{"total_cost":0.5,"cost_source":"provider"}`, catalog.CostSourceProvider},
+	} {
+		r, err := DecodeUsageJSON([]byte(c.stored))
+		if err != nil || r.CostSource != c.want {
+			t.Errorf("%s: source %q (%v), want %q", c.stored, r.CostSource, err, c.want)
+		}
+	}
 }
 
 // sampleEntry is an entry with every searched field, upper case,
@@ -161,6 +177,6 @@ func sampleUsage() *audit.UsageRecord {
 		ID: id, Timestamp: time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC), UserPath: "/team", SessionID: "s",
 		ProviderName: "openai-main", ProviderType: "openai", Model: "gpt-4o", Endpoint: "/v1/chat/completions",
 		Usage:     catalog.Usage{InputTokens: 100, OutputTokens: 10, TotalTokens: 110, CachedInputTokens: 20},
-		TotalCost: ptr(0.5),
+		TotalCost: ptr(0.5), CostSource: catalog.CostSourceProvider,
 	}
 }

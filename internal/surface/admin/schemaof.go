@@ -6,12 +6,16 @@ import (
 	"reflect"
 	"strings"
 	"time"
+
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 )
 
 // schemaOf returns the JSON schema of the JSON form of Go type t: the
 // properties of a struct by their json names (embedded structs flattened),
 // pointers nullable (a pointer field tagged omitempty is absent instead,
-// never null), raw JSON any value, times as date-time strings.
+// never null), raw JSON any value, times as date-time strings, sums of
+// money kept in catalog.Nanos as the numbers of currency units they are
+// written as, and cost sources as strings, null where there is no cost.
 // Answers whose Go type is the API's type describe themselves with it, so
 // the document cannot lose a field the server sends. describe adds the
 // description of a property by its JSON name, where there is one.
@@ -29,6 +33,11 @@ func schemaOf(t reflect.Type, describe map[string]string) schema {
 	case t == reflect.TypeOf(json.RawMessage(nil)):
 		s = schema{"description": "Any JSON value."}
 		return s
+	case t == reflect.TypeOf(catalog.Nanos(0)):
+		s = schema{"type": "number"}
+	case t == reflect.TypeOf(catalog.CostSource("")):
+		return schema{"type": []string{"string", "null"},
+			"description": "Where the cost comes from: provider (the price the provider reported), catalog (the catalog's list price) or override (the operator's price); null without a cost."}
 	default:
 		switch t.Kind() {
 		case reflect.String:

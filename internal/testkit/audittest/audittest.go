@@ -82,14 +82,14 @@ func EntryAt(t time.Time, status int) *audit.Entry {
 	}
 }
 
-// UsageAt returns a priced usage record made at t.
+// UsageAt returns a usage record made at t, priced from the catalog.
 func UsageAt(t time.Time, path, session, model string, cost float64) *audit.UsageRecord {
 	c := cost
 	return &audit.UsageRecord{
 		ID: ids.New(t), Timestamp: t, UserPath: path, SessionID: session,
 		ProviderName: "openai-main", ProviderType: "openai", Model: model, Endpoint: "/v1/chat/completions",
 		Usage:     catalog.Usage{InputTokens: 100, OutputTokens: 10, TotalTokens: 110, CachedInputTokens: 20},
-		TotalCost: &c,
+		TotalCost: &c, CostSource: catalog.CostSourceCatalog,
 	}
 }
 

@@ -41,15 +41,15 @@ func testSumsSaturate(t *testing.T, open Open) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(rows) != 1 || rows[0].Requests != 4 || rows[0].Tokens != want || rows[0].Cost != math.MaxFloat64 {
-			t.Fatalf("%v rows: %+v; want 4 requests, tokens %+v, cost the largest float64", g, rows, want)
+		if len(rows) != 1 || rows[0].Requests != 4 || rows[0].Tokens != want || rows[0].Cost != math.MaxInt64 {
+			t.Fatalf("%v rows: %+v; want 4 requests, tokens %+v, cost the largest Nanos", g, rows, want)
 		}
 	}
 	sess, _, err := s.Sessions(audit.SessionQuery{Limit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(sess) != 1 || sess[0].Requests != 4 || sess[0].Usage != want || float64(sess[0].Cost) != math.MaxFloat64 {
+	if len(sess) != 1 || sess[0].Requests != 4 || sess[0].Usage != want || sess[0].Cost != math.MaxInt64 {
 		t.Fatalf("sessions: %+v", sess)
 	}
 	hours, err := s.AuditHours(time.Time{}, time.Time{})

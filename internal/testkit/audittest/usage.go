@@ -3,7 +3,6 @@ package audittest
 import (
 	"errors"
 	"fmt"
-	"math"
 	"testing"
 	"time"
 
@@ -14,11 +13,12 @@ import (
 func testUsageAggregates(t *testing.T, open Open) {
 	s := open(t)
 	r1 := UsageAt(Base.Add(10*time.Minute), "/a", "s1", "gpt", 0.5)
+	r1.CostSource = catalog.CostSourceProvider // read back below
 	r2 := UsageAt(Base.Add(20*time.Minute), "/a", "s1", "gpt", 0.25)
 	hit := UsageAt(Base.Add(30*time.Minute), "/a", "s1", "gpt", 0.5)
 	hit.CacheType = audit.CacheTypeExact
 	free := UsageAt(Base.Add(40*time.Minute), "/a", "", "gpt", 0)
-	free.TotalCost = nil
+	free.TotalCost, free.CostSource = nil, ""
 	other := UsageAt(Base.Add(70*time.Minute), "/a", "", "gpt", 1)
 	MustAppendUsage(t, s, r1, r2, hit, free, other)
 	Flush(t, s)
@@ -31,15 +31,15 @@ func testUsageAggregates(t *testing.T, open Open) {
 		t.Fatal(err)
 	}
 	JSONEq(t, "hour rows", hours, []audit.UsageAggregate{
-		{Start: Base, UserPath: "/a", Provider: "openai-main", Model: "gpt", Requests: 4, CacheHits: 1, Unpriced: 1, Tokens: tok(4), Cost: 0.75},
-		{Start: Base.Add(time.Hour), UserPath: "/a", Provider: "openai-main", Model: "gpt", Requests: 1, Tokens: tok(1), Cost: 1},
+		{Start: Base, UserPath: "/a", Provider: "openai-main", Model: "gpt", Requests: 4, CacheHits: 1, Unpriced: 1, Tokens: tok(4), Cost: 750_000_000},
+		{Start: Base.Add(time.Hour), UserPath: "/a", Provider: "openai-main", Model: "gpt", Requests: 1, Tokens: tok(1), Cost: 1_000_000_000},
 	})
 	days, err := s.UsageAggregates(audit.Daily, time.Time{}, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	JSONEq(t, "day rows", days, []audit.UsageAggregate{
-		{Start: Base, UserPath: "/a", Provider: "openai-main", Model: "gpt", Requests: 5, CacheHits: 1, Unpriced: 1, Tokens: tok(5), Cost: 1.75},
+		{Start: Base, UserPath: "/a", Provider: "openai-main", Model: "gpt", Requests: 5, CacheHits: 1, Unpriced: 1, Tokens: tok(5), Cost: 1_750_000_000},
 	})
 
 	var seen []audit.ID
@@ -102,7 +102,7 @@ func testSessions(t *testing.T, open Open) {
 		g := rows[i]
 		if g.UserPath != w.path || g.SessionID != w.id || !g.FirstSeen.Equal(Base.Add(w.first)) ||
 			!g.LastSeen.Equal(Base.Add(w.last)) || g.Requests != w.reqs || g.CacheHits != w.hits ||
-			float64(g.Cost) != w.cost || g.InputTokens != w.input || fmt.Sprint(g.Models) != fmt.Sprint(w.models) {
+			g.Cost.Float() != w.cost || g.InputTokens != w.input || fmt.Sprint(g.Models) != fmt.Sprint(w.models) {
 			t.Fatalf("session %d = %+v, want %+v", i, g, w)
 		}
 	}
@@ -236,7 +236,8 @@ func testBatchSums(t *testing.T, open Open) {
 	}
 	for _, r := range rows {
 		w := wantHours[r.Start.String()+r.UserPath]
-		if r.Requests != w.Requests || r.Tokens != w.Tokens || math.Abs(r.Cost-w.Cost) > 1e-9 {
+		// Costs add up in whole Nanos: exactly, on every engine.
+		if r.Requests != w.Requests || r.Tokens != w.Tokens || r.Cost != w.Cost {
 			t.Errorf("row %s %s: %+v, want %+v", r.Start, r.UserPath, r, w)
 		}
 	}
@@ -250,7 +251,7 @@ func testBatchSums(t *testing.T, open Open) {
 	for i, got := range sessions {
 		w := wantSessions[got.UserPath+"|"+got.SessionID]
 		if w == nil || got.Requests != w.Requests || !got.LastSeen.Equal(w.LastSeen) || !got.FirstSeen.Equal(w.FirstSeen) ||
-			math.Abs(float64(got.Cost-w.Cost)) > 1e-9 || got.Usage != w.Usage {
+			got.Cost != w.Cost || got.Usage != w.Usage {
 			t.Errorf("session %+v, want %+v", got, w)
 		}
 		if i > 0 && got.LastSeen.After(sessions[i-1].LastSeen) {

@@ -74,7 +74,7 @@ func TestBatchWithARowKeyBboltRefusesCommitsTheRest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(hours) != 1 || hours[0].Requests != n-1 || hours[0].Cost != n-1 {
+	if len(hours) != 1 || hours[0].Requests != n-1 || hours[0].Cost.Float() != n-1 {
 		t.Fatalf("hour rows = %+v, want %d requests counted once", hours, n-1)
 	}
 	stored := 0

@@ -155,10 +155,36 @@ func decodeBinaryHead(id []byte, v []byte) (*audit.Entry, error) {
 }
 
 // tailFields walks the fields added to the binary head after entryFields
-// was fixed: a head written before them ends with entryFields, and reads
-// them as zero.
+// was fixed, in the order they were added: a head written before one of
+// them ends before it, and reads it and those after it as zero.
 func tailFields(f fields, e *audit.Entry) {
 	f.int(&e.SecretsRedacted)
+	if !f.more() {
+		return
+	}
+	entryCostFields(f, &e.Cost)
+}
+
+// entryCostFields walks an entry's cost object: a presence marker, then
+// the input and output costs (optional), the total, the currency and the
+// source.
+func entryCostFields(f fields, c **audit.EntryCost) {
+	present := *c != nil
+	f.bool(&present)
+	if !present {
+		*c = nil
+		return
+	}
+	if f.reading() {
+		*c = new(audit.EntryCost)
+	}
+	f.optF64(&(*c).Input)
+	f.optF64(&(*c).Output)
+	f.f64(&(*c).Total)
+	f.str(&(*c).Currency)
+	src := string((*c).Source)
+	f.str(&src)
+	(*c).Source = catalog.CostSource(src)
 }
 
 // decodeStoredHead decodes a head in either format, without bodies.
@@ -197,6 +223,12 @@ func usageFields(f fields, r *audit.UsageRecord) {
 	f.optF64(&r.InputCost)
 	f.optF64(&r.OutputCost)
 	f.optF64(&r.TotalCost)
+	// Added later: a record written before it ends here.
+	if f.more() {
+		src := string(r.CostSource)
+		f.str(&src)
+		r.CostSource = catalog.CostSource(src)
+	}
 }
 
 // usageSize is about the size of r's stored form.
@@ -234,5 +266,6 @@ func decodeUsage(id, v []byte) (*audit.UsageRecord, error) {
 	if f.err != nil {
 		return nil, fmt.Errorf("boltstore: decode usage record %x: %w", id, f.err)
 	}
+	r.FillCostSource()
 	return r, nil
 }

@@ -1,10 +1,12 @@
 package boltstore
 
 import (
+	"reflect"
 	"testing"
 	"time"
 
 	"github.com/modelgate/modelgate/internal/domain/audit"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 )
 
 // TestHeadSizeHintHoldsTheHead: a gateway's entry (an SDK's headers, one
@@ -48,17 +50,66 @@ func TestHeadSizeHintHoldsTheHead(t *testing.T) {
 func TestHeadTailFields(t *testing.T) {
 	e, _ := benchEntry(time.Now(), 1, jsonBody(64))
 	e.SecretsRedacted = 7
+	in := 0.25
+	for _, c := range []*audit.EntryCost{
+		{Input: &in, Output: &in, Total: 0.5, Currency: "USD", Source: catalog.CostSourceCatalog},
+		{Total: 0.95, Currency: "USD", Source: catalog.CostSourceProvider},
+	} {
+		e.Cost = c
+		head, err := encodeHead(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := decodeBinaryHead(e.ID[:], head)
+		if err != nil || got.SecretsRedacted != 7 || !reflect.DeepEqual(got.Cost, c) {
+			t.Fatalf("read back %+v, cost %+v (%v)", got, got.Cost, err)
+		}
+	}
+	e.Cost = nil
 	head, err := encodeHead(e)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := decodeBinaryHead(e.ID[:], head)
-	if err != nil || got.SecretsRedacted != 7 {
-		t.Fatalf("read back %v (%v)", got, err)
+	// A head written before the cost: it ends with the secrets count.
+	beforeCost := head[:len(head)-1] // no cost: one byte
+	got, err := decodeBinaryHead(e.ID[:], beforeCost)
+	if err != nil || got.SecretsRedacted != 7 || got.Cost != nil {
+		t.Fatalf("head without a cost read back %+v (%v)", got, err)
 	}
-	old := head[:len(head)-1] // the varint of 7: one byte
+	old := beforeCost[:len(beforeCost)-1] // the varint of 7: one byte
 	got, err = decodeBinaryHead(e.ID[:], old)
-	if err != nil || got.SecretsRedacted != 0 || got.Data == nil || got.Data.UserAgent != e.Data.UserAgent {
+	if err != nil || got.SecretsRedacted != 0 || got.Cost != nil || got.Data == nil || got.Data.UserAgent != e.Data.UserAgent {
 		t.Fatalf("old head read back %+v (%v)", got, err)
+	}
+}
+
+// TestUsageCostSource: a usage record's cost source round-trips, and a
+// record written before it (ending with the total cost) reads as priced
+// by the catalog.
+func TestUsageCostSource(t *testing.T) {
+	r := usageAt(time.Date(2026, 3, 30, 0, 0, 0, 0, time.UTC), "/a", "s", "m", 0.95)
+	r.CostSource = catalog.CostSourceProvider
+	b, err := appendUsage(nil, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := decodeUsage(r.ID[:], b)
+	if err != nil || !reflect.DeepEqual(got, r) {
+		t.Fatalf("read back %+v (%v)", got, err)
+	}
+	r.CostSource = ""
+	if b, err = appendUsage(nil, r); err != nil {
+		t.Fatal(err)
+	}
+	old := b[:len(b)-1] // an empty source: one byte
+	if got, err = decodeUsage(r.ID[:], old); err != nil || got.CostSource != catalog.CostSourceCatalog || *got.TotalCost != 0.95 {
+		t.Fatalf("old record read back %+v (%v)", got, err)
+	}
+	r.TotalCost = nil
+	if b, err = appendUsage(nil, r); err != nil {
+		t.Fatal(err)
+	}
+	if got, err = decodeUsage(r.ID[:], b[:len(b)-1]); err != nil || got.CostSource != "" {
+		t.Fatalf("old unpriced record read back %+v (%v)", got, err)
 	}
 }

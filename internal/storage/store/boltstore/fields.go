@@ -40,6 +40,11 @@ type fields interface {
 	count(n int) int
 	// reading reports whether the walk decodes.
 	reading() bool
+	// more reports whether fields follow: always when encoding; when
+	// decoding, whether the record has bytes left, so that fields added
+	// at the end of a record read as zero from records written before
+	// them.
+	more() bool
 }
 
 // errNotFinite rejects records with a NaN or infinite number, which
@@ -135,6 +140,8 @@ func (w *fieldWriter) count(n int) int {
 }
 
 func (w *fieldWriter) reading() bool { return false }
+
+func (w *fieldWriter) more() bool { return true }
 
 // fieldReader reads fields from b; after the first error it reads zero
 // values and keeps the error.
@@ -285,6 +292,8 @@ func (r *fieldReader) strs(s *[]string) {
 func (r *fieldReader) count(int) int { return r.size() }
 
 func (r *fieldReader) reading() bool { return true }
+
+func (r *fieldReader) more() bool { return len(r.b) > 0 }
 
 // zigzag maps a signed integer to an unsigned one, small magnitudes to
 // small values.

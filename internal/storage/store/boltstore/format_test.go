@@ -12,6 +12,7 @@ import (
 	"go.etcd.io/bbolt"
 
 	"github.com/modelgate/modelgate/internal/domain/audit"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/storage/store"
 )
 
@@ -228,6 +229,8 @@ func TestOldFormatRecordsStillRead(t *testing.T) {
 	if err := a.UsageRecords(time.Time{}, time.Time{}, func(r *audit.UsageRecord) bool { recs = append(recs, r); return true }); err != nil {
 		t.Fatal(err)
 	}
+	// Records stored without a cost source read as priced by the catalog.
+	u0.CostSource, u1.CostSource = catalog.CostSourceCatalog, catalog.CostSourceCatalog
 	jsonEq(t, "usage records", recs, []*audit.UsageRecord{u0, u1})
 
 	// Retention goes through both formats, leaving nothing behind.

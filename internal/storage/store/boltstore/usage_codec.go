@@ -18,8 +18,35 @@ func appendUsageAggKey(b []byte, start time.Time, r *audit.UsageRecord) []byte {
 	return appendLP(b, r.Model)
 }
 
-// aggVersion starts every encoded UsageAggregate and SessionTotals.
-const aggVersion = 1
+// aggVersion starts every encoded UsageAggregate and SessionTotals: 2
+// keeps the cost as a varint of catalog.Nanos. Version 1, written
+// before, kept it as a float64 (8 bytes) and reads rounded to Nanos.
+const (
+	aggVersion      = 2
+	aggVersionFloat = 1
+)
+
+// appendCost appends an aggregate's cost.
+func appendCost(b []byte, c catalog.Nanos) []byte { return binary.AppendVarint(b, int64(c)) }
+
+// readCost reads an aggregate's cost of a row of version v.
+func readCost(b []byte, v byte) (catalog.Nanos, []byte, bool) {
+	if v == aggVersionFloat {
+		f, rest, ok := readFloat(b)
+		return catalog.NanosOf(f), rest, ok
+	}
+	n, rest, ok := readVarint(b)
+	return catalog.Nanos(n), rest, ok
+}
+
+// aggVersionOf returns the version of a stored row, and false when it is
+// none of them.
+func aggVersionOf(b []byte) (byte, bool) {
+	if len(b) == 0 || (b[0] != aggVersion && b[0] != aggVersionFloat) {
+		return 0, false
+	}
+	return b[0], true
+}
 
 // appendTokens appends the six token counts.
 func appendTokens(b []byte, u *catalog.Usage) []byte {
@@ -63,16 +90,16 @@ func encodeUsageAgg(a *audit.UsageAggregate) []byte {
 	b = binary.AppendVarint(b, a.CacheHits)
 	b = binary.AppendVarint(b, a.Unpriced)
 	b = appendTokens(b, &a.Tokens)
-	return appendFloat(b, a.Cost)
+	return appendCost(b, a.Cost)
 }
 
 // decodeUsageAggSums decodes the sums of a row into a (not its key).
 func decodeUsageAggSums(b []byte, a *audit.UsageAggregate) error {
-	if len(b) == 0 || b[0] != aggVersion {
+	v, ok := aggVersionOf(b)
+	if !ok {
 		return errCorrupt
 	}
 	b = b[1:]
-	var ok bool
 	for _, dst := range [...]*int64{&a.Requests, &a.CacheHits, &a.Unpriced} {
 		if *dst, b, ok = readVarint(b); !ok {
 			return errCorrupt
@@ -81,7 +108,7 @@ func decodeUsageAggSums(b []byte, a *audit.UsageAggregate) error {
 	if b, ok = readTokens(b, &a.Tokens); !ok {
 		return errCorrupt
 	}
-	if a.Cost, _, ok = readFloat(b); !ok {
+	if a.Cost, _, ok = readCost(b, v); !ok {
 		return errCorrupt
 	}
 	return nil
@@ -144,7 +171,7 @@ func appendSession(b []byte, s *audit.SessionTotals) []byte {
 	b = binary.AppendVarint(b, s.Requests)
 	b = binary.AppendVarint(b, s.CacheHits)
 	b = appendTokens(b, &s.Usage)
-	b = appendFloat(b, float64(s.Cost))
+	b = appendCost(b, s.Cost)
 	b = binary.AppendUvarint(b, uint64(len(s.Models)))
 	for _, m := range s.Models {
 		b = appendLP(b, m)
@@ -164,12 +191,12 @@ func decodeSession(k, b []byte) (audit.SessionTotals, error) {
 
 // decodeSessionSums decodes a session's totals but its key into s.
 func decodeSessionSums(b []byte, s *audit.SessionTotals) error {
-	if len(b) == 0 || b[0] != aggVersion {
+	v, ok := aggVersionOf(b)
+	if !ok {
 		return errCorrupt
 	}
 	b = b[1:]
 	var first, last int64
-	var ok bool
 	for _, dst := range [...]*int64{&first, &last, &s.Requests, &s.CacheHits} {
 		if *dst, b, ok = readVarint(b); !ok {
 			return errCorrupt
@@ -179,11 +206,9 @@ func decodeSessionSums(b []byte, s *audit.SessionTotals) error {
 	if b, ok = readTokens(b, &s.Usage); !ok {
 		return errCorrupt
 	}
-	var cost float64
-	if cost, b, ok = readFloat(b); !ok {
+	if s.Cost, b, ok = readCost(b, v); !ok {
 		return errCorrupt
 	}
-	s.Cost = catalog.Amount(cost)
 	n, b, ok := readUvarint(b)
 	if !ok || n > audit.MaxSessionModels {
 		return errCorrupt

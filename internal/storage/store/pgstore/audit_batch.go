@@ -233,12 +233,12 @@ func insertUsage(ctx context.Context, tx pgx.Tx, recs []*audit.UsageRecord) erro
 // The SET lists of the aggregate upserts: each row's sums added to the
 // stored ones, saturating (addedSums).
 var (
-	auditHourSums = addedSums([]string{"requests", "status_2xx", "status_4xx", "status_5xx", "status_other",
-		"duration_ns", "latency_count", "latency_ns"}, nil)
-	usageAggSums = addedSums([]string{"requests", "cache_hits", "unpriced", "input_tokens", "output_tokens",
-		"total_tokens", "cached_input_tokens", "cache_write_input_tokens", "reasoning_tokens"}, []string{"cost"})
-	sessionSums = addedSums([]string{"requests", "cache_hits", "input_tokens", "output_tokens", "total_tokens",
-		"cached_input_tokens", "cache_write_input_tokens", "reasoning_tokens"}, []string{"cost"})
+	auditHourSums = addedSums("requests", "status_2xx", "status_4xx", "status_5xx", "status_other",
+		"duration_ns", "latency_count", "latency_ns")
+	usageAggSums = addedSums("requests", "cache_hits", "unpriced", "input_tokens", "output_tokens",
+		"total_tokens", "cached_input_tokens", "cache_write_input_tokens", "reasoning_tokens", "cost_nanos")
+	sessionSums = addedSums("requests", "cache_hits", "input_tokens", "output_tokens", "total_tokens",
+		"cached_input_tokens", "cache_write_input_tokens", "reasoning_tokens", "cost_nanos")
 )
 
 // usageAggKey identifies a UsageAggregate row.
@@ -272,14 +272,14 @@ func upsertUsageAggs(ctx context.Context, tx pgx.Tx, table string, rows map[usag
 		return strings.Compare(x.model, y.model)
 	})
 	n := len(keys)
-	starts, paths, provs, models, costs := make([]time.Time, n), make([]string, n), make([]string, n), make([]string, n), make([]float64, n)
+	starts, paths, provs, models, costs := make([]time.Time, n), make([]string, n), make([]string, n), make([]string, n), make([]int64, n)
 	cols := make([][]int64, 9)
 	for i := range cols {
 		cols[i] = make([]int64, n)
 	}
 	for i, k := range keys {
 		r := rows[k]
-		starts[i], paths[i], provs[i], models[i], costs[i] = r.Start, k.path, k.provider, k.model, r.Cost
+		starts[i], paths[i], provs[i], models[i], costs[i] = r.Start, k.path, k.provider, k.model, int64(r.Cost)
 		u := &r.Tokens
 		for j, v := range [...]int64{r.Requests, r.CacheHits, r.Unpriced, u.InputTokens, u.OutputTokens,
 			u.TotalTokens, u.CachedInputTokens, u.CacheWriteInputTokens, u.ReasoningTokens} {
@@ -288,10 +288,10 @@ func upsertUsageAggs(ctx context.Context, tx pgx.Tx, table string, rows map[usag
 	}
 	_, err := tx.Exec(ctx, `INSERT INTO `+table+` AS t (start, user_path, provider, model, requests, cache_hits,
 			unpriced, input_tokens, output_tokens, total_tokens, cached_input_tokens, cache_write_input_tokens,
-			reasoning_tokens, cost)
+			reasoning_tokens, cost_nanos)
 		SELECT * FROM unnest($1::timestamptz[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[],
 			$7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[],
-			$14::float8[])
+			$14::bigint[])
 		ON CONFLICT (start, user_path, provider, model) DO UPDATE SET
 			`+usageAggSums,
 		starts, paths, provs, models, cols[0], cols[1], cols[2], cols[3], cols[4], cols[5], cols[6], cols[7], cols[8], costs)
@@ -317,7 +317,7 @@ func upsertSessions(ctx context.Context, tx pgx.Tx, sessions map[sessionKey]*aud
 	})
 	n := len(keys)
 	paths, sids, models := make([]string, n), make([]string, n), make([]string, n)
-	firsts, lasts, costs := make([]time.Time, n), make([]time.Time, n), make([]float64, n)
+	firsts, lasts, costs := make([]time.Time, n), make([]time.Time, n), make([]int64, n)
 	cols := make([][]int64, 8)
 	for i := range cols {
 		cols[i] = make([]int64, n)
@@ -333,7 +333,7 @@ func upsertSessions(ctx context.Context, tx pgx.Tx, sessions map[sessionKey]*aud
 			return err
 		}
 		paths[i], sids[i], models[i] = k.path, k.id, string(mj)
-		firsts[i], lasts[i], costs[i] = s.FirstSeen, s.LastSeen, float64(s.Cost)
+		firsts[i], lasts[i], costs[i] = s.FirstSeen, s.LastSeen, int64(s.Cost)
 		u := &s.Usage
 		for j, v := range [...]int64{s.Requests, s.CacheHits, u.InputTokens, u.OutputTokens,
 			u.TotalTokens, u.CachedInputTokens, u.CacheWriteInputTokens, u.ReasoningTokens} {
@@ -342,11 +342,11 @@ func upsertSessions(ctx context.Context, tx pgx.Tx, sessions map[sessionKey]*aud
 	}
 	_, err := tx.Exec(ctx, `INSERT INTO mg_usage_sessions AS t (user_path, session_id, first_seen, last_seen,
 			requests, cache_hits, input_tokens, output_tokens, total_tokens, cached_input_tokens,
-			cache_write_input_tokens, reasoning_tokens, cost, models)
+			cache_write_input_tokens, reasoning_tokens, cost_nanos, models)
 		SELECT u.p, u.s, u.f, u.l, u.r, u.ch, u.i, u.o, u.t, u.ci, u.cw, u.rt, u.c,
 			ARRAY(SELECT json_array_elements_text(u.m::json))
 		FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::timestamptz[], $5::bigint[], $6::bigint[],
-			$7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::float8[],
+			$7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[],
 			$14::text[]) AS u(p, s, f, l, r, ch, i, o, t, ci, cw, rt, c, m)
 		ON CONFLICT (user_path, session_id) DO UPDATE SET
 			first_seen = least(t.first_seen, EXCLUDED.first_seen),

@@ -100,4 +100,19 @@ BEGIN
 		END;
 	END IF;
 END $$`,
+	// Version 3 keeps the cost sums of the aggregate and session rows in
+	// whole billionths of a USD (catalog.Nanos), so that they add up
+	// exactly; the float sums stored before are rounded to them (a sum
+	// too large for bigint stays at its largest value, as the sums
+	// saturate).
+	costNanosMigration("mg_usage_hours")+costNanosMigration("mg_usage_days")+costNanosMigration("mg_usage_sessions"),
 )
+
+// costNanosMigration is the change of version 3 for one table: its cost
+// column, double precision USD, becomes cost_nanos, bigint Nanos.
+func costNanosMigration(table string) string {
+	return `ALTER TABLE ` + table + ` RENAME COLUMN cost TO cost_nanos;
+	ALTER TABLE ` + table + ` ALTER COLUMN cost_nanos TYPE bigint USING
+		CASE WHEN cost_nanos >= 9223372036 THEN 9223372036854775807 ELSE round(cost_nanos * 1e9)::bigint END;
+	`
+}

@@ -9,7 +9,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/modelgate/modelgate/internal/domain/audit"
-	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/storage/records"
 )
 
@@ -29,7 +28,7 @@ func (a *Audit) UsageAggregates(g audit.Granularity, from, to time.Time) ([]audi
 	ctx, cancel := readCtx()
 	defer cancel()
 	rows, err := a.db.Pool.Query(ctx, `SELECT start, user_path, provider, model, requests, cache_hits, unpriced,
-		input_tokens, output_tokens, total_tokens, cached_input_tokens, cache_write_input_tokens, reasoning_tokens, cost
+		input_tokens, output_tokens, total_tokens, cached_input_tokens, cache_write_input_tokens, reasoning_tokens, cost_nanos
 		FROM `+aggTable(g)+w.sql()+` ORDER BY start, user_path, provider, model`, w.args...)
 	if err != nil {
 		return nil, classify(fmt.Errorf("postgres: reading usage aggregates: %w", err))
@@ -39,7 +38,7 @@ func (a *Audit) UsageAggregates(g audit.Granularity, from, to time.Time) ([]audi
 		u := &x.Tokens
 		err := r.Scan(&x.Start, &x.UserPath, &x.Provider, &x.Model, &x.Requests, &x.CacheHits, &x.Unpriced,
 			&u.InputTokens, &u.OutputTokens, &u.TotalTokens, &u.CachedInputTokens, &u.CacheWriteInputTokens,
-			&u.ReasoningTokens, &x.Cost)
+			&u.ReasoningTokens, (*int64)(&x.Cost))
 		x.Start = x.Start.UTC()
 		return x, err
 	})
@@ -125,19 +124,17 @@ func (a *Audit) Sessions(q audit.SessionQuery) ([]audit.SessionTotals, string, e
 	defer cancel()
 	rows, err := a.db.Pool.Query(ctx, `SELECT user_path, session_id, first_seen, last_seen, requests, cache_hits,
 		input_tokens, output_tokens, total_tokens, cached_input_tokens, cache_write_input_tokens, reasoning_tokens,
-		cost, models FROM mg_usage_sessions`+w.sql()+` ORDER BY last_seen DESC, user_path DESC, session_id DESC
+		cost_nanos, models FROM mg_usage_sessions`+w.sql()+` ORDER BY last_seen DESC, user_path DESC, session_id DESC
 		LIMIT `+fmt.Sprint(limit+1), w.args...)
 	if err != nil {
 		return nil, "", classify(fmt.Errorf("postgres: reading sessions: %w", err))
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (audit.SessionTotals, error) {
 		var s audit.SessionTotals
-		var cost float64
 		u := &s.Usage
 		err := r.Scan(&s.UserPath, &s.SessionID, &s.FirstSeen, &s.LastSeen, &s.Requests, &s.CacheHits,
 			&u.InputTokens, &u.OutputTokens, &u.TotalTokens, &u.CachedInputTokens, &u.CacheWriteInputTokens,
-			&u.ReasoningTokens, &cost, &s.Models)
-		s.Cost = catalog.Amount(cost)
+			&u.ReasoningTokens, (*int64)(&s.Cost), &s.Models)
 		s.FirstSeen, s.LastSeen = s.FirstSeen.UTC(), s.LastSeen.UTC()
 		if s.Models == nil {
 			s.Models = []string{}

@@ -21,9 +21,10 @@ import (
 // POST and GET /v1/files, GET and DELETE /v1/files/{id},
 // GET /v1/files/{id}/content,
 // POST and GET /v1/batches, GET /v1/batches/{id} and
-// POST /v1/batches/{id}/cancel. Callers see only their own user path's
-// files and batches; admins see all. The route table has already checked
-// the method.
+// POST /v1/batches/{id}/cancel; and the message batches routes under
+// /v1/messages/batches in Anthropic's (serveMessages). Callers see only
+// their own user path's files and batches; admins see all. The route
+// table has already checked the method.
 type Handler struct {
 	// Service is the batches domain.
 	Service *Service
@@ -44,6 +45,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	rest := strings.TrimSuffix(r.URL.Path, "/")
 	switch {
+	case strings.HasPrefix(rest, messageBatchesPath):
+		h.serveMessages(w, r, c, info, rest)
 	case rest == "/v1/files" && r.Method == http.MethodGet:
 		h.listFiles(w, r, c)
 	case rest == "/v1/files":
@@ -253,13 +256,18 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request, c Caller) {
 }
 
 // writeErr answers err: 404 for ErrNotFound (naming what), 400 for a
-// refused request, 409 for a cancel of a finished batch, 500 otherwise.
+// refused request, 409 for a cancel of a finished batch or what only an
+// ended message batch allows, 500 otherwise.
 func writeErr(w http.ResponseWriter, r *http.Request, err error, what string) {
 	var inv *InvalidError
 	var up *UpstreamError
 	var fin *FinishedError
 	var inUse *FileInUseError
+	var notEnded *NotEndedError
 	switch {
+	case errors.As(err, &notEnded):
+		apierr.WriteFor(w, r, apierr.New(http.StatusConflict, apierr.TypeInvalidRequest, err.Error()).
+			WithCode("batch_not_ended"))
 	case errors.As(err, &inUse):
 		apierr.WriteFor(w, r, apierr.New(http.StatusConflict, apierr.TypeInvalidRequest, err.Error()).
 			WithCode("file_in_use"))

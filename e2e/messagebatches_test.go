@@ -171,18 +171,7 @@ func messageBatchSurvivesRestart(t *testing.T, block func(run int) string) {
 
 	// One usage record per request, charged to /team.
 	entries, usage := auditRecords(t)
-	calls := 0
-	for _, list := range entries {
-		for _, e := range list {
-			if strings.HasPrefix(e.Path, "/v1/messages/batches") {
-				calls++
-				if e.Data == nil || e.Data.EventType != "batch" {
-					t.Errorf("%s %s audited as %+v", e.Method, e.Path, e.Data)
-				}
-			}
-		}
-	}
-	if calls < 3 {
+	if calls := auditedAsBatch(t, entries, "/v1/messages/batches"); calls < 3 {
 		t.Errorf("%d message batch calls audited, want at least 3", calls)
 	}
 	id, err := audit.ParseID(strings.TrimPrefix(b.ID, "msgbatch_"))

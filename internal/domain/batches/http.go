@@ -164,14 +164,9 @@ func (h *Handler) file(w http.ResponseWriter, r *http.Request, c Caller, id stri
 // 10,000) and after, in order (desc, the default, or asc) of creation.
 func (h *Handler) listFiles(w http.ResponseWriter, r *http.Request, c Caller) {
 	q := r.URL.Query()
-	limit := 10000
-	if s := q.Get("limit"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > 10000 {
-			apierr.WriteFor(w, r, apierr.InvalidRequest("limit must be an integer from 1 to 10000").WithParam("limit").WithCode(apierr.CodeInvalidValue))
-			return
-		}
-		limit = n
+	limit, ok := queryLimit(w, r, 10000, 10000)
+	if !ok {
+		return
 	}
 	order := q.Get("order")
 	if order != "" && order != "asc" && order != "desc" {
@@ -230,14 +225,9 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request, c Caller, info 
 // list answers GET /v1/batches.
 func (h *Handler) list(w http.ResponseWriter, r *http.Request, c Caller) {
 	q := r.URL.Query()
-	limit := 20
-	if s := q.Get("limit"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > 100 {
-			apierr.WriteFor(w, r, apierr.InvalidRequest("limit must be an integer from 1 to 100").WithParam("limit").WithCode(apierr.CodeInvalidValue))
-			return
-		}
-		limit = n
+	limit, ok := queryLimit(w, r, 20, 100)
+	if !ok {
+		return
 	}
 	list, more, err := h.Service.List(c, q.Get("after"), limit)
 	if err != nil {
@@ -253,6 +243,23 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request, c Caller) {
 		page.FirstID, page.LastID = &first, &last
 	}
 	writeJSON(w, page)
+}
+
+// queryLimit reads the request's limit query parameter, def when it is
+// absent; a limit that is not an integer from 1 to max is answered 400
+// (ok false).
+func queryLimit(w http.ResponseWriter, r *http.Request, def, max int) (limit int, ok bool) {
+	s := r.URL.Query().Get("limit")
+	if s == "" {
+		return def, true
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > max {
+		apierr.WriteFor(w, r, apierr.InvalidRequest("limit must be an integer from 1 to "+strconv.Itoa(max)).
+			WithParam("limit").WithCode(apierr.CodeInvalidValue))
+		return 0, false
+	}
+	return n, true
 }
 
 // writeErr answers err: 404 for ErrNotFound (naming what), 400 for a

@@ -100,14 +100,9 @@ func (h *Handler) createMessages(w http.ResponseWriter, r *http.Request, c Calle
 // either before_id or after_id.
 func (h *Handler) listMessages(w http.ResponseWriter, r *http.Request, c Caller) {
 	q := r.URL.Query()
-	limit := 20
-	if s := q.Get("limit"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > 1000 {
-			apierr.WriteFor(w, r, apierr.InvalidRequest("limit must be an integer from 1 to 1000").WithParam("limit").WithCode(apierr.CodeInvalidValue))
-			return
-		}
-		limit = n
+	limit, ok := queryLimit(w, r, 20, 1000)
+	if !ok {
+		return
 	}
 	before, after := q.Get("before_id"), q.Get("after_id")
 	if before != "" && after != "" {

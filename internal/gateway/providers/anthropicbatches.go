@@ -33,28 +33,23 @@ func (p *Anthropic) SubmitBatch(ctx context.Context, endpoint string, input []by
 	var body bytes.Buffer
 	body.WriteString(`{"requests":[`)
 	n := 0
-	sc := bufio.NewScanner(bytes.NewReader(input))
-	sc.Buffer(make([]byte, 64<<10), maxBatchFileBytes)
-	for sc.Scan() {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
-			continue
-		}
+	err := eachLine(input, func(line []byte) error {
 		f := gjson.GetManyBytes(line, "custom_id", "body")
 		req, err := sjson.SetBytes([]byte(`{}`), "custom_id", f[0].Str)
 		if err == nil {
 			req, err = sjson.SetRawBytes(req, "params", []byte(f[1].Raw))
 		}
 		if err != nil || !f[1].IsObject() {
-			return "", fmt.Errorf("batch input line %d is not a request", n+1)
+			return fmt.Errorf("batch input line %d is not a request", n+1)
 		}
 		if n > 0 {
 			body.WriteByte(',')
 		}
 		body.Write(req)
 		n++
-	}
-	if err := sc.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return "", err
 	}
 	body.WriteString(`]}`)
@@ -121,13 +116,7 @@ func (p *Anthropic) BatchFile(ctx context.Context, id string) ([]byte, error) {
 		return nil, err
 	}
 	var out bytes.Buffer
-	sc := bufio.NewScanner(bytes.NewReader(res))
-	sc.Buffer(make([]byte, 64<<10), maxBatchFileBytes)
-	for sc.Scan() {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
-			continue
-		}
+	err = eachLine(res, func(line []byte) error {
 		f := gjson.GetManyBytes(line, "custom_id", "result.type", "result.message", "result.error", "result.error.error.type")
 		var status int
 		var answer gjson.Result
@@ -137,7 +126,7 @@ func (p *Anthropic) BatchFile(ctx context.Context, id string) ([]byte, error) {
 		case "errored":
 			status, answer = anthropicErrorStatus(f[4].Str), f[3]
 		default:
-			continue
+			return nil
 		}
 		l, err := sjson.SetBytes([]byte(`{}`), "custom_id", f[0].Str)
 		if err == nil {
@@ -147,12 +136,28 @@ func (p *Anthropic) BatchFile(ctx context.Context, id string) ([]byte, error) {
 			l, err = sjson.SetRawBytes(l, "response.body", []byte(answer.Raw))
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 		out.Write(l)
 		out.WriteByte('\n')
+		return nil
+	})
+	return out.Bytes(), err
+}
+
+// eachLine calls fn with every non-blank line of the JSON Lines data,
+// trimmed, until fn fails.
+func eachLine(data []byte, fn func(line []byte) error) error {
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64<<10), maxBatchFileBytes)
+	for sc.Scan() {
+		if line := bytes.TrimSpace(sc.Bytes()); len(line) > 0 {
+			if err := fn(line); err != nil {
+				return err
+			}
+		}
 	}
-	return out.Bytes(), sc.Err()
+	return sc.Err()
 }
 
 // anthropicErrorStatus is the HTTP status Anthropic answers an error of

@@ -51,8 +51,11 @@ func (e *NotEndedError) Error() string {
 // runs every request's model, else through the gateway's pipeline. It
 // returns the batch and the model of its first request.
 func (s *Service) CreateMessages(c Caller, reqs []MessageRequest) (*Batch, string, error) {
-	if len(reqs) == 0 {
+	if reqs == nil {
 		return nil, "", missing("requests")
+	}
+	if len(reqs) == 0 {
+		return nil, "", invalid("requests", "requests must hold at least one request")
 	}
 	if len(reqs) > MaxMessageRequests {
 		return nil, "", invalid("requests", "a message batch holds at most %d requests, not %d", MaxMessageRequests, len(reqs))

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -49,6 +50,25 @@ func uploadBatchFile(t *testing.T, c openai.Client, content []byte) *openai.File
 		t.Fatalf("uploaded file %+v", f)
 	}
 	return f
+}
+
+// auditedAsBatch counts the audit entries of paths under prefixes,
+// failing the test for each one not audited as event type batch.
+func auditedAsBatch(t *testing.T, entries map[string][]*audit.Entry, prefixes ...string) int {
+	t.Helper()
+	calls := 0
+	for _, list := range entries {
+		for _, e := range list {
+			if !slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(e.Path, p) }) {
+				continue
+			}
+			calls++
+			if e.Data == nil || e.Data.EventType != "batch" {
+				t.Errorf("%s %s audited as %+v", e.Method, e.Path, e.Data)
+			}
+		}
+	}
+	return calls
 }
 
 // waitBatch polls the batch until cond holds or 30 s pass.
@@ -157,18 +177,7 @@ func TestBatchOnMockSurvivesRestart(t *testing.T) {
 	// One usage record per line, charged to the batch.
 	entries, usage := auditRecords(t)
 	// Every files and batches call is audited as event type batch.
-	calls := 0
-	for _, list := range entries {
-		for _, e := range list {
-			if strings.HasPrefix(e.Path, "/v1/files") || strings.HasPrefix(e.Path, "/v1/batches") {
-				calls++
-				if e.Data == nil || e.Data.EventType != "batch" {
-					t.Errorf("%s %s audited as %+v", e.Method, e.Path, e.Data)
-				}
-			}
-		}
-	}
-	if calls < 4 {
+	if calls := auditedAsBatch(t, entries, "/v1/files", "/v1/batches"); calls < 4 {
 		t.Errorf("%d files and batches calls audited, want at least 4", calls)
 	}
 	id, err := audit.ParseID(strings.TrimPrefix(b.ID, "batch_"))

@@ -264,6 +264,7 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 	checkBudgets(c)
 	checkRouting(c)
 	checkBatches(c)
+	checkMessageBatches(c)
 	checkRecordReads(c)
 	checkGatewayReads(c)
 	checkLegacy(c)
@@ -469,6 +470,47 @@ func checkBatches(c *conformance) {
 	c.ok("GET /v1/batches/{id}", "/v1/batches/"+batchID, "", status200)
 	// The batch may have finished already: then cancelling it is refused.
 	c.ok("POST /v1/batches/{id}/cancel", "/v1/batches/"+batchID+"/cancel", "", []int{http.StatusOK, http.StatusConflict})
+}
+
+// checkMessageBatches submits, lists, reads, cancels and deletes
+// Anthropic message batches and reads their results, and has each of
+// those refused.
+func checkMessageBatches(c *conformance) {
+	t := c.t
+	body := `{"requests":[{"custom_id":"a","params":{"model":"mock-chat","max_tokens":16,"messages":[{"role":"user","content":"one"}]}},` +
+		`{"custom_id":"b","params":{"model":"mock-chat","max_tokens":16,"messages":[{"role":"user","content":"two"}]}}]}`
+	res := c.ok("POST /v1/messages/batches", "/v1/messages/batches", body, status200)
+	id, _ := res.JSON(t)["id"].(string)
+	c.fails("POST /v1/messages/batches", "/v1/messages/batches", `{"requests":[]}`, http.StatusBadRequest)
+	c.fails("POST /v1/messages/batches", "/v1/messages/batches", `{}`, http.StatusUnsupportedMediaType, "Content-Type", "text/plain")
+	c.ok("GET /v1/messages/batches", "/v1/messages/batches", "", status200)
+	c.ok("GET /v1/messages/batches", "/v1/messages/batches?limit=1&after_id="+url.QueryEscape(id), "", status200)
+	c.fails("GET /v1/messages/batches", "/v1/messages/batches?limit=0", "", http.StatusBadRequest)
+	c.ok("GET /v1/messages/batches/{id}", "/v1/messages/batches/"+id, "", status200)
+	c.fails("GET /v1/messages/batches/{id}", "/v1/messages/batches/msgbatch_nope", "", http.StatusNotFound)
+	poll(t, 10*time.Second, "the message batch ended", func() bool {
+		return request(t, "GET", c.g.URL+"/v1/messages/batches/"+id, "", bearer(masterKey)...).JSON(t)["processing_status"] == "ended"
+	})
+	c.ok("GET /v1/messages/batches/{id}/results", "/v1/messages/batches/"+id+"/results", "", status200)
+	c.fails("GET /v1/messages/batches/{id}/results", "/v1/messages/batches/msgbatch_nope/results", "", http.StatusNotFound)
+	c.fails("POST /v1/messages/batches/{id}/cancel", "/v1/messages/batches/"+id+"/cancel", "", http.StatusConflict)
+	// A batch of many requests is still running when it is cancelled.
+	var many strings.Builder
+	many.WriteString(`{"requests":[`)
+	for i := 0; i < 300; i++ {
+		if i > 0 {
+			many.WriteByte(',')
+		}
+		fmt.Fprintf(&many, `{"custom_id":"r%d","params":{"model":"mock-chat","max_tokens":16,"messages":[{"role":"user","content":"x"}]}}`, i)
+	}
+	many.WriteString(`]}`)
+	res = c.ok("POST /v1/messages/batches", "/v1/messages/batches", many.String(), status200)
+	running, _ := res.JSON(t)["id"].(string)
+	c.fails("DELETE /v1/messages/batches/{id}", "/v1/messages/batches/"+running, "", http.StatusConflict)
+	c.fails("GET /v1/messages/batches/{id}/results", "/v1/messages/batches/"+running+"/results", "", http.StatusConflict)
+	c.ok("POST /v1/messages/batches/{id}/cancel", "/v1/messages/batches/"+running+"/cancel", "", status200)
+	c.ok("DELETE /v1/messages/batches/{id}", "/v1/messages/batches/"+id, "", status200)
+	c.fails("DELETE /v1/messages/batches/{id}", "/v1/messages/batches/"+id, "", http.StatusNotFound)
 }
 
 // checkRecordReads reads the audit log, its stats, a conversation and the

@@ -1,6 +1,7 @@
 package batches
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -82,13 +83,14 @@ func (s *Service) Upload(c Caller, filename, purpose string, content []byte) (*F
 	return f, nil
 }
 
-// File returns c's file id, or ErrNotFound.
+// File returns c's file id, or ErrNotFound. The file of a message
+// batch's requests is the gateway's own: not found here.
 func (s *Service) File(c Caller, id string) (*File, error) {
 	f, err := s.st.File(id)
 	if err != nil {
 		return nil, err
 	}
-	if !c.sees(f.UserPath) {
+	if !c.sees(f.UserPath) || f.Purpose == purposeMessageBatch {
 		return nil, ErrNotFound
 	}
 	return f, nil
@@ -159,19 +161,51 @@ func (s *Service) Create(c Caller, req CreateRequest) (*Batch, string, error) {
 		CompletionWindow: req.CompletionWindow, Status: StatusValidating, Metadata: req.Metadata,
 		Total: len(lines), CreatedAt: unix(now), ExpiresAt: unix(now.Add(24 * time.Hour)),
 	}
-	if _, err := s.submitRemote(b, lines); err != nil {
+	view, err := s.start(b, lines, nil)
+	if err != nil {
 		return nil, "", err
 	}
+	return view, lines[0].Model, nil
+}
+
+// start hands the new batch b of lines to a provider's batch API when one
+// runs them all, else to the runner, once b (and, when input is not nil,
+// its input file) is stored. It returns a copy of b.
+func (s *Service) start(b *Batch, lines []Line, input *File) (*Batch, error) {
+	var content bytes.Buffer
+	if input != nil {
+		for _, l := range lines {
+			line, err := requestLine(l)
+			if err != nil {
+				return nil, err
+			}
+			content.Write(line)
+			content.WriteByte('\n')
+		}
+	}
+	if _, err := s.submitRemote(b, lines); err != nil {
+		return nil, err
+	}
+	if input != nil {
+		input.Bytes = int64(content.Len())
+		if err := s.st.PutFile(input, content.Bytes()); err != nil {
+			return nil, err
+		}
+	}
 	if err := s.st.PutBatch(b); err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	view := *b
 	s.launch(b)
-	return &view, lines[0].Model, nil
+	return &view, nil
 }
 
 // Batch returns c's batch id, or ErrNotFound.
-func (s *Service) Batch(c Caller, id string) (*Batch, error) {
+func (s *Service) Batch(c Caller, id string) (*Batch, error) { return s.batchOf(c, id, "") }
+
+// batchOf returns c's batch id of kind, or ErrNotFound (for a batch of
+// another kind too).
+func (s *Service) batchOf(c Caller, id, kind string) (*Batch, error) {
 	s.mu.Lock()
 	rn := s.runs[id]
 	s.mu.Unlock()
@@ -179,7 +213,7 @@ func (s *Service) Batch(c Caller, id string) (*Batch, error) {
 		rn.mu.Lock()
 		b := *rn.b
 		rn.mu.Unlock()
-		if !c.sees(b.UserPath) {
+		if !c.sees(b.UserPath) || b.Kind != kind {
 			return nil, ErrNotFound
 		}
 		return &b, nil
@@ -188,7 +222,7 @@ func (s *Service) Batch(c Caller, id string) (*Batch, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !c.sees(b.UserPath) {
+	if !c.sees(b.UserPath) || b.Kind != kind {
 		return nil, ErrNotFound
 	}
 	return b, nil
@@ -198,39 +232,82 @@ func (s *Service) Batch(c Caller, id string) (*Batch, error) {
 // the batch with id after (none: from the newest), and whether more
 // follow.
 func (s *Service) List(c Caller, after string, limit int) ([]*Batch, bool, error) {
+	return s.page(c, "", "", after, limit)
+}
+
+// page returns up to limit of c's batches of kind, newest first: those
+// right after the batch with id after, or right before the one with id
+// before (neither: from the newest), and whether more follow in that
+// direction. A cursor that names no batch of c's gives an empty page.
+func (s *Service) page(c Caller, kind, before, after string, limit int) ([]*Batch, bool, error) {
 	all, err := s.st.Batches()
 	if err != nil {
 		return nil, false, err
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].ID > all[j].ID })
-	var out []*Batch
-	skipping := after != ""
+	var mine []*Batch
 	for _, b := range all {
-		if skipping {
-			skipping = b.ID != after
-			continue
+		if c.sees(b.UserPath) && b.Kind == kind {
+			mine = append(mine, b)
 		}
-		if !c.sees(b.UserPath) {
-			continue
+	}
+	cursor := func(id string) int {
+		for i, b := range mine {
+			if b.ID == id {
+				return i
+			}
 		}
-		if len(out) == limit {
-			return out, true, nil
+		return -1
+	}
+	switch {
+	case after != "":
+		i := cursor(after)
+		if i < 0 {
+			return nil, false, nil
 		}
-		cur, err := s.Batch(c, b.ID)
+		mine = mine[i+1:]
+	case before != "":
+		i := cursor(before)
+		if i < 0 {
+			return nil, false, nil
+		}
+		mine = mine[:i]
+		more := len(mine) > limit
+		if more {
+			mine = mine[len(mine)-limit:]
+		}
+		return s.current(c, kind, mine), more, nil
+	}
+	more := len(mine) > limit
+	if more {
+		mine = mine[:limit]
+	}
+	return s.current(c, kind, mine), more, nil
+}
+
+// current returns list with each batch the runner is running replaced by
+// its running state.
+func (s *Service) current(c Caller, kind string, list []*Batch) []*Batch {
+	out := make([]*Batch, len(list))
+	for i, b := range list {
+		cur, err := s.batchOf(c, b.ID, kind)
 		if err != nil {
 			cur = b
 		}
-		out = append(out, cur)
+		out[i] = cur
 	}
-	return out, false, nil
+	return out
 }
 
 // Cancel cancels c's batch id: lines not yet run are dropped, and the
 // batch ends cancelled with the results of the lines that ran. A batch
 // that has finished is refused with a *FinishedError; one already
 // cancelling is returned unchanged.
-func (s *Service) Cancel(c Caller, id string) (*Batch, error) {
-	if _, err := s.Batch(c, id); err != nil {
+func (s *Service) Cancel(c Caller, id string) (*Batch, error) { return s.cancelOf(c, id, "") }
+
+// cancelOf is Cancel for c's batch id of kind.
+func (s *Service) cancelOf(c Caller, id, kind string) (*Batch, error) {
+	if _, err := s.batchOf(c, id, kind); err != nil {
 		return nil, err
 	}
 	s.mu.Lock()

@@ -42,7 +42,7 @@ func (s *Service) Files(c Caller, purpose, after string, limit int, ascending bo
 			skipping = f.ID != after
 			continue
 		}
-		if !c.sees(f.UserPath) || (purpose != "" && f.Purpose != purpose) {
+		if !c.sees(f.UserPath) || f.Purpose == purposeMessageBatch || (purpose != "" && f.Purpose != purpose) {
 			continue
 		}
 		if len(out.Files) == limit {

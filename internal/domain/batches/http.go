@@ -21,9 +21,10 @@ import (
 // POST and GET /v1/files, GET and DELETE /v1/files/{id},
 // GET /v1/files/{id}/content,
 // POST and GET /v1/batches, GET /v1/batches/{id} and
-// POST /v1/batches/{id}/cancel. Callers see only their own user path's
-// files and batches; admins see all. The route table has already checked
-// the method.
+// POST /v1/batches/{id}/cancel; and the message batches routes under
+// /v1/messages/batches in Anthropic's (serveMessages). Callers see only
+// their own user path's files and batches; admins see all. The route
+// table has already checked the method.
 type Handler struct {
 	// Service is the batches domain.
 	Service *Service
@@ -44,6 +45,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	rest := strings.TrimSuffix(r.URL.Path, "/")
 	switch {
+	case strings.HasPrefix(rest, messageBatchesPath):
+		h.serveMessages(w, r, c, info, rest)
 	case rest == "/v1/files" && r.Method == http.MethodGet:
 		h.listFiles(w, r, c)
 	case rest == "/v1/files":
@@ -161,14 +164,9 @@ func (h *Handler) file(w http.ResponseWriter, r *http.Request, c Caller, id stri
 // 10,000) and after, in order (desc, the default, or asc) of creation.
 func (h *Handler) listFiles(w http.ResponseWriter, r *http.Request, c Caller) {
 	q := r.URL.Query()
-	limit := 10000
-	if s := q.Get("limit"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > 10000 {
-			apierr.WriteFor(w, r, apierr.InvalidRequest("limit must be an integer from 1 to 10000").WithParam("limit").WithCode(apierr.CodeInvalidValue))
-			return
-		}
-		limit = n
+	limit, ok := queryLimit(w, r, 10000, 10000)
+	if !ok {
+		return
 	}
 	order := q.Get("order")
 	if order != "" && order != "asc" && order != "desc" {
@@ -227,14 +225,9 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request, c Caller, info 
 // list answers GET /v1/batches.
 func (h *Handler) list(w http.ResponseWriter, r *http.Request, c Caller) {
 	q := r.URL.Query()
-	limit := 20
-	if s := q.Get("limit"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > 100 {
-			apierr.WriteFor(w, r, apierr.InvalidRequest("limit must be an integer from 1 to 100").WithParam("limit").WithCode(apierr.CodeInvalidValue))
-			return
-		}
-		limit = n
+	limit, ok := queryLimit(w, r, 20, 100)
+	if !ok {
+		return
 	}
 	list, more, err := h.Service.List(c, q.Get("after"), limit)
 	if err != nil {
@@ -252,14 +245,36 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request, c Caller) {
 	writeJSON(w, page)
 }
 
+// queryLimit reads the request's limit query parameter, def when it is
+// absent; a limit that is not an integer from 1 to max is answered 400
+// (ok false).
+func queryLimit(w http.ResponseWriter, r *http.Request, def, max int) (limit int, ok bool) {
+	s := r.URL.Query().Get("limit")
+	if s == "" {
+		return def, true
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > max {
+		apierr.WriteFor(w, r, apierr.InvalidRequest("limit must be an integer from 1 to "+strconv.Itoa(max)).
+			WithParam("limit").WithCode(apierr.CodeInvalidValue))
+		return 0, false
+	}
+	return n, true
+}
+
 // writeErr answers err: 404 for ErrNotFound (naming what), 400 for a
-// refused request, 409 for a cancel of a finished batch, 500 otherwise.
+// refused request, 409 for a cancel of a finished batch or what only an
+// ended message batch allows, 500 otherwise.
 func writeErr(w http.ResponseWriter, r *http.Request, err error, what string) {
 	var inv *InvalidError
 	var up *UpstreamError
 	var fin *FinishedError
 	var inUse *FileInUseError
+	var notEnded *NotEndedError
 	switch {
+	case errors.As(err, &notEnded):
+		apierr.WriteFor(w, r, apierr.New(http.StatusConflict, apierr.TypeInvalidRequest, err.Error()).
+			WithCode("batch_not_ended"))
 	case errors.As(err, &inUse):
 		apierr.WriteFor(w, r, apierr.New(http.StatusConflict, apierr.TypeInvalidRequest, err.Error()).
 			WithCode("file_in_use"))

@@ -3,6 +3,7 @@ package batches
 import (
 	"bytes"
 	"fmt"
+	"slices"
 
 	"github.com/tidwall/gjson"
 
@@ -12,15 +13,11 @@ import (
 // Endpoints are the API paths a batch may call.
 var Endpoints = []string{"/v1/chat/completions", "/v1/embeddings"}
 
+// MessagesEndpoint is the API path every line of a message batch calls.
+const MessagesEndpoint = "/v1/messages"
+
 // supportedEndpoint reports whether a batch may call ep.
-func supportedEndpoint(ep string) bool {
-	for _, e := range Endpoints {
-		if e == ep {
-			return true
-		}
-	}
-	return false
-}
+func supportedEndpoint(ep string) bool { return slices.Contains(Endpoints, ep) }
 
 // Line is one request line of an input file.
 type Line struct {
@@ -39,6 +36,12 @@ type Line struct {
 // naming a supported endpoint and a body object with a model. The error
 // names the first bad line (counted from 1).
 func ParseInput(content []byte) ([]Line, error) {
+	return parseLines(content, Endpoints, "/v1/chat/completions or /v1/embeddings")
+}
+
+// parseLines is ParseInput for lines that may call one of endpoints
+// (named so in the error).
+func parseLines(content []byte, endpoints []string, named string) ([]Line, error) {
 	var lines []Line
 	seen := make(map[string]bool)
 	n := 0
@@ -61,8 +64,8 @@ func ParseInput(content []byte) ([]Line, error) {
 			return nil, fmt.Errorf("line %d: custom_id %q is used twice", n, f[0].Str)
 		case f[1].Str != "POST":
 			return nil, fmt.Errorf("line %d: method must be POST", n)
-		case !supportedEndpoint(f[2].Str):
-			return nil, fmt.Errorf("line %d: url must be /v1/chat/completions or /v1/embeddings", n)
+		case !slices.Contains(endpoints, f[2].Str):
+			return nil, fmt.Errorf("line %d: url must be %s", n, named)
 		case !f[3].IsObject():
 			return nil, fmt.Errorf("line %d: body must be a JSON object", n)
 		case f[4].Type != gjson.String || f[4].Str == "":
@@ -78,4 +81,17 @@ func ParseInput(content []byte) ([]Line, error) {
 		return nil, fmt.Errorf("the file has no request lines")
 	}
 	return lines, nil
+}
+
+// inputLines reads the request lines of b from its input file: an
+// uploaded file's lines, or a message batch's requests.
+func (s *Service) inputLines(b *Batch) ([]Line, error) {
+	content, err := s.st.FileContent(b.InputFileID)
+	if err != nil {
+		return nil, err
+	}
+	if b.Kind == KindMessages {
+		return parseLines(content, []string{MessagesEndpoint}, MessagesEndpoint)
+	}
+	return ParseInput(content)
 }

@@ -33,17 +33,21 @@ type RemoteBatch struct {
 // Remote runs batches on providers that have their own batch API.
 type Remote interface {
 	// Route returns the provider instance (and its type) that runs lines
-	// of model, sent by a caller on userPath, with its own batch API, and
-	// the model id it knows; ok is false when the gateway runs such lines
-	// itself (which it does, among others, for a model an access policy
-	// keeps from userPath: each such line is then refused on its own).
-	Route(ctx context.Context, userPath, model string) (provider, providerType, upstreamModel string, ok bool)
-	// Submit starts a batch of input (JSONL requests to endpoint) on
-	// provider and returns the provider's batch id.
+	// of model calling endpoint, sent by a caller on userPath, with its
+	// own batch API, and the model id it knows; ok is false when the
+	// gateway runs such lines itself (which it does, among others, for a
+	// model an access policy keeps from userPath: each such line is then
+	// refused on its own, and for an endpoint the provider's batch API
+	// does not take).
+	Route(ctx context.Context, userPath, endpoint, model string) (provider, providerType, upstreamModel string, ok bool)
+	// Submit starts a batch of input (JSONL requests to endpoint, in
+	// OpenAI's input file shape) on provider and returns the provider's
+	// batch id.
 	Submit(ctx context.Context, provider, endpoint string, input []byte) (string, error)
 	// Poll returns the state of a provider's batch.
 	Poll(ctx context.Context, provider, id string) (RemoteBatch, error)
-	// Fetch returns the content of a provider's file.
+	// Fetch returns the content of a provider's result file, in OpenAI's
+	// output file shape.
 	Fetch(ctx context.Context, provider, fileID string) ([]byte, error)
 	// Cancel asks provider to cancel its batch.
 	Cancel(ctx context.Context, provider, id string) error
@@ -85,7 +89,7 @@ func (s *Service) submitRemote(b *Batch, lines []Line) (bool, error) {
 	var provider, ptype string
 	var input bytes.Buffer
 	for i, l := range lines {
-		name, typ, model, ok := p.Remote.Route(ctx, b.UserPath, l.Model)
+		name, typ, model, ok := p.Remote.Route(ctx, b.UserPath, b.Endpoint, l.Model)
 		if !ok || (i > 0 && name != provider) {
 			return false, nil
 		}
@@ -94,16 +98,8 @@ func (s *Service) submitRemote(b *Batch, lines []Line) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		line, err := sjson.SetRawBytes([]byte(`{}`), "custom_id", mustJSON(l.CustomID))
-		if err == nil {
-			line, err = sjson.SetBytes(line, "method", "POST")
-		}
-		if err == nil {
-			line, err = sjson.SetBytes(line, "url", l.URL)
-		}
-		if err == nil {
-			line, err = sjson.SetRawBytes(line, "body", body)
-		}
+		l.Body = body
+		line, err := requestLine(l)
 		if err != nil {
 			return false, err
 		}
@@ -116,6 +112,21 @@ func (s *Service) submitRemote(b *Batch, lines []Line) (bool, error) {
 	}
 	b.Provider, b.ProviderType, b.UpstreamID = provider, ptype, id
 	return true, nil
+}
+
+// requestLine is l as a line of an input file.
+func requestLine(l Line) ([]byte, error) {
+	line, err := sjson.SetRawBytes([]byte(`{}`), "custom_id", mustJSON(l.CustomID))
+	if err == nil {
+		line, err = sjson.SetBytes(line, "method", "POST")
+	}
+	if err == nil {
+		line, err = sjson.SetBytes(line, "url", l.URL)
+	}
+	if err == nil {
+		line, err = sjson.SetRawBytes(line, "body", l.Body)
+	}
+	return line, err
 }
 
 // mustJSON is s as a JSON string.
@@ -192,11 +203,7 @@ func (s *Service) follow(ctx context.Context, rn *run) {
 // results, in the order of the input file's lines.
 func (s *Service) collect(ctx context.Context, r Remote, rn *run, rb RemoteBatch) error {
 	b := rn.b
-	content, err := s.st.FileContent(b.InputFileID)
-	if err != nil {
-		return err
-	}
-	lines, err := ParseInput(content)
+	lines, err := s.inputLines(b)
 	if err != nil {
 		return err
 	}
@@ -272,7 +279,7 @@ func remoteResult(b *Batch, raw []byte, index map[string]int) (r *Result, fault 
 		// The provider's own string: bounded like every model that
 		// becomes part of a storage key.
 		r.Model = catalog.RecordedModelID(gjson.GetBytes(r.Body, "model").Str)
-		u, ok := translate.ChatUsage(gjson.GetBytes(r.Body, "usage"))
+		u, ok := answerUsage(b.Endpoint, gjson.GetBytes(r.Body, "usage"))
 		if ok {
 			u, fault, ok = catalog.CheckUsage(u)
 		}
@@ -285,6 +292,21 @@ func remoteResult(b *Batch, raw []byte, index map[string]int) (r *Result, fault 
 		}
 	}
 	return r, fault, nil
+}
+
+// answerUsage reads the usage object of an answer to endpoint: a
+// Messages answer's for a message batch, a chat or embeddings answer's
+// otherwise.
+func answerUsage(endpoint string, u gjson.Result) (catalog.Usage, bool) {
+	if endpoint != MessagesEndpoint {
+		return translate.ChatUsage(u)
+	}
+	if !u.IsObject() {
+		return catalog.Usage{}, false
+	}
+	var m translate.MessagesUsage
+	m.Merge(u)
+	return m.Usage(), true
 }
 
 // usageFault logs and counts (Options.UsageRejected) a fault of the usage

@@ -40,11 +40,7 @@ func (s *Service) execute(ctx context.Context, rn *run) {
 		s.finish(rn, end)
 		return
 	}
-	content, err := s.st.FileContent(b.InputFileID)
-	var lines []Line
-	if err == nil {
-		lines, err = ParseInput(content)
-	}
+	lines, err := s.inputLines(b)
 	if err != nil {
 		s.fail(rn, "input file: "+err.Error())
 		return
@@ -230,10 +226,12 @@ func (s *Service) finish(rn *run, status string) {
 	now := time.Now()
 	rn.mu.Lock()
 	defer rn.mu.Unlock()
-	if b.OutputFileID == "" && out.Len() > 0 {
+	// A message batch's results are read from its line results
+	// (MessageResults), not from files.
+	if b.Kind != KindMessages && b.OutputFileID == "" && out.Len() > 0 {
 		b.OutputFileID = s.putOutput(b, "output", out.Bytes(), now)
 	}
-	if b.ErrorFileID == "" && bad.Len() > 0 {
+	if b.Kind != KindMessages && b.ErrorFileID == "" && bad.Len() > 0 {
 		b.ErrorFileID = s.putOutput(b, "error", bad.Bytes(), now)
 	}
 	b.Status = status

@@ -27,6 +27,9 @@ type Storage interface {
 	Batch(id string) (*Batch, error)
 	// Batches returns every stored batch, oldest first.
 	Batches() ([]*Batch, error)
+	// DeleteBatch removes the batch with that id and its line results, or
+	// returns ErrNotFound.
+	DeleteBatch(id string) error
 	// PutResult stores the result of one line of b together with b
 	// itself, in one transaction, so that progress and counts agree.
 	PutResult(b *Batch, r *Result) error

@@ -23,6 +23,15 @@ const (
 // PurposeBatch is the only file purpose the gateway accepts.
 const PurposeBatch = "batch"
 
+// KindMessages marks an Anthropic message batch (POST
+// /v1/messages/batches); an OpenAI batch (POST /v1/batches) has no kind.
+// Each API sees only the batches of its own kind.
+const KindMessages = "messages"
+
+// purposeMessageBatch is the purpose of the file holding a message
+// batch's requests: the gateway's own, never shown by the files API.
+const purposeMessageBatch = "message_batch_requests"
+
 // File is an uploaded file, or a batch's output or error file.
 type File struct {
 	// ID is the gateway's file id ("file-...").
@@ -42,13 +51,18 @@ type File struct {
 
 // Batch is one batch and its progress.
 type Batch struct {
-	// ID is the gateway's batch id ("batch_...").
+	// ID is the gateway's batch id ("batch_...", "msgbatch_..." for a
+	// message batch).
 	ID string `json:"id"`
+	// Kind is KindMessages for an Anthropic message batch, "" for an
+	// OpenAI batch.
+	Kind string `json:"kind,omitempty"`
 	// UserPath owns the batch and is charged its usage.
 	UserPath string `json:"user_path"`
 	// Endpoint is the API path every line calls.
 	Endpoint string `json:"endpoint"`
-	// InputFileID is the uploaded JSONL file.
+	// InputFileID is the uploaded JSONL file (for a message batch, the
+	// gateway's own file of its requests).
 	InputFileID string `json:"input_file_id"`
 	// CompletionWindow is the window the caller asked for ("24h").
 	CompletionWindow string `json:"completion_window"`

@@ -23,6 +23,7 @@ type Anthropic struct {
 	baseURL   string
 	host      string // the base URL's host name (ServerAddress)
 	auth      string // the AuthHeader value, "" when no key is configured
+	key       string // the API key, removed from upstream error text
 	client    *http.Client
 	userAgent string
 }
@@ -31,7 +32,7 @@ func newAnthropic(t *TypeInfo, o Options) *Anthropic {
 	p := &Anthropic{t: t, name: o.Name, baseURL: strings.TrimRight(o.BaseURL, "/"), host: hostOf(o.BaseURL),
 		client: o.Client, userAgent: o.UserAgent}
 	if o.APIKey != "" {
-		p.auth = t.authValue(o.APIKey)
+		p.auth, p.key = t.authValue(o.APIKey), o.APIKey
 	}
 	return p
 }

@@ -38,15 +38,27 @@ type UpstreamBatch struct {
 
 // BatchAPI is a provider whose upstream runs batches itself.
 type BatchAPI interface {
-	// SubmitBatch uploads input (a JSONL file of requests to endpoint) and
-	// starts a batch over it; it returns the upstream's batch id.
+	// BatchesOf reports whether the upstream's batch API runs requests to
+	// endpoint (a gateway path such as /v1/chat/completions).
+	BatchesOf(endpoint string) bool
+	// SubmitBatch starts a batch of input (a JSONL file of requests to
+	// endpoint, in OpenAI's input file shape) on the upstream; it returns
+	// the upstream's batch id.
 	SubmitBatch(ctx context.Context, endpoint string, input []byte) (string, error)
 	// Batch returns the upstream batch's state.
 	Batch(ctx context.Context, id string) (UpstreamBatch, error)
 	// CancelBatch asks the upstream to cancel the batch.
 	CancelBatch(ctx context.Context, id string) error
-	// BatchFile returns the content of one of the upstream's files.
+	// BatchFile returns the content of one of the upstream's result
+	// files (UpstreamBatch.OutputFileID, ErrorFileID), in OpenAI's output
+	// file shape.
 	BatchFile(ctx context.Context, id string) ([]byte, error)
+}
+
+// BatchesOf implements BatchAPI: OpenAI's batch API runs chat
+// completions and embeddings.
+func (p *OpenAICompat) BatchesOf(endpoint string) bool {
+	return endpoint == "/v1/chat/completions" || endpoint == "/v1/embeddings"
 }
 
 // SubmitBatch implements BatchAPI for types that list EndpointBatches.
@@ -105,23 +117,38 @@ func (p *OpenAICompat) BatchFile(ctx context.Context, id string) ([]byte, error)
 	return p.batchCall(ctx, http.MethodGet, "/files/"+url.PathEscape(id)+"/content", "", nil)
 }
 
-// batchCall sends one request of the files and batches API and returns
-// the answer's body; an error status, or a redirect (never followed), is
-// an error naming it.
+// batchCall sends one request of the files and batches API.
 func (p *OpenAICompat) batchCall(ctx context.Context, method, path, contentType string, body []byte) ([]byte, error) {
+	return batchCaller{client: p.client, baseURL: p.baseURL, setHeaders: p.setHeaders, key: p.key}.
+		call(ctx, method, path, contentType, body)
+}
+
+// batchCaller sends the calls of an upstream's batch API.
+type batchCaller struct {
+	client     *http.Client
+	baseURL    string
+	setHeaders func(http.Header)
+	// key is the provider's API key, removed from the upstream's words.
+	key string
+}
+
+// call sends one request to baseURL+path and returns the answer's body;
+// an error status, or a redirect (never followed), is a
+// *BatchStatusError naming it.
+func (c batchCaller) call(ctx context.Context, method, path, contentType string, body []byte) ([]byte, error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, p.baseURL+path, rd)
+	req, err := http.NewRequestWithContext(ctx, method, c.baseURL+path, rd)
 	if err != nil {
 		return nil, err
 	}
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
-	p.setHeaders(req.Header)
-	resp, err := p.client.Do(req)
+	c.setHeaders(req.Header)
+	resp, err := c.client.Do(req)
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +158,7 @@ func (p *OpenAICompat) batchCall(ctx context.Context, method, path, contentType 
 		return nil, err
 	}
 	if resp.StatusCode >= 400 || IsRedirect(resp.StatusCode) {
-		return nil, fmt.Errorf("%s %s: %w", method, path, p.batchError(resp, out))
+		return nil, fmt.Errorf("%s %s: %w", method, path, c.statusError(resp, out))
 	}
 	return out, nil
 }
@@ -167,8 +194,8 @@ func (e *BatchStatusError) UpstreamCode() string { return e.Code }
 // UpstreamRetryAfter returns the upstream's Retry-After header.
 func (e *BatchStatusError) UpstreamRetryAfter() string { return e.RetryAfter }
 
-// batchError reads an error answer of the files and batches API.
-func (p *OpenAICompat) batchError(resp *http.Response, body []byte) *BatchStatusError {
+// statusError reads an error answer of the batch API.
+func (c batchCaller) statusError(resp *http.Response, body []byte) *BatchStatusError {
 	e := &BatchStatusError{Status: resp.StatusCode, RetryAfter: strings.TrimSpace(resp.Header.Get("Retry-After"))}
 	if resp.StatusCode == http.StatusTooManyRequests {
 		e.RetryAfter = RetryAfter(resp.Header, time.Now())
@@ -184,7 +211,7 @@ func (p *OpenAICompat) batchError(resp *http.Response, body []byte) *BatchStatus
 		return e
 	}
 	f := gjson.GetManyBytes(body, "error.message", "error.code")
-	e.Message, e.Code = p.withoutKey(f[0].Str), p.withoutKey(f[1].Str)
+	e.Message, e.Code = withoutKey(c.key, f[0].Str), withoutKey(c.key, f[1].Str)
 	if e.Message == "" {
 		e.Message = http.StatusText(resp.StatusCode)
 	}
@@ -195,10 +222,10 @@ func (p *OpenAICompat) batchError(resp *http.Response, body []byte) *BatchStatus
 // provider credential was.
 const Redacted = "[redacted]"
 
-// withoutKey is s with the provider's API key replaced by Redacted.
-func (p *OpenAICompat) withoutKey(s string) string {
-	if p.key == "" {
+// withoutKey is s with the API key replaced by Redacted.
+func withoutKey(key, s string) string {
+	if key == "" {
 		return s
 	}
-	return strings.ReplaceAll(s, p.key, Redacted)
+	return strings.ReplaceAll(s, key, Redacted)
 }

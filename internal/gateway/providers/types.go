@@ -153,7 +153,7 @@ var typeTable = []TypeInfo{
 		AuthHeader:     "x-api-key",
 		EnvPrefix:      "ANTHROPIC",
 		Shape:          ShapeMessages,
-		Endpoints:      []Endpoint{EndpointMessages, EndpointCountTokens, EndpointModels},
+		Endpoints:      []Endpoint{EndpointMessages, EndpointCountTokens, EndpointModels, EndpointBatches},
 		MaxTokensField: maxTokens,
 		// Messages streams report usage unasked.
 		StreamUsageOption: false,

@@ -62,8 +62,8 @@ func TestDispatchFollowsTable(t *testing.T) {
 	if !usageCalled {
 		t.Error("GET /v1/usage did not reach the self-usage handler")
 	}
-	if batchCalls != 9 {
-		t.Errorf("%d files and batches calls reached the batches handler, want 9", batchCalls)
+	if batchCalls != 15 {
+		t.Errorf("%d files, batches and message batches calls reached the batches handler, want 15", batchCalls)
 	}
 	for shape := routes.Shape(0); shape < routes.NumShapes; shape++ {
 		if serves(shape) && !handled[shape] {

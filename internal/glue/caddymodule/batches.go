@@ -154,9 +154,10 @@ type providerBatches struct {
 }
 
 // Route implements batches.Remote. A virtual model's name (which may
-// shadow a provider model) and a model a policy keeps from userPath are
-// left to the gateway, which routes each line, or refuses it, itself.
-func (p providerBatches) Route(ctx context.Context, userPath, model string) (string, string, string, bool) {
+// shadow a provider model), a model a policy keeps from userPath and an
+// endpoint the provider's batch API does not run are left to the
+// gateway, which routes each line, or refuses it, itself.
+func (p providerBatches) Route(ctx context.Context, userPath, endpoint, model string) (string, string, string, bool) {
 	vm := p.px.VirtualModels
 	if vm.IsAlias(model) {
 		return "", "", "", false
@@ -167,7 +168,7 @@ func (p providerBatches) Route(ctx context.Context, userPath, model string) (str
 	if err != nil || !pr.Supports(providers.EndpointBatches) {
 		return "", "", "", false
 	}
-	if _, ok := pr.(providers.BatchAPI); !ok || !vm.Allowed(userPath, pr.Name(), id) {
+	if api, ok := pr.(providers.BatchAPI); !ok || !api.BatchesOf(endpoint) || !vm.Allowed(userPath, pr.Name(), id) {
 		return "", "", "", false
 	}
 	return pr.Name(), pr.Type(), id, true

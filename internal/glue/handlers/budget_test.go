@@ -157,10 +157,11 @@ func checkBudgetExceeded(t *testing.T, path string, rec *httptest.ResponseRecord
 	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil || body.Error.Type != "rate_limit_error" {
 		t.Fatalf("%s body %s", path, rec.Body)
 	}
-	if path == "/v1/messages" && body.Type != "error" {
+	anthropic := strings.HasPrefix(path, "/v1/messages")
+	if anthropic && body.Type != "error" {
 		t.Fatalf("messages envelope %s", rec.Body)
 	}
-	if path != "/v1/messages" && (body.Error.Code == nil || *body.Error.Code != budgets.CodeBudgetExceeded) {
+	if !anthropic && (body.Error.Code == nil || *body.Error.Code != budgets.CodeBudgetExceeded) {
 		t.Fatalf("%s code %s", path, rec.Body)
 	}
 }
@@ -211,6 +212,14 @@ func TestBudgetEnforcedAndCharged(t *testing.T) {
 	}))
 	if checkBudgetExceeded(t, "/v1/batches", rec); called {
 		t.Fatal("batch over budget: next called")
+	}
+	// So is a message batch, in Anthropic's envelope.
+	rec = budgetServe(bs, e, "POST", "/v1/messages/batches", "/team/app", `{"requests":[]}`, false, caddyhttp.HandlerFunc(func(http.ResponseWriter, *http.Request) error {
+		called = true
+		return nil
+	}))
+	if checkBudgetExceeded(t, "/v1/messages/batches", rec); called {
+		t.Fatal("message batch over budget: next called")
 	}
 	// Only the two admitted requests (and the cache hit, which the
 	// rate-limit stage passes uncounted) reached the rate limits.

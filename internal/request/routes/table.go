@@ -140,6 +140,33 @@ var table = []Route{
 	{ID: "cancelBatch", Method: http.MethodPost, Path: "/v1/batches/{id}/cancel", Shape: ShapeBatch, Audited: true, Served: true,
 		Doc: &Doc{Summary: "Cancel a batch", Tag: "batches", Status: http.StatusOK, Result: "Batch", Errors: []int{404, 409},
 			PassesUpstream: true}},
+	// Anthropic message batches: the same runner, store, access and
+	// counting as the batches above, in Anthropic's shapes.
+	{ID: "createMessageBatch", Method: http.MethodPost, Path: "/v1/messages/batches", Shape: ShapeBatch, RateLimit: CountRequest,
+		Audited: true, Served: true, Budgeted: true,
+		Doc: &Doc{Summary: "Submit an Anthropic message batch", Tag: "batches", Body: "MessageBatchRequest", Status: http.StatusOK,
+			Result: "MessageBatch", Errors: []int{400, 413, 415, 429}, PassesUpstream: true}},
+	{ID: "listMessageBatches", Method: http.MethodGet, Path: "/v1/messages/batches", Shape: ShapeBatch, Audited: true, Served: true,
+		Doc: &Doc{Summary: "The caller's message batches, newest first", Tag: "batches",
+			Query: []Param{
+				{Name: "limit", Desc: "Page size; default 20.", Type: "integer", Min: 1, Max: 1000},
+				{Name: "after_id", Desc: "The last_id of the previous page: the batches created before it.", Type: "string"},
+				{Name: "before_id", Desc: "The first_id of the next page: the batches created after it.", Type: "string"},
+			},
+			Status: http.StatusOK, Result: "MessageBatchList", Errors: []int{400}}},
+	{ID: "getMessageBatch", Method: http.MethodGet, Path: "/v1/messages/batches/{id}", Shape: ShapeBatch, Audited: true, Served: true,
+		Doc: &Doc{Summary: "A message batch's status", Tag: "batches", Status: http.StatusOK, Result: "MessageBatch", Errors: []int{404}}},
+	{ID: "deleteMessageBatch", Method: http.MethodDelete, Path: "/v1/messages/batches/{id}", Shape: ShapeBatch, Audited: true, Served: true,
+		Doc: &Doc{Summary: "Delete an ended message batch and its results", Tag: "batches", Status: http.StatusOK,
+			Result: "MessageBatchDeleted", Errors: []int{404, 409}}},
+	{ID: "getMessageBatchResults", Method: http.MethodGet, Path: "/v1/messages/batches/{id}/results", Shape: ShapeBatch,
+		Audited: true, Served: true,
+		Doc: &Doc{Summary: "An ended message batch's results, one JSON line per request", Tag: "batches", Status: http.StatusOK,
+			ResultType: "application/x-jsonl", Errors: []int{404, 409}}},
+	{ID: "cancelMessageBatch", Method: http.MethodPost, Path: "/v1/messages/batches/{id}/cancel", Shape: ShapeBatch,
+		Audited: true, Served: true,
+		Doc: &Doc{Summary: "Cancel a message batch", Tag: "batches", Status: http.StatusOK, Result: "MessageBatch",
+			Errors: []int{404, 409}, PassesUpstream: true}},
 
 	// The gateway's own answers.
 	{ID: "listModels", Method: http.MethodGet, Path: "/v1/models", Shape: ShapeModels, Served: true,

@@ -210,5 +210,8 @@ func components() schema {
 	for name, s := range batchSchemas() {
 		out[name] = s
 	}
+	for name, s := range messageBatchSchemas() {
+		out[name] = s
+	}
 	return out
 }

@@ -49,7 +49,7 @@ func BatchesStorage(t *testing.T, st batches.Storage) {
 	if got, err := st.FileContent("file-empty"); err != nil || len(got) != 0 {
 		t.Fatalf("empty content %q %v", got, err)
 	}
-	full := &batches.Batch{ID: "batch_full", UserPath: "/team", Endpoint: "/v1/chat/completions", InputFileID: "file-1",
+	full := &batches.Batch{ID: "batch_full", Kind: batches.KindMessages, UserPath: "/team", Endpoint: "/v1/chat/completions", InputFileID: "file-1",
 		CompletionWindow: "24h", Status: "completed", OutputFileID: "file-out", ErrorFileID: "file-err",
 		Metadata: map[string]string{"k": "v"}, Total: 3, Completed: 2, Failed: 1, CreatedAt: 1700000000,
 		InProgressAt: 1700000001, FinalizingAt: 1700000002, CompletedAt: 1700000003, ExpiresAt: 1700086400,
@@ -208,5 +208,46 @@ func BatchesFiles(t *testing.T, st batches.Storage) {
 	}
 	if c, err := st.FileContent("file-c"); err != nil || string(c) != "{}" {
 		t.Fatalf("another file's content: %q %v", c, err)
+	}
+}
+
+// BatchesDelete checks DeleteBatch: it removes the batch and its results
+// and nothing of another batch, and answers batches.ErrNotFound for an id
+// not stored (a second deletion included).
+func BatchesDelete(t *testing.T, st batches.Storage) {
+	t.Helper()
+	if err := st.DeleteBatch("batch_none"); !errors.Is(err, batches.ErrNotFound) {
+		t.Fatalf("deleting an unknown batch: %v, want ErrNotFound", err)
+	}
+	for _, id := range []string{"batch_a", "batch_b"} {
+		for line := 0; line < 3; line++ {
+			if err := st.PutResult(&batches.Batch{ID: id, Status: "completed"}, &batches.Result{Line: line, CustomID: "c", StatusCode: 200}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := st.PutBatch(&batches.Batch{ID: "batch_c", Status: "completed"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"batch_a", "batch_c"} {
+		if err := st.DeleteBatch(id); err != nil {
+			t.Fatalf("deleting %s: %v", id, err)
+		}
+		if _, err := st.Batch(id); !errors.Is(err, batches.ErrNotFound) {
+			t.Fatalf("%s after its deletion: %v, want ErrNotFound", id, err)
+		}
+		if err := st.DeleteBatch(id); !errors.Is(err, batches.ErrNotFound) {
+			t.Fatalf("deleting %s again: %v, want ErrNotFound", id, err)
+		}
+	}
+	if r, err := st.Results("batch_a"); err != nil || len(r) != 0 {
+		t.Fatalf("results of the deleted batch: %d %v", len(r), err)
+	}
+	list, err := st.Batches()
+	if err != nil || len(list) != 1 || list[0].ID != "batch_b" {
+		t.Fatalf("batches after the deletions: %+v %v", list, err)
+	}
+	if r, err := st.Results("batch_b"); err != nil || len(r) != 3 {
+		t.Fatalf("results of the batch kept: %d %v", len(r), err)
 	}
 }

@@ -145,6 +145,23 @@ func (b Batches) Batches() ([]*batches.Batch, error) {
 	return out, err
 }
 
+// DeleteBatch implements batches.Storage.
+func (b Batches) DeleteBatch(id string) error {
+	return b.s.Update(func(tx *bbolt.Tx) error {
+		if getIn(tx, BucketBatches, []byte(id)) == nil {
+			return batches.ErrNotFound
+		}
+		if err := tx.Bucket([]byte(BucketBatches)).Delete([]byte(id)); err != nil {
+			return err
+		}
+		root := tx.Bucket([]byte(BucketBatchResults))
+		if root == nil || root.Bucket([]byte(id)) == nil {
+			return nil
+		}
+		return root.DeleteBucket([]byte(id))
+	})
+}
+
 // PutResult implements batches.Storage.
 func (b Batches) PutResult(bt *batches.Batch, r *batches.Result) error {
 	rec, err := records.EncodeBatch(bt)

@@ -90,6 +90,10 @@ func TestContracts(t *testing.T) {
 		st, _ := tempStore(t)
 		storetest.BatchesEmptyContentNotNil(t, NewBatches(st))
 	})
+	t.Run("batches delete", func(t *testing.T) {
+		st, _ := tempStore(t)
+		storetest.BatchesDelete(t, NewBatches(st))
+	})
 	t.Run("batches files", func(t *testing.T) {
 		st, _ := tempStore(t)
 		storetest.BatchesFiles(t, NewBatches(st))

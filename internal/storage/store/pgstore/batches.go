@@ -152,6 +152,24 @@ func (b Batches) Batches() ([]*batches.Batch, error) {
 	return out, err
 }
 
+// DeleteBatch implements batches.Storage: the batch and its results go
+// in one transaction.
+func (b Batches) DeleteBatch(id string) error {
+	ctx, cancel := opContext()
+	defer cancel()
+	return classify(pgx.BeginFunc(ctx, b.db.Pool, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `DELETE FROM mg_batches WHERE id = $1`, id)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return batches.ErrNotFound
+		}
+		_, err = tx.Exec(ctx, `DELETE FROM mg_batch_results WHERE batch_id = $1`, id)
+		return err
+	}))
+}
+
 // PutResult implements batches.Storage: the result and the batch record
 // are written in one transaction.
 func (b Batches) PutResult(bt *batches.Batch, r *batches.Result) error {

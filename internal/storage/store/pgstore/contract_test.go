@@ -93,6 +93,10 @@ func TestContracts(t *testing.T) {
 		db, _ := newTestDB(t)
 		storetest.BatchesEmptyContentNotNil(t, NewBatches(db))
 	})
+	t.Run("batches delete", func(t *testing.T) {
+		db, _ := newTestDB(t)
+		storetest.BatchesDelete(t, NewBatches(db))
+	})
 	t.Run("batches files", func(t *testing.T) {
 		db, _ := newTestDB(t)
 		storetest.BatchesFiles(t, NewBatches(db))

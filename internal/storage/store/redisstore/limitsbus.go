@@ -42,29 +42,12 @@ func (s *RateLimits) Announce(ch limits.Change) {
 	}
 }
 
-// followReload is how often a follower reloads the rules anyway, in case
-// it missed a message while its connection was down.
-const followReload = 30 * time.Second
-
 // Follow calls apply (normally limits.Engine.ApplyChange) for every change
-// another process announces, and with a rules reload every followReload in
-// case a message was lost, until Close. Changes this process announced
-// are skipped.
+// another process announces, until Close. Changes this process announced
+// are skipped. A message lost while Redis was away is made up for by the
+// gateway's periodic reload of shared settings, which reloads the rules
+// with the other shared domains (every second while the bus is down).
 func (s *RateLimits) Follow(apply func(limits.Change) error) {
-	go func() {
-		t := time.NewTicker(followReload)
-		defer t.Stop()
-		for {
-			select {
-			case <-s.stop:
-				return
-			case <-t.C:
-				if err := apply(limits.Change{Rules: true}); err != nil {
-					s.warn("redis rate limits: periodic rule reload failed", err)
-				}
-			}
-		}
-	}()
 	s.c.Subscribe(RateLimitTopic, func(origin string, payload []byte) {
 		if origin == s.c.ID() || s.closed() {
 			return

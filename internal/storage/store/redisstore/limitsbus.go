@@ -27,19 +27,23 @@ func (s *RateLimits) closed() bool {
 }
 
 // Announce publishes an admin change made through this process's engine
-// (wire it as limits.Options.OnChange). A failure is logged: the other
-// processes then see the change at their next periodic reload.
+// (wire it as limits.Options.OnChange) in the background, so that the
+// admin answer never waits for Redis. A failure is logged: the other
+// processes then see the change at their next periodic reload of shared
+// settings (every second while the bus is down).
 func (s *RateLimits) Announce(ch limits.Change) {
 	payload, err := json.Marshal(ch)
 	if err != nil {
 		s.log.Error("redis rate limits: encoding a change", zap.Error(err))
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), announceTimeout)
-	defer cancel()
-	if err := s.c.Publish(ctx, RateLimitTopic, payload); err != nil {
-		s.log.Warn("redis rate limits: could not announce a rule change to the other processes", zap.Error(err))
-	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), announceTimeout)
+		defer cancel()
+		if err := s.c.Publish(ctx, RateLimitTopic, payload); err != nil {
+			s.log.Warn("redis rate limits: could not announce a rule change to the other processes", zap.Error(err))
+		}
+	}()
 }
 
 // Follow calls apply (normally limits.Engine.ApplyChange) for every change

@@ -24,6 +24,9 @@ import (
 //   - With Redis frozen (SIGSTOP: connections open, no answer), budgeted
 //     requests stall at most one Redis timeout per back-off period, not
 //     one each, and an admin write does not wait for Redis.
+//   - SIGTERM while PostgreSQL is down loses no audit entry or usage
+//     record: they go to the process's own spool and are written, once,
+//     after PostgreSQL and the process are back.
 //   - While Redis is down go-redis's dial failures reach the log at most
 //     once a minute per process.
 func TestOutagesAcrossProcesses(t *testing.T) {
@@ -45,6 +48,7 @@ func TestOutagesAcrossProcesses(t *testing.T) {
 	})
 	t.Run("rules follow PostgreSQL while Redis is down", func(t *testing.T) { checkRulesWithoutRedis(t, ps, rd) })
 	t.Run("a frozen Redis costs one timeout per back-off", func(t *testing.T) { checkFrozenRedis(t, ps, rd) })
+	t.Run("a clean stop with PostgreSQL down loses nothing", func(t *testing.T) { checkStopWithoutPostgres(t, ps, pg) })
 	t.Run("go-redis logs at most once a minute", func(t *testing.T) {
 		for _, p := range ps {
 			b, err := os.ReadFile(p.LogPath)
@@ -172,5 +176,39 @@ func checkFrozenRedis(t *testing.T, ps []*gatewayProcess, rd *redistest.Server) 
 		if limit := map[bool]time.Duration{true: 1500 * time.Millisecond, false: 300 * time.Millisecond}[i == 0]; d > limit {
 			t.Errorf("admin write %d took %v with Redis frozen, want at most %v", i+1, d, limit)
 		}
+	}
+}
+
+func checkStopWithoutPostgres(t *testing.T, ps []*gatewayProcess, pg *pgtest.Server) {
+	p := ps[0]
+	before, usageBefore := auditTotalFor(t, p, "/outage/spool"), summaryRequests(t, ps[1])
+	pg.Stop()
+	defer pg.Start()
+	for i := range 50 {
+		if res, err := procChat(p, "/outage/spool"); err != nil || res.Status != 200 {
+			t.Fatalf("request %d with PostgreSQL down: %v %d %s", i, err, res.Status, res.Body)
+		}
+	}
+	p.stop()
+	log, err := os.ReadFile(p.LogPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(log), "lost on close") {
+		t.Errorf("records were lost on a clean stop with PostgreSQL down:\n%s", p.logTail(20))
+	}
+	pg.Start()
+	p.restart(t)
+	var got float64
+	d := within(20*time.Second, func() bool {
+		got = auditTotalFor(t, p, "/outage/spool") - before
+		return got >= 50
+	})
+	t.Logf("the 50 requests answered with PostgreSQL down were in the audit log %v after the restart", d.Round(time.Millisecond))
+	if d < 0 || got != 50 {
+		t.Fatalf("after the restart the audit log has %v of the 50 requests answered while PostgreSQL was down", got)
+	}
+	if n := summaryRequests(t, ps[1]) - usageBefore; n != 50 {
+		t.Errorf("the usage summary at the other process counts %v more requests, want the 50", n)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,6 +20,8 @@ import (
 	"github.com/caddyserver/caddy/v2"
 
 	"github.com/modelgate/modelgate/internal/glue/caddymodule"
+	"github.com/modelgate/modelgate/internal/testkit/pgtest"
+	"github.com/modelgate/modelgate/internal/testkit/redistest"
 )
 
 // startWithGlobals starts a gateway like startGateway, with extra global
@@ -191,6 +194,55 @@ func TestExampleCaddyfileKeepsSecretsOut(t *testing.T) {
 		field = strings.ReplaceAll(field, ">", `\u003e`)
 		if !strings.Contains(out, `"`+field+`":{"filter":"delete"}`) {
 			t.Errorf("the access log does not delete %s:\n%s", field, out)
+		}
+	}
+}
+
+// TestStorageSecretPlaceholdersStayOutOfConfig: the PostgreSQL connection
+// string and the Redis URL, which can hold passwords, accept {env.*}
+// placeholders like the master key: the gateway runs on both, and neither
+// the adapted JSON, autosave.json nor GET /config/ contains them.
+func TestStorageSecretPlaceholdersStayOutOfConfig(t *testing.T) {
+	clearEnv(t)
+	dsn := pgtest.NewDatabase(t)
+	redisURL, prefix := redistest.New(t)
+	// Markers a leak would show: a password PostgreSQL's trust login
+	// ignores, and a client name Redis accepts.
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.User = url.UserPassword(u.User.Username(), "pg-secret-4e1b7c")
+	dsn = u.String()
+	redisURL += "?client_name=redis-secret-90af2d"
+	t.Setenv("MG_E2E_PG", dsn)
+	t.Setenv("MG_E2E_REDIS", redisURL)
+	t.Setenv("MODELGATE_REDIS_PREFIX", prefix)
+
+	autosave := filepath.Join(t.TempDir(), "autosave.json")
+	old := caddy.ConfigAutosavePath
+	caddy.ConfigAutosavePath = autosave
+	t.Cleanup(func() { caddy.ConfigAutosavePath = old })
+
+	block := "master_key " + masterKey + "\nstorage postgres {env.MG_E2E_PG}\nredis {env.MG_E2E_REDIS}" +
+		"\nprovider demo {\n type mock\n}"
+	g, cfgJSON := startWithGlobals(t, "persist", block)
+	if res := request(t, "POST", g.URL+"/admin/auth-keys", `{"name":"stored in postgres"}`, bearer(masterKey)...); res.Status != 201 {
+		t.Fatalf("creating a key on the PostgreSQL store: %d %s", res.Status, res.Body)
+	}
+	cfgRes := request(t, "GET", g.AdminURL+"/config/", "")
+	saved, err := os.ReadFile(autosave)
+	if err != nil {
+		t.Fatalf("autosave.json: %v", err)
+	}
+	for name, text := range map[string][]byte{"adapt output": cfgJSON, "autosave.json": saved, "GET /config/": cfgRes.Body} {
+		for _, secret := range []string{"pg-secret-4e1b7c", "redis-secret-90af2d"} {
+			if strings.Contains(string(text), secret) {
+				t.Errorf("%s contains a storage secret", name)
+			}
+		}
+		if !strings.Contains(string(text), "{env.MG_E2E_PG}") || !strings.Contains(string(text), "{env.MG_E2E_REDIS}") {
+			t.Errorf("%s lacks the placeholders: %s", name, text)
 		}
 	}
 }

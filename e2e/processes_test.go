@@ -34,8 +34,48 @@ type gatewayProcess struct {
 	LogPath string
 
 	cmd    *exec.Cmd
+	env    []string
 	exited chan struct{} // closed when the process has exited
 	err    error         // its exit status, once exited is closed
+}
+
+// launch starts the process on the Caddyfile in its directory, its log
+// appended to LogPath.
+func (p *gatewayProcess) launch(t *testing.T) {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	logFile, err := os.OpenFile(p.LogPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.exited = make(chan struct{})
+	p.cmd = exec.Command(self, "run", "--config", filepath.Join(p.G.DataDir, "Caddyfile"), "--adapter", "caddyfile")
+	p.cmd.Env = p.env
+	p.cmd.Stdout, p.cmd.Stderr = logFile, logFile
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := p.cmd.Start(); err != nil {
+		logFile.Close()
+		t.Fatalf("starting gateway process %s: %v", p.Name, err)
+	}
+	cmd, exited := p.cmd, p.exited
+	go func() {
+		p.err = cmd.Wait()
+		logFile.Close()
+		close(exited)
+	}()
+}
+
+// restart starts a stopped process again, on its own directory (its
+// data file) and ports, and waits until it is healthy.
+func (p *gatewayProcess) restart(t *testing.T) {
+	t.Helper()
+	p.launch(t)
+	if err := p.waitHealthy(60 * time.Second); err != nil {
+		t.Fatalf("restarting %s: %v\n%s", p.Name, err, p.logTail(40))
+	}
 }
 
 // processEnv is the whole environment of a gateway process: nothing of
@@ -84,10 +124,6 @@ http://127.0.0.1:%d {
 // (Pdeathsig).
 func startGatewayProcesses(t *testing.T, n int, modelgateBlock string, env ...string) []*gatewayProcess {
 	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	ps := make([]*gatewayProcess, n)
 	for i := range ps {
 		dir := t.TempDir()
@@ -100,30 +136,14 @@ func startGatewayProcesses(t *testing.T, n int, modelgateBlock string, env ...st
 				DataDir:  dir,
 			},
 			LogPath: filepath.Join(dir, "gateway.log"),
-			exited:  make(chan struct{}),
 		}
 		cf := filepath.Join(dir, "Caddyfile")
 		text := caddyfmt.Format([]byte(processCaddyfile(modelgateBlock, ports[0], ports[1], dir)))
 		if err := os.WriteFile(cf, text, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		logFile, err := os.Create(p.LogPath)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p.cmd = exec.Command(self, "run", "--config", cf, "--adapter", "caddyfile")
-		p.cmd.Env = processEnv(dir, env...)
-		p.cmd.Stdout, p.cmd.Stderr = logFile, logFile
-		p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-		if err := p.cmd.Start(); err != nil {
-			logFile.Close()
-			t.Fatalf("starting gateway process %s: %v", p.Name, err)
-		}
-		go func() {
-			p.err = p.cmd.Wait()
-			logFile.Close()
-			close(p.exited)
-		}()
+		p.env = processEnv(dir, env...)
+		p.launch(t)
 		t.Cleanup(p.stop)
 		ps[i] = p
 	}

@@ -89,12 +89,10 @@ type Engine struct {
 	sharedTimeout time.Duration
 	failClosed    atomic.Bool
 	sharedDown    atomic.Bool
-	// sharedTimeouts counts backend calls in a row that timed out.
-	sharedTimeouts atomic.Int32
-	fallbacks      atomic.Uint64
-	warnedAt       atomic.Int64
-	warnedCount    atomic.Uint64
-	onChange       func(Change)
+	fallbacks     atomic.Uint64
+	warnedAt      atomic.Int64
+	warnedCount   atomic.Uint64
+	onChange      func(Change)
 
 	flushMu   sync.Mutex // serialises snapshots
 	lastEvict time.Time  // guarded by flushMu

@@ -24,7 +24,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"time"
 
 	"go.uber.org/zap"
@@ -37,10 +36,6 @@ import (
 // that is really stuck should reach it; a loaded host can delay a healthy
 // answer by tens of milliseconds.
 const DefaultSharedTimeout = time.Second
-
-// timeoutsBeforeDown is how many backend calls in a row must time out
-// before the backend is considered down.
-const timeoutsBeforeDown = 3
 
 // probeEvery is how often a backend that failed is pinged.
 const probeEvery = 500 * time.Millisecond
@@ -91,9 +86,6 @@ func (e *Engine) admitVia(ms []match, a *Admission) (rej *Rejection, handled boo
 	if !e.sharedDown.Load() {
 		rej, err = e.admitShared(ms, a)
 		if err == nil {
-			if e.sharedTimeouts.Load() != 0 {
-				e.sharedTimeouts.Store(0)
-			}
 			return rej, true
 		}
 		e.sharedError(err)
@@ -231,24 +223,14 @@ func (e *Engine) resetSharedLogged(rules []Key) {
 	}
 }
 
-// sharedError handles a failed backend call: a timeout marks the backend
-// down only once timeoutsBeforeDown calls in a row timed out (one slow
-// answer must not switch the whole process to local counting); any other
-// error (a refused connection) marks it down at once.
+// sharedError handles a failed backend call: the backend is marked down
+// (admissions count per process, or are refused when fail-closed) until
+// the probe finds it answering again, at most probeEvery later. A hung
+// server thus costs one timeout per process, not one per request; one
+// slow answer from a healthy server costs about probeEvery of local
+// counting.
 func (e *Engine) sharedError(err error) {
-	if isTimeout(err) && e.sharedTimeouts.Add(1) < timeoutsBeforeDown {
-		return
-	}
 	e.sharedFailed(err)
-}
-
-// isTimeout reports whether err is a deadline or network timeout.
-func isTimeout(err error) bool {
-	if errors.Is(err, context.DeadlineExceeded) {
-		return true
-	}
-	var ne net.Error
-	return errors.As(err, &ne) && ne.Timeout()
 }
 
 // sharedFailed marks the backend down after err and starts the probe that
@@ -280,7 +262,6 @@ func (e *Engine) probe() {
 			err := e.shared.Ping(ctx)
 			cancel()
 			if err == nil {
-				e.sharedTimeouts.Store(0)
 				e.sharedDown.Store(false)
 				e.log.Info("rate limits: the shared counter store answers again; limits hold across processes again",
 					zap.Uint64("fallback_admissions_total", e.fallbacks.Load()))

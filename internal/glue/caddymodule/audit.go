@@ -153,11 +153,15 @@ func startAudit(cfg config.Config, st *store.Store, pg *pgstore.DB, logger *zap.
 }
 
 // newAuditStore returns the audit storage: PostgreSQL when pg is not nil
-// (with its own batched writer, stopped by auditParts.stop), else the
-// bbolt store st.
+// (with its own batched writer, stopped by auditParts.stop, and st as the
+// spool of what cannot reach PostgreSQL), else the bbolt store st.
 func newAuditStore(st *store.Store, pg *pgstore.DB, logger *zap.Logger) AuditStore {
 	if pg != nil {
-		return pgstore.NewAudit(pg, pgstore.AuditOptions{Logger: logger, OnCommit: observePostgresCommit})
+		opts := pgstore.AuditOptions{Logger: logger, OnCommit: observePostgresCommit}
+		if st != nil {
+			opts.Spool = boltstore.NewAuditSpool(st)
+		}
+		return pgstore.NewAudit(pg, opts)
 	}
 	return boltstore.NewAudit(st)
 }

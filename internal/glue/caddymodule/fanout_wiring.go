@@ -34,6 +34,9 @@ func (a *App) startFanout() {
 		if bs := a.budgetSvc; bs != nil {
 			reloaders[admin.ChangedBudgets] = bs.Reload
 		}
+		if eng := a.limits; eng != nil {
+			reloaders[admin.ChangedRateLimits] = eng.Reload
+		}
 	}
 	f := newFanout(a.redis, a.LiveHub(), reloaders, a.logger.Named("fanout"))
 	f.start()

@@ -11,6 +11,10 @@ const (
 	// ChangedBudgets: a budget was written, deleted or reset, or the
 	// budget settings were written.
 	ChangedBudgets = "budgets"
+	// ChangedRateLimits: a rate-limit rule was written or deleted. The
+	// rate-limit engine announces its own changes (with the resets of
+	// windows); the domain names its rules' reload among the others.
+	ChangedRateLimits = "ratelimits"
 )
 
 // ChangeNotifier is told the domain of every successful admin write, after

@@ -32,6 +32,10 @@ const (
 	// DefaultAuditMaxBackoff is the default longest wait between two
 	// attempts at a batch while PostgreSQL is unreachable.
 	DefaultAuditMaxBackoff = 5 * time.Second
+	// DefaultAuditWriteTimeout is the default longest wait for one
+	// batch's transaction: a database that hangs (rather than refuses
+	// connections) counts as unreachable after it.
+	DefaultAuditWriteTimeout = 5 * time.Second
 )
 
 // AuditOptions configures an [Audit].
@@ -57,6 +61,17 @@ type AuditOptions struct {
 	// MaxBackoff is the longest wait between two attempts at a batch that
 	// failed for want of the database. 0 means DefaultAuditMaxBackoff.
 	MaxBackoff time.Duration
+	// WriteTimeout bounds one batch's transaction. 0 means
+	// DefaultAuditWriteTimeout.
+	WriteTimeout time.Duration
+	// Spool, when set, keeps on local disk the records of a batch the
+	// database could not take (it is unreachable, not refusing the
+	// records): they count as stored once spooled, so a stop or a crash
+	// while PostgreSQL is down loses none, and a background drainer
+	// writes them, exactly once (rows already stored are skipped), when
+	// it answers again, also after a restart. Without a Spool such
+	// records stay queued in memory.
+	Spool Spool
 	// Logger receives the writer's warnings; nil logs nothing.
 	Logger *zap.Logger
 	// OnCommit, when set, is called by the writer after each transaction
@@ -105,6 +120,14 @@ type Audit struct {
 	// drops counts the records given up because the database refused
 	// them, by kind and reason.
 	drops store.DropCounter
+
+	// spooled counts the records in opt.Spool; spoolKick wakes the
+	// drainer, which closes drained when it ends.
+	spooled      atomic.Int64
+	spoolKick    chan struct{}
+	stopDrain    context.CancelFunc
+	drained      chan struct{}
+	lastSpoolLog atomic.Int64
 }
 
 var _ audit.Storage = (*Audit)(nil)
@@ -136,11 +159,18 @@ func NewAudit(db *DB, opt AuditOptions) *Audit {
 	if opt.MaxBackoff <= 0 {
 		opt.MaxBackoff = DefaultAuditMaxBackoff
 	}
+	if opt.WriteTimeout <= 0 {
+		opt.WriteTimeout = DefaultAuditWriteTimeout
+	}
 	log := opt.Logger
 	if log == nil {
 		log = zap.NewNop()
 	}
-	return &Audit{db: db, opt: opt, log: log, kick: make(chan struct{}, 1), stopped: make(chan struct{})}
+	a := &Audit{db: db, opt: opt, log: log, kick: make(chan struct{}, 1), stopped: make(chan struct{})}
+	if opt.Spool != nil {
+		a.startDrainer()
+	}
+	return a
 }
 
 // AuditStats are the writer's counters.
@@ -153,6 +183,9 @@ type AuditStats struct {
 	// Rejected counts records refused for having no id, and records the
 	// database refused (never for being unreachable), which are given up.
 	Rejected uint64
+	// Spooled is how many records wait in the local spool for the
+	// database to answer again.
+	Spooled int64
 }
 
 // Stats returns the writer's counters.
@@ -160,7 +193,7 @@ func (a *Audit) Stats() AuditStats {
 	a.mu.Lock()
 	n := a.queue.len()
 	a.mu.Unlock()
-	return AuditStats{Queued: n, Dropped: a.dropped.Load(), Rejected: a.rejected.Load()}
+	return AuditStats{Queued: n, Dropped: a.dropped.Load(), Rejected: a.rejected.Load(), Spooled: a.spooled.Load()}
 }
 
 // Drops returns how many records the writer gave up because the database
@@ -246,8 +279,9 @@ func (a *Audit) Pending() bool {
 }
 
 // Flush waits until every record accepted before the call is committed
-// (or refused by the database), or ctx is done. While the database is
-// unreachable it waits for it to come back.
+// (or refused by the database, or spooled), or ctx is done. While the
+// database is unreachable and there is no Spool it waits for it to come
+// back.
 func (a *Audit) Flush(ctx context.Context) error {
 	a.mu.Lock()
 	if a.resolved >= a.appended {
@@ -270,8 +304,9 @@ func (a *Audit) Flush(ctx context.Context) error {
 }
 
 // Close refuses further appends, flushes what is queued (see Flush) and
-// stops the writer. Records still queued when ctx ends are lost; the
-// error says how many.
+// stops the writer and the drainer (records left in the spool are
+// written after the next start). Records still queued when ctx ends are
+// lost; the error says how many.
 func (a *Audit) Close(ctx context.Context) error {
 	a.mu.Lock()
 	a.closed = true
@@ -282,6 +317,10 @@ func (a *Audit) Close(ctx context.Context) error {
 		a.stop()
 	}
 	<-a.stopped
+	if a.stopDrain != nil {
+		a.stopDrain()
+		<-a.drained
+	}
 	if err != nil {
 		a.mu.Lock()
 		n := a.queue.len()

@@ -96,6 +96,7 @@ func insertEntries(ctx context.Context, tx pgx.Tx, entries []*audit.Entry) error
 		if !inserted[e.ID] {
 			continue
 		}
+		delete(inserted, e.ID) // a record twice in one batch adds once
 		h := audit.AuditHourOf(e)
 		k := auditHourKey{h.Hour.UnixMilli(), cleanText(h.Provider)}
 		if sum, ok := hours[k]; ok {
@@ -197,6 +198,7 @@ func insertUsage(ctx context.Context, tx pgx.Tx, recs []*audit.UsageRecord) erro
 		if !inserted[r.ID] {
 			continue
 		}
+		delete(inserted, r.ID) // a record twice in one batch adds once
 		for _, g := range [...]struct {
 			gr audit.Granularity
 			m  map[usageAggKey]*audit.UsageAggregate

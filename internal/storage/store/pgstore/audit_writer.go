@@ -64,7 +64,13 @@ func (a *Audit) run(ctx context.Context) {
 			}
 		}
 		batch := a.peek()
-		done, err := a.writeOrSplit(ctx, batch)
+		done, err := a.writeTimed(ctx, batch)
+		if err != nil && ctx.Err() == nil && a.opt.Spool != nil {
+			// Unreachable: keep the rest on local disk instead.
+			var spooled int
+			spooled, err = a.spoolBatch(batch[done:])
+			done += spooled
+		}
 		if done > 0 {
 			a.resolve(done)
 		}
@@ -95,6 +101,14 @@ func (a *Audit) run(ctx context.Context) {
 			return
 		}
 	}
+}
+
+// writeTimed is writeOrSplit under opt.WriteTimeout, so that a database
+// that hangs counts as unreachable.
+func (a *Audit) writeTimed(ctx context.Context, batch []queued) (int, error) {
+	wctx, cancel := context.WithTimeout(ctx, a.opt.WriteTimeout)
+	defer cancel()
+	return a.writeOrSplit(wctx, batch)
 }
 
 // peek returns (a copy of) the oldest queued records, a batch at most.

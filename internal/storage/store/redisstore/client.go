@@ -58,6 +58,7 @@ func Open(ctx context.Context, opts Options) (*Client, error) {
 	if opts.Prefix == "" {
 		opts.Prefix = DefaultPrefix
 	}
+	boundCalls(ro)
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	c := &Client{
@@ -73,6 +74,39 @@ func Open(ctx context.Context, opts Options) (*Client, error) {
 		c.logger.Warn("redis does not answer; serving without it until it returns", zap.String("addr", ro.Addr), zap.Error(err))
 	}
 	return c, nil
+}
+
+// Call bounds: a hung server (one that accepts connections and never
+// answers) must cost a caller its own deadline, not go-redis's defaults
+// (3 s reads, retried three times, behind a 4 s wait for a connection).
+const (
+	// callTimeout is the longest one command may wait for its answer
+	// when its context has no earlier deadline.
+	callTimeout = time.Second
+	// connWait is the longest a call waits for a free connection.
+	connWait = time.Second
+)
+
+// boundCalls makes every call of a client with ro honour its context's
+// deadline and never wait longer than callTimeout for an answer or
+// connWait for a connection; a failed call is not retried (the stores
+// have their own fallbacks, and a retry against a hung server doubles
+// the stall). Settings given in the URL's query are kept where tighter.
+func boundCalls(ro *redis.Options) {
+	ro.ContextTimeoutEnabled = true
+	ro.MaxRetries = -1
+	if ro.ReadTimeout <= 0 || ro.ReadTimeout > callTimeout {
+		ro.ReadTimeout = callTimeout
+	}
+	if ro.WriteTimeout <= 0 || ro.WriteTimeout > callTimeout {
+		ro.WriteTimeout = callTimeout
+	}
+	if ro.PoolTimeout <= 0 || ro.PoolTimeout > connWait {
+		ro.PoolTimeout = connWait
+	}
+	if ro.DialTimeout <= 0 || ro.DialTimeout > callTimeout {
+		ro.DialTimeout = callTimeout
+	}
 }
 
 // redactURLError keeps the errors of redis.ParseURL that name only a part

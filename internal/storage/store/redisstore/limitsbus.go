@@ -27,44 +27,31 @@ func (s *RateLimits) closed() bool {
 }
 
 // Announce publishes an admin change made through this process's engine
-// (wire it as limits.Options.OnChange). A failure is logged: the other
-// processes then see the change at their next periodic reload.
+// (wire it as limits.Options.OnChange) in the background, so that the
+// admin answer never waits for Redis. A failure is logged: the other
+// processes then see the change at their next periodic reload of shared
+// settings (every second while the bus is down).
 func (s *RateLimits) Announce(ch limits.Change) {
 	payload, err := json.Marshal(ch)
 	if err != nil {
 		s.log.Error("redis rate limits: encoding a change", zap.Error(err))
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), announceTimeout)
-	defer cancel()
-	if err := s.c.Publish(ctx, RateLimitTopic, payload); err != nil {
-		s.log.Warn("redis rate limits: could not announce a rule change to the other processes", zap.Error(err))
-	}
-}
-
-// followReload is how often a follower reloads the rules anyway, in case
-// it missed a message while its connection was down.
-const followReload = 30 * time.Second
-
-// Follow calls apply (normally limits.Engine.ApplyChange) for every change
-// another process announces, and with a rules reload every followReload in
-// case a message was lost, until Close. Changes this process announced
-// are skipped.
-func (s *RateLimits) Follow(apply func(limits.Change) error) {
 	go func() {
-		t := time.NewTicker(followReload)
-		defer t.Stop()
-		for {
-			select {
-			case <-s.stop:
-				return
-			case <-t.C:
-				if err := apply(limits.Change{Rules: true}); err != nil {
-					s.warn("redis rate limits: periodic rule reload failed", err)
-				}
-			}
+		ctx, cancel := context.WithTimeout(context.Background(), announceTimeout)
+		defer cancel()
+		if err := s.c.Publish(ctx, RateLimitTopic, payload); err != nil {
+			s.log.Warn("redis rate limits: could not announce a rule change to the other processes", zap.Error(err))
 		}
 	}()
+}
+
+// Follow calls apply (normally limits.Engine.ApplyChange) for every change
+// another process announces, until Close. Changes this process announced
+// are skipped. A message lost while Redis was away is made up for by the
+// gateway's periodic reload of shared settings, which reloads the rules
+// with the other shared domains (every second while the bus is down).
+func (s *RateLimits) Follow(apply func(limits.Change) error) {
 	s.c.Subscribe(RateLimitTopic, func(origin string, payload []byte) {
 		if origin == s.c.ID() || s.closed() {
 			return

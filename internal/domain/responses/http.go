@@ -41,7 +41,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if rec.Native {
-		h.Relay(w, r, rec.Provider)
+		sw := &statusWriter{ResponseWriter: w}
+		h.Relay(sw, r, rec.Provider)
+		if r.Method == http.MethodDelete && sw.status < 300 {
+			// Deleted at the provider: forget the record too.
+			_ = h.Service.Delete(userPath, id)
+		}
 		return
 	}
 	switch {
@@ -110,4 +115,26 @@ func writeJSON(w http.ResponseWriter, r *http.Request, v any) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(b)
+}
+
+// statusWriter remembers the status of the answer written through it.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+// WriteHeader implements http.ResponseWriter.
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// Write implements http.ResponseWriter.
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
 }

@@ -50,6 +50,11 @@ const (
 
 	// DefaultUsageEnabled is the default of usage.enabled.
 	DefaultUsageEnabled = true
+	// DefaultResponsesEnabled is the default of responses.enabled.
+	DefaultResponsesEnabled = true
+	// DefaultResponsesRetentionDays is the default of
+	// responses.retention_days.
+	DefaultResponsesRetentionDays = 30
 	// DefaultUsageRetentionDays is the default of usage.retention_days.
 	DefaultUsageRetentionDays = 90
 
@@ -129,6 +134,7 @@ func Defaults() Config {
 			RedactSecrets: Ptr(DefaultRedactSecrets),
 		},
 		Usage: Usage{Enabled: Ptr(DefaultUsageEnabled), RetentionDays: Ptr(DefaultUsageRetentionDays)},
+		Responses: Responses{Enabled: Ptr(DefaultResponsesEnabled), RetentionDays: Ptr(DefaultResponsesRetentionDays)},
 		Cache: Cache{
 			Enabled:    Ptr(DefaultCacheEnabled),
 			TTLSeconds: Ptr(DefaultCacheTTLSeconds),

@@ -210,5 +210,8 @@ func components() schema {
 	for name, s := range batchSchemas() {
 		out[name] = s
 	}
+	for name, s := range storedResponseSchemas() {
+		out[name] = s
+	}
 	return out
 }

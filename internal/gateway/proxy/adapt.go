@@ -89,7 +89,9 @@ func (s *Service) adapt(c *call) error {
 			response: func(up []byte) ([]byte, catalog.Usage, error) {
 				return responses.MessagesToResponsesResponseStored(up, orig, c.model, c.keep.stored())
 			},
-			stream: func() translate.Stream { return responses.NewMessagesToResponsesStreamStored(c.model, orig, c.keep.stored()) },
+			stream: func() translate.Stream {
+				return responses.NewMessagesToResponsesStreamStored(c.model, orig, c.keep.stored())
+			},
 		}
 	case c.in == ingressCountTokens:
 		// No native counter: answer with an estimate, locally.

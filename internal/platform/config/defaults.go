@@ -133,7 +133,7 @@ func Defaults() Config {
 			MaxBodyBytes:  Ptr(DefaultLogMaxBodyBytes),
 			RedactSecrets: Ptr(DefaultRedactSecrets),
 		},
-		Usage: Usage{Enabled: Ptr(DefaultUsageEnabled), RetentionDays: Ptr(DefaultUsageRetentionDays)},
+		Usage:     Usage{Enabled: Ptr(DefaultUsageEnabled), RetentionDays: Ptr(DefaultUsageRetentionDays)},
 		Responses: Responses{Enabled: Ptr(DefaultResponsesEnabled), RetentionDays: Ptr(DefaultResponsesRetentionDays)},
 		Cache: Cache{
 			Enabled:    Ptr(DefaultCacheEnabled),

@@ -38,10 +38,8 @@ type Stored struct {
 	PreviousID string
 }
 
-func newEcho(req []byte) echo { return newEchoStored(req, nil) }
-
-// newEchoStored is newEcho for a response the gateway keeps as st says;
-// nil keeps nothing.
+// newEchoStored renders the echo of the request req for a response the
+// gateway keeps as st says; nil keeps nothing.
 func newEchoStored(req []byte, st *Stored) echo {
 	var r request
 	// Every value kept is copied into the fragments, so req is read in

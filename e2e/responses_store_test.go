@@ -43,8 +43,11 @@ func TestStoredResponsesPostgres(t *testing.T) {
 //     as previous_response_id (400 previous_response_not_found);
 //   - previous_response_id onto the chat-only groq replay sends it the
 //     rebuilt conversation;
-//   - a native openai response is kept by the provider: Get, input_items
-//     and Delete are relayed there, for its own user path only.
+//   - a native openai response (whole or streamed) is kept by the
+//     provider: Get, input_items
+//     and Delete are relayed there, for its own user path only;
+//   - everything survives a restart (on PostgreSQL, onto a fresh local
+//     file).
 func storedResponses(t *testing.T, storage string) {
 	groq, oai := newReplay(t, "groq"), newReplay(t, "openai")
 	serveResponses(oai)
@@ -253,6 +256,27 @@ func storedResponses(t *testing.T, storage string) {
 	}
 	_, err = a.Responses.Get(ctx, nativeID, responses.ResponseGetParams{})
 	notFound("native Get after Delete", err)
+	// A native stream is recorded from its response.created event.
+	nstream := a.Responses.NewStreaming(ctx, responses.ResponseNewParams{Model: "oai/gpt-4o-mini",
+		Input: responses.ResponseNewParamsInputUnion{OfString: openai.String("Say hello world")}})
+	streamedID := ""
+	for nstream.Next() {
+		if ev := nstream.Current(); ev.Type == "response.created" {
+			streamedID = ev.Response.ID
+		}
+	}
+	if err := nstream.Err(); err != nil || streamedID == "" {
+		t.Fatalf("native stream: %v %q", err, streamedID)
+	}
+	oai.Handle("/v1/responses/"+streamedID, relayed)
+	if _, err := a.Responses.Get(ctx, streamedID, responses.ResponseGetParams{}); err != nil {
+		t.Fatalf("native Get of a streamed response: %v", err)
+	}
+	if r := oai.Last(t, "/v1/responses/"+streamedID); r.Method != http.MethodGet {
+		t.Fatalf("the streamed native response was not read from the provider: %s", r.Method)
+	}
+	_, err = b.Responses.Get(ctx, streamedID, responses.ResponseGetParams{})
+	notFound("native Get of another path's streamed response", err)
 
 	// The store outlives the process (on PostgreSQL, a fresh local file
 	// proves it came from there): the queued writes were committed.

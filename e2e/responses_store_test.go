@@ -44,8 +44,8 @@ func TestStoredResponsesPostgres(t *testing.T) {
 //   - previous_response_id onto the chat-only groq replay sends it the
 //     rebuilt conversation;
 //   - a native openai response (whole or streamed) is kept by the
-//     provider: Get, input_items
-//     and Delete are relayed there, for its own user path only;
+//     provider: Get, input_items and Delete are relayed there, for its
+//     own user path only;
 //   - everything survives a restart (on PostgreSQL, onto a fresh local
 //     file).
 func storedResponses(t *testing.T, storage string) {

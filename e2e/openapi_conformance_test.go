@@ -338,6 +338,15 @@ func checkModelCalls(c *conformance) {
 		status200, userPathHeader, "/team/alpha", "X-Session-Id", "sess-conformance")
 	c.ok("POST /v1/responses", "/v1/responses", `{"model":"mock-chat","input":"hi"}`, status200, up...)
 	c.ok("POST /v1/responses", "/v1/responses", `{"model":"mock-chat","input":"hi","stream":true}`, status200, up...)
+	// Stored responses: read, paged, deleted, then gone.
+	stored := c.ok("POST /v1/responses", "/v1/responses", `{"model":"mock-chat","input":[{"role":"user","content":"keep"},{"role":"user","content":"this"}]}`,
+		status200, up...).JSON(t)["id"].(string)
+	c.ok("GET /v1/responses/{id}", "/v1/responses/"+stored, "", status200, up...)
+	c.ok("GET /v1/responses/{id}/input_items", "/v1/responses/"+stored+"/input_items?limit=1&order=asc", "", status200, up...)
+	c.fails("GET /v1/responses/{id}/input_items", "/v1/responses/"+stored+"/input_items?limit=0", "", http.StatusBadRequest, up...)
+	c.fails("GET /v1/responses/{id}", "/v1/responses/"+stored, "", http.StatusNotFound, userPathHeader, "/team/other")
+	c.ok("DELETE /v1/responses/{id}", "/v1/responses/"+stored, "", status200, up...)
+	c.fails("DELETE /v1/responses/{id}", "/v1/responses/"+stored, "", http.StatusNotFound, up...)
 	msg := `{"model":"mock-chat","max_tokens":32,"messages":[{"role":"user","content":"hi"}]}`
 	c.ok("POST /v1/messages", "/v1/messages", msg, status200, up...)
 	c.ok("POST /v1/messages", "/v1/messages", `{"model":"mock-chat","max_tokens":32,"stream":true,"messages":[{"role":"user","content":"hi"}]}`, status200, up...)

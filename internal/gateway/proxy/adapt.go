@@ -77,9 +77,9 @@ func (s *Service) adapt(c *call) error {
 		c.body, c.revisions, err = responses.ResponsesToChatRequestRevised(orig, chatTarget(p))
 		c.tr = &translation{
 			response: func(up []byte) ([]byte, catalog.Usage, error) {
-				return responses.ChatToResponsesResponse(up, orig)
+				return responses.ChatToResponsesResponseStored(up, orig, c.keep.stored())
 			},
-			stream: func() translate.Stream { return responses.NewChatToResponsesStream(orig) },
+			stream: func() translate.Stream { return responses.NewChatToResponsesStreamStored(orig, c.keep.stored()) },
 		}
 	case c.in == ingressResponses && p.Shape() == providers.ShapeMessages:
 		orig := c.body
@@ -87,9 +87,11 @@ func (s *Service) adapt(c *call) error {
 		c.body, c.revisions, err = responses.ResponsesToMessagesRequestRevised(orig, defaultMaxTokens)
 		c.tr = &translation{
 			response: func(up []byte) ([]byte, catalog.Usage, error) {
-				return responses.MessagesToResponsesResponse(up, orig, c.model)
+				return responses.MessagesToResponsesResponseStored(up, orig, c.model, c.keep.stored())
 			},
-			stream: func() translate.Stream { return responses.NewMessagesToResponsesStream(c.model, orig) },
+			stream: func() translate.Stream {
+				return responses.NewMessagesToResponsesStreamStored(c.model, orig, c.keep.stored())
+			},
 		}
 	case c.in == ingressCountTokens:
 		// No native counter: answer with an estimate, locally.

@@ -72,6 +72,8 @@ type call struct {
 	// revisions are the changes adapting the body made that the client
 	// did not ask for; newCall records them on the request.
 	revisions []translate.Revision
+	// keep stores a Responses answer; nil stores nothing.
+	keep *keeping
 }
 
 // clientGone is the failure of an upstream call cut short because the
@@ -361,6 +363,7 @@ func (s *Service) relayAnswer(w http.ResponseWriter, r *http.Request, resp *http
 	default:
 		if body, ok := s.readAnswer(w, r, resp, c); ok {
 			relayBody(w, resp, c, body)
+			c.keep.keepNative(body)
 		}
 	}
 }
@@ -404,6 +407,12 @@ func (s *Service) newCall(req *request, body []byte, t routed) (*call, error) {
 			opts = req.fields.streamOptionsValue()
 			c.wantUsage = opts.Get("include_usage").Bool()
 		}
+	}
+	if req.in == ingressResponses {
+		if body, c.keep, err = s.prepareResponses(req, p, body); err != nil {
+			return nil, err
+		}
+		c.body = body
 	}
 	passthrough := body
 	if err := s.adapt(c); err != nil {

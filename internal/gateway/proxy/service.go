@@ -44,6 +44,13 @@ type Service struct {
 	Passthrough Passthrough
 	// Batches answers the files and batches routes; nil answers 404 there.
 	Batches http.Handler
+	// Responses keeps the answers of POST /v1/responses that ask to be
+	// stored and replays them for previous_response_id; nil stores
+	// nothing (previous_response_id then reaches native providers only).
+	Responses ResponseStore
+	// StoredResponses answers GET and DELETE /v1/responses/{id} and
+	// GET /v1/responses/{id}/input_items; nil answers 404 there.
+	StoredResponses http.Handler
 	// Realtime bounds realtime sessions.
 	Realtime RealtimeLimits
 	// Budgets ends realtime sessions once a spent budget covers the
@@ -81,6 +88,8 @@ var handlers = [routes.NumShapes]func(s *Service, w http.ResponseWriter, r *http
 	routes.ShapeFiles:    (*Service).batches,
 	routes.ShapeBatch:    (*Service).batches,
 	routes.ShapeRealtime: (*Service).realtime,
+	// Stored responses.
+	routes.ShapeStoredResponse: (*Service).storedResponses,
 }
 
 // serves reports whether the service has a handler for routes of shape.
@@ -132,6 +141,14 @@ func (s *Service) batches(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.Batches.ServeHTTP(w, r)
+}
+
+func (s *Service) storedResponses(w http.ResponseWriter, r *http.Request) {
+	if s.StoredResponses == nil {
+		unknownRoute(w, r)
+		return
+	}
+	s.StoredResponses.ServeHTTP(w, r)
 }
 
 // unknownRoute answers 404 unknown_route.

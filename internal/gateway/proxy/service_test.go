@@ -32,6 +32,7 @@ func TestDispatchFollowsTable(t *testing.T) {
 		batchCalls++
 		w.WriteHeader(http.StatusTeapot)
 	})
+	s.StoredResponses = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusTeapot) })
 	handled := map[routes.Shape]bool{}
 	for _, rt := range routes.All() {
 		method := rt.Method

@@ -38,6 +38,7 @@ func (s *Service) relayStream(w http.ResponseWriter, r *http.Request, resp *http
 		}
 		if !c.raw {
 			ev = c.inspectEvent(ev)
+			c.keep.watchNative(ev)
 		}
 		if err != nil {
 			out.end(ev)

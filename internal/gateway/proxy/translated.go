@@ -52,6 +52,7 @@ func relayTranslatedBody(w http.ResponseWriter, r *http.Request, resp *http.Resp
 	}
 	c.setUsage(usage)
 	c.noteBodyCost(up)
+	c.keep.keepTranslated(out)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Del("Content-Length")
 	w.WriteHeader(resp.StatusCode)
@@ -101,6 +102,7 @@ func relayTranslatedStream(w http.ResponseWriter, resp *http.Response, c *call) 
 				}
 			}
 		}
+		c.keep.watchTranslated(b)
 		if !out.send(c.in, b) {
 			return
 		}
@@ -127,7 +129,7 @@ func endTranslatedStream(out *eventWriter, conv translate.Stream, c *call, tail 
 		}
 		c.answerFailed(apierr.New(status, apierr.TypeProvider, msg).WithCode(code))
 		c.tr.logger().Warn("upstream stream broke off", zap.String("provider", c.provider.Name()), zap.Error(err))
-		out.end(conv.Abort(code, msg))
+		out.end(c.keep.watched(conv.Abort(code, msg)))
 		return
 	}
 	if ev, ok := sse.Parse(tail); ok {
@@ -138,14 +140,15 @@ func endTranslatedStream(out *eventWriter, conv translate.Stream, c *call, tail 
 				zap.Int("bytes", len(tail)))
 			const msg = "the upstream stream was cut off in the middle of an event"
 			c.answerFailed(apierr.New(http.StatusBadGateway, apierr.TypeProvider, msg).WithCode("stream_truncated"))
-			out.end(conv.Abort("stream_truncated", msg))
+			out.end(c.keep.watched(conv.Abort("stream_truncated", msg)))
 			return
 		}
+		c.keep.watchTranslated(b)
 		if !out.send(c.in, b) {
 			return
 		}
 	}
-	out.end(conv.Finish())
+	out.end(c.keep.watched(conv.Finish()))
 }
 
 // streamFailure is the code and message a client gets for an upstream

@@ -126,6 +126,11 @@ type App struct {
 	// it; batchesHeld says this instance holds a batchServices reference.
 	batchesRef  *batchesRef
 	batchesHeld bool
+	// responsesRef hands the stored-responses service to the proxy once
+	// Start has it (nil with responses.enabled off); responsesHeld says
+	// this instance holds a responseServices reference.
+	responsesRef  *responsesRef
+	responsesHeld bool
 
 	// audit is the audit machinery (recorder, storage, queries, hub and
 	// retention loop), set in Start and stopped and flushed in Stop.
@@ -234,6 +239,7 @@ func (a *App) Provision(ctx caddy.Context) error {
 	}
 	a.batchesRef = new(batchesRef)
 	a.proxy.Batches = a.batchesRef
+	a.provisionResponses()
 	a.ready = make(chan struct{})
 	a.audit = new(atomic.Pointer[auditParts])
 	if err := a.registerAuditMetrics(ctx); err != nil {
@@ -328,6 +334,9 @@ func (a *App) start() error {
 	if err := a.openBatches(); err != nil {
 		a.logger.Warn("batches are unavailable: " + err.Error())
 	}
+	if err := a.openResponses(); err != nil {
+		a.logger.Warn("stored responses are unavailable: " + err.Error())
+	}
 	a.startFanout()
 	a.adminAPI = admin.New(a.withRouting(admin.Options{
 		Config:     a.effective,
@@ -380,6 +389,10 @@ func (a *App) Stop() error {
 	// that the usage it records reaches the audit queue flushed next.
 	if err := a.releaseBatches(); err != nil {
 		errs = append(errs, fmt.Errorf("modelgate: stopping batches: %w", err))
+	}
+	// Queued stored responses are committed while the store is open.
+	if err := a.releaseResponses(); err != nil {
+		errs = append(errs, fmt.Errorf("modelgate: stopping stored responses: %w", err))
 	}
 	// Queued audit entries and usage records are committed first, while
 	// the store is certainly open.

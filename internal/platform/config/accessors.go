@@ -119,6 +119,14 @@ func (u Usage) On() bool { return Bool(u.Enabled, DefaultUsageEnabled) }
 // Days is how many days usage records are kept; 0 keeps them forever.
 func (u Usage) Days() int { return Int(u.RetentionDays, DefaultUsageRetentionDays) }
 
+// On reports whether responses that ask to be stored are kept.
+func (r Responses) On() bool { return Bool(r.Enabled, DefaultResponsesEnabled) }
+
+// Retention is how long a stored response is kept.
+func (r Responses) Retention() time.Duration {
+	return time.Duration(max(Int(r.RetentionDays, DefaultResponsesRetentionDays), 1)) * 24 * time.Hour
+}
+
 // Days is how many days audit entries are kept; 0 keeps them forever.
 func (l Logging) Days() int { return Int(l.RetentionDays, DefaultRetentionDays) }
 

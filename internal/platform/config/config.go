@@ -60,6 +60,10 @@ type Config struct {
 	// Cache holds the response-cache settings.
 	Cache Cache `yaml:"cache,omitempty" json:"cache,omitzero"`
 
+	// Responses holds the stored-responses settings (POST /v1/responses
+	// with store, GET and DELETE /v1/responses/{id}).
+	Responses Responses `yaml:"responses,omitempty" json:"responses,omitzero"`
+
 	// Providers are the upstream provider instances, in configuration order.
 	// Order matters: a bare model name served by several providers routes to
 	// the first of them.
@@ -212,6 +216,19 @@ type Usage struct {
 	// RetentionDays is how long usage records are kept, in days (default
 	// 90); 0 keeps them forever. Daily aggregates outlive the records.
 	// Env USAGE_RETENTION_DAYS.
+	RetentionDays *int `yaml:"retention_days,omitempty" json:"retention_days,omitempty"`
+}
+
+// Responses holds the stored-responses settings.
+type Responses struct {
+	// Enabled keeps the responses that ask to be stored (store, true
+	// unless the request sets it false), so that GET /v1/responses/{id}
+	// and previous_response_id find them (default on). Off, nothing is
+	// stored and previous_response_id reaches native providers only.
+	// Env RESPONSES_STORE_ENABLED.
+	Enabled *bool `yaml:"enabled,omitempty" json:"enabled,omitempty"`
+	// RetentionDays is how long a stored response is kept, in days
+	// (default 30, at least 1). Env RESPONSES_RETENTION_DAYS.
 	RetentionDays *int `yaml:"retention_days,omitempty" json:"retention_days,omitempty"`
 }
 

@@ -50,6 +50,11 @@ const (
 
 	// DefaultUsageEnabled is the default of usage.enabled.
 	DefaultUsageEnabled = true
+	// DefaultResponsesEnabled is the default of responses.enabled.
+	DefaultResponsesEnabled = true
+	// DefaultResponsesRetentionDays is the default of
+	// responses.retention_days.
+	DefaultResponsesRetentionDays = 30
 	// DefaultUsageRetentionDays is the default of usage.retention_days.
 	DefaultUsageRetentionDays = 90
 
@@ -128,7 +133,8 @@ func Defaults() Config {
 			MaxBodyBytes:  Ptr(DefaultLogMaxBodyBytes),
 			RedactSecrets: Ptr(DefaultRedactSecrets),
 		},
-		Usage: Usage{Enabled: Ptr(DefaultUsageEnabled), RetentionDays: Ptr(DefaultUsageRetentionDays)},
+		Usage:     Usage{Enabled: Ptr(DefaultUsageEnabled), RetentionDays: Ptr(DefaultUsageRetentionDays)},
+		Responses: Responses{Enabled: Ptr(DefaultResponsesEnabled), RetentionDays: Ptr(DefaultResponsesRetentionDays)},
 		Cache: Cache{
 			Enabled:    Ptr(DefaultCacheEnabled),
 			TTLSeconds: Ptr(DefaultCacheTTLSeconds),

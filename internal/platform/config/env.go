@@ -90,6 +90,8 @@ var envSettings = []envSetting{
 	{"LOGGING_RETENTION_DAYS", daysSetter(func(c *Config) **int { return &c.Logging.RetentionDays })},
 	{"USAGE_ENABLED", boolSetter(func(c *Config) **bool { return &c.Usage.Enabled })},
 	{"USAGE_RETENTION_DAYS", daysSetter(func(c *Config) **int { return &c.Usage.RetentionDays })},
+	{"RESPONSES_STORE_ENABLED", boolSetter(func(c *Config) **bool { return &c.Responses.Enabled })},
+	{"RESPONSES_RETENTION_DAYS", daysSetter(func(c *Config) **int { return &c.Responses.RetentionDays })},
 	{"CACHE_ENABLED", boolSetter(func(c *Config) **bool { return &c.Cache.Enabled })},
 	{"RESPONSE_CACHE_ENABLED", boolSetter(func(c *Config) **bool { return &c.Cache.Enabled })},
 	{"RESPONSE_CACHE_TTL_SECONDS", func(c *Config, v string) error {

@@ -64,6 +64,9 @@ func validate(c Config) error {
 	nonNegative("logging.retention_days", int64(Int(c.Logging.RetentionDays, 0)))
 	nonNegative("logging.max_body_bytes", Int64(c.Logging.MaxBodyBytes, 0))
 	nonNegative("usage.retention_days", int64(Int(c.Usage.RetentionDays, 0)))
+	if d := c.Responses.RetentionDays; d != nil && *d < 1 {
+		bad("responses.retention_days", "must be at least 1, got %d", *d)
+	}
 	nonNegative("cache.ttl_seconds", int64(Int(c.Cache.TTLSeconds, 0)))
 	if Int64(c.Cache.MaxBytes, 1) <= 0 {
 		bad("cache.max_bytes", "must be positive, got %d", *c.Cache.MaxBytes)

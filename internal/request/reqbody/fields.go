@@ -16,6 +16,9 @@ type Fields struct {
 	// Responses); Messages and Input the conversation (Chat Completions and
 	// Messages, Responses).
 	System, Instructions, Messages, Input []byte
+	// Store is a Responses request's store flag: false keeps the
+	// response from being stored.
+	Store []byte
 }
 
 // acted reports whether a repeated member of this name is refused.
@@ -59,6 +62,8 @@ func (f *Fields) slot(quoted []byte) (*[]byte, string) {
 		return &f.Messages, "messages"
 	case "input":
 		return &f.Input, "input"
+	case "store":
+		return &f.Store, "store"
 	}
 	return nil, ""
 }

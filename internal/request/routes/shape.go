@@ -39,6 +39,8 @@ const (
 	ShapeAdmin
 	// ShapeDashboard is a dashboard page or static asset.
 	ShapeDashboard
+	// ShapeStoredResponse is a read or delete of a stored response.
+	ShapeStoredResponse
 
 	// NumShapes is one more than the largest Shape, for tables indexed by
 	// shape.
@@ -50,7 +52,7 @@ var shapeNames = [NumShapes]string{
 	ShapeChat: "chat", ShapeResponses: "responses", ShapeMessages: "messages", ShapeCountTokens: "count_tokens",
 	ShapeEmbeddings: "embeddings", ShapeSpeech: "speech", ShapeTranscription: "transcription",
 	ShapePassthrough: "passthrough", ShapeRealtime: "realtime", ShapeFiles: "files", ShapeBatch: "batch",
-	ShapeAdmin: "admin", ShapeDashboard: "dashboard",
+	ShapeAdmin: "admin", ShapeDashboard: "dashboard", ShapeStoredResponse: "stored_response",
 }
 
 // String returns the shape's name.

@@ -168,6 +168,23 @@ var table = []Route{
 		Doc: &Doc{Summary: "Cancel a message batch", Tag: "batches", Status: http.StatusOK, Result: "MessageBatch",
 			Errors: []int{404, 409}, PassesUpstream: true}},
 
+	// Stored responses: reads and deletes run no model.
+	{ID: "getResponse", Method: http.MethodGet, Path: "/v1/responses/{id}", Shape: ShapeStoredResponse, Audited: true, Served: true,
+		Doc: &Doc{Summary: "A stored response of the caller (relayed to its provider when that keeps it)", Tag: "models",
+			Status: http.StatusOK, Result: "StoredResponse", Errors: []int{400, 404}, PassesUpstream: true}},
+	{ID: "deleteResponse", Method: http.MethodDelete, Path: "/v1/responses/{id}", Shape: ShapeStoredResponse, Audited: true, Served: true,
+		Doc: &Doc{Summary: "Delete a stored response of the caller", Tag: "models",
+			Status: http.StatusOK, Result: "StoredResponseDeleted", Errors: []int{404}, PassesUpstream: true}},
+	{ID: "listResponseInputItems", Method: http.MethodGet, Path: "/v1/responses/{id}/input_items", Shape: ShapeStoredResponse,
+		Audited: true, Served: true,
+		Doc: &Doc{Summary: "The input items of a stored response of the caller", Tag: "models",
+			Query: []Param{
+				{Name: "limit", Desc: "Page size; default 20.", Type: "integer", Min: 1, Max: 100},
+				{Name: "order", Desc: "desc (the default, last item first) or asc.", Type: "string", Enum: []string{"asc", "desc"}},
+				{Name: "after", Desc: "The last_id of the previous page.", Type: "string"},
+			},
+			Status: http.StatusOK, Result: "ResponseInputItemList", Errors: []int{400, 404}, PassesUpstream: true}},
+
 	// The gateway's own answers.
 	{ID: "listModels", Method: http.MethodGet, Path: "/v1/models", Shape: ShapeModels, Served: true,
 		Doc: &Doc{Summary: "Models of every provider", Tag: "models", Status: http.StatusOK, Result: "ModelList"}},

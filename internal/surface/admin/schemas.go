@@ -213,5 +213,8 @@ func components() schema {
 	for name, s := range messageBatchSchemas() {
 		out[name] = s
 	}
+	for name, s := range storedResponseSchemas() {
+		out[name] = s
+	}
 	return out
 }

@@ -102,6 +102,14 @@ func TestContracts(t *testing.T) {
 		open := restarts(t)
 		storetest.BatchesSurviveRestart(t, func() batches.Storage { return NewBatches(open()) })
 	})
+	t.Run("responses", func(t *testing.T) {
+		st, _ := tempStore(t)
+		storetest.ResponsesStorage(t, NewResponses(st))
+	})
+	t.Run("responses service", func(t *testing.T) {
+		st, _ := tempStore(t)
+		storetest.ResponsesService(t, NewResponses(st))
+	})
 }
 
 // restarts returns a func that opens one store file as a restarted

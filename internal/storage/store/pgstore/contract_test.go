@@ -105,6 +105,14 @@ func TestContracts(t *testing.T) {
 		open := restarts(t)
 		storetest.BatchesSurviveRestart(t, func() batches.Storage { return NewBatches(open()) })
 	})
+	t.Run("responses", func(t *testing.T) {
+		db, _ := newTestDB(t)
+		storetest.ResponsesStorage(t, NewResponses(db))
+	})
+	t.Run("responses service", func(t *testing.T) {
+		db, _ := newTestDB(t)
+		storetest.ResponsesService(t, NewResponses(db))
+	})
 }
 
 // restarts returns a func that opens one database as a newly started

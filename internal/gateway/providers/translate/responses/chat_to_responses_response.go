@@ -22,6 +22,12 @@ import (
 // upstream's usage, zero when it reported none (the response's usage is
 // then null). An error means the upstream body is not a chat completion.
 func ChatToResponsesResponse(chat []byte, req []byte) (responses []byte, usage catalog.Usage, err error) {
+	return ChatToResponsesResponseStored(chat, req, nil)
+}
+
+// ChatToResponsesResponseStored is ChatToResponsesResponse for a response
+// the gateway keeps as st says (nil: none).
+func ChatToResponsesResponseStored(chat, req []byte, st *Stored) (responses []byte, usage catalog.Usage, err error) {
 	if !gjson.ValidBytes(chat) {
 		return nil, catalog.Usage{}, errors.New("translate: upstream chat completion is not valid JSON")
 	}
@@ -33,7 +39,7 @@ func ChatToResponsesResponse(chat []byte, req []byte) (responses []byte, usage c
 	if !choice.IsObject() {
 		return nil, catalog.Usage{}, errors.New("translate: upstream chat completion has no choices")
 	}
-	h := head{echo: newEcho(req)}
+	h := head{echo: newEchoStored(req, st)}
 	h.setTop(&top)
 	now := time.Now().Unix()
 

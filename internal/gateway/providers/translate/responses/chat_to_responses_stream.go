@@ -50,7 +50,13 @@ type ChatToResponsesStream struct {
 // NewChatToResponsesStream starts a translation for the client's original
 // Responses request req, whose settings the response objects echo.
 func NewChatToResponsesStream(req []byte) *ChatToResponsesStream {
-	return &ChatToResponsesStream{h: head{echo: newEcho(req)}, cur: -1}
+	return NewChatToResponsesStreamStored(req, nil)
+}
+
+// NewChatToResponsesStreamStored is NewChatToResponsesStream for a
+// response the gateway keeps as st says (nil: none).
+func NewChatToResponsesStreamStored(req []byte, st *Stored) *ChatToResponsesStream {
+	return &ChatToResponsesStream{h: head{echo: newEchoStored(req, st)}, cur: -1}
 }
 
 // Usage returns the token usage the upstream reported; ok is false when it

@@ -19,10 +19,26 @@ func MessagesToResponsesResponse(messages, req []byte, model string) ([]byte, ca
 	return ChatToResponsesResponse(chat, req)
 }
 
+// MessagesToResponsesResponseStored is MessagesToResponsesResponse for a
+// response the gateway keeps as st says (nil: none).
+func MessagesToResponsesResponseStored(messages, req []byte, model string, st *Stored) ([]byte, catalog.Usage, error) {
+	chat, _, err := anthropic.MessagesToChatResponse(messages, model)
+	if err != nil {
+		return nil, catalog.Usage{}, err
+	}
+	return ChatToResponsesResponseStored(chat, req, st)
+}
+
 // NewMessagesToResponsesStream converts an Anthropic Messages event stream
 // into Responses events for the client's Responses request req: an
 // anthropic.MessagesToChatStream reporting model, asked for the usage chunk,
 // chained (translate.Chain) into a ChatToResponsesStream.
 func NewMessagesToResponsesStream(model string, req []byte) translate.Stream {
-	return translate.Chain(anthropic.NewMessagesToChatStream(model, true), NewChatToResponsesStream(req))
+	return NewMessagesToResponsesStreamStored(model, req, nil)
+}
+
+// NewMessagesToResponsesStreamStored is NewMessagesToResponsesStream for a
+// response the gateway keeps as st says (nil: none).
+func NewMessagesToResponsesStreamStored(model string, req []byte, st *Stored) translate.Stream {
+	return translate.Chain(anthropic.NewMessagesToChatStream(model, true), NewChatToResponsesStreamStored(req, st))
 }

@@ -23,9 +23,24 @@ type echo struct {
 	mid   []byte     // parallel_tool_calls .. truncation (after "output", before "service_tier")
 	tail  []byte     // user, metadata (after "usage")
 	ns    namespaced // the request's namespaced tools by qualified name, or nil
+	id    string     // the response id the gateway gives it (Stored.ID), "" to derive one
 }
 
-func newEcho(req []byte) echo {
+// Stored is how the gateway keeps a translated response: the id it gives
+// it and the previous response it continues. The response object then
+// says store true and names that previous_response_id.
+type Stored struct {
+	// ID is the response id, resp_ and the random part that the ids of
+	// its output items share.
+	ID string
+	// PreviousID is the previous_response_id the request continued, ""
+	// for none.
+	PreviousID string
+}
+
+// newEchoStored renders the echo of the request req for a response the
+// gateway keeps as st says; nil keeps nothing.
+func newEchoStored(req []byte, st *Stored) echo {
 	var r request
 	// Every value kept is copied into the fragments, so req is read in
 	// place.
@@ -67,7 +82,11 @@ func newEcho(req []byte) echo {
 	w.Key("presence_penalty")
 	w.RawOr(r.presencePenalty, "0.0")
 	w.Key("previous_response_id")
-	w.Null()
+	if st != nil && st.PreviousID != "" {
+		w.Str(st.PreviousID)
+	} else {
+		w.Null()
+	}
 	w.Key("prompt_cache_key")
 	w.RawOrNull(r.promptCacheKey)
 	w.Key("prompt_cache_retention")
@@ -81,8 +100,8 @@ func newEcho(req []byte) echo {
 	w.EndObj()
 	w.Key("safety_identifier")
 	w.RawOrNull(r.safetyIdentifier)
-	w.Key("store") // nothing is stored: GET /v1/responses/{id} cannot find it
-	w.Bool(false)
+	w.Key("store") // without st nothing is stored: GET /v1/responses/{id} cannot find it
+	w.Bool(st != nil)
 	w.Key("temperature")
 	w.RawOrNull(r.temperature)
 	w.Key("text")
@@ -119,6 +138,9 @@ func newEcho(req []byte) echo {
 		// req is borrowed: the names are copied.
 		e.ns = namespaces(gjson.Parse(strings.Clone(r.tools.Raw)))
 	}
+	if st != nil {
+		e.id = st.ID
+	}
 	return e
 }
 
@@ -132,9 +154,14 @@ type head struct {
 	createdAt int64
 }
 
-// setID derives the id suffix from the upstream's chat completion id, or
-// makes a random one when the upstream sent none.
+// setID derives the id suffix from the id the gateway gave the response
+// (Stored.ID), else from the upstream's chat completion id, or makes a
+// random one when the upstream sent none.
 func (h *head) setID(chatID string) {
+	if h.echo.id != "" {
+		h.suffix = translate.AppendEscaped(nil, strings.TrimPrefix(h.echo.id, "resp_"))
+		return
+	}
 	s := strings.TrimPrefix(chatID, "chatcmpl-")
 	if s == "" {
 		s = translate.RandomHex(16)

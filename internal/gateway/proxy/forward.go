@@ -58,6 +58,7 @@ type call struct {
 	limits   UpstreamLimits // how the provider's answer is read
 	upstream upstreamBody   // the answer's body under limits
 	answer   bufferedAnswer // a non-streamed answer read whole for translation
+	replay   replayBody     // a stream whose head was held for failover (holdStreamHead)
 	failed   *apierr.Error  // the call's failure as the gateway reports it, for the attempt record
 	slowdown float64        // the answer is delayed by this factor of the upstream's time
 	// failedHeader and failedBody are the upstream's error answer, for

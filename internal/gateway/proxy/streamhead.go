@@ -54,11 +54,13 @@ func (s *Service) holdStreamHead(r *http.Request, c *call, resp *http.Response) 
 	}
 	events := newEventReader(resp.Body)
 	defer events.Release()
-	var head []byte
+	buf := heldBuffers.Get().(*[]byte)
+	head := (*buf)[:0]
 	var tailErr error // how the upstream's body ended while held, if it did
 	for n := 1; ; n++ {
 		ev, err := events.Next()
 		if err != nil && err != io.EOF {
+			releaseHeld(buf)
 			if r.Context().Err() != nil {
 				return headClientGone
 			}
@@ -88,7 +90,9 @@ func (s *Service) holdStreamHead(r *http.Request, c *call, resp *http.Response) 
 		}
 	}
 	head = append(head, events.Buffered()...) // empty once the body ended
-	resp.Body = &replayBody{head: head, rest: resp.Body, err: tailErr}
+	*buf = head
+	c.replay = replayBody{buf: buf, head: head, rest: resp.Body, err: tailErr}
+	resp.Body = &c.replay
 	return headRelay
 }
 
@@ -187,6 +191,7 @@ func streamErrorStatus(typ, code string) int {
 // yields the head again, then the rest of the stream (or, when the
 // stream had ended while held, how it ended).
 type replayBody struct {
+	buf  *[]byte // holds head, from heldBuffers; given back once read
 	head []byte
 	rest io.ReadCloser
 	err  error // the stream's end, met while held; nil: read on from rest
@@ -196,7 +201,10 @@ type replayBody struct {
 func (b *replayBody) Read(p []byte) (int, error) {
 	if len(b.head) > 0 {
 		n := copy(p, b.head)
-		b.head = b.head[n:]
+		if b.head = b.head[n:]; len(b.head) == 0 {
+			releaseHeld(b.buf)
+			b.buf = nil
+		}
 		return n, nil
 	}
 	if b.err != nil {
@@ -214,4 +222,13 @@ func (b *replayBody) maxEventBytes() int {
 		return c.maxEventBytes()
 	}
 	return int(DefaultMaxEventBytes)
+}
+
+// releaseHeld gives buf, a buffer of heldBuffers, back for another
+// stream, unless it grew too large to keep.
+func releaseHeld(buf *[]byte) {
+	if cap(*buf) <= maxHeldBuffer {
+		*buf = (*buf)[:0]
+		heldBuffers.Put(buf)
+	}
 }

@@ -137,7 +137,11 @@ func (s *Service) streamErrorOf(c *call, resp *http.Response, ev []byte) *apierr
 	}
 	status := streamErrorStatus(typ, code)
 	as := &http.Response{StatusCode: status, Header: resp.Header, Body: io.NopCloser(bytes.NewReader(data))}
-	return upstreamError(c.provider.Name(), as, s.Upstreams)
+	e := upstreamError(c.provider.Name(), as, s.Upstreams)
+	if e.Code == nil && code != "" { // the Responses API's error event
+		e.WithCode(s.Upstreams.redact(code))
+	}
+	return e
 }
 
 // eventNamed reports whether ev, a raw event, has an event: line naming

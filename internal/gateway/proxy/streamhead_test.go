@@ -99,6 +99,12 @@ const (
 // goodStream answers with a whole stream of the shape path asks for,
 // its text "from two".
 func goodStream(w http.ResponseWriter, r *http.Request) {
+	if strings.HasSuffix(r.URL.Path, "/responses") {
+		sseAnswer("event: response.created\ndata: {\"type\":\"response.created\",\"response\":{\"id\":\"resp_two\",\"status\":\"in_progress\"}}\n\n" +
+			"event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delta\":\"from two\"}\n\n" +
+			"event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"id\":\"resp_two\",\"status\":\"completed\",\"usage\":{\"input_tokens\":3,\"output_tokens\":2,\"total_tokens\":5}}}\n\n")(w, r)
+		return
+	}
 	if strings.HasSuffix(r.URL.Path, "/messages") {
 		sseAnswer("event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_two\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"c2\",\"content\":[],\"usage\":{\"input_tokens\":3,\"output_tokens\":0}}}\n\n"+
 			"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n"+
@@ -136,6 +142,10 @@ func TestErrorFirstStreamFailsOver(t *testing.T) {
 		{"chat native", "/v1/chat/completions", chatStreamBody("m1"), chatRoleOnly + chatErrorEv, "oa1", "oa2", "server_error"},
 		{"messages native", "/v1/messages", messagesStreamBody("c1"), anStart + anPing + anOverloaded, "an1", "an2", "overloaded_error"},
 		{"messages onto chat", "/v1/messages", messagesStreamBody("m1"), chatRoleOnly + chatErrorEv, "oa1", "oa2", "server_error"},
+		{"responses native", "/v1/responses", `{"model":"m1","stream":true,"input":"hi"}`,
+			"event: response.created\ndata: {\"type\":\"response.created\",\"response\":{\"id\":\"one\"}}\n\n" +
+				"event: error\ndata: {\"type\":\"error\",\"code\":\"server_error\",\"message\":\"the server is overloaded\"}\n\n",
+			"oa1", "oa2", "server_error"},
 		{"chat onto messages", "/v1/chat/completions", chatStreamBody("c1"), anStart + anPing + anOverloaded, "an1", "an2", "overloaded_error"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -250,7 +260,7 @@ func TestStreamErrorOf(t *testing.T) {
 		{anOverloaded, 529, "overloaded_error"},
 		{chatErrorEv, 500, "server_error"},
 		{`data: {"error":{"message":"slow down","code":"rate_limit_exceeded"}}` + "\n\n", 429, "rate_limit_exceeded"},
-		{"event: error\ndata: {\"type\":\"error\",\"code\":\"server_error\",\"message\":\"boom\"}\n\n", 500, ""},
+		{"event: error\ndata: {\"type\":\"error\",\"code\":\"server_error\",\"message\":\"boom\"}\n\n", 500, "server_error"},
 		{`data: {"error":{"message":"odd"}}` + "\n\n", 502, ""},
 		{"event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"no\"}}\n\n", 400, "invalid_request_error"},
 		{chatRoleOnly, 0, ""},

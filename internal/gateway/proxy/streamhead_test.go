@@ -100,8 +100,8 @@ const (
 // its text "from two".
 func goodStream(w http.ResponseWriter, r *http.Request) {
 	if strings.HasSuffix(r.URL.Path, "/responses") {
-		sseAnswer("event: response.created\ndata: {\"type\":\"response.created\",\"response\":{\"id\":\"resp_two\",\"status\":\"in_progress\"}}\n\n" +
-			"event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delta\":\"from two\"}\n\n" +
+		sseAnswer("event: response.created\ndata: {\"type\":\"response.created\",\"response\":{\"id\":\"resp_two\",\"status\":\"in_progress\"}}\n\n"+
+			"event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delta\":\"from two\"}\n\n"+
 			"event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"id\":\"resp_two\",\"status\":\"completed\",\"usage\":{\"input_tokens\":3,\"output_tokens\":2,\"total_tokens\":5}}}\n\n")(w, r)
 		return
 	}

@@ -41,8 +41,8 @@ const (
 // that failover covers (overloaded, rate-limited, a server error, one of
 // unknown type), or the stream breaks or falls silent first, the attempt
 // has failed as an HTTP error would: c.failed is set (with the error
-// event's data for the attempt's record) and the outcome is headFailed; nothing
-// was written. Otherwise what was read is put back in front of resp.Body,
+// event's data for the attempt's record) and the outcome is headFailed;
+// nothing was written. Otherwise what was read is put back in front of resp.Body,
 // and the stream is relayed as any other, its held events leaving with
 // the first content in one write. At most maxHeadEvents events and about
 // maxHeadBytes are held; a stream that sends more first is relayed as
@@ -75,6 +75,7 @@ func (s *Service) holdStreamHead(r *http.Request, c *call, resp *http.Response) 
 			c.failedHeader = s.Upstreams.redactHeader(resp.Header.Clone())
 			data, _ := sse.FirstData(ev) // the error object, recorded as JSON
 			c.failedBody = s.Upstreams.redactBody(bytes.Clone(data))
+			releaseHeld(buf)
 			s.logger().Warn("upstream stream began with an error; failing over",
 				zap.String("provider", c.provider.Name()), zap.String("error", e.Message))
 			return headFailed

@@ -58,6 +58,7 @@ type call struct {
 	limits   UpstreamLimits // how the provider's answer is read
 	upstream upstreamBody   // the answer's body under limits
 	answer   bufferedAnswer // a non-streamed answer read whole for translation
+	replay   replayBody     // a stream whose head was held for failover (holdStreamHead)
 	failed   *apierr.Error  // the call's failure as the gateway reports it, for the attempt record
 	slowdown float64        // the answer is delayed by this factor of the upstream's time
 	// failedHeader and failedBody are the upstream's error answer, for
@@ -181,9 +182,10 @@ func (s *Service) countTokens(w http.ResponseWriter, r *http.Request) {
 // sent, or translated onto the provider's shape) and relays the
 // upstream's answer. When the target fails in a way failover covers
 // (upstream 5xx or 429, timeout, unreachable, a redirect, a saturated
-// rule, a spent budget on a priced model) and the plan names further
-// targets, the next one is tried at once; nothing has reached the client
-// by then.
+// rule, a spent budget on a priced model, a stream whose first
+// meaningful event is such an error: holdStreamHead) and the plan names
+// further targets, the next one is tried at once; nothing has reached
+// the client by then.
 func (s *Service) forward(w http.ResponseWriter, r *http.Request, in ingress) {
 	info := reqinfo.From(r.Context())
 	if info == nil {
@@ -265,8 +267,10 @@ func (s *Service) try(w http.ResponseWriter, r *http.Request, c *call, last bool
 // or a saturated provider or model rule keeps it from being made, and
 // hands a good answer to relay with its headers set and its pace kept.
 // live reports, from the answer's headers, whether it is relayed as it
-// arrives (a stream), which decides how its body is read. It returns as
-// try does.
+// arrives (a stream), which decides how its body is read. Unless c is the
+// last target, a model stream's head is held until its first content
+// (holdStreamHead), so that one that begins with an error fails over.
+// It returns as try does.
 func (s *Service) exchange(w http.ResponseWriter, r *http.Request, c *call, last bool,
 	send func(context.Context) (*http.Response, error), live func(*http.Response) bool,
 	relay func(http.ResponseWriter, *http.Response)) error {
@@ -307,12 +311,14 @@ func (s *Service) exchange(w http.ResponseWriter, r *http.Request, c *call, last
 		apierr.WriteFor(w, r, e)
 		return nil
 	}
-	c.upstream.watch(ctx, cancel, resp.Body, c.limits, live(resp), started)
+	streamed := live(resp)
+	c.upstream.watch(ctx, cancel, resp.Body, c.limits, streamed, started)
 	resp.Body = &c.upstream
 	s.setServerTiming(w, c, false)
 	defer resp.Body.Close()
+	failure := ""
 	defer func() {
-		c.recordAttempt(started, resp.StatusCode, "")
+		c.recordAttempt(started, resp.StatusCode, failure)
 	}()
 	if e := s.answerError(c, resp); e != nil {
 		c.failed = e
@@ -321,6 +327,17 @@ func (s *Service) exchange(w http.ResponseWriter, r *http.Request, c *call, last
 		}
 		apierr.WriteFor(w, r, e)
 		return nil
+	}
+	if !last && streamed && c.stream && !c.raw {
+		// A stream that fails before its first content fails over as an
+		// error answer does; its head waits until that is known.
+		switch s.holdStreamHead(r, c, resp) {
+		case headFailed:
+			return c.failed
+		case headClientGone:
+			failure = clientGone
+			return nil
+		}
 	}
 	copyResponseHeaders(w.Header(), resp.Header, s.Upstreams)
 	w.Header().Set("X-Modelgate-Provider", c.provider.Name())

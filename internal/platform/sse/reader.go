@@ -92,3 +92,11 @@ func (e *Reader) Pending() bool {
 func isBlankLine(line []byte) bool {
 	return len(line) == 1 || (len(line) == 2 && line[0] == '\r')
 }
+
+// Buffered returns what the reader has read from its stream but Next has
+// not returned yet, without consuming it. The slice is valid until the
+// next call of Next.
+func (e *Reader) Buffered() []byte {
+	b, _ := e.r.Peek(e.r.Buffered())
+	return b
+}

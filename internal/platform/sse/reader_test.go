@@ -87,3 +87,21 @@ func TestReaderPending(t *testing.T) {
 		e.Release()
 	}
 }
+
+// TestReaderBuffered: what Next has not returned is all that Buffered
+// shows, so the events read and the buffered rest reassemble the stream.
+func TestReaderBuffered(t *testing.T) {
+	in := "data: a\n\ndata: b\n\ndata: c"
+	r := NewReader(strings.NewReader(in), 0)
+	defer r.Release()
+	ev, err := r.Next()
+	if err != nil || string(ev) != "data: a\n\n" {
+		t.Fatalf("Next = %q, %v", ev, err)
+	}
+	if got := string(ev) + string(r.Buffered()); got != in {
+		t.Fatalf("event and buffered rest = %q, want %q", got, in)
+	}
+	if ev, err := r.Next(); err != nil || string(ev) != "data: b\n\n" {
+		t.Fatalf("Buffered consumed something: Next = %q, %v", ev, err)
+	}
+}

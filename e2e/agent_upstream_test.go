@@ -24,7 +24,7 @@ import (
 const agentModel = "scripted-agent"
 
 // agentTask matches the task the agent tests give.
-var agentTask = regexp.MustCompile(`Create the file (\S+) containing exactly: (\S+)`)
+var agentTask = regexp.MustCompile(`Create the file (\S+) containing exactly: ([A-Za-z0-9-]+)`)
 
 // agentDone is the scripted upstream's last answer.
 const agentDone = "Done: the file is written."
@@ -188,6 +188,8 @@ func writeCall(tools []string, path, content string) (name, args string) {
 	switch {
 	case has["Write"]: // Claude Code
 		return "Write", enc(map[string]string{"file_path": path, "content": content})
+	case has["write"]: // opencode
+		return "write", enc(map[string]string{"filePath": path, "content": content})
 	case has["exec_command"]: // Codex CLI
 		return "exec_command", enc(map[string]any{"cmd": fmt.Sprintf("printf '%%s' '%s' > '%s'", content, path)})
 	case has["shell"]:

@@ -1,11 +1,12 @@
 package e2e
 
-// Real coding agents through the gateway: Claude Code on /v1/messages and
-// Codex CLI on /v1/responses, each run non-interactively on a translated
-// path against the scripted upstream (agent_upstream_test.go), told to
-// write a file. The CLIs come from $MODELGATE_AGENTS_BIN (a directory
-// holding `claude` and `codex`, as .ci/run installs them) or from PATH;
-// without them the tests are skipped.
+// Real coding agents through the gateway: Claude Code on /v1/messages,
+// Codex CLI on /v1/responses and opencode on /v1/chat/completions, each
+// run non-interactively on a translated path against the scripted
+// upstream (agent_upstream_test.go), told to write a file. The CLIs come
+// from $MODELGATE_AGENTS_BIN (a directory holding `claude`, `codex` and
+// `opencode`, as .ci/run installs them) or from PATH; without them the
+// tests are skipped.
 
 import (
 	"context"
@@ -206,4 +207,39 @@ stream_max_retries = 0
 			checkAgentRun(t, g, up, out, code, target, "exec_command", "/v1/responses")
 		})
 	}
+}
+
+// TestAgentOpencode: opencode on /v1/chat/completions through its
+// bundled OpenAI-compatible provider, translated onto an Anthropic-shaped
+// (Messages) upstream. Its configuration is a provider block pointing at
+// the gateway and nothing else of note: updates and sharing off.
+func TestAgentOpencode(t *testing.T) {
+	bin := agentBin(t, "opencode")
+	clearEnv(t)
+	up := newAgentUpstream(t, true)
+	g := startGateway(t, "master_key "+masterKey+"\n"+providerBlock("script", "anthropic", anthropicKey, up.BaseURL()))
+
+	dir, home := t.TempDir(), t.TempDir()
+	cfg := fmt.Sprintf(`{
+  "$schema": "https://opencode.ai/config.json",
+  "provider": {
+    "modelgate": {
+      "npm": "@ai-sdk/openai-compatible",
+      "name": "Modelgate",
+      "options": {"baseURL": %q, "apiKey": "{env:MODELGATE_KEY}"},
+      "models": {%q: {"name": "Scripted agent"}}
+    }
+  },
+  "model": %q,
+  "autoupdate": false,
+  "share": "disabled"
+}
+`, g.URL+"/v1", agentModel, "modelgate/"+agentModel)
+	if err := os.WriteFile(filepath.Join(dir, "opencode.json"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(dir, "answer.txt")
+	env := agentEnv(t, home, "MODELGATE_KEY="+masterKey, "OPENCODE_DISABLE_AUTOUPDATE=true")
+	out, code := runAgent(t, bin, env, dir, "run", fmt.Sprintf("Create the file %s containing exactly: %s", target, agentContent))
+	checkAgentRun(t, g, up, out, code, target, "write", "/v1/chat/completions")
 }

@@ -140,3 +140,58 @@ func filepathWalkNoSecret(t *testing.T, dir string) error {
 	}
 	return nil
 }
+
+// TestSecretPolicyBlocksOrMasks: with secret_policy, a prompt holding
+// credentials is refused on a path that blocks (400 secret_in_request
+// naming the kind, in the route's error shape, nothing sent), reaches
+// the provider masked on a path that masks (recorded as a request
+// revision), and as written on a path below a masking one that allows.
+func TestSecretPolicyBlocksOrMasks(t *testing.T) {
+	clearEnv(t)
+	g := startGateway(t, mockBlock("secret_policy /team/blocked block\nsecret_policy /team mask\nsecret_policy /team/trusted allow"))
+	prompt := secretsPrompt()
+	chat, _ := json.Marshal(map[string]any{"model": "mock-chat", "messages": []map[string]string{{"role": "user", "content": prompt}}})
+	messages, _ := json.Marshal(map[string]any{"model": "mock-chat", "max_tokens": 64, "messages": []map[string]string{{"role": "user", "content": prompt}}})
+	send := func(path, route string, body []byte, id string) response {
+		return request(t, "POST", g.URL+route, string(body),
+			append(bearer(masterKey), "Content-Type", "application/json", userPathHeader, path, "X-Request-Id", id)...)
+	}
+
+	res := send("/team/blocked/bot", "/v1/chat/completions", chat, "policy-block")
+	res.ExpectErr(t, 400, "invalid_request_error", "secret_in_request")
+	if !strings.Contains(string(res.Body), "openai_key") || strings.Contains(string(res.Body), pastedSecrets["openai_key"]) {
+		t.Errorf("the refusal should name the kind and not quote the key: %s", res.Body)
+	}
+	res = send("/team/blocked", "/v1/messages", messages, "policy-block-messages")
+	var anthropicErr struct {
+		Type  string
+		Error struct{ Type, Message string }
+	}
+	if err := json.Unmarshal(res.Body, &anthropicErr); err != nil || res.Status != 400 || anthropicErr.Type != "error" ||
+		!strings.Contains(anthropicErr.Error.Message, "credential") {
+		t.Errorf("a blocked Messages request: %d %s", res.Status, res.Body)
+	}
+
+	res = send("/team/a", "/v1/chat/completions", chat, "policy-mask")
+	if res.Status != 200 {
+		t.Fatalf("masked request: %d %s", res.Status, res.Body)
+	}
+	for kind, s := range pastedSecrets {
+		if strings.Contains(string(res.Body), s) {
+			t.Errorf("the provider received the %s (its echo holds it)", kind)
+		}
+		if !strings.Contains(string(res.Body), "[REDACTED:"+kind+"]") {
+			t.Errorf("the provider's echo has no [REDACTED:%s]: %s", kind, res.Body)
+		}
+	}
+	e := storedEntry(t, g, "policy-mask")
+	revisions := mustJSON(t, e["data"].(map[string]any)["request_revisions"])
+	if !strings.Contains(revisions, "mask_secrets") {
+		t.Errorf("the entry records no mask_secrets revision: %s", revisions)
+	}
+
+	res = send("/team/trusted/x", "/v1/chat/completions", chat, "policy-allow")
+	if res.Status != 200 || !strings.Contains(string(res.Body), pastedSecrets["openai_key"]) {
+		t.Errorf("a path that allows: %d, the provider should get the prompt as written", res.Status)
+	}
+}

@@ -257,24 +257,39 @@ func MaskSecrets(b []byte) ([]byte, int) { return shapeOnly.mask(b) }
 // leaves b as it was. Masking its own result finds nothing more. A nil
 // Redactor masks by shape only.
 func (r *Redactor) MaskSecrets(b []byte) ([]byte, int) {
-	if r == nil || r.body == nil {
-		return shapeOnly.mask(b)
+	out, n, _ := r.MaskSecretsNamed(b)
+	return out, n
+}
+
+// MaskSecretsNamed is MaskSecrets that also names the kind of the first
+// credential it masked (one of SecretKinds; "" when none).
+func (r *Redactor) MaskSecretsNamed(b []byte) (out []byte, n int, first string) {
+	s := shapeOnly
+	if r != nil && r.body != nil {
+		s = r.body
 	}
-	return r.body.mask(b)
+	m := s.scan(b)
+	out, n = m.result()
+	if n > 0 {
+		first = SecretKinds[m.first]
+	}
+	return out, n, first
 }
 
 // masked is the result being built: nil until the first secret.
 type masked struct {
-	src  []byte
-	out  []byte
-	last int
-	n    int
+	src   []byte
+	out   []byte
+	last  int
+	n     int
+	first secretKind // the kind of the first secret masked
 }
 
 // put replaces src[start:end] with kind's placeholder.
 func (m *masked) put(start, end int, k secretKind) {
 	if m.out == nil {
 		m.out = make([]byte, 0, len(m.src)+64)
+		m.first = k
 	}
 	m.out = append(m.out, m.src[m.last:start]...)
 	m.out = append(m.out, placeholders[k]...)
@@ -296,6 +311,12 @@ const kSkip secretKind = 255
 
 // mask is MaskSecrets with s's configured secrets.
 func (s *bodySecrets) mask(b []byte) ([]byte, int) {
+	m := s.scan(b)
+	return m.result()
+}
+
+// scan finds and masks the secrets of b.
+func (s *bodySecrets) scan(b []byte) masked {
 	m := masked{src: b}
 	jsonText := isJSONText(b)
 	trig := &s.triggers
@@ -323,7 +344,7 @@ func (s *bodySecrets) mask(b []byte) ([]byte, int) {
 		}
 		i++
 	}
-	return m.result()
+	return m
 }
 
 // at matches a secret anchored on b[i], whose triggers are t.

@@ -73,6 +73,9 @@ func (s *Service) makePlan(r *http.Request, info *reqinfo.Info, in ingress, own 
 	if err == nil {
 		p.Requested, err = fields.modelName()
 	}
+	if err == nil {
+		fields, err = s.applySecretPolicy(info, fields)
+	}
 	if err == nil && in == ingressMessages && fields.MaxTokens == nil {
 		// Anthropic's API requires max_tokens; so does the gateway, whatever
 		// the target, in Anthropic's own wording.

@@ -9,6 +9,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/modelgate/modelgate/internal/domain/audit"
 	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/domain/vmodels"
 	"github.com/modelgate/modelgate/internal/gateway/providers"
@@ -67,6 +68,13 @@ type Service struct {
 	// PropagateTrace sends the request's trace context to the providers
 	// it calls (providers.WithTracePropagation); off, none leaves.
 	PropagateTrace bool
+	// SecretAction returns what to do with a JSON model request of a user
+	// path whose body holds a credential (audit.SecretBlock,
+	// audit.SecretMask); nil, or audit.SecretAllow, sends it as it is.
+	SecretAction func(userPath string) audit.SecretAction
+	// Secrets finds the credentials for SecretAction: the redactor that
+	// also knows the configured keys; nil finds them by shape only.
+	Secrets *audit.Redactor
 }
 
 // handlers are the service's answer to each route shape; a shape without

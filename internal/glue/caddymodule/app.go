@@ -16,6 +16,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"go.uber.org/zap"
 
+	"github.com/modelgate/modelgate/internal/domain/audit"
 	"github.com/modelgate/modelgate/internal/domain/budgets"
 	"github.com/modelgate/modelgate/internal/domain/keys"
 	"github.com/modelgate/modelgate/internal/domain/limits"
@@ -213,6 +214,10 @@ func (a *App) Provision(ctx caddy.Context) error {
 		ServerTiming:  eff.Server.ServerTimingOn(),
 		// Off by default: providers are third parties.
 		PropagateTrace: eff.Tracing.PropagateUpstreamOn(),
+	}
+	if ps := eff.SecretPolicies; len(ps) > 0 {
+		a.proxy.SecretAction = func(userPath string) audit.SecretAction { return config.SecretActionFor(ps, userPath) }
+		a.proxy.Secrets = audit.NewRedactor(providerKeys(eff.Providers), eff.MasterKey)
 	}
 	// With usage tracking off, GET /v1/usage reports zeroed totals.
 	a.selfUsage = &selfusage.Handler{Usage: selfusage.Totals{}}

@@ -83,19 +83,24 @@ type auditParts struct {
 	done      chan struct{}
 }
 
+// providerKeys returns the API keys of ps, for a redactor.
+func providerKeys(ps config.Providers) []string {
+	keys := make([]string, 0, len(ps))
+	for _, p := range ps {
+		keys = append(keys, p.APIKey)
+	}
+	return keys
+}
+
 // newAuditing returns the audit settings of cfg with recorder rec, or nil
 // when both audit logging and usage tracking are off.
 func newAuditing(cfg config.Config, rec *audit.Recorder) *Auditing {
 	if !cfg.Logging.On() && !cfg.Usage.On() {
 		return nil
 	}
-	secrets := make([]string, 0, len(cfg.Providers))
-	for _, p := range cfg.Providers {
-		secrets = append(secrets, p.APIKey)
-	}
 	return &Auditing{
 		Recorder:      rec,
-		Redactor:      audit.NewRedactor(secrets, cfg.MasterKey),
+		Redactor:      audit.NewRedactor(providerKeys(cfg.Providers), cfg.MasterKey),
 		Sessions:      audit.NewResponseSessions(responseSessionsCapacity),
 		Entries:       cfg.Logging.On(),
 		Usage:         cfg.Usage.On(),

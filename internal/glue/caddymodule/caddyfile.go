@@ -11,6 +11,7 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 	"github.com/dustin/go-humanize"
 
+	"github.com/modelgate/modelgate/internal/domain/audit"
 	"github.com/modelgate/modelgate/internal/platform/config"
 )
 
@@ -48,6 +49,7 @@ func parseGlobalOption(d *caddyfile.Dispenser, existing any) (any, error) {
 //		read_body_timeout <duration>
 //		gc_min_heap      <size> | off
 //		entitlements     <name...>
+//		secret_policy    <user_path> block|mask|allow
 //		admin {
 //			endpoints_enabled     <bool>
 //			ui_enabled            <bool>
@@ -124,6 +126,12 @@ func (a *App) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 		case "entitlements":
 			a.Entitlements = append(a.Entitlements, d.RemainingArgs()...)
+		case "secret_policy":
+			args := d.RemainingArgs()
+			if len(args) != 2 {
+				return d.Err("secret_policy takes a user path and block, mask or allow")
+			}
+			a.SecretPolicies = append(a.SecretPolicies, config.SecretPolicy{UserPath: args[0], Action: audit.SecretAction(args[1])})
 		case "admin":
 			err = parseAdmin(d, &a.Admin)
 		case "provider":

@@ -98,6 +98,12 @@ type Config struct {
 	// Entitlements lists paid features that are switched on, such as
 	// quota_templates. Env GATEWAY_ENTITLEMENTS (comma-separated).
 	Entitlements []string `yaml:"entitlements,omitempty" json:"entitlements,omitempty"`
+
+	// SecretPolicies decide, per user path, what happens to a model
+	// request whose body holds a credential (the kinds
+	// logging.redact_secrets masks in stored bodies): by default it is
+	// sent as it is. Caddyfile: secret_policy <user_path> block|mask|allow.
+	SecretPolicies []SecretPolicy `yaml:"secret_policies,omitempty" json:"secret_policies,omitempty"`
 }
 
 // Server holds request-handling settings.

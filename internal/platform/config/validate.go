@@ -82,6 +82,7 @@ func validate(c Config) error {
 	nonNegative("rate_limits.flush_interval", int64(Int(c.RateLimits.FlushInterval, 0)))
 
 	errs = append(errs, validateProviders(c.Providers)...)
+	errs = append(errs, validateSecretPolicies(c.SecretPolicies)...)
 
 	for i, name := range c.Passthrough.EnabledProviders {
 		if name == "" {

@@ -25,9 +25,9 @@ type Tracker struct {
 
 	sh *shared // nil: spend in memory only (see ShareSpend)
 
-	lease time.Duration // of reservations held in a SpendStore
-	resvs atomic.Uint64 // reservations named in the SpendStore
-	resvID string       // this tracker's prefix of reservation names
+	lease  time.Duration // of reservations held in a SpendStore
+	resvs  atomic.Uint64 // reservations named in the SpendStore
+	resvID string        // this tracker's prefix of reservation names
 }
 
 // snapshot is an immutable view of the budgets and settings, indexed by

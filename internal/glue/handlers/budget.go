@@ -51,7 +51,10 @@ func budgetCheckFor(rt *routes.Route) budgetCheck {
 // false: nothing upstream is called. With budgetAtModel it is recorded in
 // info.BudgetExceeded; when the request's plan resolved a priced target
 // (reqinfo.Info.BudgetRefusal) it is written here too, else r goes on and
-// the proxy applies the same rule to each call it makes.
+// the proxy applies the same rule to each call it makes. A request whose
+// plan's first target is priced is admitted by its worst-case cost
+// instead (reserveBudget): it reserves that cost, or is refused when it
+// does not fit beside the spend and the reservations in flight.
 func admitBudget(bs *budgets.Service, check budgetCheck, w http.ResponseWriter, r *http.Request, info *reqinfo.Info) (path string, ok bool) {
 	path = info.UserPath
 	if path == "" {

@@ -159,7 +159,7 @@ func TestCacheExactMatch(t *testing.T) {
 func TestCacheHitBeforeLimits(t *testing.T) {
 	clearEnv(t)
 	t.Setenv("SET_RATE_LIMIT_TEAM", "rpm=1")
-	t.Setenv("SET_BUDGET_TEAM", fmt.Sprintf("daily=%g", replayChatCost(t)/2))
+	t.Setenv("SET_BUDGET_TEAM", fmt.Sprintf("daily=%g", 0.8*replayChatCost(t))) // fits one reservation
 	g, u, _ := startCacheGateway(t, filepath.Join(t.TempDir(), "mg.db"))
 	expectCache(t, "first", cachedCall(t, g, "/v1/chat/completions", "/team/a", budgetChat), 200, "miss")
 	other := `{"model":"gpt-4o-mini","messages":[{"role":"user","content":"other"}]}`

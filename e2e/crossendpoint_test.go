@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -92,7 +93,9 @@ func TestCrossEndpointPassthroughBudget(t *testing.T) {
 	clearEnv(t)
 	t.Setenv("ENABLED_PASSTHROUGH_PROVIDERS", "openai")
 	g, _ := startBudgetGateway(t, filepath.Join(t.TempDir(), "budgets.db"))
-	if res := adminCall(t, g, "PUT", "/admin/budgets/%2Fteam/daily", `{"amount":0.000000001}`); res.Status != 200 {
+	// The amount fits one request's reservation, not its real cost.
+	amount := strconv.FormatFloat(0.8*replayChatCost(t), 'g', -1, 64)
+	if res := adminCall(t, g, "PUT", "/admin/budgets/%2Fteam/daily", `{"amount":`+amount+`}`); res.Status != 200 {
 		t.Fatalf("put: %d %s", res.Status, res.Body)
 	}
 	if res := budgetChatAs(t, g, "/team", budgetChat); res.Status != 200 {

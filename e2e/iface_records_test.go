@@ -373,7 +373,7 @@ func TestIfaceBudgetRootAndHourly(t *testing.T) {
   user_paths:
     - {user_path: /, daily: %g, monthly: %g}
     - {user_path: /hourly, period: hourly, amount: %g}
-`, 100*c, 200*c, 0.5*c))
+`, 100*c, 200*c, 0.8*c)) // /hourly fits one reservation
 	g := startGateway(t, "master_key "+masterKey+"\nstorage "+filepath.Join(t.TempDir(), "b.db")+"\nconfig_file "+cfg+"\n"+
 		providerBlock("openai", "openai", "sk-openai-prov-SECRET-1111", u.BaseURL()))
 	for _, p := range []string{"/", "/a/b", "/c"} {

@@ -68,7 +68,7 @@ func TestRedisSharesSpendAndCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	chat := func(i int) string {
-		return `{"model":"gpt-4o-mini","messages":[{"role":"user","content":"` + nonce + " " + strconv.Itoa(i) + `"}]}`
+		return `{"model":"gpt-4o-mini","max_tokens":4,"messages":[{"role":"user","content":"` + nonce + " " + strconv.Itoa(i) + `"}]}`
 	}
 
 	if res := budgetChatAs(t, g, team+"/app", chat(1)); res.Status != 200 {

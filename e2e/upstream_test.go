@@ -498,9 +498,11 @@ func anthropicFixture(t testing.TB, name string) recordedMessage {
 // slow-model, takes delay per answer (per event when streaming) and
 // records how many requests it serves at once.
 type slowUpstream struct {
-	srv      *httptest.Server
-	delay    time.Duration
-	events   int // stream events per answer
+	srv    *httptest.Server
+	delay  time.Duration
+	events int // stream events per answer
+	// prompt is the prompt tokens a stream's usage reports; 0 means 4.
+	prompt   int64
 	inFlight atomic.Int64
 	maxSeen  atomic.Int64
 	served   atomic.Int64
@@ -554,8 +556,12 @@ func (u *slowUpstream) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	_, _ = io.WriteString(w, `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"slow-model","choices":[],`+
-		`"usage":{"prompt_tokens":4,"completion_tokens":6,"total_tokens":10}}`+"\n\ndata: [DONE]\n\n")
+	prompt := u.prompt
+	if prompt == 0 {
+		prompt = 4
+	}
+	_, _ = fmt.Fprintf(w, `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"slow-model","choices":[],`+
+		`"usage":{"prompt_tokens":%d,"completion_tokens":6,"total_tokens":%d}}`+"\n\ndata: [DONE]\n\n", prompt, prompt+6)
 	_ = rc.Flush()
 }
 

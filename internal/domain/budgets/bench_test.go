@@ -73,6 +73,36 @@ func BenchmarkCheckTeam(b *testing.B) {
 	}
 }
 
+// BenchmarkReserve is the in-process admission of a priced request on a
+// child path with a reservation (the root budget and the caller's
+// template child among 1,000 budgets), settled at its real cost.
+func BenchmarkReserve(b *testing.B) {
+	tr, paths, now := benchTracker(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		r, ok, _, _ := tr.Reserve(paths[i%len(paths)], 5000, now)
+		if !ok {
+			b.Fatal("refused")
+		}
+		r.Settle(1e-6, now)
+	}
+}
+
+// BenchmarkReserveTeam is BenchmarkReserve covered by four budgets.
+func BenchmarkReserveTeam(b *testing.B) {
+	tr, _, now := benchTracker(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		r, ok, _, _ := tr.Reserve("/org/team7/app/x", 5000, now)
+		if !ok {
+			b.Fatal("refused")
+		}
+		r.Settle(1e-6, now)
+	}
+}
+
 // BenchmarkCharge charges a completed response on a child path.
 func BenchmarkCharge(b *testing.B) {
 	tr, paths, now := benchTracker(b)
@@ -119,5 +149,14 @@ func TestCheckAndChargeDoNotAllocate(t *testing.T) {
 		i++
 	}); n != 0 {
 		t.Fatalf("Charge allocates %v times", n)
+	}
+	if n := testing.AllocsPerRun(1000, func() {
+		r, _, _, _ := tr.Reserve(paths[i%len(paths)], 5000, now)
+		r.Settle(0.001, now)
+		r, _, _, _ = tr.Reserve("/org/team7/app", 5000, now)
+		r.Settle(0, now)
+		i++
+	}); n != 0 {
+		t.Fatalf("Reserve and Settle allocate %v times", n)
 	}
 }

@@ -19,7 +19,11 @@ type cell struct {
 	seq   atomic.Uint64
 	start atomic.Int64 // start (unix nanos) of the window spent belongs to
 	spent atomic.Int64 // catalog.Nanos
-	dead  bool         // removed from its group by sweep; guarded by mu
+	// reserved is the sum of the reservations held on the cell
+	// (catalog.Nanos), whatever their window: a request in flight is
+	// charged in the window it completes in. Written under mu.
+	reserved atomic.Int64
+	dead     bool // removed from its group by sweep; guarded by mu
 }
 
 // read returns the spend in the window starting at start: 0 when the cell
@@ -136,7 +140,7 @@ func (g *group) zero(start int64) {
 }
 
 // sweep drops the children with no spend in the window starting at start
-// and returns how many it dropped.
+// and no reservation held, and returns how many it dropped.
 func (g *group) sweep(start int64) int {
 	if g.agg != nil {
 		return 0
@@ -146,7 +150,7 @@ func (g *group) sweep(start int64) int {
 	n := 0
 	for seg, c := range g.kids {
 		c.mu.Lock()
-		if c.start.Load() != start || c.spent.Load() == 0 {
+		if c.reserved.Load() == 0 && (c.start.Load() != start || c.spent.Load() == 0) {
 			c.dead = true
 			delete(g.kids, seg)
 			n++

@@ -13,8 +13,13 @@
 // keeps it in memory: Charge adds the cost of a response the moment it
 // completes and Check refuses a request while any covering budget has
 // spent its amount. On start the Tracker is rebuilt from a SpendSource (the
-// persisted usage), so a restart loses nothing. Overshoot is bounded by the
-// requests already in flight when a budget is reached.
+// persisted usage), so a restart loses nothing.
+//
+// Reserve admits a priced request by its worst-case cost: it refuses when
+// spend + the reservations held + that cost would pass an amount, and
+// otherwise holds the cost until Reservation.Settle replaces it with the
+// real cost (or releases it). Requests admitted together thus never pass
+// an amount when they cost what they reserved.
 //
 // Several gateway processes share spend through a SpendStore
 // (Tracker.ShareSpend, Options.Spend): Charge adds to it, Check reads the

@@ -76,5 +76,17 @@ func ExceededError(b *Budget, userPath string, retryAfter time.Duration) *apierr
 	return e
 }
 
+// ReservationRefusedError is ExceededError for a request whose
+// worst-case cost (amount, USD) does not fit what budget b has left once
+// the requests in flight have reserved theirs (Tracker.Reserve).
+func ReservationRefusedError(b *Budget, userPath string, retryAfter time.Duration, amount float64) *apierr.Error {
+	e := ExceededError(b, userPath, retryAfter)
+	if b != nil {
+		e.Message = fmt.Sprintf("budget exceeded: the request's worst-case cost of %s does not fit what the %s budget of %s on %s has left after its spend and the requests in flight; it renews in %d s",
+			formatAmount(amount), b.Period, formatAmount(b.Amount), b.EffectiveSubject(userPath), RetryAfterSeconds(retryAfter))
+	}
+	return e
+}
+
 // formatAmount writes a USD amount for messages.
 func formatAmount(a float64) string { return fmt.Sprintf("$%.4g", a) }

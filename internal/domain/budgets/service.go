@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 )
 
 // Options configure New.
@@ -24,6 +26,9 @@ type Options struct {
 	// SpendTimeout bounds each call to Spend; 0 means
 	// DefaultSpendTimeout.
 	SpendTimeout time.Duration
+	// ReservationLease is how long Spend holds a reservation never
+	// settled (its process died); 0 means DefaultReservationLease.
+	ReservationLease time.Duration
 	// QuotaTemplates says the quota_templates entitlement is active, which
 	// per_child budgets require.
 	QuotaTemplates bool
@@ -76,6 +81,7 @@ func New(opts Options) (*Service, error) {
 		s.log = zap.NewNop()
 	}
 	s.tr.ShareSpend(opts.Spend, opts.SpendTimeout, s.log)
+	s.tr.SetReservationLease(opts.ReservationLease)
 	if sh := s.tr.sh; sh != nil {
 		sh.recovered = s.resync
 	}
@@ -162,6 +168,11 @@ func (s *Service) Tracker() *Tracker { return s.tr }
 // Check is Tracker().Check.
 func (s *Service) Check(userPath string, now time.Time) (ok bool, retryAfter time.Duration, which *Budget) {
 	return s.tr.Check(userPath, now)
+}
+
+// Reserve is Tracker().Reserve.
+func (s *Service) Reserve(userPath string, amount catalog.Nanos, now time.Time) (r Reservation, ok bool, retryAfter time.Duration, which *Budget) {
+	return s.tr.Reserve(userPath, amount, now)
 }
 
 // Charge is Tracker().Charge.

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 )
 
 // memSpend is a SpendStore in memory that two trackers can share, and
@@ -17,6 +19,7 @@ type memSpend struct {
 	win   map[SpendWindow]map[string]float64
 	down  atomic.Bool
 	calls atomic.Int64
+	resv  map[SpendCell]map[string]catalog.Nanos // by resvCell, then id
 }
 
 func newMemSpend() *memSpend { return &memSpend{win: map[SpendWindow]map[string]float64{}} }
@@ -450,4 +453,75 @@ func TestSharedListIsOneStoreCall(t *testing.T) {
 	if len(es) != 20 || es[2].UserPath != "/tc" || es[2].Spent != 0.25 {
 		t.Fatalf("list %+v", es[2])
 	}
+}
+
+// resvCell names a cell's reservations, whatever the window.
+func resvCell(c SpendCell) SpendCell {
+	return SpendCell{Window: SpendWindow{Budget: c.Window.Budget, PerChild: c.Window.PerChild}, Child: c.Child}
+}
+
+func (m *memSpend) Reserve(_ context.Context, cells []SpendCell, limits []catalog.Nanos, id string, amount catalog.Nanos, _ time.Duration) ([]int, error) {
+	if err := m.enter(); err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.resv == nil {
+		m.resv = map[SpendCell]map[string]catalog.Nanos{}
+	}
+	var refused []int
+	for i, c := range cells {
+		spent := catalog.NanosOf(m.win[c.Window][c.Child])
+		held := catalog.Nanos(0)
+		for _, a := range m.resv[resvCell(c)] {
+			held += a
+		}
+		if spent >= limits[i] || spent+held+amount > limits[i] {
+			refused = append(refused, i)
+		}
+	}
+	if len(refused) > 0 {
+		return refused, nil
+	}
+	for _, c := range cells {
+		k := resvCell(c)
+		if m.resv[k] == nil {
+			m.resv[k] = map[string]catalog.Nanos{}
+		}
+		m.resv[k][id] = amount
+	}
+	return nil, nil
+}
+
+func (m *memSpend) Settle(_ context.Context, cells []SpendCell, id string, costs []float64) ([]float64, error) {
+	if err := m.enter(); err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]float64, len(cells))
+	for i, c := range cells {
+		delete(m.resv[resvCell(c)], id)
+		w := m.win[c.Window]
+		if w == nil {
+			w = map[string]float64{}
+			m.win[c.Window] = w
+		}
+		w[c.Child] += costs[i]
+		out[i] = w[c.Child]
+	}
+	return out, nil
+}
+
+// held is the sum of the reservations the store holds.
+func (m *memSpend) held() catalog.Nanos {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var n catalog.Nanos
+	for _, r := range m.resv {
+		for _, a := range r {
+			n += a
+		}
+	}
+	return n
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 )
 
 // ErrSpendLost is what Spend and Add of a SpendStore return when the
@@ -61,6 +63,18 @@ type SpendStore interface {
 	// Clear drops every cell of w and keeps w held with no spend: a
 	// reset.
 	Clear(ctx context.Context, w SpendWindow) error
+	// Reserve checks and reserves in one atomic step: unless, for some
+	// cell, the spend has reached limits[i] or the spend plus the
+	// reservations the cell holds plus amount would pass it, amount is
+	// held in every cell as reservation id, until Settle or until lease
+	// has passed (its process died). It returns the indexes of the cells
+	// that refused, none when the reservation was made. Reservations
+	// belong to a cell whatever the window (Start, End) named.
+	Reserve(ctx context.Context, cells []SpendCell, limits []catalog.Nanos, id string, amount catalog.Nanos, lease time.Duration) (refused []int, err error)
+	// Settle releases reservation id in every cell that holds it and adds
+	// costs[i] (USD, 0 for none) to cell i, in one atomic step, and
+	// returns the new totals, in order.
+	Settle(ctx context.Context, cells []SpendCell, id string, costs []float64) ([]float64, error)
 	// Restored tells the store that every window it did not hold has
 	// been seeded, after it answered ErrSpendLost (or when it is new):
 	// Spend and Add work again.

@@ -24,6 +24,10 @@ type Tracker struct {
 	groups map[Key]*group
 
 	sh *shared // nil: spend in memory only (see ShareSpend)
+
+	lease  time.Duration // of reservations held in a SpendStore
+	resvs  atomic.Uint64 // reservations named in the SpendStore
+	resvID string        // this tracker's prefix of reservation names
 }
 
 // snapshot is an immutable view of the budgets and settings, indexed by
@@ -44,7 +48,8 @@ type entry struct {
 	b        Budget
 	g        *group
 	settings Settings
-	reset    int64 // LastResetAt in unix nanos, or math.MinInt64
+	reset    int64         // LastResetAt in unix nanos, or math.MinInt64
+	limit    catalog.Nanos // b.Amount in nanos, for reservations
 	cur      atomic.Pointer[span]
 }
 
@@ -53,7 +58,7 @@ type span struct{ start, end int64 }
 
 // NewTracker returns a Tracker with no budgets and DefaultSettings.
 func NewTracker() *Tracker {
-	t := &Tracker{groups: map[Key]*group{}}
+	t := &Tracker{groups: map[Key]*group{}, lease: DefaultReservationLease, resvID: newReservationPrefix()}
 	t.snap.Store(newSnapshot(DefaultSettings(), nil))
 	return t
 }
@@ -264,7 +269,7 @@ func (t *Tracker) Set(list []Budget, settings Settings, now time.Time) (fresh []
 
 // newEntry builds a snapshot entry.
 func newEntry(b Budget, g *group, s Settings) *entry {
-	e := &entry{b: b, g: g, settings: s, reset: math.MinInt64}
+	e := &entry{b: b, g: g, settings: s, reset: math.MinInt64, limit: catalog.NanosOf(b.Amount)}
 	if !b.LastResetAt.IsZero() {
 		e.reset = b.LastResetAt.UnixNano()
 	}

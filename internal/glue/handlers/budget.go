@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/modelgate/modelgate/internal/domain/budgets"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/gateway/proxy"
 	"github.com/modelgate/modelgate/internal/request/apierr"
 	"github.com/modelgate/modelgate/internal/request/reqinfo"
@@ -50,7 +51,10 @@ func budgetCheckFor(rt *routes.Route) budgetCheck {
 // false: nothing upstream is called. With budgetAtModel it is recorded in
 // info.BudgetExceeded; when the request's plan resolved a priced target
 // (reqinfo.Info.BudgetRefusal) it is written here too, else r goes on and
-// the proxy applies the same rule to each call it makes.
+// the proxy applies the same rule to each call it makes. A request whose
+// plan's first target is priced is admitted by its worst-case cost
+// instead (reserveBudget): it reserves that cost, or is refused when it
+// does not fit beside the spend and the reservations in flight.
 func admitBudget(bs *budgets.Service, check budgetCheck, w http.ResponseWriter, r *http.Request, info *reqinfo.Info) (path string, ok bool) {
 	path = info.UserPath
 	if path == "" {
@@ -58,6 +62,13 @@ func admitBudget(bs *budgets.Service, check budgetCheck, w http.ResponseWriter, 
 	}
 	if info.CacheHit {
 		return path, true
+	}
+	if check == budgetAtModel {
+		if p := info.Plan(); p.Settled() {
+			if amount, reservable := proxy.WorstCaseCost(p.Target, info.Body()); reservable {
+				return path, reserveBudget(bs, amount, path, w, r, info, p)
+			}
+		}
 	}
 	admitted, wait, which := bs.Check(path, time.Now())
 	if admitted {
@@ -73,24 +84,63 @@ func admitBudget(bs *budgets.Service, check budgetCheck, w http.ResponseWriter, 
 		if !p.Settled() || info.BudgetRefusal(p.Target.Priced()) == nil {
 			return path, true
 		}
-		// Refused on the plan's target: the record names it, as it does
-		// for a call the proxy refuses.
-		info.ResolvedModel, info.ProviderName, info.ProviderType = p.Target.Model, p.Target.Provider, p.Target.ProviderType
-		info.Stream = p.Stream
+		refusedAtTarget(info, p)
 	}
 	apierr.WriteFor(w, r, e)
 	return path, false
 }
 
-// chargeBudget charges the completed request's cost to the budgets
-// covering path: the figure the audit usage record carries
-// (reqinfo.Info.Cost), so budgets and usage agree. Cache hits and requests of unknown cost (no usage, or a
-// model without a price) are not spend.
+// reserveBudget admits a request whose plan's first target is priced
+// when its worst-case cost (amount, proxy.WorstCaseCost) fits every
+// budget covering path beside their spend and the reservations of the
+// requests in flight, and holds it on info until the request ends
+// (chargeBudget settles it). Otherwise it answers 429 budget_exceeded
+// with Retry-After the seconds to the end of the refusing budget's
+// period and reports false.
+func reserveBudget(bs *budgets.Service, amount catalog.Nanos, path string, w http.ResponseWriter, r *http.Request, info *reqinfo.Info, p *reqinfo.Plan) bool {
+	res, admitted, wait, which := bs.Reserve(path, amount, time.Now())
+	if admitted {
+		if res.Held() {
+			info.SetReservation(&res)
+		}
+		return true
+	}
+	e := budgets.ReservationRefusedError(which, path, wait, amount.Float())
+	if which != nil {
+		info.BudgetRule = &reqinfo.Rule{Subject: which.UserPath, Period: which.Period.String()}
+	}
+	info.BudgetExceeded = e
+	refusedAtTarget(info, p)
+	apierr.WriteFor(w, r, e)
+	return false
+}
+
+// refusedAtTarget names the plan's target on the record of a request
+// refused there, as it is for a call the proxy refuses.
+func refusedAtTarget(info *reqinfo.Info, p *reqinfo.Plan) {
+	info.ResolvedModel, info.ProviderName, info.ProviderType = p.Target.Model, p.Target.Provider, p.Target.ProviderType
+	info.Stream = p.Stream
+}
+
+// chargeBudget charges the ended request's cost to the budgets covering
+// path: the figure the audit usage record carries (reqinfo.Info.Cost), so
+// budgets and usage agree. A request admitted with a reservation settles
+// it with that cost, or releases it when the request cost nothing known
+// (it failed, was cancelled or its client went away before any usage).
+// Cache hits and requests of unknown cost (no usage, or a model without a
+// price) are not spend.
 func chargeBudget(bs *budgets.Service, path string, info *reqinfo.Info) {
-	if info.CacheHit {
+	cost := 0.0
+	if !info.CacheHit {
+		if c, ok := info.Cost(); ok && c.Total > 0 {
+			cost = c.Total
+		}
+	}
+	now := time.Now()
+	if info.SettleReservation(cost, now) {
 		return
 	}
-	if c, ok := info.Cost(); ok && c.Total > 0 {
-		bs.Charge(path, c.Total, time.Now())
+	if cost > 0 {
+		bs.Charge(path, cost, now)
 	}
 }

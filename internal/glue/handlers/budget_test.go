@@ -345,3 +345,78 @@ func TestAbortedStreamChargedAndReleased(t *testing.T) {
 		t.Errorf("in flight %d after an aborted stream", n)
 	}
 }
+
+// plannedServe is budgetServe for a request whose plan resolved to
+// openai/gpt-4o-mini before the rate-limit stage, as proxy.Service.Plan
+// makes it: a priced request reserves its worst case there.
+func plannedServe(bs *budgets.Service, body string, next caddyhttp.Handler) *httptest.ResponseRecorder {
+	info := reqinfo.New()
+	info.UserPath = "/team"
+	info.SetBody([]byte(body))
+	info.SetPlan(&reqinfo.Plan{Requested: "gpt-4o-mini", Target: reqinfo.Target{Provider: "openai", ProviderType: "openai", Model: "gpt-4o-mini"}})
+	req := httptest.NewRequest("POST", "/v1/chat/completions", strings.NewReader(body))
+	req = req.WithContext(reqinfo.With(req.Context(), info))
+	rec := httptest.NewRecorder()
+	_ = serveLimited(bs, budgetAtModel, nil, routes.CountRequestAndSlot, rec, req, next)
+	return rec
+}
+
+// TestReservationHeldAndSettled: a priced request holds its worst-case
+// cost while it runs and is charged its real cost when it ends; one
+// whose worst case does not fit is refused without being served; one
+// aborted before any usage (its client went away) gives its reservation
+// back and is charged nothing.
+func TestReservationHeldAndSettled(t *testing.T) {
+	c := pricedCost(t)
+	body := `{"model":"gpt-4o-mini","max_tokens":1000,"messages":[{"role":"user","content":"hi"}]}`
+	scanned := reqinfo.New()
+	scanned.SetBody([]byte(body))
+	worst, ok := proxy.WorstCaseCost(reqinfo.Target{ProviderType: "openai", Model: "gpt-4o-mini"}, scanned.Body())
+	if !ok || worst <= 0 {
+		t.Fatalf("worst case %v %v", worst, ok)
+	}
+	k := budgets.Key{UserPath: "/team", Period: budgets.Daily}
+	bs := budgetService(t, map[budgets.Key]float64{k: c + worst.Float()}, false)
+	reserved := func() float64 {
+		v, err := bs.Tracker().Reserved(k, "/team")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	var during float64
+	rec := plannedServe(bs, body, caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		during = reserved()
+		return servedBy("openai", "gpt-4o-mini")(w, r)
+	}))
+	if rec.Code != 200 || during != worst.Float() {
+		t.Fatalf("status %d, reserved while running %v, want %v", rec.Code, during, worst.Float())
+	}
+	if got := bs.List()[0].Spent; float64(got) != c || reserved() != 0 {
+		t.Fatalf("spent %v (want %v), reserved %v after the request", got, c, reserved())
+	}
+	// c spent, worst left: fits exactly once more; a dearer worst case
+	// (no max_tokens: the model's largest answer) does not.
+	served := false
+	rec = plannedServe(bs, `{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}]}`,
+		caddyhttp.HandlerFunc(func(http.ResponseWriter, *http.Request) error { served = true; return nil }))
+	if rec.Code != 429 || served || !strings.Contains(rec.Body.String(), "worst-case cost") {
+		t.Fatalf("over the budget: %d served %v %s", rec.Code, served, rec.Body)
+	}
+	var panicked any
+	func() {
+		defer func() { panicked = recover() }()
+		plannedServe(bs, body, caddyhttp.HandlerFunc(func(http.ResponseWriter, *http.Request) error {
+			if reserved() != worst.Float() {
+				t.Errorf("reserved %v while running", reserved())
+			}
+			panic(http.ErrAbortHandler) // the client went away mid-stream
+		}))
+	}()
+	if panicked != http.ErrAbortHandler {
+		t.Fatalf("panicked with %v", panicked)
+	}
+	if got := bs.List()[0].Spent; float64(got) != c || reserved() != 0 {
+		t.Fatalf("after a disconnect: spent %v (want %v), reserved %v", got, c, reserved())
+	}
+}

@@ -183,6 +183,8 @@ type Info struct {
 	priced, costKnown bool
 	attempts          []Attempt
 	revisions         []Revision
+	// reservation is the budget reservation (SetReservation).
+	reservation Reservation
 }
 
 // Revision is a change the gateway made to the request that the client

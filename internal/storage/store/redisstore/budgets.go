@@ -37,6 +37,12 @@ const spendLost = "MODELGATE_SPEND_LOST"
 // seeded, and Spend and Add answer budgets.ErrSpendLost while it is
 // missing, so that the tracker reseeds the windows first. A new server
 // lacks it too: the first process seeds and sets it.
+//
+// Reservations (Reserve, Settle) belong to a cell whatever its window:
+// "resv:<user path>:<period>:<a|c>:<child>" is a hash of reservation id
+// to nanos, with their sum under '\0', and "resv-lease:..." the sorted
+// set of the ids by the expiry of their lease (server time), past which
+// the next Reserve on the cell drops them.
 type Budgets struct {
 	c *Client
 }

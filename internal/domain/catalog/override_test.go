@@ -2,7 +2,6 @@ package catalog
 
 import "testing"
 
-
 func TestRequestCostOverride(t *testing.T) {
 	tok := int64(200_000)
 	o := NewOverrides(map[OverrideKey]Pricing{

@@ -24,8 +24,8 @@ type Service struct {
 }
 
 // New returns a service with the configuration's rows, validated, marked
-// SourceConfig and dated now, and puts them in force. A duplicate key is
-// an error.
+// SourceConfig and dated now; Load puts them in force. A duplicate key
+// is an error.
 func New(config []Override, now time.Time) (*Service, error) {
 	s := &Service{config: map[catalog.OverrideKey]Override{}, stored: map[catalog.OverrideKey]Override{},
 		clock: time.Now}
@@ -39,14 +39,16 @@ func New(config []Override, now time.Time) (*Service, error) {
 		o.Source, o.CreatedAt, o.UpdatedAt = SourceConfig, now.UTC(), now.UTC()
 		s.config[o.Key()] = o
 	}
-	s.swap()
 	return s, nil
 }
 
-// Load attaches st and puts its rows in force (see Reload).
+// Load attaches st (nil: none) and puts the configuration's rows and
+// st's in force (see Reload). When st cannot be read the configuration's
+// rows are in force and the error is returned.
 func (s *Service) Load(st Storage) error {
 	s.mu.Lock()
 	s.st = st
+	s.swap()
 	s.mu.Unlock()
 	return s.Reload()
 }

@@ -205,6 +205,19 @@ func (r *Recalculator) Status(id string) (Job, bool) {
 	return j, true
 }
 
+// Wait blocks until the job of id has finished, and reports false when
+// there is no such job.
+func (r *Recalculator) Wait(id string) bool {
+	r.mu.Lock()
+	js := r.jobs[id]
+	r.mu.Unlock()
+	if js == nil {
+		return false
+	}
+	<-js.done
+	return true
+}
+
 // run reprices the window and then rebuilds the budgets' spend.
 func (r *Recalculator) run(js *jobState, from, to time.Time) {
 	defer close(js.done)

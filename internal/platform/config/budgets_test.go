@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/modelgate/modelgate/internal/domain/budgets"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 )
 
 // TestYAMLBudgets: budgets.user_paths decodes into typed entries that
@@ -74,5 +75,17 @@ func TestYAMLPricingOverrides(t *testing.T) {
 	_, err = ParseYAML([]byte("pricing_overrides:\n  - provider: a\n    model: m\n    pricing: {input_per_token: 1}\n"))
 	if err == nil || !strings.Contains(err.Error(), "line 4") || !strings.Contains(err.Error(), "input_per_token") {
 		t.Fatalf("unknown price field: %v", err)
+	}
+}
+
+// TestOverlayPricingOverrides: rows merge by provider and model.
+func TestOverlayPricingOverrides(t *testing.T) {
+	one, two := 1.0, 2.0
+	low := Config{PricingOverrides: []PricingOverride{{Provider: "a", Model: "m", Pricing: catalog.Pricing{InputPerMTok: &one}},
+		{Provider: "a", Model: "n"}}}
+	low.Overlay(Config{PricingOverrides: []PricingOverride{{Provider: "b", Model: "m"}, {Provider: "a", Model: "m", Pricing: catalog.Pricing{InputPerMTok: &two}}}})
+	o := low.PricingOverrides
+	if len(o) != 3 || *o[0].Pricing.InputPerMTok != 2 || o[1].Model != "n" || o[2].Provider != "b" {
+		t.Fatalf("merged %+v", o)
 	}
 }

@@ -3,6 +3,7 @@ package pricing
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"sync"
@@ -73,11 +74,20 @@ func (s *Service) Reload() error {
 			stored[o.Key()] = o
 		}
 	}
-	if !reflect.DeepEqual(stored, s.stored) {
+	if !sameRows(stored, s.stored) {
 		s.stored = stored
 		s.swap()
 	}
 	return nil
+}
+
+// sameRows reports whether a and b hold the same rows, timestamps
+// compared as instants.
+func sameRows(a, b map[catalog.OverrideKey]Override) bool {
+	return maps.EqualFunc(a, b, func(x, y Override) bool {
+		return x.Source == y.Source && x.CreatedAt.Equal(y.CreatedAt) && x.UpdatedAt.Equal(y.UpdatedAt) &&
+			reflect.DeepEqual(x.Pricing, y.Pricing)
+	})
 }
 
 // Close takes the service's overrides out of force, unless a newer

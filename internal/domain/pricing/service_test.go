@@ -81,6 +81,10 @@ func TestServiceConfigStoredAndReload(t *testing.T) {
 	if err := s1.Reload(); err != nil {
 		t.Fatal(err)
 	}
+	kept := s1.inForce
+	if err := s1.Reload(); err != nil || s1.inForce != kept {
+		t.Fatalf("a reload that found nothing new rebuilt the prices in force (%v)", err)
+	}
 	if got := s1.List(); len(got) != 2 || got[1].Provider != "openai" || got[0].Source != SourceAdmin {
 		t.Fatalf("after reload: %+v", got)
 	}

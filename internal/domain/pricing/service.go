@@ -16,6 +16,10 @@ import (
 // win, and the stored ones. Every change is put in force at once for
 // every later request (catalog.SetOverrides).
 type Service struct {
+	// Warn, when set, is told of each stored row that is left out
+	// because it no longer validates.
+	Warn func(msg string)
+
 	mu      sync.Mutex
 	config  map[catalog.OverrideKey]Override
 	stored  map[catalog.OverrideKey]Override
@@ -69,10 +73,14 @@ func (s *Service) Reload() error {
 	}
 	stored := make(map[catalog.OverrideKey]Override, len(rows))
 	for _, o := range rows {
-		if o.Validate() == nil {
-			o.Source = SourceAdmin
-			stored[o.Key()] = o
+		if err := o.Validate(); err != nil {
+			if s.Warn != nil {
+				s.Warn(fmt.Sprintf("stored price override for provider %q model %q left out: %v", o.Provider, o.Model, err))
+			}
+			continue
 		}
+		o.Source = SourceAdmin
+		stored[o.Key()] = o
 	}
 	if !sameRows(stored, s.stored) {
 		s.stored = stored

@@ -81,6 +81,13 @@ func TestServiceConfigStoredAndReload(t *testing.T) {
 	if err := s1.Reload(); err != nil {
 		t.Fatal(err)
 	}
+	// A stored row that no longer validates is left out, with a warning.
+	var warned []string
+	s1.Warn = func(m string) { warned = append(warned, m) }
+	st.rows[catalog.OverrideKey{Provider: "bad", Model: "m"}] = Override{Provider: "bad", Model: "m", Pricing: catalog.Pricing{Currency: "EUR"}}
+	if err := s1.Reload(); err != nil || len(warned) != 1 || len(s1.List()) != 2 {
+		t.Fatalf("bad stored row: %v %v %+v", err, warned, s1.List())
+	}
 	kept := s1.inForce
 	if err := s1.Reload(); err != nil || s1.inForce != kept {
 		t.Fatalf("a reload that found nothing new rebuilt the prices in force (%v)", err)

@@ -25,6 +25,8 @@ func (a *App) provisionPricing() error {
 	if err != nil {
 		return fmt.Errorf("modelgate: %w", err)
 	}
+	log := a.logger
+	s.Warn = func(msg string) { log.Warn(msg) }
 	a.pricing = s
 	return nil
 }

@@ -17,7 +17,8 @@ import (
 
 // TestIfaceProcessesShareChanges: with PostgreSQL and Redis, a change
 // made through one process (a rate-limit rule, a virtual model, an access
-// policy, a failover route, a budget and the budget settings) is in force
+// policy, a failover route, a budget, the budget settings and a price
+// override) is in force
 // at the other: at once when the change bus carries the news, and within
 // the 30 s reload that stands in for a lost message (a process that had
 // not yet subscribed when the change was announced), which bounds each
@@ -57,6 +58,9 @@ func TestIfaceProcessesShareChanges(t *testing.T) {
 	if res := adminCall(t, p1, "PUT", "/admin/budgets/settings", `{"weekly_reset_weekday":4}`); res.Status != 200 {
 		t.Fatalf("settings: %d %s", res.Status, res.Body)
 	}
+	if res := adminCall(t, p1, "PUT", "/admin/pricing", `{"provider":"spare","model":"mock-chat","pricing":{"per_request":0.25}}`); res.Status != 200 {
+		t.Fatalf("price override: %d %s", res.Status, res.Body)
+	}
 
 	shared(t, "the rule written at p1 refuses at p2", func() bool {
 		return chat(p2, "mock-chat", "/shared-rule").Status == 429
@@ -75,5 +79,15 @@ func TestIfaceProcessesShareChanges(t *testing.T) {
 		b := string(adminCall(t, p2, "GET", "/admin/budgets", "").Body)
 		s := string(adminCall(t, p2, "GET", "/admin/budgets/settings", "").Body)
 		return strings.Contains(b, `"user_path":"/shared-budget"`) && strings.Contains(s, `"weekly_reset_weekday":4`)
+	})
+	shared(t, "the price override written at p1 is listed at p2", func() bool {
+		return strings.Contains(string(adminCall(t, p2, "GET", "/admin/pricing", "").Body), `"provider":"spare"`)
+	})
+	if res := chat(p2, "spare/mock-chat", "/priced"); res.Status != 200 {
+		t.Fatalf("chat at p2: %d %s", res.Status, res.Body)
+	}
+	shared(t, "a request served by p2 costs the override written at p1", func() bool {
+		b := string(adminCall(t, p2, "GET", "/admin/audit/log?user_path=/priced", "").Body)
+		return strings.Contains(b, `"total":0.25`) && strings.Contains(b, `"source":"override"`)
 	})
 }

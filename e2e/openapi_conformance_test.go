@@ -207,6 +207,7 @@ var (
 	status200 = []int{http.StatusOK}
 	status201 = []int{http.StatusCreated}
 	status204 = []int{http.StatusNoContent}
+	status202 = []int{http.StatusAccepted}
 )
 
 // formBody builds a multipart form with fields and a file.
@@ -263,6 +264,7 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 	checkLimits(c)
 	checkBudgets(c)
 	checkRouting(c)
+	checkPricing(c)
 	checkBatches(c)
 	checkMessageBatches(c)
 	checkRecordReads(c)
@@ -452,6 +454,25 @@ func checkRouting(c *conformance) {
 	c.ok("POST /admin/cache/purge", "/admin/cache/purge", `{"confirmation":"purge"}`, status200)
 }
 
+// checkPricing writes, lists and deletes a price override and runs a
+// usage recalculation, reading its status.
+func checkPricing(c *conformance) {
+	t := c.t
+	c.ok("PUT /admin/pricing", "/admin/pricing",
+		`{"provider":"demo","model":"mock-chat","pricing":{"input_per_mtok":1,"output_per_mtok":2,"tiers":[{"up_to_tokens":1000,"input_per_mtok":1},{"input_per_mtok":2}]}}`, status200)
+	c.fails("PUT /admin/pricing", "/admin/pricing", `{"provider":"demo","model":"mock-chat","pricing":{"currency":"EUR"}}`, http.StatusBadRequest)
+	c.ok("GET /admin/pricing", "/admin/pricing", "", status200)
+	c.ok("DELETE /admin/pricing", "/admin/pricing", `{"provider":"demo","model":"mock-chat"}`, status204)
+	c.fails("DELETE /admin/pricing", "/admin/pricing", `{"provider":"demo","model":"mock-chat"}`, http.StatusNotFound)
+	today := time.Now().UTC().Format(time.DateOnly)
+	res := c.ok("POST /admin/usage/recalculate", "/admin/usage/recalculate",
+		`{"start_date":"`+today+`","end_date":"`+today+`","provider":"demo","user_path":"/team"}`, status202)
+	id, _ := res.JSON(t)["id"].(string)
+	c.fails("POST /admin/usage/recalculate", "/admin/usage/recalculate", `{"start_date":"yesterday","end_date":"`+today+`"}`, http.StatusBadRequest)
+	c.ok("GET /admin/usage/recalculate/{id}", "/admin/usage/recalculate/"+id, "", status200)
+	c.fails("GET /admin/usage/recalculate/{id}", "/admin/usage/recalculate/recalc_none", "", http.StatusNotFound)
+}
+
 // checkBatches uploads a batch input file, submits, lists, reads and
 // cancels a batch.
 func checkBatches(c *conformance) {
@@ -586,6 +607,7 @@ func checkLegacy(c *conformance) {
 	checkLimits(c)
 	checkBudgets(c)
 	checkRouting(c)
+	checkPricing(c)
 	checkRecordReads(c)
 	checkGatewayReads(c)
 	c.ok("GET /admin/api/v1/dashboard/config", "/admin/api/v1/dashboard/config", "", status200)

@@ -54,3 +54,31 @@ func BenchmarkCost(b *testing.B) {
 		b.Fatal("no cost")
 	}
 }
+
+func BenchmarkRequestCostOverride(b *testing.B) {
+	prev := SetOverrides(NewOverrides(map[OverrideKey]Pricing{
+		{"openai", "gpt-4o-mini"}: {InputPerMTok: new(1.0), OutputPerMTok: new(2.0)},
+	}))
+	b.Cleanup(func() { SetOverrides(prev) })
+	c := Consumption{Usage: Usage{InputTokens: 1000, OutputTokens: 200}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if r, ok := RequestCostOn("main", "openai", "gpt-4o-mini", c, ReportedCost{}); !ok || r.Source != CostSourceOverride {
+			b.Fatal("miss")
+		}
+	}
+}
+
+func BenchmarkRequestCostCatalogWithOverrides(b *testing.B) {
+	prev := SetOverrides(NewOverrides(map[OverrideKey]Pricing{
+		{"openai", "gpt-4o-mini"}: {InputPerMTok: new(1.0), OutputPerMTok: new(2.0)},
+	}))
+	b.Cleanup(func() { SetOverrides(prev) })
+	c := Consumption{Usage: Usage{InputTokens: 1000, OutputTokens: 200}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if r, ok := RequestCostOn("main", "openai", "gpt-4o", c, ReportedCost{}); !ok || r.Source != CostSourceCatalog {
+			b.Fatal("miss")
+		}
+	}
+}

@@ -87,8 +87,10 @@ type Breakdown struct {
 	// Currency is the pricing's currency ("USD" when unset).
 	Currency string
 	// Source says where the figure comes from: CostSourceCatalog for a
-	// price computed from the catalog (CostBreakdown), CostSourceProvider
-	// for the price the provider reported (ProviderBreakdown).
+	// price computed from the catalog (CostBreakdown), CostSourceOverride
+	// for one computed from an operator's price (RequestCostOn),
+	// CostSourceProvider for the price the provider reported
+	// (ProviderBreakdown).
 	Source CostSource
 	// Unsplit reports that only Total is known: the provider reported
 	// its price as one figure and there was no catalog price to split it

@@ -52,18 +52,39 @@ func ReportedUSD(v float64) ReportedCost {
 }
 
 // RequestCost returns what one request cost and where that figure comes
-// from: the price its provider reported (CostSourceProvider) when there
-// is one, else the catalog's price of c for modelID on a provider of
-// type providerType (CostSourceCatalog). ok is false when neither is
+// from, as RequestCostOn does for a provider known only by its type.
+func RequestCost(providerType, modelID string, c Consumption, reported ReportedCost) (b Breakdown, ok bool) {
+	return RequestCostOn("", providerType, modelID, c, reported)
+}
+
+// RequestCostOn returns what one request cost and where that figure
+// comes from: the price its provider reported (CostSourceProvider) when
+// there is one, else the operator's price for modelID on the provider
+// named providerName or its type providerType (CostSourceOverride,
+// OverridePrice), else the catalog's price of c for modelID on a provider
+// of type providerType (CostSourceCatalog). ok is false when none is
 // known: the request's cost is unknown then, not 0. This is the one place
 // that decides a request's cost; every record of it (audit entry, usage
-// record, aggregates, budgets) takes this figure.
-func RequestCost(providerType, modelID string, c Consumption, reported ReportedCost) (b Breakdown, ok bool) {
-	est, priced := PriceConsumption(providerType, modelID, c)
+// record, aggregates, budgets) takes this figure. A reported price is
+// split into input and output by the override's or the catalog's
+// estimate.
+func RequestCostOn(providerName, providerType, modelID string, c Consumption, reported ReportedCost) (b Breakdown, ok bool) {
+	est, priced := estimate(providerName, providerType, modelID, c)
 	if reported.OK {
 		return ProviderBreakdown(reported.USD, est, priced), true
 	}
 	return est, priced
+}
+
+// estimate prices c with the override in force for the model, else the
+// catalog.
+func estimate(providerName, providerType, modelID string, c Consumption) (Breakdown, bool) {
+	if p, ok := OverridePrice(providerName, providerType, modelID); ok {
+		b := CostBreakdown(*p, c)
+		b.Source = CostSourceOverride
+		return b, true
+	}
+	return PriceConsumption(providerType, modelID, c)
 }
 
 // ProviderBreakdown is the breakdown of a price of total USD that the

@@ -36,56 +36,56 @@ type Metadata struct {
 // explicit zero (free).
 type Pricing struct {
 	// AudioInputPerMTok prices audio prompt tokens.
-	AudioInputPerMTok *float64 `json:"audio_input_per_mtok,omitempty"`
+	AudioInputPerMTok *float64 `json:"audio_input_per_mtok,omitempty" yaml:"audio_input_per_mtok,omitempty"`
 	// AudioOutputPerMTok prices audio completion tokens.
-	AudioOutputPerMTok *float64 `json:"audio_output_per_mtok,omitempty"`
+	AudioOutputPerMTok *float64 `json:"audio_output_per_mtok,omitempty" yaml:"audio_output_per_mtok,omitempty"`
 	// BatchInputPerMTok prices uncached prompt tokens of batch requests.
-	BatchInputPerMTok *float64 `json:"batch_input_per_mtok,omitempty"`
+	BatchInputPerMTok *float64 `json:"batch_input_per_mtok,omitempty" yaml:"batch_input_per_mtok,omitempty"`
 	// BatchOutputPerMTok prices completion tokens of batch requests.
-	BatchOutputPerMTok *float64 `json:"batch_output_per_mtok,omitempty"`
+	BatchOutputPerMTok *float64 `json:"batch_output_per_mtok,omitempty" yaml:"batch_output_per_mtok,omitempty"`
 	// CacheWritePerMTok prices prompt tokens written to the prompt cache.
-	CacheWritePerMTok *float64 `json:"cache_write_per_mtok,omitempty"`
+	CacheWritePerMTok *float64 `json:"cache_write_per_mtok,omitempty" yaml:"cache_write_per_mtok,omitempty"`
 	// CachedInputPerMTok prices prompt tokens read from the prompt cache.
-	CachedInputPerMTok *float64 `json:"cached_input_per_mtok,omitempty"`
+	CachedInputPerMTok *float64 `json:"cached_input_per_mtok,omitempty" yaml:"cached_input_per_mtok,omitempty"`
 	// Currency is the ISO 4217 code of every price; empty means USD.
-	Currency string `json:"currency,omitempty"`
+	Currency string `json:"currency,omitempty" yaml:"currency,omitempty"`
 	// InputPerImage prices each input image.
-	InputPerImage *float64 `json:"input_per_image,omitempty"`
+	InputPerImage *float64 `json:"input_per_image,omitempty" yaml:"input_per_image,omitempty"`
 	// InputPerMTok prices uncached prompt tokens.
-	InputPerMTok *float64 `json:"input_per_mtok,omitempty"`
+	InputPerMTok *float64 `json:"input_per_mtok,omitempty" yaml:"input_per_mtok,omitempty"`
 	// OutputPerMTok prices completion tokens.
-	OutputPerMTok *float64 `json:"output_per_mtok,omitempty"`
+	OutputPerMTok *float64 `json:"output_per_mtok,omitempty" yaml:"output_per_mtok,omitempty"`
 	// PerCharacterInput prices each input character (text to speech).
-	PerCharacterInput *float64 `json:"per_character_input,omitempty"`
+	PerCharacterInput *float64 `json:"per_character_input,omitempty" yaml:"per_character_input,omitempty"`
 	// PerImage prices each generated image.
-	PerImage *float64 `json:"per_image,omitempty"`
+	PerImage *float64 `json:"per_image,omitempty" yaml:"per_image,omitempty"`
 	// PerPage prices each processed document page.
-	PerPage *float64 `json:"per_page,omitempty"`
+	PerPage *float64 `json:"per_page,omitempty" yaml:"per_page,omitempty"`
 	// PerRequest is a flat fee per request.
-	PerRequest *float64 `json:"per_request,omitempty"`
+	PerRequest *float64 `json:"per_request,omitempty" yaml:"per_request,omitempty"`
 	// PerSecondInput prices each second of input audio (transcription).
-	PerSecondInput *float64 `json:"per_second_input,omitempty"`
+	PerSecondInput *float64 `json:"per_second_input,omitempty" yaml:"per_second_input,omitempty"`
 	// PerSecondOutput prices each second of generated audio or video.
-	PerSecondOutput *float64 `json:"per_second_output,omitempty"`
+	PerSecondOutput *float64 `json:"per_second_output,omitempty" yaml:"per_second_output,omitempty"`
 	// ReasoningOutputPerMTok prices reasoning tokens when they are billed
 	// apart from other completion tokens.
-	ReasoningOutputPerMTok *float64 `json:"reasoning_output_per_mtok,omitempty"`
+	ReasoningOutputPerMTok *float64 `json:"reasoning_output_per_mtok,omitempty" yaml:"reasoning_output_per_mtok,omitempty"`
 	// Tiers replace InputPerMTok and OutputPerMTok by prompt size; see Cost.
-	Tiers []Tier `json:"tiers,omitempty"`
+	Tiers []Tier `json:"tiers,omitempty" yaml:"tiers,omitempty"`
 }
 
 // Tier is one prompt-size band of a tiered price ("pricing tier" in the
 // specification). A tier without UpToTokens and UpToMTok is unbounded.
 type Tier struct {
 	// InputPerMTok replaces Pricing.InputPerMTok inside the band.
-	InputPerMTok *float64 `json:"input_per_mtok,omitempty"`
+	InputPerMTok *float64 `json:"input_per_mtok,omitempty" yaml:"input_per_mtok,omitempty"`
 	// OutputPerMTok replaces Pricing.OutputPerMTok inside the band.
-	OutputPerMTok *float64 `json:"output_per_mtok,omitempty"`
+	OutputPerMTok *float64 `json:"output_per_mtok,omitempty" yaml:"output_per_mtok,omitempty"`
 	// UpToMTok is the band's upper prompt bound in millions of tokens,
 	// used when UpToTokens is absent.
-	UpToMTok *float64 `json:"up_to_mtok,omitempty"`
+	UpToMTok *float64 `json:"up_to_mtok,omitempty" yaml:"up_to_mtok,omitempty"`
 	// UpToTokens is the band's inclusive upper prompt bound (minimum 1).
-	UpToTokens *int64 `json:"up_to_tokens,omitempty"`
+	UpToTokens *int64 `json:"up_to_tokens,omitempty" yaml:"up_to_tokens,omitempty"`
 }
 
 // Ranking is a model's position on one leaderboard.

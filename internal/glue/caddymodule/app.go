@@ -20,6 +20,7 @@ import (
 	"github.com/modelgate/modelgate/internal/domain/budgets"
 	"github.com/modelgate/modelgate/internal/domain/keys"
 	"github.com/modelgate/modelgate/internal/domain/limits"
+	"github.com/modelgate/modelgate/internal/domain/pricing"
 	"github.com/modelgate/modelgate/internal/domain/selfusage"
 	"github.com/modelgate/modelgate/internal/domain/vmodels"
 	"github.com/modelgate/modelgate/internal/gateway/providers"
@@ -116,6 +117,10 @@ type App struct {
 
 	// vmodels holds the virtual models and failover routes in force.
 	vmodels *vmodels.Service
+	// pricing holds the price overrides (configuration and stored);
+	// recalc reprices stored usage (nil with usage tracking off).
+	pricing *pricing.Service
+	recalc  *pricing.Recalculator
 	// vmodelsWarned are the warnings about configured targets already
 	// logged (warnUnlistedTargets).
 	vmodelsWarned map[string]bool
@@ -231,6 +236,9 @@ func (a *App) Provision(ctx caddy.Context) error {
 	if err := a.provisionVirtualModels(env.Config.VirtualModels); err != nil {
 		return err
 	}
+	if err := a.provisionPricing(); err != nil {
+		return err
+	}
 	a.proxy.Budgets = a.budgetRef
 	idle, maxDur, err := eff.Realtime.Limits()
 	if err != nil {
@@ -336,6 +344,7 @@ func (a *App) start() error {
 	a.auth.UseKeys(a.keySvc)
 	a.loadVirtualModels()
 	a.audit.Store(startAudit(a.effective, st, a.pg, a.logger.Named("audit")))
+	a.loadPricing()
 	if err := a.openBatches(); err != nil {
 		a.logger.Warn("batches are unavailable: " + err.Error())
 	}
@@ -343,7 +352,7 @@ func (a *App) start() error {
 		a.logger.Warn("stored responses are unavailable: " + err.Error())
 	}
 	a.startFanout()
-	a.adminAPI = admin.New(a.withRouting(admin.Options{
+	a.adminAPI = admin.New(a.withPricing(a.withRouting(admin.Options{
 		Config:     a.effective,
 		Providers:  a.providerInfo(),
 		Version:    Version,
@@ -356,7 +365,7 @@ func (a *App) start() error {
 		Cache:      a.adminCache(),
 		Logger:     a.logger.Named("admin"),
 		Changes:    a.changeNotifier(),
-	}))
+	})))
 	servers := httpServers(a.caddyCtx)
 	a.openHosts = newOpenHosts(siteHosts(servers))
 	warnAccessLogs(a.caddyCtx, servers, a.logger)
@@ -390,6 +399,8 @@ func (a *App) Stop() error {
 	}
 	var errs []error
 	a.stopFanout()
+	// Running recalculations stop while the usage storage is open.
+	a.stopPricing()
 	// The batch runner stops first (when this is its last holder), so
 	// that the usage it records reaches the audit queue flushed next.
 	if err := a.releaseBatches(); err != nil {

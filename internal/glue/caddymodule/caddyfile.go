@@ -70,11 +70,16 @@ func parseGlobalOption(d *caddyfile.Dispenser, existing any) (any, error) {
 //			max_response_body <size>
 //			max_stream_event  <size>
 //		}
+//		pricing_override <provider> <model> {
+//			<price field> <number>
+//			tier <up_to_tokens>|rest <input_per_mtok> <output_per_mtok>
+//		}
 //	}
 //
 // master_key and api_key take an optional argument, so that an unset
 // environment variable ({$GATEWAY_MASTER_KEY}) means "not set". A
-// provider name may be defined once; unknown options are errors.
+// provider name may be defined once; unknown options are errors. See
+// parsePricingOverride for pricing_override.
 func (a *App) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // option name
 	if d.NextArg() {
@@ -134,6 +139,11 @@ func (a *App) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			a.SecretPolicies = append(a.SecretPolicies, config.SecretPolicy{UserPath: args[0], Action: audit.SecretAction(args[1])})
 		case "admin":
 			err = parseAdmin(d, &a.Admin)
+		case "pricing_override":
+			var o config.PricingOverride
+			if o, err = parsePricingOverride(d); err == nil {
+				a.PricingOverrides = append(a.PricingOverrides, o)
+			}
 		case "provider":
 			var p config.Provider
 			if p, err = parseProvider(d); err == nil {

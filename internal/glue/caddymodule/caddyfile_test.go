@@ -130,6 +130,11 @@ func TestCaddyfileErrors(t *testing.T) {
 		"zero response cap":         {"modelgate {\n provider a {\n max_response_body 0\n }\n}", `max_response_body: must be positive, got 0`},
 		"zero event cap":            {"modelgate {\n provider a {\n max_stream_event 0B\n }\n}", `max_stream_event: must be positive, got 0`},
 		"duplicate provider":        {"modelgate {\n provider a {\n type mock\n }\n provider a {\n type openai\n }\n}", `provider "a" is defined twice`},
+		"price without model":       {"modelgate {\n pricing_override openai {\n }\n}", "pricing_override takes a provider and a model"},
+		"unknown price field":       {"modelgate {\n pricing_override openai m {\n input 1\n }\n}", `unrecognized pricing_override field "input"`},
+		"price not a number":        {"modelgate {\n pricing_override openai m {\n input_per_mtok cheap\n }\n}", `input_per_mtok: "cheap" is not a number`},
+		"tier too short":            {"modelgate {\n pricing_override openai m {\n tier 1000 1\n }\n}", "tier takes"},
+		"tier bad bound":            {"modelgate {\n pricing_override openai m {\n tier 0 1 2\n }\n}", `tier: "0" is not a token count`},
 	} {
 		_, err := parse(t, c.input)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -168,5 +173,29 @@ func TestCaddyfileGCMinHeapOff(t *testing.T) {
 	}
 	if h := app.Server.GCMinHeapBytes; h == nil || *h != 0 {
 		t.Fatalf("gc_min_heap off: %v", h)
+	}
+}
+
+func TestCaddyfilePricingOverride(t *testing.T) {
+	app, err := parse(t, `modelgate {
+		pricing_override main gpt-4o-mini {
+			input_per_mtok 0.15
+			per_request 0.001
+			tier 200000 0.15 0.6
+			tier rest 0.3 1.2
+		}
+		pricing_override openai gpt-4o {
+			output_per_mtok 10
+		}
+	}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := app.PricingOverrides
+	if len(o) != 2 || o[0].Provider != "main" || o[0].Model != "gpt-4o-mini" || *o[0].Pricing.InputPerMTok != 0.15 ||
+		*o[0].Pricing.PerRequest != 0.001 || len(o[0].Pricing.Tiers) != 2 || *o[0].Pricing.Tiers[0].UpToTokens != 200000 ||
+		o[0].Pricing.Tiers[1].UpToTokens != nil || *o[0].Pricing.Tiers[1].OutputPerMTok != 1.2 ||
+		o[1].Provider != "openai" || *o[1].Pricing.OutputPerMTok != 10 || o[1].Pricing.InputPerMTok != nil {
+		t.Fatalf("parsed %+v", o)
 	}
 }

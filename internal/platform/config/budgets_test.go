@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/modelgate/modelgate/internal/domain/budgets"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 )
 
 // TestYAMLBudgets: budgets.user_paths decodes into typed entries that
@@ -47,5 +48,44 @@ func TestOverlayBudgets(t *testing.T) {
 	low.Overlay(Config{})
 	if len(low.Budgets.UserPaths) != 1 {
 		t.Fatal("an unset layer cleared the list")
+	}
+}
+
+// TestYAMLPricingOverrides: pricing_overrides decodes with the catalog's
+// pricing fields, tiers included; an unknown price field names its line.
+func TestYAMLPricingOverrides(t *testing.T) {
+	c, err := ParseYAML([]byte(`pricing_overrides:
+  - provider: openai
+    model: gpt-4o-mini
+    pricing:
+      input_per_mtok: 0.1
+      cached_input_per_mtok: 0.05
+      tiers:
+        - {up_to_tokens: 200000, input_per_mtok: 0.1}
+        - {input_per_mtok: 0.2, output_per_mtok: 0.8}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := c.PricingOverrides
+	if len(o) != 1 || o[0].Model != "gpt-4o-mini" || *o[0].Pricing.CachedInputPerMTok != 0.05 || len(o[0].Pricing.Tiers) != 2 ||
+		*o[0].Pricing.Tiers[0].UpToTokens != 200000 || *o[0].Pricing.Tiers[1].OutputPerMTok != 0.8 {
+		t.Fatalf("decoded %+v", o)
+	}
+	_, err = ParseYAML([]byte("pricing_overrides:\n  - provider: a\n    model: m\n    pricing: {input_per_token: 1}\n"))
+	if err == nil || !strings.Contains(err.Error(), "line 4") || !strings.Contains(err.Error(), "input_per_token") {
+		t.Fatalf("unknown price field: %v", err)
+	}
+}
+
+// TestOverlayPricingOverrides: rows merge by provider and model.
+func TestOverlayPricingOverrides(t *testing.T) {
+	one, two := 1.0, 2.0
+	low := Config{PricingOverrides: []PricingOverride{{Provider: "a", Model: "m", Pricing: catalog.Pricing{InputPerMTok: &one}},
+		{Provider: "a", Model: "n"}}}
+	low.Overlay(Config{PricingOverrides: []PricingOverride{{Provider: "b", Model: "m"}, {Provider: "a", Model: "m", Pricing: catalog.Pricing{InputPerMTok: &two}}}})
+	o := low.PricingOverrides
+	if len(o) != 3 || *o[0].Pricing.InputPerMTok != 2 || o[1].Model != "n" || o[2].Provider != "b" {
+		t.Fatalf("merged %+v", o)
 	}
 }

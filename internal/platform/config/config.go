@@ -79,6 +79,13 @@ type Config struct {
 	// ordered selectors tried when it fails.
 	Failover vmodels.Failover `yaml:"failover,omitempty" json:"failover,omitempty"`
 
+	// PricingOverrides are the operator's prices per provider and model,
+	// used in place of the catalog's for every new request (cost source
+	// "override"); read-only to the admin API (source "config"). Rows are
+	// merged by provider and model across layers: the app config wins
+	// over the YAML file.
+	PricingOverrides []PricingOverride `yaml:"pricing_overrides,omitempty" json:"pricing_overrides,omitempty"`
+
 	// RateLimits holds rate-limit settings and seeded rules.
 	RateLimits RateLimits `yaml:"rate_limits,omitempty" json:"rate_limits,omitzero"`
 

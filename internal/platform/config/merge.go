@@ -16,7 +16,8 @@ import (
 // overlaid field by field, except that its type only fills an empty type;
 // providers with new names are appended in o's order. Virtual models
 // merge by source: a row in o replaces c's row with the same source, new
-// sources are appended in o's order.
+// sources are appended in o's order. Price overrides merge by provider
+// and model the same way.
 func (c *Config) Overlay(o Config) {
 	overlayValue(reflect.ValueOf(c).Elem(), reflect.ValueOf(o))
 }
@@ -24,6 +25,7 @@ func (c *Config) Overlay(o Config) {
 var (
 	providersType     = reflect.TypeFor[Providers]()
 	virtualModelsType = reflect.TypeFor[vmodels.List]()
+	pricingType       = reflect.TypeFor[[]PricingOverride]()
 )
 
 func overlayValue(dst, src reflect.Value) {
@@ -36,6 +38,12 @@ func overlayValue(dst, src reflect.Value) {
 		if !src.IsNil() {
 			vs := dst.Addr().Interface().(*vmodels.List)
 			*vs = overlayVirtualModels(*vs, src.Interface().(vmodels.List))
+		}
+		return
+	case pricingType:
+		if !src.IsNil() {
+			ps := dst.Addr().Interface().(*[]PricingOverride)
+			*ps = overlayPricing(*ps, src.Interface().([]PricingOverride))
 		}
 		return
 	}
@@ -88,6 +96,22 @@ func (ps Providers) overlay(o Providers) Providers {
 		overlayValue(reflect.ValueOf(&out[i]).Elem(), reflect.ValueOf(p))
 		if typ != "" {
 			out[i].Type = typ
+		}
+	}
+	return out
+}
+
+// overlayPricing returns low with the rows of high merged in by provider
+// and model: a row of high replaces low's row of the same key, new keys
+// are appended in high's order.
+func overlayPricing(low, high []PricingOverride) []PricingOverride {
+	out := slices.Clone(low)
+	for _, h := range high {
+		i := slices.IndexFunc(out, func(l PricingOverride) bool { return l.Provider == h.Provider && l.Model == h.Model })
+		if i >= 0 {
+			out[i] = h
+		} else {
+			out = append(out, h)
 		}
 	}
 	return out

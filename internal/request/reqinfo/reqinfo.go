@@ -272,16 +272,16 @@ func (i *Info) SetReportedCost(c catalog.ReportedCost) {
 }
 
 // Cost returns what the request cost and where the figure comes from
-// (Breakdown.Source), as catalog.RequestCost decides it from
-// ProviderType, ResolvedModel, the recorded usage and units (SetUnits)
+// (Breakdown.Source), as catalog.RequestCostOn decides it from
+// ProviderName, ProviderType, ResolvedModel, the recorded usage and units (SetUnits)
 // and the price the provider reported (SetReportedCost). It is computed
 // once (until the usage changes), so every stage that charges or records
 // spend (the audit entry, the usage record, the budgets) sees the same
 // figure. ok is false when no usage was recorded or neither the provider
 // nor the catalog priced the request: such a request's cost is unknown,
 // not 0. A cache hit costs 0 (its tokens were paid for once, by the
-// request that filled the cache). Callers must not set ProviderType or
-// ResolvedModel after the first call.
+// request that filled the cache). Callers must not set ProviderName,
+// ProviderType or ResolvedModel after the first call.
 func (i *Info) Cost() (b catalog.Breakdown, ok bool) {
 	i.mu.Lock()
 	defer i.mu.Unlock()
@@ -294,7 +294,7 @@ func (i *Info) Cost() (b catalog.Breakdown, ok bool) {
 		if i.hasUsage {
 			c := i.units
 			c.Usage = i.usage
-			i.cost, i.costKnown = catalog.RequestCost(i.ProviderType, i.ResolvedModel, c, i.reported)
+			i.cost, i.costKnown = catalog.RequestCostOn(i.ProviderName, i.ProviderType, i.ResolvedModel, c, i.reported)
 		}
 	}
 	return i.cost, i.costKnown

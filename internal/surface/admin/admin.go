@@ -22,6 +22,7 @@ import (
 	"github.com/modelgate/modelgate/internal/domain/cache"
 	"github.com/modelgate/modelgate/internal/domain/keys"
 	"github.com/modelgate/modelgate/internal/domain/limits"
+	"github.com/modelgate/modelgate/internal/domain/pricing"
 	"github.com/modelgate/modelgate/internal/domain/vmodels"
 	"github.com/modelgate/modelgate/internal/platform/config"
 	"github.com/modelgate/modelgate/internal/request/apierr"
@@ -74,6 +75,12 @@ type Options struct {
 	// /admin/virtual-models and /admin/failover; nil answers 503
 	// virtual_models_unavailable there.
 	VirtualModels *vmodels.Service
+	// Pricing is the price-override service behind /admin/pricing; nil
+	// answers 503 pricing_unavailable there.
+	Pricing *pricing.Service
+	// Recalc runs the usage recalculations of /admin/usage/recalculate;
+	// nil (usage tracking off) answers 503 usage_unavailable there.
+	Recalc *pricing.Recalculator
 	// Models returns the model inventory of GET /admin/models for a
 	// category ("" or "all": every one), at most max rows; nil answers [].
 	Models func(category string, max int) ([]vmodels.InventoryEntry, bool)

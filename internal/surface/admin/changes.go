@@ -15,6 +15,8 @@ const (
 	// rate-limit engine announces its own changes (with the resets of
 	// windows); the domain names its rules' reload among the others.
 	ChangedRateLimits = "ratelimits"
+	// ChangedPricing: a price override was written or deleted.
+	ChangedPricing = "pricing"
 )
 
 // ChangeNotifier is told the domain of every successful admin write, after

@@ -54,6 +54,12 @@ func init() {
 		"purgeCache":        (*Handler).purgeCache,
 		"getOpenAPI":        (*Handler).openAPI,
 
+		"listPricingOverrides":  (*Handler).listPricing,
+		"putPricingOverride":    (*Handler).putPricing,
+		"deletePricingOverride": (*Handler).deletePricing,
+		"recalculateUsage":      (*Handler).recalculateUsage,
+		"getUsageRecalculation": (*Handler).getRecalculation,
+
 		"listAdminModels":    (*Handler).listModels,
 		"listVirtualModels":  (*Handler).listVirtualModels,
 		"putVirtualModel":    (*Handler).putVirtualModel,

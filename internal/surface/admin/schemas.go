@@ -201,6 +201,9 @@ func components() schema {
 	for name, s := range vmodelSchemas() {
 		out[name] = s
 	}
+	for name, s := range pricingSchemas() {
+		out[name] = s
+	}
 	for name, s := range cacheSchemas() {
 		out[name] = s
 	}

@@ -43,6 +43,7 @@ func Run(t *testing.T, open Open) {
 		{"BatchSumsMatchRecordSums", testBatchSums},
 		{"RetentionEmptiesTheStore", testRetention},
 		{"SumsSaturate", testSumsSaturate},
+		{"RepriceMovesAggregates", testReprice},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })

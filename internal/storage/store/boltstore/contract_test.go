@@ -73,6 +73,10 @@ func TestContracts(t *testing.T) {
 		st, _ := tempStore(t)
 		storetest.BudgetsClosed(t, NewBudgets(st), st.Close, store.ErrClosed)
 	})
+	t.Run("pricing", func(t *testing.T) {
+		st, _ := tempStore(t)
+		storetest.PricingStorage(t, NewPricingOverrides(st))
+	})
 	t.Run("vmodels", func(t *testing.T) {
 		st, _ := tempStore(t)
 		storetest.VirtualModelsStorage(t, NewVirtualModels(st))

@@ -77,6 +77,10 @@ func TestContracts(t *testing.T) {
 		db, _ := newTestDB(t)
 		storetest.BudgetsClosed(t, NewBudgets(db), db.Destruct, store.ErrUnavailable)
 	})
+	t.Run("pricing", func(t *testing.T) {
+		db, _ := newTestDB(t)
+		storetest.PricingStorage(t, NewPricingOverrides(db))
+	})
 	t.Run("vmodels", func(t *testing.T) {
 		db, _ := newTestDB(t)
 		storetest.VirtualModelsStorage(t, NewVirtualModels(db))

@@ -50,5 +50,5 @@ func overBudget(c *call) error {
 	if c.info.BudgetExceeded == nil {
 		return nil
 	}
-	return c.info.BudgetRefusal(reqinfo.Priced(c.provider.Type(), c.model))
+	return c.info.BudgetRefusal(reqinfo.PricedOn(c.provider.Name(), c.provider.Type(), c.model))
 }

@@ -48,7 +48,7 @@ func WorstCaseCost(t reqinfo.Target, body *reqinfo.Body) (n catalog.Nanos, ok bo
 		out = 0
 	}
 	u := catalog.Usage{InputTokens: in, OutputTokens: out, TotalTokens: in + out}
-	b, priced := catalog.RequestCost(t.ProviderType, t.Model, catalog.Consumption{Usage: u}, catalog.ReportedCost{})
+	b, priced := catalog.RequestCostOn(t.Provider, t.ProviderType, t.Model, catalog.Consumption{Usage: u}, catalog.ReportedCost{})
 	if !priced {
 		return 0, false
 	}

@@ -67,12 +67,20 @@ type Target struct {
 // of its type serves it: only a priced request is spend, which a spent
 // budget refuses (Info.BudgetRefusal). It is looked up when asked, which
 // is only while a spent budget covers the caller.
-func (t Target) Priced() bool { return Priced(t.ProviderType, t.Model) }
+func (t Target) Priced() bool { return PricedOn(t.Provider, t.ProviderType, t.Model) }
 
 // Priced reports whether the catalog has a price for model as served by a
 // provider of type providerType: a catalogued model whose pricing is
-// known (self-hosted types such as ollama and vllm have none).
-func Priced(providerType, model string) bool {
+// known (self-hosted types such as ollama and vllm have none), or one
+// the operator priced for the type (catalog.OverridePrice).
+func Priced(providerType, model string) bool { return PricedOn("", providerType, model) }
+
+// PricedOn is Priced for a provider also known by its name, whose own
+// price override counts too.
+func PricedOn(providerName, providerType, model string) bool {
+	if _, ok := catalog.OverridePrice(providerName, providerType, model); ok {
+		return true
+	}
 	m, ok := catalog.Lookup(providerType, model)
 	return ok && m.Pricing != nil
 }

@@ -34,6 +34,9 @@ func (a *App) startFanout() {
 		if bs := a.budgetSvc; bs != nil {
 			reloaders[admin.ChangedBudgets] = bs.Reload
 		}
+		if g := a.sessionGuard; g != nil {
+			reloaders[admin.ChangedSessionLimits] = g.Reload
+		}
 		if eng := a.limits; eng != nil {
 			reloaders[admin.ChangedRateLimits] = eng.Reload
 		}

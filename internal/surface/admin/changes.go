@@ -15,6 +15,8 @@ const (
 	// rate-limit engine announces its own changes (with the resets of
 	// windows); the domain names its rules' reload among the others.
 	ChangedRateLimits = "ratelimits"
+	// ChangedSessionLimits: a session limit was written or deleted.
+	ChangedSessionLimits = "sessionlimits"
 )
 
 // ChangeNotifier is told the domain of every successful admin write, after

@@ -195,6 +195,9 @@ func components() schema {
 	for name, s := range budgetSchemas() {
 		out[name] = s
 	}
+	for name, s := range sessionLimitSchemas() {
+		out[name] = s
+	}
 	for name, s := range rateLimitSchemas() {
 		out[name] = s
 	}

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 )
@@ -137,4 +138,21 @@ func TestSessionLimitCost(t *testing.T) {
 		t.Fatalf("a new session: %d %s", res.Status, res.Body)
 	}
 	t.Logf("cost per request %.3g USD, max_cost %.3g: 3 admitted, the 4th refused", c, 2.5*c)
+}
+
+// checkSessionLimits writes, reads and deletes a session limit (for the
+// OpenAPI conformance test), with the chat refusal it causes.
+func checkSessionLimits(c *conformance) {
+	sid := fmt.Sprintf("conformance-%t", c.legacy)
+	c.ok("PUT /admin/session-limits", "/admin/session-limits", `{"user_path":"/sessions","max_requests":1}`, status200)
+	c.ok("GET /admin/session-limits", "/admin/session-limits", "", status200)
+	// Bodies of their own: a response cache hit counts nothing.
+	chat := func(n int) string {
+		return fmt.Sprintf(`{"model":"mock-chat","messages":[{"role":"user","content":"%s %d"}]}`, sid, n)
+	}
+	c.ok("POST /v1/chat/completions", "/v1/chat/completions", chat(1), status200, userPathHeader, "/sessions", "X-Session-Id", sid)
+	c.fails("POST /v1/chat/completions", "/v1/chat/completions", chat(2), http.StatusTooManyRequests, userPathHeader, "/sessions", "X-Session-Id", sid)
+	c.fails("PUT /admin/session-limits", "/admin/session-limits", `{"user_path":"/sessions"}`, http.StatusBadRequest)
+	c.ok("DELETE /admin/session-limits", "/admin/session-limits", `{"user_path":"/sessions"}`, status204)
+	c.fails("DELETE /admin/session-limits", "/admin/session-limits", `{"user_path":"/sessions"}`, http.StatusNotFound)
 }

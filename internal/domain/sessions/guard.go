@@ -234,7 +234,8 @@ func (g *Guard) Admit(userPath, sessionID string) (*Admission, *Refusal) {
 		c := g.t.get(counterKey{scope: m.scope, session: sessionID}, now)
 		cs[i] = c
 		if which, value := over(m.l, c); which != "" {
-			return nil, &Refusal{Session: sessionID, Scope: m.scope, Limit: which, Value: value}
+			return nil, &Refusal{Session: sessionID, Scope: m.scope, Limit: which, Value: value,
+				RetryAfter: int64(g.t.idle / time.Second)}
 		}
 	}
 	for _, c := range cs {
@@ -326,6 +327,10 @@ type Refusal struct {
 	Limit string
 	// Value is that limit's value as configured.
 	Value string
+	// RetryAfter is when, in seconds, the session may go on at the
+	// earliest: once idle that long, it is forgotten and starts from
+	// zero. A new session id goes on at once.
+	RetryAfter int64
 }
 
 // Error is the refusal's message: which limit, and how to continue.

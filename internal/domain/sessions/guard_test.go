@@ -59,6 +59,9 @@ func TestMaxRequests(t *testing.T) {
 	if want := "session s1 reached max_requests=3 for /team; start a new session (new session id) to continue"; r.Error() != want {
 		t.Errorf("message %q", r.Error())
 	}
+	if r.RetryAfter != int64(DefaultIdle/time.Second) {
+		t.Errorf("retry after %d", r.RetryAfter)
+	}
 	if r := serve(g, "/team/a", "s2", Outcome{}); r != nil {
 		t.Errorf("a new session is refused: %v", r)
 	}

@@ -42,7 +42,9 @@ func admitSession(g *sessions.Guard, kind routes.Counting, w http.ResponseWriter
 	}
 	adm, rej := g.Admit(info.UserPath, info.SessionID)
 	if rej != nil {
-		apierr.WriteFor(w, r, apierr.New(http.StatusTooManyRequests, apierr.TypeRateLimit, rej.Error()).WithCode(CodeSessionLimitExceeded))
+		e := apierr.New(http.StatusTooManyRequests, apierr.TypeRateLimit, rej.Error()).WithCode(CodeSessionLimitExceeded)
+		e.RetryAfter = int(rej.RetryAfter)
+		apierr.WriteFor(w, r, e)
 		return w, nil, false
 	}
 	if adm == nil {

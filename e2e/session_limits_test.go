@@ -105,6 +105,16 @@ func TestSessionLimits(t *testing.T) {
 		t.Fatalf("%d refused entries, want 4", refused)
 	}
 
+	// The dashboard's session rows say which limit refused the session.
+	limited := map[string]any{}
+	for _, row := range adminCall(t, g, "GET", "/admin/usage/sessions?limit=100", "").JSON(t)["sessions"].([]any) {
+		m := row.(map[string]any)
+		limited[m["session_id"].(string)] = m["limited"]
+	}
+	if limited["s1"] != "max_requests=2" || limited["r-stream"] != "max_repeats=3" || limited["s2"] != nil {
+		t.Fatalf("limited per session: %v", limited)
+	}
+
 	// Deleting the limit lifts it.
 	if res := adminCall(t, g, "DELETE", "/admin/session-limits", `{"user_path":"/agents"}`); res.Status != 204 {
 		t.Fatalf("delete: %d %s", res.Status, res.Body)

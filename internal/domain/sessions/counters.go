@@ -24,6 +24,9 @@ type counter struct {
 	// in a row had it; both zero after an answer without a signature.
 	last    string
 	repeats int
+	// limited names the limit that last refused the session
+	// ("max_requests=50"), "" while none did.
+	limited string
 	// used is when the session last made a request.
 	used time.Time
 	elem *list.Element

@@ -234,6 +234,7 @@ func (g *Guard) Admit(userPath, sessionID string) (*Admission, *Refusal) {
 		c := g.t.get(counterKey{scope: m.scope, session: sessionID}, now)
 		cs[i] = c
 		if which, value := over(m.l, c); which != "" {
+			c.limited = which + "=" + value
 			return nil, &Refusal{Session: sessionID, Scope: m.scope, Limit: which, Value: value,
 				RetryAfter: int64(g.t.idle / time.Second)}
 		}
@@ -242,6 +243,28 @@ func (g *Guard) Admit(userPath, sessionID string) (*Admission, *Refusal) {
 		c.requests++
 	}
 	return &Admission{g: g, cs: cs}, nil
+}
+
+// Limited returns the limit that refused session sessionID on userPath
+// ("max_repeats=3"), "" when none did. It reads this process's counters:
+// a session forgotten (idle, or pushed out) reads "".
+func (g *Guard) Limited(userPath, sessionID string) string {
+	if sessionID == "" || !g.Active() {
+		return ""
+	}
+	path, err := limits.MatchPath(userPath)
+	if err != nil {
+		return ""
+	}
+	ms := g.matching(path)
+	g.t.mu.Lock()
+	defer g.t.mu.Unlock()
+	for _, m := range ms {
+		if c := g.t.m[counterKey{scope: m.scope, session: sessionID}]; c != nil && c.limited != "" {
+			return c.limited
+		}
+	}
+	return ""
 }
 
 // over returns the limit of l that c reached and its value, "" when none.

@@ -59,6 +59,12 @@ func TestMaxRequests(t *testing.T) {
 	if want := "session s1 reached max_requests=3 for /team; start a new session (new session id) to continue"; r.Error() != want {
 		t.Errorf("message %q", r.Error())
 	}
+	if l := g.Limited("/team/a", "s1"); l != "max_requests=3" {
+		t.Errorf("limited %q", l)
+	}
+	if l := g.Limited("/team/a", "s2"); l != "" {
+		t.Errorf("an unlimited session reads %q", l)
+	}
 	if r.RetryAfter != int64(DefaultIdle/time.Second) {
 		t.Errorf("retry after %d", r.RetryAfter)
 	}

@@ -198,6 +198,7 @@ func components() schema {
 	for name, s := range sessionLimitSchemas() {
 		out[name] = s
 	}
+	withLimitedSchema(out["UsageSession"].(schema))
 	for name, s := range rateLimitSchemas() {
 		out[name] = s
 	}

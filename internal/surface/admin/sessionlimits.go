@@ -7,6 +7,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/modelgate/modelgate/internal/domain/audit"
 	"github.com/modelgate/modelgate/internal/domain/sessions"
 	"github.com/modelgate/modelgate/internal/request/apierr"
 )
@@ -17,6 +18,35 @@ type SessionLimitList struct {
 	Limits []sessions.Limit `json:"limits"`
 	// ServerTime is the gateway's clock, UTC.
 	ServerTime time.Time `json:"server_time"`
+}
+
+// UsageSessionRow is one row of GET /admin/usage/sessions: the session's
+// totals and whether a session limit refused it.
+type UsageSessionRow struct {
+	audit.SessionTotals
+	// Limited names the session limit that refused the session
+	// ("max_repeats=3"), as this process's guard remembers it; empty
+	// while none did. The refused requests' audit entries carry the
+	// code session_limit_exceeded.
+	Limited string `json:"limited,omitempty"`
+}
+
+// usageSessionPage is the answer of GET /admin/usage/sessions.
+type usageSessionPage struct {
+	Sessions   []UsageSessionRow `json:"sessions"`
+	NextCursor *string           `json:"next_cursor"`
+}
+
+// withLimited adds to each session of page the limit that refused it.
+func (h *Handler) withLimited(page audit.SessionPage) usageSessionPage {
+	out := usageSessionPage{Sessions: make([]UsageSessionRow, len(page.Sessions)), NextCursor: page.NextCursor}
+	for i, s := range page.Sessions {
+		out.Sessions[i].SessionTotals = s
+		if h.opts.Sessions != nil {
+			out.Sessions[i].Limited = h.opts.Sessions.Limited(s.UserPath, s.SessionID)
+		}
+	}
+	return out
 }
 
 // sessionLimitKey is the body of DELETE /admin/session-limits.

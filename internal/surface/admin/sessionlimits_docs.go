@@ -22,3 +22,11 @@ func sessionLimitSchemas() schema {
 		"SessionLimitKey":   closed(object("", schema{"user_path": str("")}, "user_path")),
 	}
 }
+
+// withLimitedSchema adds to the UsageSession schema the field
+// GET /admin/usage/sessions adds to each row (UsageSessionRow).
+func withLimitedSchema(session schema) {
+	if props, ok := session["properties"].(schema); ok {
+		props["limited"] = str("The session limit that refused this session (max_repeats=3), as this gateway process remembers it; absent while none did.")
+	}
+}

@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/modelgate/modelgate/internal/domain/sessions"
@@ -14,7 +15,8 @@ func TestSessionLimitsCRUD(t *testing.T) {
 	}
 	cfg, _ := sessions.FromConfig([]sessions.Limit{{UserPath: "/cfg", MaxRequests: 9}})
 	g.SetConfig(cfg)
-	h, _ := newTestHandler(t, func(_ *config.Config, o *Options) { o.Sessions = g })
+	log := &changeLog{}
+	h, _ := newTestHandler(t, func(_ *config.Config, o *Options) { o.Sessions, o.Changes = g, log })
 	list := listRows(t, do(h, "GET", "/admin/session-limits", ""), "limits")
 	if len(list) != 1 || list[0]["source"] != "config" || list[0]["max_requests"] != 9.0 {
 		t.Fatalf("list %v", list)
@@ -22,6 +24,9 @@ func TestSessionLimitsCRUD(t *testing.T) {
 	res := do(h, "PUT", "/admin/session-limits", `{"user_path":"/Team","max_requests":50,"max_cost":1.5,"max_repeats":3,"per_child":true}`)
 	if r := res.json(t); res.status != 200 || r["user_path"] != "/team" || r["max_repeats"] != 3.0 || r["per_child"] != true || r["source"] != "manual" {
 		t.Fatalf("put %d %v", res.status, r)
+	}
+	if got := log.since(); !slices.Equal(got, []string{ChangedSessionLimits}) {
+		t.Fatalf("put told %q", got)
 	}
 	if list := listRows(t, do(h, "GET", "/admin/session-limits", ""), "limits"); len(list) != 2 || list[1]["user_path"] != "/team" {
 		t.Fatalf("list %v", list)
@@ -38,6 +43,9 @@ func TestSessionLimitsCRUD(t *testing.T) {
 	do(h, "DELETE", "/admin/session-limits", `{}`).expectErr(t, 400, "invalid_request_error", "invalid_value")
 	if res := do(h, "DELETE", "/admin/session-limits", `{"user_path":"/team"}`); res.status != 204 {
 		t.Fatalf("delete %d %s", res.status, res.body)
+	}
+	if got := log.since(); !slices.Equal(got, []string{ChangedSessionLimits}) {
+		t.Fatalf("failed writes and the delete told %q", got)
 	}
 	if list := listRows(t, do(h, "GET", "/admin/session-limits", ""), "limits"); len(list) != 1 {
 		t.Fatalf("after delete %v", list)

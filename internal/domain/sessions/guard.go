@@ -45,6 +45,8 @@ type Guard struct {
 	mu     sync.RWMutex
 	config []Limit
 	manual map[string]Limit
+	// eff is the limits in force (List), made again on every change.
+	eff []Limit
 
 	t *table
 }
@@ -71,6 +73,7 @@ func New(o Options) (*Guard, error) {
 func (g *Guard) SetConfig(list []Limit) {
 	g.mu.Lock()
 	g.config = slices.Clone(list)
+	g.eff = g.effective()
 	g.mu.Unlock()
 }
 
@@ -94,6 +97,7 @@ func (g *Guard) Reload() error {
 	}
 	g.mu.Lock()
 	g.manual = m
+	g.eff = g.effective()
 	g.mu.Unlock()
 	return nil
 }
@@ -103,10 +107,10 @@ func (g *Guard) Reload() error {
 func (g *Guard) List() []Limit {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
-	return g.effective()
+	return slices.Clone(g.eff)
 }
 
-// effective is List. Caller holds g.mu.
+// effective computes List. Caller holds g.mu.
 func (g *Guard) effective() []Limit {
 	out := make([]Limit, 0, len(g.config)+len(g.manual))
 	for _, l := range g.config {
@@ -144,6 +148,7 @@ func (g *Guard) Put(l Limit) (Limit, error) {
 	}
 	g.mu.Lock()
 	g.manual[n.UserPath] = n
+	g.eff = g.effective()
 	g.mu.Unlock()
 	return n, nil
 }
@@ -173,6 +178,7 @@ func (g *Guard) Delete(userPath string) error {
 	}
 	g.mu.Lock()
 	delete(g.manual, p)
+	g.eff = g.effective()
 	g.mu.Unlock()
 	return nil
 }
@@ -182,7 +188,7 @@ func (g *Guard) Delete(userPath string) error {
 func (g *Guard) Active() bool {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
-	return len(g.config)+len(g.manual) > 0
+	return len(g.eff) > 0
 }
 
 // scoped is a limit matched for one request, with its counter scope.
@@ -196,7 +202,7 @@ func (g *Guard) matching(path string) []scoped {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	var out []scoped
-	for _, l := range g.effective() {
+	for _, l := range g.eff {
 		if l.PerChild {
 			if child, ok := limits.TemplateChild(l.UserPath, path); ok {
 				out = append(out, scoped{l, child})
@@ -241,6 +247,7 @@ func (g *Guard) Admit(userPath, sessionID string) (*Admission, *Refusal) {
 	}
 	for _, c := range cs {
 		c.requests++
+		c.limited = ""
 	}
 	return &Admission{g: g, cs: cs}, nil
 }

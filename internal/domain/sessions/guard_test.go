@@ -3,6 +3,8 @@ package sessions
 import (
 	"errors"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -240,5 +242,42 @@ func TestSignatures(t *testing.T) {
 	}
 	if s := ToolCallSignature([]byte(`not json`)); s != "" {
 		t.Fatalf("junk has signature %q", s)
+	}
+}
+
+func TestConcurrentAdmissions(t *testing.T) {
+	g := newGuard(t, Limit{UserPath: "/", MaxRequests: 50})
+	var admitted atomic.Int64
+	var wg sync.WaitGroup
+	for range 200 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if a, r := g.Admit("/x", "s"); r == nil {
+				admitted.Add(1)
+				a.Done(Outcome{Cost: 0.001})
+			}
+		}()
+	}
+	wg.Wait()
+	if n := admitted.Load(); n != 50 {
+		t.Fatalf("%d admitted, want 50", n)
+	}
+}
+
+func TestRaisedLimitClearsMarker(t *testing.T) {
+	g := newGuard(t)
+	if _, err := g.Put(Limit{UserPath: "/", MaxRequests: 1}); err != nil {
+		t.Fatal(err)
+	}
+	serve(g, "/a", "s", Outcome{})
+	if serve(g, "/a", "s", Outcome{}) == nil || g.Limited("/a", "s") != "max_requests=1" {
+		t.Fatal("not limited")
+	}
+	if _, err := g.Put(Limit{UserPath: "/", MaxRequests: 5}); err != nil {
+		t.Fatal(err)
+	}
+	if r := serve(g, "/a", "s", Outcome{}); r != nil || g.Limited("/a", "s") != "" {
+		t.Fatalf("after raising: %v %q", r, g.Limited("/a", "s"))
 	}
 }

@@ -48,6 +48,13 @@ func TestSessionLimits(t *testing.T) {
 	if want := "session s1 reached max_requests=2 for /cfg; start a new session (new session id) to continue"; e.Message != want {
 		t.Fatalf("message %q", e.Message)
 	}
+	// Anthropic clients get their envelope.
+	msg := request(t, "POST", g.URL+"/v1/messages", `{"model":"mock-chat","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}`,
+		append(bearer(masterKey), userPathHeader, "/cfg/a", "X-Session-Id", "s1")...)
+	if msg.Status != 429 || msg.Header.Get("Retry-After") == "" || !strings.Contains(string(msg.Body), `"type":"error"`) ||
+		!strings.Contains(string(msg.Body), "reached max_requests=2") {
+		t.Fatalf("messages: %d %v %s", msg.Status, msg.Header, msg.Body)
+	}
 	if res := sessionChat(t, g, "/cfg/a", "s2", mockChat); res.Status != 200 {
 		t.Fatalf("a new session: %d %s", res.Status, res.Body)
 	}
@@ -101,8 +108,8 @@ func TestSessionLimits(t *testing.T) {
 			}
 		}
 	}
-	if refused != 4 {
-		t.Fatalf("%d refused entries, want 4", refused)
+	if refused != 5 {
+		t.Fatalf("%d refused entries, want 5", refused)
 	}
 
 	// The dashboard's session rows say which limit refused the session.

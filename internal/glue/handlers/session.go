@@ -10,6 +10,7 @@ import (
 	"github.com/modelgate/modelgate/internal/domain/audit"
 	"github.com/modelgate/modelgate/internal/domain/sessions"
 	"github.com/modelgate/modelgate/internal/gateway/proxy"
+	"github.com/modelgate/modelgate/internal/glue/reqmetrics"
 	"github.com/modelgate/modelgate/internal/request/apierr"
 	"github.com/modelgate/modelgate/internal/request/reqinfo"
 	"github.com/modelgate/modelgate/internal/request/routes"
@@ -17,7 +18,7 @@ import (
 
 // CodeSessionLimitExceeded is the error code of a request refused because
 // its session reached a session limit.
-const CodeSessionLimitExceeded = "session_limit_exceeded"
+const CodeSessionLimitExceeded = reqmetrics.CodeSessionLimited
 
 // maxSessionCapture is the most of an answer kept to find the tool call
 // it asks for; a longer answer repeats nothing.
@@ -42,6 +43,7 @@ func admitSession(g *sessions.Guard, kind routes.Counting, w http.ResponseWriter
 	}
 	adm, rej := g.Admit(info.UserPath, info.SessionID)
 	if rej != nil {
+		info.SessionRule = &reqinfo.Rule{Subject: rej.Scope, Period: rej.Limit}
 		e := apierr.New(http.StatusTooManyRequests, apierr.TypeRateLimit, rej.Error()).WithCode(CodeSessionLimitExceeded)
 		e.RetryAfter = int(rej.RetryAfter)
 		apierr.WriteFor(w, r, e)

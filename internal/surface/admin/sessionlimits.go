@@ -49,6 +49,15 @@ func (h *Handler) withLimited(page audit.SessionPage) usageSessionPage {
 	return out
 }
 
+// sessionLimitWrite is the body of PUT /admin/session-limits.
+type sessionLimitWrite struct {
+	UserPath    string  `json:"user_path"`
+	MaxRequests int64   `json:"max_requests"`
+	MaxCost     float64 `json:"max_cost"`
+	MaxRepeats  int     `json:"max_repeats"`
+	PerChild    bool    `json:"per_child"`
+}
+
 // sessionLimitKey is the body of DELETE /admin/session-limits.
 type sessionLimitKey struct {
 	UserPath string `json:"user_path"`
@@ -75,12 +84,13 @@ func (h *Handler) putSessionLimit(w http.ResponseWriter, r *http.Request, _ para
 	if g == nil {
 		return
 	}
-	var req sessions.Limit
+	var req sessionLimitWrite
 	if ae := decodeBody(w, r, &req); ae != nil {
 		apierr.Write(w, ae)
 		return
 	}
-	l, err := g.Put(req)
+	l, err := g.Put(sessions.Limit{UserPath: req.UserPath, MaxRequests: req.MaxRequests, MaxCost: req.MaxCost,
+		MaxRepeats: req.MaxRepeats, PerChild: req.PerChild})
 	if err != nil {
 		h.sessionLimitError(w, err)
 		return

@@ -39,6 +39,7 @@ func TestSessionLimitsCRUD(t *testing.T) {
 	do(h, "PUT", "/admin/session-limits", `{"user_path":"x//","max_requests":1}`).expectErr(t, 400, "invalid_request_error", "invalid_value")
 	do(h, "PUT", "/admin/session-limits", `{"user_path":"/x","max_cost":-1}`).expectErr(t, 400, "invalid_request_error", "invalid_value")
 	do(h, "PUT", "/admin/session-limits", `{"user_path":"/x","max_requests":"many"}`).expectErr(t, 400, "invalid_request_error", "invalid_type")
+	do(h, "PUT", "/admin/session-limits", `{"user_path":"/x","max_requests":1,"source":"config"}`).expectErr(t, 400, "invalid_request_error", "unknown_field")
 	do(h, "DELETE", "/admin/session-limits", `{"user_path":"/cfg"}`).expectErr(t, 404, "not_found_error", "session_limit_not_found")
 	do(h, "DELETE", "/admin/session-limits", `{}`).expectErr(t, 400, "invalid_request_error", "invalid_value")
 	if res := do(h, "DELETE", "/admin/session-limits", `{"user_path":"/team"}`); res.status != 204 {

@@ -22,6 +22,7 @@ import (
 	"github.com/modelgate/modelgate/internal/domain/limits"
 	"github.com/modelgate/modelgate/internal/domain/pricing"
 	"github.com/modelgate/modelgate/internal/domain/selfusage"
+	"github.com/modelgate/modelgate/internal/domain/sessions"
 	"github.com/modelgate/modelgate/internal/domain/vmodels"
 	"github.com/modelgate/modelgate/internal/gateway/providers"
 	"github.com/modelgate/modelgate/internal/gateway/proxy"
@@ -101,6 +102,13 @@ type App struct {
 	budgetsOn   bool
 	budgetsHeld bool // this instance holds a budgetServices reference
 	budgetRef   *budgetRef
+
+	// sessionSeed are the session limits of the configuration, read in
+	// Provision; sessionGuard is the shared runaway-session guard once
+	// Start has it.
+	sessionSeed  []sessions.Limit
+	sessionGuard *sessions.Guard
+	sessionsHeld bool // this instance holds a sessionGuards reference
 
 	// keySvc and adminAPI need the store, which opens in Start; they are
 	// set before ready is closed and read only after it (see WaitReady).
@@ -233,6 +241,9 @@ func (a *App) Provision(ctx caddy.Context) error {
 	if err := a.provisionBudgets(); err != nil {
 		return err
 	}
+	if err := a.provisionSessions(); err != nil {
+		return err
+	}
 	if err := a.provisionVirtualModels(env.Config.VirtualModels); err != nil {
 		return err
 	}
@@ -338,6 +349,9 @@ func (a *App) start() error {
 		a.releaseBackends()
 		return err
 	}
+	if err := a.openSessions(); err != nil {
+		a.logger.Error("session limits are off: " + err.Error())
+	}
 	if err := a.openCache(); err != nil {
 		a.logger.Error("response cache is off: " + err.Error())
 	}
@@ -362,6 +376,7 @@ func (a *App) start() error {
 		Live:       a.LiveHub(),
 		RateLimits: a.limits,
 		Budgets:    a.adminBudgets(),
+		Sessions:   a.sessionGuard,
 		Cache:      a.adminCache(),
 		Logger:     a.logger.Named("admin"),
 		Changes:    a.changeNotifier(),
@@ -422,6 +437,9 @@ func (a *App) Stop() error {
 		errs = append(errs, err)
 	}
 	if err := a.releaseBudgets(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := a.releaseSessions(); err != nil {
 		errs = append(errs, err)
 	}
 	if err := a.releaseCache(); err != nil {

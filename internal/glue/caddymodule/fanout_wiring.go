@@ -37,6 +37,9 @@ func (a *App) startFanout() {
 		if ps := a.pricing; ps != nil {
 			reloaders[admin.ChangedPricing] = ps.Reload
 		}
+		if g := a.sessionGuard; g != nil {
+			reloaders[admin.ChangedSessionLimits] = g.Reload
+		}
 		if eng := a.limits; eng != nil {
 			reloaders[admin.ChangedRateLimits] = eng.Reload
 		}

@@ -49,6 +49,10 @@ var (
 // once the model is resolved, unless it has no price. Either way a request
 // a budget refuses counts against no rate limit: see admitBudget.
 //
+// Before all that, a model request whose session reached a session limit
+// (package sessions) is refused with 429 session_limit_exceeded; an
+// admitted one counts against its session once answered.
+//
 // Provider and model rules are enforced by modelgate_provider_proxy,
 // against the target that actually serves the request.
 type RateLimit struct {
@@ -79,6 +83,16 @@ func (h *RateLimit) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddy
 	if err := waitReady(h.app, r); err != nil {
 		apierr.WriteFor(w, r, notReady())
 		return nil
+	}
+	info, r := requestInfo(r)
+	w, done, ok := admitSession(h.app.Sessions(), kind, w, r, info)
+	if !ok {
+		return nil
+	}
+	if done != nil {
+		// Deferred so that the session counts the request however it
+		// ends.
+		defer done()
 	}
 	return serveLimited(h.app.Budgets(), budgetCheckFor(rt), h.app.Limiter(), kind, w, r, next)
 }

@@ -25,7 +25,7 @@ func init() {
 		// Credentials.
 		"missing_api_key", "invalid_api_key", "api_key_expired", "api_key_deactivated", "keys_unavailable",
 		// Limits and budgets.
-		"rate_limit_exceeded", "rate_limits_unavailable", "budget_exceeded",
+		"rate_limit_exceeded", "rate_limits_unavailable", "budget_exceeded", "session_limit_exceeded",
 		// The gateway's state.
 		"not_ready", "gateway_not_ready", "storage_error", "storage_unavailable",
 		// Upstream failures, in the gateway's words.

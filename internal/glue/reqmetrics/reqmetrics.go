@@ -219,6 +219,8 @@ func (o *Observer) Observe(shape routes.Shape, info *reqinfo.Info, out Outcome) 
 		o.refused(refusalRateLimit, info.RateLimitRule)
 	case CodeBudgetExceeded:
 		o.refused(refusalBudget, info.BudgetRule)
+	case CodeSessionLimited:
+		o.refused(refusalSession, info.SessionRule)
 	}
 	o.attempts(shape, info)
 }
@@ -231,12 +233,16 @@ const (
 	// CodeBudgetExceeded is the error code of a request a spent budget
 	// refused.
 	CodeBudgetExceeded = "budget_exceeded"
+	// CodeSessionLimited is the error code of a request refused because
+	// its session reached a session limit.
+	CodeSessionLimited = "session_limit_exceeded"
 )
 
 // Kinds of refusal (the kind label).
 const (
 	refusalRateLimit = "rate_limit"
 	refusalBudget    = "budget"
+	refusalSession   = "session"
 )
 
 // refusalKey is a refusal's labels before formatting: the user path of a

@@ -5,7 +5,10 @@
 // The package does not import Caddy; the caddymodule package feeds it.
 package config
 
-import "github.com/modelgate/modelgate/internal/domain/vmodels"
+import (
+	"github.com/modelgate/modelgate/internal/domain/sessions"
+	"github.com/modelgate/modelgate/internal/domain/vmodels"
+)
 
 // Config is the whole gateway configuration. The same structure is the YAML
 // file's schema and is embedded in the Caddy app's JSON config, so a setting
@@ -91,6 +94,11 @@ type Config struct {
 
 	// Budgets holds budget settings and seeded budgets.
 	Budgets Budgets `yaml:"budgets,omitempty" json:"budgets,omitzero"`
+
+	// SessionLimits limits one detected session per user path: its
+	// requests, spend and repeated answers (see docs/sessions.md). Limits
+	// written through /admin/session-limits replace these per user path.
+	SessionLimits []sessions.Limit `yaml:"session_limits,omitempty" json:"session_limits,omitempty"`
 
 	// Passthrough holds the /p/<provider>/ passthrough settings.
 	Passthrough Passthrough `yaml:"passthrough,omitempty" json:"passthrough,omitzero"`

@@ -121,6 +121,11 @@ type Info struct {
 	// (its error code rate_limit_exceeded), the last one when several
 	// targets were refused; nil while none did.
 	RateLimitRule *Rule
+	// SessionRule names the session limit that refused the request (its
+	// error code session_limit_exceeded): Subject is the user path the
+	// session was counted on, Period the limit (max_requests, max_cost,
+	// max_repeats); nil while none did.
+	SessionRule *Rule
 	// BudgetExceeded, when not nil, is the 429 budget_exceeded error of a
 	// spent budget covering the caller. The rate-limit stage sets it;
 	// BudgetRefusal decides which calls it refuses (the priced ones:

@@ -23,6 +23,7 @@ import (
 	"github.com/modelgate/modelgate/internal/domain/keys"
 	"github.com/modelgate/modelgate/internal/domain/limits"
 	"github.com/modelgate/modelgate/internal/domain/pricing"
+	"github.com/modelgate/modelgate/internal/domain/sessions"
 	"github.com/modelgate/modelgate/internal/domain/vmodels"
 	"github.com/modelgate/modelgate/internal/platform/config"
 	"github.com/modelgate/modelgate/internal/request/apierr"
@@ -71,6 +72,10 @@ type Options struct {
 	// Budgets is the budgets service behind /admin/budgets; nil (budget
 	// management off) answers 404 budgets_disabled there.
 	Budgets *budgets.Service
+	// Sessions is the runaway-session guard behind
+	// /admin/session-limits; nil answers 503 session_limits_unavailable
+	// there.
+	Sessions *sessions.Guard
 	// VirtualModels is the virtual-model service behind
 	// /admin/virtual-models and /admin/failover; nil answers 503
 	// virtual_models_unavailable there.

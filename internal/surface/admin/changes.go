@@ -17,6 +17,8 @@ const (
 	ChangedRateLimits = "ratelimits"
 	// ChangedPricing: a price override was written or deleted.
 	ChangedPricing = "pricing"
+	// ChangedSessionLimits: a session limit was written or deleted.
+	ChangedSessionLimits = "sessionlimits"
 )
 
 // ChangeNotifier is told the domain of every successful admin write, after

@@ -50,9 +50,13 @@ func init() {
 		"getBudgetSettings": (*Handler).getBudgetSettings,
 		"putBudgetSettings": (*Handler).putBudgetSettings,
 		"getRuntimeConfig":  (*Handler).runtimeConfig,
-		"getCache":          (*Handler).getCache,
-		"purgeCache":        (*Handler).purgeCache,
-		"getOpenAPI":        (*Handler).openAPI,
+
+		"listSessionLimits":  (*Handler).listSessionLimits,
+		"putSessionLimit":    (*Handler).putSessionLimit,
+		"deleteSessionLimit": (*Handler).deleteSessionLimit,
+		"getCache":           (*Handler).getCache,
+		"purgeCache":         (*Handler).purgeCache,
+		"getOpenAPI":         (*Handler).openAPI,
 
 		"listPricingOverrides":  (*Handler).listPricing,
 		"putPricingOverride":    (*Handler).putPricing,

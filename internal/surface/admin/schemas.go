@@ -195,6 +195,10 @@ func components() schema {
 	for name, s := range budgetSchemas() {
 		out[name] = s
 	}
+	for name, s := range sessionLimitSchemas() {
+		out[name] = s
+	}
+	withLimitedSchema(out["UsageSession"].(schema))
 	for name, s := range rateLimitSchemas() {
 		out[name] = s
 	}

@@ -77,7 +77,7 @@ func (h *Handler) usageSessions(w http.ResponseWriter, r *http.Request, _ params
 		h.readFailed(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, page)
+	writeJSON(w, http.StatusOK, h.withLimited(page))
 }
 
 // readFailed answers a failed read of the record: the error itself when it

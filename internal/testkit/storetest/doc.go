@@ -1,6 +1,6 @@
 // Package storetest holds contract tests for the domain storage
 // interfaces (keys.Backend, limits.RuleStore, limits.CounterStore,
-// budgets.Storage, vmodels.Storage, batches.Storage). Every
+// budgets.Storage, vmodels.Storage, batches.Storage, sessions.Storage). Every
 // implementation runs them, so that the embedded store and PostgreSQL
 // behave the same: same ordering, same answers for missing entries, same
 // replace semantics, same data after a restart. The suites named

@@ -114,6 +114,10 @@ func TestContracts(t *testing.T) {
 		st, _ := tempStore(t)
 		storetest.ResponsesService(t, NewResponses(st))
 	})
+	t.Run("session limits", func(t *testing.T) {
+		st, _ := tempStore(t)
+		storetest.SessionLimits(t, NewSessionLimits(st))
+	})
 }
 
 // restarts returns a func that opens one store file as a restarted

@@ -117,6 +117,10 @@ func TestContracts(t *testing.T) {
 		db, _ := newTestDB(t)
 		storetest.ResponsesService(t, NewResponses(db))
 	})
+	t.Run("session limits", func(t *testing.T) {
+		db, _ := newTestDB(t)
+		storetest.SessionLimits(t, NewSessionLimits(db))
+	})
 }
 
 // restarts returns a func that opens one database as a newly started

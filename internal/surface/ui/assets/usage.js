@@ -126,7 +126,8 @@ export async function render(root, ctx) {
     sessionRows = sessionRows.concat(page.sessions || []);
     cursor = page.next_cursor || "";
     fill(sessionsBox, table([
-      { title: "Session", cell: (s) => h("code", {}, s.session_id.slice(0, 16)) },
+      { title: "Session", cell: (s) => h("span", {}, h("code", {}, s.session_id.slice(0, 16)),
+        s.limited ? h("span", { class: "bad", title: "Refused by the session limit " + s.limited + "; a new session id continues" }, " limited (" + s.limited + ")") : null) },
       { title: "User path", cell: (s) => s.user_path || "/" },
       { title: "Last seen", cell: (s) => when(s.last_seen), phone: false },
       { title: "Models", cell: (s) => (s.models || []).join(", "), phone: false },

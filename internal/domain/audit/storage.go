@@ -49,11 +49,15 @@ type EntryStorage interface {
 type UsageStorage interface {
 	// AppendUsage queues r for writing and reports whether it was
 	// accepted. It never blocks. The storage adds r to its hour and day
-	// UsageAggregate rows (see UsageAggregate.AddRecord) and to its
-	// session's SessionTotals when r has a session, in the same
-	// transaction. r must not be changed afterwards; r.ID must not be
-	// zero.
+	// UsageAggregate and BreakdownRow rows (see their AddRecord) and to
+	// its session's SessionTotals when r has a session, in the same
+	// transaction. r must not be changed afterwards; r.ID
+	// must not be zero.
 	AppendUsage(r *UsageRecord) bool
+	// BreakdownRows returns the stored breakdown rows of one granularity
+	// whose period starts in [from, to) (zero bounds are open), in time
+	// order.
+	BreakdownRows(g Granularity, from, to time.Time) ([]BreakdownRow, error)
 	// UsageAggregates returns the stored rows of one granularity whose
 	// period starts in [from, to), in time order.
 	UsageAggregates(g Granularity, from, to time.Time) ([]UsageAggregate, error)
@@ -69,8 +73,8 @@ type UsageStorage interface {
 	// before cutoff, and up to max sessions whose last activity is before
 	// cutoff, in one transaction, and returns how many records and
 	// sessions it deleted: a result below max means none is left. Hour
-	// aggregates of hours that end at or before cutoff go with them; day
-	// aggregates are kept, so summaries outlive raw records.
+	// aggregates and breakdown rows of hours that end at or before cutoff
+	// go with them; day aggregates and breakdown rows are kept, so summaries outlive raw records.
 	DeleteUsageBefore(cutoff time.Time, max int) (int, error)
 }
 

@@ -33,6 +33,15 @@ type UsageRecord struct {
 	Model string `json:"model"`
 	// Endpoint is the API path called, such as /v1/chat/completions.
 	Endpoint string `json:"endpoint"`
+	// AuthKeyID is the managed key the request authenticated with, "" for
+	// the master key or none. Records stored before it read "".
+	AuthKeyID string `json:"auth_key_id"`
+	// StatusCode is the status the request ended with (see
+	// Entry.StatusCode); 0 when unknown (a record stored before it).
+	StatusCode int `json:"status_code"`
+	// DurationNs is the request's duration (see Entry.DurationNs); 0 when
+	// unknown.
+	DurationNs int64 `json:"duration_ns"`
 	// CacheType is "exact" when the response cache answered, else "".
 	// Such records count as requests and tokens but never as spend.
 	CacheType string `json:"cache_type"`

@@ -663,6 +663,9 @@ func (a *auditRequest) usageRecord(usage catalog.Usage) *audit.UsageRecord {
 		ProviderType: info.ProviderType,
 		Model:        info.ResolvedModel,
 		Endpoint:     a.entry.Path,
+		AuthKeyID:    a.entry.AuthKeyID,
+		StatusCode:   a.entry.StatusCode,
+		DurationNs:   a.entry.DurationNs,
 		CacheType:    a.entry.CacheType,
 		Usage:        usage,
 	}

@@ -38,6 +38,7 @@ func Run(t *testing.T, open Open) {
 		{"SessionEntryIDs", testSessionEntryIDs},
 		{"DeleteEntriesBefore", testDeleteEntriesBefore},
 		{"UsageAggregatesSumRecords", testUsageAggregates},
+		{"BreakdownRowsSumRecords", testBreakdownRows},
 		{"SessionsFollowLatestActivity", testSessions},
 		{"DeleteUsageBeforeKeepsDays", testDeleteUsageBefore},
 		{"BatchSumsMatchRecordSums", testBatchSums},

@@ -18,6 +18,8 @@ type usageWrite struct {
 	r       *audit.UsageRecord
 	hourKey []byte
 	dayKey  []byte
+	// bdHourKey and bdDayKey are the keys of r's breakdown rows.
+	bdHourKey, bdDayKey []byte
 	sessKey []byte // nil without a session
 	aggs    *batchAggs
 }
@@ -60,11 +62,13 @@ func (a *Audit) newUsageWrite(r *audit.UsageRecord) (*usageWrite, error) {
 	}
 	w.hourKey = carve(appendUsageAggKey(rest, audit.Hourly.Truncate(r.ID.Time()), r))
 	w.dayKey = carve(appendUsageAggKey(rest, audit.Daily.Truncate(r.ID.Time()), r))
+	w.bdHourKey = breakdownKey(audit.Hourly.Truncate(r.ID.Time()), r)
+	w.bdDayKey = breakdownKey(audit.Daily.Truncate(r.ID.Time()), r)
 	if r.SessionID != "" {
 		w.sessKey = carve(appendLP(appendLP(rest, r.UserPath), r.SessionID))
 	}
 	// The recent-sessions key adds a timestamp to the session key.
-	if len(w.hourKey) > bbolt.MaxKeySize || len(w.sessKey)+8 > bbolt.MaxKeySize {
+	if len(w.hourKey) > bbolt.MaxKeySize || len(w.bdHourKey) > bbolt.MaxKeySize || len(w.sessKey)+8 > bbolt.MaxKeySize {
 		return nil, errKeyTooLarge
 	}
 	return w, nil

@@ -179,6 +179,9 @@ func (a *Audit) DeleteUsageBefore(cutoff time.Time, max int) (int, error) {
 		if _, err := tx.Exec(ctx, `DELETE FROM mg_usage_hours WHERE start < $1`, cutoff.UTC().Truncate(time.Hour)); err != nil {
 			return err
 		}
+		if _, err := tx.Exec(ctx, `DELETE FROM mg_usage_breakdown_hours WHERE start < $1`, cutoff.UTC().Truncate(time.Hour)); err != nil {
+			return err
+		}
 		tag, err = tx.Exec(ctx, `DELETE FROM mg_usage_sessions WHERE (user_path, session_id) IN (
 			SELECT user_path, session_id FROM mg_usage_sessions WHERE last_seen < $1
 			ORDER BY last_seen LIMIT $2 FOR UPDATE SKIP LOCKED)`, cutoff, max)

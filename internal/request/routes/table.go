@@ -14,6 +14,14 @@ var usageWindow = []Param{
 	{Name: "days", Desc: "Window length in days ending today (or at end_date); default 30. Explicit dates win.", Type: "integer", Min: 1, Max: maxUsageDays},
 }
 
+// usageFilters are the query parameters narrowing usage reads.
+var usageFilters = []Param{
+	{Name: "user_path", Desc: "Only this user path and the paths below it.", Type: "string"},
+	{Name: "key_id", Desc: "Only requests made with this managed key.", Type: "string"},
+	{Name: "model", Desc: "Only this model (exact).", Type: "string"},
+	{Name: "provider", Desc: "Only this provider instance (exact).", Type: "string"},
+}
+
 // maxUsageDays is the largest days parameter of the usage and audit-stats
 // routes (the admin package checks it against its own bound).
 const maxUsageDays = 366
@@ -230,6 +238,16 @@ var table = []Route{
 				Param{Name: "cursor", Desc: "Cursor from next_cursor.", Type: "string"},
 				Param{Name: "user_path", Desc: "Only sessions of this user path and the paths below it.", Type: "string"}),
 			Status: http.StatusOK, Result: "UsageSessions", Errors: []int{400}}),
+	adminRoute("getUsageBreakdown", http.MethodGet, "/admin/usage/breakdown",
+		&Doc{Summary: "Who spent what: the window's usage grouped by user path, key, model, provider or endpoint, largest cost first", Tag: "usage",
+			Query: withWindow(append([]Param{
+				{Name: "by", Desc: "What to group by (required).", Type: "string",
+					Enum: []string{"user_path", "key", "model", "provider", "endpoint"}},
+				{Name: "depth", Desc: "With by=user_path: group by the first depth segments of the path.", Type: "integer", Min: 1},
+				{Name: "limit", Desc: "Page size; default 100, at most 1000.", Type: "integer", Min: 1},
+				{Name: "after", Desc: "Cursor from next.", Type: "string"}},
+				usageFilters...)...),
+			Status: http.StatusOK, Result: "UsageBreakdown", Errors: []int{400}}),
 	adminRoute("listAuditLog", http.MethodGet, "/admin/audit/log",
 		&Doc{Summary: "Audit log entries, newest first, filtered and paged (empty when audit logging is off)", Tag: "audit",
 			Query: auditFilters, Status: http.StatusOK, Result: "AuditLogPage", Errors: []int{400}}),

@@ -98,3 +98,32 @@ func (h *Handler) readFailed(w http.ResponseWriter, err error) {
 	apierr.Write(w, apierr.New(http.StatusInternalServerError, apierr.TypeProvider,
 		"reading the audit or usage record failed; see the gateway log").WithCode("storage_error"))
 }
+
+// usageBreakdown answers GET /admin/usage/breakdown: the window's usage
+// grouped by user path, key, model, provider or endpoint, largest cost
+// first, paged. Key groups carry the key's name when the key is known.
+func (h *Handler) usageBreakdown(w http.ResponseWriter, r *http.Request, _ params) {
+	q, err := audit.ParseBreakdownQuery(r.URL.Query(), h.opts.Now())
+	if err != nil {
+		h.readFailed(w, err)
+		return
+	}
+	page, err := h.usageReads().Breakdown(q)
+	if err != nil {
+		h.readFailed(w, err)
+		return
+	}
+	if q.By == audit.ByKey && h.opts.Keys != nil {
+		for i := range page.Rows {
+			row := &page.Rows[i]
+			if row.Group == "" {
+				continue
+			}
+			if k, err := h.opts.Keys.Get(row.Group); err == nil {
+				name := k.Name
+				row.Name = &name
+			}
+		}
+	}
+	writeJSON(w, http.StatusOK, page)
+}

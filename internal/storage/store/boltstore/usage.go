@@ -20,8 +20,8 @@ type usageWrite struct {
 	dayKey  []byte
 	// bdHourKey and bdDayKey are the keys of r's breakdown rows.
 	bdHourKey, bdDayKey []byte
-	sessKey []byte // nil without a session
-	aggs    *batchAggs
+	sessKey             []byte // nil without a session
+	aggs                *batchAggs
 }
 
 // AppendUsage encodes r and queues it with its hour and day aggregates and

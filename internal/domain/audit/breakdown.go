@@ -51,8 +51,8 @@ type BreakdownRow struct {
 	Tokens catalog.Usage
 	// Cost sums the spend, as UsageAggregate.Cost does.
 	Cost catalog.Nanos
-	// CostAvoided sums the price of the response-cache hits: what they
-	// would have cost had a provider answered.
+	// CostAvoided sums what the response-cache hits would have cost had a
+	// provider answered (UsageRecord.CostAvoided).
 	CostAvoided catalog.Nanos
 	// Errors4xx and Errors5xx count records whose request ended with
 	// such a status.
@@ -78,8 +78,8 @@ func (b *BreakdownRow) AddRecord(r *UsageRecord) {
 	switch {
 	case r.IsCacheHit():
 		b.CacheHits = catalog.SaturatingAdd(b.CacheHits, 1)
-		if r.TotalCost != nil {
-			b.CostAvoided = b.CostAvoided.Add(catalog.NanosOf(*r.TotalCost))
+		if r.CostAvoided != nil {
+			b.CostAvoided = b.CostAvoided.Add(catalog.NanosOf(*r.CostAvoided))
 		}
 	case r.TotalCost != nil:
 		b.Priced = catalog.SaturatingAdd(b.Priced, 1)

@@ -23,7 +23,8 @@ func breakdownFixture(t *testing.T) *audit.UsageQueries {
 			r.TotalCost = &cost
 		}
 		if hit {
-			r.CacheType = audit.CacheTypeExact
+			zero := 0.0
+			r.CacheType, r.CostAvoided, r.TotalCost = audit.CacheTypeExact, r.TotalCost, &zero
 		}
 		if !st.AppendUsage(r) {
 			t.Fatal("usage refused")

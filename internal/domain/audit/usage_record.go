@@ -57,6 +57,10 @@ type UsageRecord struct {
 	// costs only when the catalog prices the model); null when neither
 	// the provider nor the catalog priced the request.
 	TotalCost *float64 `json:"total_cost"`
+	// CostAvoided is, for a response-cache hit, what it would have cost
+	// had a provider answered (its usage priced by the catalog); null for
+	// other records and when the model has no price.
+	CostAvoided *float64 `json:"cost_avoided,omitempty"`
 	// CostSource says where the cost comes from: provider, catalog or
 	// override (catalog.CostSource); null when TotalCost is. A record
 	// stored before costs had a source reads as catalog when priced

@@ -672,5 +672,8 @@ func (a *auditRequest) usageRecord(usage catalog.Usage) *audit.UsageRecord {
 	if b, ok := info.Cost(); ok {
 		u.SetCost(b)
 	}
+	if avoided, ok := info.CostAvoided(); ok {
+		u.CostAvoided = &avoided
+	}
 	return u
 }

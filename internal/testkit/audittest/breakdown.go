@@ -21,7 +21,8 @@ func testBreakdownRows(t *testing.T, open Open) {
 	r1 := rec(5, "k1", "/v1/chat/completions", 200, 80, 0.5)
 	r2 := rec(10, "k1", "/v1/chat/completions", 502, 900, 0.25)
 	hit := rec(15, "k1", "/v1/chat/completions", 200, 3, 2)
-	hit.CacheType = audit.CacheTypeExact
+	avoided, spent := 2.0, 0.0
+	hit.CacheType, hit.CostAvoided, hit.TotalCost = audit.CacheTypeExact, &avoided, &spent
 	free := rec(20, "k1", "/v1/chat/completions", 499, 20_000, 0)
 	free.TotalCost, free.CostSource = nil, ""
 	other := rec(25, "k2", "/v1/messages", 200, 100, 1)

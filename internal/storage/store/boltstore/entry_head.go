@@ -234,6 +234,7 @@ func usageFields(f fields, r *audit.UsageRecord) {
 		f.str(&r.AuthKeyID)
 		f.int(&r.StatusCode)
 		f.i64(&r.DurationNs)
+		f.optF64(&r.CostAvoided)
 	}
 }
 

@@ -69,11 +69,10 @@ func ParseUsageFilter(v url.Values) (UsageFilter, error) {
 	return f, nil
 }
 
-// keeps reports whether a row of these dimensions passes f; keyID is
-// ignored when checkKey is false (rows that do not carry keys).
-func (f UsageFilter) keeps(path, keyID, provider, model string, checkKey bool) bool {
+// Keeps reports whether a row of these dimensions passes f.
+func (f UsageFilter) Keeps(path, keyID, provider, model string) bool {
 	return (f.UserPath == "" || UnderPath(path, f.UserPath)) &&
-		(!checkKey || f.KeyID == "" || keyID == f.KeyID) &&
+		(f.KeyID == "" || keyID == f.KeyID) &&
 		(f.Provider == "" || provider == f.Provider) &&
 		(f.Model == "" || model == f.Model)
 }
@@ -247,16 +246,14 @@ func (uq *UsageQueries) Breakdown(q BreakdownQuery) (BreakdownPage, error) {
 		return page, nil
 	}
 	uq.settle.settle(uq.st)
-	rows, err := uq.st.BreakdownRows(Daily, q.Window.Start, q.Window.End)
+	rows, err := uq.st.Breakdown(BreakdownSelect{Granularity: Daily, From: q.Window.Start, To: q.Window.End,
+		Filter: q.Filter, By: q.By})
 	if err != nil {
 		return page, err
 	}
 	sums := map[string]*BreakdownRow{}
 	for i := range rows {
 		r := &rows[i]
-		if !q.Filter.keeps(r.UserPath, r.KeyID, r.Provider, r.Model, true) {
-			continue
-		}
 		g := q.groupOf(r)
 		if s, ok := sums[g]; ok {
 			s.Add(r)

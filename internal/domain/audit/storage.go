@@ -54,10 +54,9 @@ type UsageStorage interface {
 	// transaction. r must not be changed afterwards; r.ID
 	// must not be zero.
 	AppendUsage(r *UsageRecord) bool
-	// BreakdownRows returns the stored breakdown rows of one granularity
-	// whose period starts in [from, to) (zero bounds are open), in time
-	// order.
-	BreakdownRows(g Granularity, from, to time.Time) ([]BreakdownRow, error)
+	// Breakdown returns the stored breakdown rows that s selects (see
+	// BreakdownSelect).
+	Breakdown(s BreakdownSelect) ([]BreakdownRow, error)
 	// UsageAggregates returns the stored rows of one granularity whose
 	// period starts in [from, to), in time order.
 	UsageAggregates(g Granularity, from, to time.Time) ([]UsageAggregate, error)
@@ -76,6 +75,23 @@ type UsageStorage interface {
 	// aggregates and breakdown rows of hours that end at or before cutoff
 	// go with them; day aggregates and breakdown rows are kept, so summaries outlive raw records.
 	DeleteUsageBefore(cutoff time.Time, max int) (int, error)
+}
+
+// BreakdownSelect selects breakdown rows.
+type BreakdownSelect struct {
+	// Granularity is the rows' period.
+	Granularity Granularity
+	// From and To bound the rows' period start to [From, To); zero bounds
+	// are open.
+	From, To time.Time
+	// Filter keeps the rows it matches.
+	Filter UsageFilter
+	// By, when set, sums the selected rows per value of that dimension
+	// (ByUserPath: the whole path), in no particular order: each sum
+	// carries only its dimension's value, the other dimensions and Start
+	// are zero. When empty, every selected row is returned as stored, in
+	// period then key order.
+	By BreakdownBy
 }
 
 // Granularity is the period of a UsageAggregate row.

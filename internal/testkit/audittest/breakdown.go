@@ -29,6 +29,9 @@ func testBreakdownRows(t *testing.T, open Open) {
 	later := rec(70, "k1", "/v1/chat/completions", 200, 80, 1)
 	MustAppendUsage(t, s, r1, r2, hit, free, other, later)
 	Flush(t, s)
+	rows := func(g audit.Granularity, from, to time.Time) ([]audit.BreakdownRow, error) {
+		return s.Breakdown(audit.BreakdownSelect{Granularity: g, From: from, To: to})
+	}
 
 	tok := func(n int64) catalog.Usage {
 		return catalog.Usage{InputTokens: 100 * n, OutputTokens: 10 * n, TotalTokens: 110 * n, CachedInputTokens: 20 * n}
@@ -47,31 +50,93 @@ func testBreakdownRows(t *testing.T, open Open) {
 	k1Later := audit.BreakdownRow{Start: Base.Add(time.Hour), UserPath: "/a", KeyID: "k1", Provider: "openai-main",
 		Model: "gpt", Endpoint: "/v1/chat/completions", Requests: 1, Priced: 1, Tokens: tok(1), Cost: 1_000_000_000,
 		Durations: hist(80)}
-	hours, err := s.BreakdownRows(audit.Hourly, Base, Base.Add(2*time.Hour))
+	hours, err := rows(audit.Hourly, Base, Base.Add(2*time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
 	JSONEq(t, "hour rows", hours, []audit.BreakdownRow{k1, k2, k1Later})
-	if only, _ := s.BreakdownRows(audit.Hourly, Base.Add(time.Hour), time.Time{}); len(only) != 1 {
+	if only, _ := rows(audit.Hourly, Base.Add(time.Hour), time.Time{}); len(only) != 1 {
 		t.Fatalf("rows from the second hour: %d, want 1", len(only))
 	}
 	// The day row of k1 sums both hours.
 	k1Day := k1
 	k1Day.Add(&k1Later)
-	days, err := s.BreakdownRows(audit.Daily, time.Time{}, time.Time{})
+	days, err := rows(audit.Daily, time.Time{}, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	JSONEq(t, "day rows", days, []audit.BreakdownRow{k1Day, k2})
 
+	// Grouped by a dimension, filtered: the sums of the matching rows,
+	// each carrying only its group's value.
+	grouped := func(by audit.BreakdownBy, f audit.UsageFilter) map[string]audit.BreakdownRow {
+		t.Helper()
+		rs, err := s.Breakdown(audit.BreakdownSelect{Granularity: audit.Daily, From: Base, To: Base.Add(24 * time.Hour), Filter: f, By: by})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]audit.BreakdownRow{}
+		for _, r := range rs {
+			out[r.UserPath+"|"+r.KeyID+"|"+r.Provider+"|"+r.Model+"|"+r.Endpoint] = r
+		}
+		return out
+	}
+	only := func(r audit.BreakdownRow, by audit.BreakdownBy) audit.BreakdownRow {
+		g := audit.BreakdownRow{}
+		g.Add(&r)
+		switch by {
+		case audit.ByUserPath:
+			g.UserPath = r.UserPath
+		case audit.ByKey:
+			g.KeyID = r.KeyID
+		case audit.ByProvider:
+			g.Provider = r.Provider
+		case audit.ByModel:
+			g.Model = r.Model
+		case audit.ByEndpoint:
+			g.Endpoint = r.Endpoint
+		}
+		return g
+	}
+	both := k1Day
+	both.Add(&k2)
+	JSONEq(t, "by key", grouped(audit.ByKey, audit.UsageFilter{}), map[string]audit.BreakdownRow{
+		"|k1|||": only(k1Day, audit.ByKey), "|k2|||": only(k2, audit.ByKey)})
+	JSONEq(t, "by endpoint", grouped(audit.ByEndpoint, audit.UsageFilter{}), map[string]audit.BreakdownRow{
+		"||||/v1/chat/completions": only(k1Day, audit.ByEndpoint), "||||/v1/messages": only(k2, audit.ByEndpoint)})
+	JSONEq(t, "by path", grouped(audit.ByUserPath, audit.UsageFilter{}), map[string]audit.BreakdownRow{"/a||||": only(both, audit.ByUserPath)})
+	JSONEq(t, "by model", grouped(audit.ByModel, audit.UsageFilter{}), map[string]audit.BreakdownRow{"|||gpt|": only(both, audit.ByModel)})
+	JSONEq(t, "by provider of k2", grouped(audit.ByProvider, audit.UsageFilter{KeyID: "k2"}),
+		map[string]audit.BreakdownRow{"||openai-main||": only(k2, audit.ByProvider)})
+	for _, f := range []audit.UsageFilter{{UserPath: "/ab"}, {UserPath: "/a/b"}, {KeyID: "k3"}, {Model: "gp"}, {Provider: "openai"}} {
+		if got := grouped(audit.ByKey, f); len(got) != 0 {
+			t.Errorf("filter %+v kept %v", f, got)
+		}
+	}
+	for _, f := range []audit.UsageFilter{{UserPath: "/"}, {UserPath: "/a"}, {Model: "gpt", Provider: "openai-main"}} {
+		if got := grouped(audit.ByKey, f); len(got) != 2 {
+			t.Errorf("filter %+v kept %d groups, want 2", f, len(got))
+		}
+	}
+
 	// Retention takes the hour rows with the records, not the day rows.
 	if _, err := s.DeleteUsageBefore(Base.Add(24*time.Hour), 100); err != nil {
 		t.Fatal(err)
 	}
-	if hours, _ := s.BreakdownRows(audit.Hourly, time.Time{}, time.Time{}); len(hours) != 0 {
+	if hours, _ := rows(audit.Hourly, time.Time{}, time.Time{}); len(hours) != 0 {
 		t.Fatalf("hour rows after retention: %d", len(hours))
 	}
-	if days, _ := s.BreakdownRows(audit.Daily, time.Time{}, time.Time{}); len(days) != 2 {
+	if days, _ := rows(audit.Daily, time.Time{}, time.Time{}); len(days) != 2 {
 		t.Fatalf("day rows after retention: %d, want 2", len(days))
+	}
+
+	// A path filter covers the paths below it.
+	below := UsageAt(Base.Add(48*time.Hour), "/a/x", "", "gpt", 1)
+	MustAppendUsage(t, s, below)
+	Flush(t, s)
+	rs, err := s.Breakdown(audit.BreakdownSelect{Granularity: audit.Daily, From: Base.Add(48 * time.Hour),
+		Filter: audit.UsageFilter{UserPath: "/a"}, By: audit.ByUserPath})
+	if err != nil || len(rs) != 1 || rs[0].UserPath != "/a/x" || rs[0].Requests != 1 {
+		t.Fatalf("rows under /a: %+v (%v)", rs, err)
 	}
 }

@@ -52,39 +52,87 @@ func decodeBreakdownSums(b []byte, r *audit.BreakdownRow) error {
 	return nil
 }
 
-// decodeBreakdown decodes a row stored under key k.
-func decodeBreakdown(k, v []byte) (audit.BreakdownRow, error) {
-	var r audit.BreakdownRow
+// breakdownDims splits a row's key into its period start and its five
+// dimensions (user path, key id, provider, model, endpoint), aliasing k.
+func breakdownDims(k []byte) (start time.Time, dims [5][]byte, ok bool) {
 	if len(k) < 8 {
-		return r, errCorrupt
+		return start, dims, false
 	}
-	r.Start = keyTime(k)
+	start = keyTime(k)
 	rest := k[8:]
-	for _, dst := range [...]*string{&r.UserPath, &r.KeyID, &r.Provider, &r.Model, &r.Endpoint} {
-		s, next, ok := readLP(rest)
-		if !ok {
-			return r, errCorrupt
+	for i := range dims {
+		if dims[i], rest, ok = readLP(rest); !ok {
+			return start, dims, false
 		}
-		*dst, rest = string(s), next
 	}
-	return r, decodeBreakdownSums(v, &r)
+	return start, dims, len(rest) == 0
 }
 
-// BreakdownRows returns the breakdown rows of granularity g whose period
-// starts in [from, to), in time order; zero bounds are open.
-func (a *Audit) BreakdownRows(g audit.Granularity, from, to time.Time) ([]audit.BreakdownRow, error) {
+// keeps reports whether the dimensions pass f.
+func keeps(f *audit.UsageFilter, d *[5][]byte) bool {
+	return (f.UserPath == "" || audit.UnderPath(aliasString(d[0]), f.UserPath)) &&
+		(f.KeyID == "" || string(d[1]) == f.KeyID) &&
+		(f.Provider == "" || string(d[2]) == f.Provider) &&
+		(f.Model == "" || string(d[3]) == f.Model)
+}
+
+// byDim is the index in breakdownDims of a grouping's dimension.
+func byDim(by audit.BreakdownBy) int {
+	switch by {
+	case audit.ByKey:
+		return 1
+	case audit.ByProvider:
+		return 2
+	case audit.ByModel:
+		return 3
+	case audit.ByEndpoint:
+		return 4
+	}
+	return 0
+}
+
+// Breakdown returns the breakdown rows sel selects, summed per value of
+// sel.By when set. It reads the rows of the period in key order, decoding
+// only the keys of rows the filter drops.
+func (a *Audit) Breakdown(sel audit.BreakdownSelect) ([]audit.BreakdownRow, error) {
 	name := bucketBreakdownHours
-	if g == audit.Daily {
+	if sel.Granularity == audit.Daily {
 		name = bucketBreakdownDays
 	}
 	var out []audit.BreakdownRow
+	groups := map[string]int{}
+	dim := byDim(sel.By)
 	err := a.s.View(func(tx *bbolt.Tx) error {
-		return eachInPeriod(tx.Bucket(name), from, to, func(k, v []byte) error {
-			row, err := decodeBreakdown(k, v)
-			if err == nil {
-				out = append(out, row)
+		return eachInPeriod(tx.Bucket(name), sel.From, sel.To, func(k, v []byte) error {
+			start, d, ok := breakdownDims(k)
+			if !ok {
+				return errCorrupt
 			}
-			return err
+			if !keeps(&sel.Filter, &d) {
+				return nil
+			}
+			if sel.By == "" {
+				r := audit.BreakdownRow{Start: start, UserPath: string(d[0]), KeyID: string(d[1]),
+					Provider: string(d[2]), Model: string(d[3]), Endpoint: string(d[4])}
+				if err := decodeBreakdownSums(v, &r); err != nil {
+					return err
+				}
+				out = append(out, r)
+				return nil
+			}
+			var r audit.BreakdownRow
+			if err := decodeBreakdownSums(v, &r); err != nil {
+				return err
+			}
+			if i, ok := groups[string(d[dim])]; ok {
+				out[i].Add(&r)
+				return nil
+			}
+			g := string(d[dim])
+			*[...]*string{&r.UserPath, &r.KeyID, &r.Provider, &r.Model, &r.Endpoint}[dim] = g
+			groups[g] = len(out)
+			out = append(out, r)
+			return nil
 		})
 	})
 	return out, err

@@ -108,9 +108,8 @@ END $$`,
 	costNanosMigration("mg_usage_hours")+costNanosMigration("mg_usage_days")+costNanosMigration("mg_usage_sessions"),
 	// Version 4 adds the usage breakdown rows: usage records summed per
 	// hour (and per day) × user path, key id, provider, model and
-	// endpoint, their sums kept in the order of audit.BreakdownRow.Sums.
-	// Records stored before have no rows: the breakdown starts with the
-	// upgrade.
+	// endpoint. Records stored before have no rows: the breakdown starts
+	// with the upgrade.
 	`CREATE TABLE mg_usage_breakdown_hours (
 		start     timestamptz NOT NULL,
 		user_path text COLLATE "C" NOT NULL,
@@ -118,7 +117,7 @@ END $$`,
 		provider  text COLLATE "C" NOT NULL,
 		model     text COLLATE "C" NOT NULL,
 		endpoint  text COLLATE "C" NOT NULL,
-		sums      bigint[] NOT NULL,
+		`+breakdownColumnDefs+`
 		PRIMARY KEY (start, user_path, key_id, provider, model, endpoint)
 	);
 	CREATE TABLE mg_usage_breakdown_days (LIKE mg_usage_breakdown_hours INCLUDING ALL);`,

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -12,6 +13,38 @@ import (
 
 	"github.com/modelgate/modelgate/internal/domain/audit"
 )
+
+// breakdownColumns are the sum columns of the breakdown tables, in the
+// order of audit.BreakdownRow.Sums: the counts, the token sums, the costs
+// in catalog.Nanos, the error counts, then the duration histogram d0 to
+// d23. The list is part of migration 4: it never changes.
+var breakdownColumns = append([]string{"requests", "cache_hits", "priced", "input_tokens", "output_tokens",
+	"total_tokens", "cached_input_tokens", "cache_write_input_tokens", "reasoning_tokens", "cost_nanos",
+	"cost_avoided_nanos", "errors_4xx", "errors_5xx"}, histogramColumns(24)...)
+
+// The breakdown tables keep every sum of a row.
+var _ = [1]struct{}{}[len(breakdownColumns)-audit.NumBreakdownSums]
+
+// histogramColumns names n histogram columns.
+func histogramColumns(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = "d" + strconv.Itoa(i)
+	}
+	return out
+}
+
+// breakdownColumnDefs declares the sum columns.
+var breakdownColumnDefs = func() string {
+	var b strings.Builder
+	for _, c := range breakdownColumns {
+		b.WriteString(c + " bigint NOT NULL,\n\t\t")
+	}
+	return b.String()
+}()
+
+// breakdownDims are the key columns of a breakdown row but its start.
+var breakdownDims = []string{"user_path", "key_id", "provider", "model", "endpoint"}
 
 // breakdownKey identifies a BreakdownRow.
 type breakdownKey struct {
@@ -46,10 +79,24 @@ func addBreakdown(m map[breakdownKey]*audit.BreakdownRow, g audit.Granularity, r
 	sum.AddRecord(r)
 }
 
-// breakdownSums is the SET of the breakdown upsert: the sums added
-// element by element, saturating as addedSums does.
-const breakdownSums = `sums = ARRAY(SELECT CASE WHEN x.a > 9223372036854775807 - x.b THEN 9223372036854775807 ELSE x.a + x.b END
-			FROM unnest(t.sums, EXCLUDED.sums) WITH ORDINALITY AS x(a, b, o) ORDER BY x.o)`
+// upsertBreakdownSQL inserts or adds to the rows of table %s.
+var upsertBreakdownSQL = func() string {
+	var params []string
+	for i := range 6 + len(breakdownColumns) {
+		t := "bigint[]"
+		switch {
+		case i == 0:
+			t = "timestamptz[]"
+		case i <= 5:
+			t = "text[]"
+		}
+		params = append(params, "$"+strconv.Itoa(i+1)+"::"+t)
+	}
+	return `INSERT INTO %s AS t (start, ` + strings.Join(breakdownDims, ", ") + `, ` + strings.Join(breakdownColumns, ", ") + `)
+		SELECT * FROM unnest(` + strings.Join(params, ", ") + `)
+		ON CONFLICT (start, ` + strings.Join(breakdownDims, ", ") + `) DO UPDATE SET
+			` + addedSums(breakdownColumns...)
+}()
 
 // upsertBreakdown adds the rows' sums to their stored rows of table, in
 // key order (so that concurrent writers never deadlock).
@@ -64,63 +111,104 @@ func upsertBreakdown(ctx context.Context, tx pgx.Tx, table string, rows map[brea
 	slices.SortFunc(keys, breakdownKey.compare)
 	n := len(keys)
 	starts := make([]time.Time, n)
-	paths, keyIDs, provs, models, endpoints := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-	sums := make([]string, n)
+	dims := make([][]string, len(breakdownDims))
+	for i := range dims {
+		dims[i] = make([]string, n)
+	}
+	cols := make([][]int64, len(breakdownColumns))
+	for i := range cols {
+		cols[i] = make([]int64, n)
+	}
 	for i, k := range keys {
 		r := rows[k]
-		starts[i], paths[i], keyIDs[i], provs[i], models[i], endpoints[i] = r.Start, k.path, k.keyID, k.provider, k.model, k.endpoint
-		sums[i] = int64Array(r.Sums())
+		starts[i] = r.Start
+		dims[0][i], dims[1][i], dims[2][i], dims[3][i], dims[4][i] = k.path, k.keyID, k.provider, k.model, k.endpoint
+		for j, v := range r.Sums() {
+			cols[j][i] = v
+		}
 	}
-	_, err := tx.Exec(ctx, `INSERT INTO `+table+` AS t (start, user_path, key_id, provider, model, endpoint, sums)
-		SELECT u.s, u.p, u.k, u.pr, u.m, u.e, u.v::bigint[]
-		FROM unnest($1::timestamptz[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
-			AS u(s, p, k, pr, m, e, v)
-		ON CONFLICT (start, user_path, key_id, provider, model, endpoint) DO UPDATE SET
-			`+breakdownSums,
-		starts, paths, keyIDs, provs, models, endpoints, sums)
+	args := []any{starts}
+	for _, d := range dims {
+		args = append(args, d)
+	}
+	for _, c := range cols {
+		args = append(args, c)
+	}
+	_, err := tx.Exec(ctx, fmt.Sprintf(upsertBreakdownSQL, table), args...)
 	return err
 }
 
-// int64Array is the PostgreSQL array literal of v.
-func int64Array(v []int64) string {
-	var b strings.Builder
-	b.WriteByte('{')
-	for i, x := range v {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprint(&b, x)
+// byColumn is the column of a grouping's dimension.
+func byColumn(by audit.BreakdownBy) string {
+	switch by {
+	case audit.ByKey:
+		return "key_id"
+	case audit.ByProvider:
+		return "provider"
+	case audit.ByModel:
+		return "model"
+	case audit.ByEndpoint:
+		return "endpoint"
 	}
-	b.WriteByte('}')
-	return b.String()
+	return "user_path"
 }
 
-// BreakdownRows returns the breakdown rows of granularity g whose period
-// starts in [from, to), in time order; zero bounds are open.
-func (a *Audit) BreakdownRows(g audit.Granularity, from, to time.Time) ([]audit.BreakdownRow, error) {
+// Breakdown returns the breakdown rows sel selects, summed per value of
+// sel.By by the database when set.
+func (a *Audit) Breakdown(sel audit.BreakdownSelect) ([]audit.BreakdownRow, error) {
 	table := "mg_usage_breakdown_hours"
-	if g == audit.Daily {
+	if sel.Granularity == audit.Daily {
 		table = "mg_usage_breakdown_days"
 	}
 	var w where
-	w.hourRange("start", from, to)
+	w.hourRange("start", sel.From, sel.To)
+	f := sel.Filter
+	if f.UserPath != "" && f.UserPath != "/" {
+		w.add("(user_path = ? OR starts_with(user_path, ?))", cleanText(f.UserPath), cleanText(f.UserPath)+"/")
+	}
+	for _, c := range [...][2]string{{"key_id", f.KeyID}, {"provider", f.Provider}, {"model", f.Model}} {
+		if c[1] != "" {
+			w.add(c[0]+" = ?", cleanText(c[1]))
+		}
+	}
+	var query string
+	if sel.By == "" {
+		query = `SELECT start, ` + strings.Join(breakdownDims, ", ") + `, ` + strings.Join(breakdownColumns, ", ") +
+			` FROM ` + table + w.sql() + ` ORDER BY start, ` + strings.Join(breakdownDims, ", ")
+	} else {
+		sums := make([]string, len(breakdownColumns))
+		for i, c := range breakdownColumns {
+			sums[i] = "least(sum(" + c + "), 9223372036854775807)::bigint"
+		}
+		col := byColumn(sel.By)
+		query = `SELECT ` + col + `, ` + strings.Join(sums, ", ") + ` FROM ` + table + w.sql() + ` GROUP BY ` + col
+	}
 	ctx, cancel := readCtx()
 	defer cancel()
-	rows, err := a.db.Pool.Query(ctx, `SELECT start, user_path, key_id, provider, model, endpoint, sums
-		FROM `+table+w.sql()+` ORDER BY start, user_path, key_id, provider, model, endpoint`, w.args...)
+	rows, err := a.db.Pool.Query(ctx, query, w.args...)
 	if err != nil {
 		return nil, classify(fmt.Errorf("postgres: reading usage breakdown: %w", err))
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (audit.BreakdownRow, error) {
 		var x audit.BreakdownRow
-		var sums []int64
-		if err := r.Scan(&x.Start, &x.UserPath, &x.KeyID, &x.Provider, &x.Model, &x.Endpoint, &sums); err != nil {
+		sums := make([]int64, len(breakdownColumns))
+		var dst []any
+		if sel.By == "" {
+			dst = []any{&x.Start, &x.UserPath, &x.KeyID, &x.Provider, &x.Model, &x.Endpoint}
+		} else {
+			dst = []any{[...]*string{&x.UserPath, &x.KeyID, &x.Provider, &x.Model, &x.Endpoint}[slices.Index(breakdownDims, byColumn(sel.By))]}
+		}
+		for i := range sums {
+			dst = append(dst, &sums[i])
+		}
+		if err := r.Scan(dst...); err != nil {
 			return x, err
 		}
 		x.Start = x.Start.UTC()
-		if !x.SetSums(sums) {
-			return x, fmt.Errorf("a row of %d sums, not %d", len(sums), audit.NumBreakdownSums)
+		if sel.By != "" {
+			x.Start = time.Time{}
 		}
+		x.SetSums(sums)
 		return x, nil
 	})
 	if err != nil {

@@ -553,6 +553,9 @@ func checkRecordReads(c *conformance) {
 	today := time.Now().UTC().Format(time.DateOnly)
 	c.ok("GET /admin/usage/summary", "/admin/usage/summary", "", status200)
 	c.ok("GET /admin/usage/summary", "/admin/usage/summary?start_date="+today+"&end_date="+today, "", status200)
+	c.ok("GET /admin/usage/summary", "/admin/usage/summary?user_path=/team&key_id=k&model=m&provider=p", "", status200)
+	c.ok("GET /admin/usage/daily", "/admin/usage/daily?user_path=/team&key_id=k&model=m&provider=p", "", status200)
+	c.ok("GET /admin/usage/sessions", "/admin/usage/sessions?model=m", "", status200)
 	for _, interval := range []string{"daily", "weekly", "monthly", "yearly"} {
 		c.ok("GET /admin/usage/daily", "/admin/usage/daily?interval="+interval, "", status200)
 	}

@@ -135,3 +135,40 @@ func TestPathPrefix(t *testing.T) {
 		}
 	}
 }
+
+func TestSummaryAndPeriodsFilters(t *testing.T) {
+	uq := breakdownFixture(t)
+	w := window(t, "days=7")
+	for _, c := range []struct {
+		f        audit.UsageFilter
+		requests int64
+		cost     catalog.Amount
+	}{
+		{audit.UsageFilter{}, 6, 7},
+		{audit.UsageFilter{KeyID: "k1"}, 3, 3}, // the cache hit counts, its price does not
+		{audit.UsageFilter{KeyID: "k1", UserPath: "/org/a/app"}, 1, 1},
+		{audit.UsageFilter{KeyID: "nobody"}, 0, 0},
+		{audit.UsageFilter{Model: "claude"}, 2, 4},
+		{audit.UsageFilter{Provider: "p1"}, 4, 3},
+		{audit.UsageFilter{UserPath: "/org"}, 5, 7},
+	} {
+		s, err := uq.Summary(w, c.f)
+		if err != nil || s.TotalRequests != c.requests || s.TotalCost != c.cost {
+			t.Errorf("%+v: %d requests, cost %v (%v); want %d, %v", c.f, s.TotalRequests, s.TotalCost, err, c.requests, c.cost)
+		}
+	}
+	ps, err := uq.Periods(w, audit.IntervalDaily, audit.UsageFilter{KeyID: "k2"})
+	if err != nil || len(ps) != 1 || ps[0].Date != "2026-04-02" || ps[0].Requests != 2 || ps[0].Cost != 4 {
+		t.Fatalf("k2 per day: %+v (%v)", ps, err)
+	}
+	v, _ := url.ParseQuery("user_path=a//b")
+	if _, err := audit.ParseUsageFilter(v); err == nil {
+		t.Fatal("bad user_path accepted")
+	}
+	for _, q := range []string{"key_id=k1", "provider=p1"} {
+		v, _ := url.ParseQuery(q)
+		if _, err := audit.ParseSessionQuery(v, now); err == nil {
+			t.Errorf("sessions accepted %s", q)
+		}
+	}
+}

@@ -65,7 +65,8 @@ type UsageStorage interface {
 	UsageRecords(from, to time.Time, fn func(*UsageRecord) bool) error
 	// Sessions returns sessions whose last activity lies in
 	// [q.From, q.To) (zero bounds are open), most recent activity first,
-	// limited to q.UserPath and the paths below it when set, continuing
+	// limited to q.UserPath and the paths below it when set and to
+	// sessions that used q.Model when set, continuing
 	// after q.Cursor; and the cursor of the next page, "" after the last.
 	Sessions(q SessionQuery) ([]SessionTotals, string, error)
 	// DeleteUsageBefore deletes up to max of the oldest usage records made
@@ -157,6 +158,9 @@ type SessionQuery struct {
 	// UserPath, when set, keeps sessions of that path and of the paths
 	// below it.
 	UserPath string
+	// Model, when set, keeps sessions that used that model (one of their
+	// SessionTotals.Models).
+	Model string
 	// Limit is the page size.
 	Limit int
 	// Cursor continues after a previous page; "" starts at the most

@@ -24,14 +24,20 @@ func (h *Handler) usageReads() *audit.UsageQueries {
 }
 
 // usageSummary answers GET /admin/usage/summary: the totals of the window
-// (start_date/end_date win over days; default the last 30 days).
+// (start_date/end_date win over days; default the last 30 days), narrowed
+// by the usage filters (user_path, key_id, model, provider).
 func (h *Handler) usageSummary(w http.ResponseWriter, r *http.Request, _ params) {
 	win, err := audit.ParseWindow(r.URL.Query(), h.opts.Now())
 	if err != nil {
 		h.readFailed(w, err)
 		return
 	}
-	out, err := h.usageReads().Summary(win, "")
+	f, err := audit.ParseUsageFilter(r.URL.Query())
+	if err != nil {
+		h.readFailed(w, err)
+		return
+	}
+	out, err := h.usageReads().Summary(win, f)
 	if err != nil {
 		h.readFailed(w, err)
 		return
@@ -40,7 +46,7 @@ func (h *Handler) usageSummary(w http.ResponseWriter, r *http.Request, _ params)
 }
 
 // usageDaily answers GET /admin/usage/daily: the window's usage per
-// period of interval, newest first.
+// period of interval, newest first, narrowed by the usage filters.
 func (h *Handler) usageDaily(w http.ResponseWriter, r *http.Request, _ params) {
 	q := r.URL.Query()
 	win, err := audit.ParseWindow(q, h.opts.Now())
@@ -53,7 +59,12 @@ func (h *Handler) usageDaily(w http.ResponseWriter, r *http.Request, _ params) {
 		h.readFailed(w, err)
 		return
 	}
-	out, err := h.usageReads().Periods(win, interval, "")
+	f, err := audit.ParseUsageFilter(q)
+	if err != nil {
+		h.readFailed(w, err)
+		return
+	}
+	out, err := h.usageReads().Periods(win, interval, f)
 	if err != nil {
 		h.readFailed(w, err)
 		return

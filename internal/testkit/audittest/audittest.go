@@ -40,6 +40,7 @@ func Run(t *testing.T, open Open) {
 		{"UsageAggregatesSumRecords", testUsageAggregates},
 		{"BreakdownRowsSumRecords", testBreakdownRows},
 		{"SessionsFollowLatestActivity", testSessions},
+		{"SessionsByModel", testSessionsByModel},
 		{"DeleteUsageBeforeKeepsDays", testDeleteUsageBefore},
 		{"BatchSumsMatchRecordSums", testBatchSums},
 		{"RetentionEmptiesTheStore", testRetention},

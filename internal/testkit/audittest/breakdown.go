@@ -140,3 +140,35 @@ func testBreakdownRows(t *testing.T, open Open) {
 		t.Fatalf("rows under /a: %+v (%v)", rs, err)
 	}
 }
+
+// testSessionsByModel checks that a model filter keeps the sessions that
+// used the model, and pages them.
+func testSessionsByModel(t *testing.T, open Open) {
+	s := open(t)
+	MustAppendUsage(t, s,
+		UsageAt(Base.Add(time.Minute), "/a", "s1", "gpt", 1),
+		UsageAt(Base.Add(2*time.Minute), "/a", "s2", "claude", 1),
+		UsageAt(Base.Add(3*time.Minute), "/a", "s3", "gpt", 1),
+		UsageAt(Base.Add(4*time.Minute), "/a", "s3", "claude", 1),
+		UsageAt(Base.Add(5*time.Minute), "/b", "s4", "gpt", 1))
+	Flush(t, s)
+	var got []string
+	cursor := ""
+	for range 10 {
+		page, next, err := s.Sessions(audit.SessionQuery{Model: "claude", Limit: 1, Cursor: cursor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range page {
+			got = append(got, p.SessionID)
+		}
+		if cursor = next; cursor == "" {
+			break
+		}
+	}
+	JSONEq(t, "sessions that used claude", got, []string{"s3", "s2"})
+	page, _, err := s.Sessions(audit.SessionQuery{Model: "gpt", UserPath: "/a", Limit: 10})
+	if err != nil || len(page) != 2 || page[0].SessionID != "s3" || page[1].SessionID != "s1" {
+		t.Fatalf("gpt sessions under /a: %+v (%v)", page, err)
+	}
+}

@@ -279,7 +279,7 @@ func TestBigDataset(t *testing.T) {
 		}
 	}
 	var sum audit.UsageSummary
-	timeIt("usage summary, 30 days", func() (err error) { sum, err = uq.Summary(win, ""); return err })
+	timeIt("usage summary, 30 days", func() (err error) { sum, err = uq.Summary(win, audit.UsageFilter{}); return err })
 	var st audit.Stats
 	timeIt("audit stats, 30 days", func() (err error) { st, err = qs.Stats(win); return err })
 	var page audit.ListResult
@@ -296,7 +296,7 @@ func TestBigDataset(t *testing.T) {
 		_, err = qs.List(audit.EntryQuery{Limit: 50, UserPath: "/team/7", StatusClass: 5})
 		return err
 	})
-	timeIt("usage periods, weekly, 30 days", func() error { _, err := uq.Periods(win, audit.IntervalWeekly, ""); return err })
+	timeIt("usage periods, weekly, 30 days", func() error { _, err := uq.Periods(win, audit.IntervalWeekly, audit.UsageFilter{}); return err })
 	timeIt("usage sessions, first page", func() error { _, err := uq.Sessions(audit.SessionQuery{Limit: 50}); return err })
 	win90 := audit.LastDays(90, now)
 	var bd audit.BreakdownPage

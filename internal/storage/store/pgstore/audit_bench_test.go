@@ -160,13 +160,13 @@ func BenchmarkAuditReads(b *testing.B) {
 		fn   func() error
 	}{
 		{"UsageSummary30d", func() error {
-			s, err := uq.Summary(w, "")
+			s, err := uq.Summary(w, audit.UsageFilter{})
 			if err == nil && s.TotalRequests == 0 {
 				err = fmt.Errorf("empty summary")
 			}
 			return err
 		}},
-		{"UsageSummary30dUserPath", func() error { _, err := uq.Summary(w, "/team/3"); return err }},
+		{"UsageSummary30dUserPath", func() error { _, err := uq.Summary(w, audit.UsageFilter{UserPath: "/team/3"}); return err }},
 		{"Breakdown90dByUserPath", breakdown(audit.ByUserPath, audit.UsageFilter{})},
 		{"Breakdown90dByKey", breakdown(audit.ByKey, audit.UsageFilter{})},
 		{"Breakdown90dByModelOfPath", breakdown(audit.ByModel, audit.UsageFilter{UserPath: "/team/3"})},

@@ -172,14 +172,13 @@ func TestUsageBreakdownMatchesAuditEntries(t *testing.T) {
 			prev = cost
 		}
 	}
-	all := func(f func(e *audit.Entry) string) func(e *audit.Entry) string { return f }
-	check("by=user_path&days=1", expect(all(func(e *audit.Entry) string { return e.UserPath })), nil)
-	check("by=key&days=1", expect(all(func(e *audit.Entry) string { return e.AuthKeyID })),
+	check("by=user_path&days=1", expect(func(e *audit.Entry) string { return e.UserPath }), nil)
+	check("by=key&days=1", expect(func(e *audit.Entry) string { return e.AuthKeyID }),
 		map[string]string{k1.ID: "alpha", k2.ID: "beta", "": ""})
-	check("by=model&days=1", expect(all(func(e *audit.Entry) string { return e.ResolvedModel })), nil)
-	check("by=provider&days=1", expect(all(func(e *audit.Entry) string { return e.ProviderName })), nil)
-	check("by=endpoint&days=1", expect(all(func(e *audit.Entry) string { return e.Path })), nil)
-	check("by=user_path&depth=1", expect(all(func(e *audit.Entry) string { return "/org" })), nil)
+	check("by=model&days=1", expect(func(e *audit.Entry) string { return e.ResolvedModel }), nil)
+	check("by=provider&days=1", expect(func(e *audit.Entry) string { return e.ProviderName }), nil)
+	check("by=endpoint&days=1", expect(func(e *audit.Entry) string { return e.Path }), nil)
+	check("by=user_path&depth=1", expect(func(e *audit.Entry) string { return "/org" }), nil)
 
 	// Filters: a path covers the paths below it; key, model, provider.
 	check("by=model&user_path=/org/b", expect(func(e *audit.Entry) string {
@@ -229,5 +228,77 @@ func TestUsageBreakdownMatchesAuditEntries(t *testing.T) {
 		t.Fatalf("server_time %v", whole["server_time"])
 	}
 	adminCall(t, g, "GET", "/admin/usage/breakdown", "").ExpectErr(t, 400, "invalid_request_error", "invalid_value")
+
+	// The summary takes the same filters.
+	for _, c := range []struct {
+		query string
+		keep  func(e *audit.Entry) bool
+	}{
+		{"key_id=" + k1.ID, func(e *audit.Entry) bool { return e.AuthKeyID == k1.ID }},
+		{"user_path=/org/b", func(e *audit.Entry) bool { return audit.UnderPath(e.UserPath, "/org/b") }},
+		{"model=" + claudeModel, func(e *audit.Entry) bool { return e.ResolvedModel == claudeModel }},
+		{"provider=openai", func(e *audit.Entry) bool { return e.ProviderName == "openai" }},
+	} {
+		var n int
+		var cost catalog.Nanos
+		for _, e := range used {
+			if c.keep(e) {
+				n++
+				if e.Cost != nil && !e.IsCacheHit() {
+					cost = cost.Add(catalog.NanosOf(e.Cost.Total))
+				}
+			}
+		}
+		m := adminCall(t, g, "GET", "/admin/usage/summary?days=1&"+c.query, "").JSON(t)
+		if m["total_requests"] != float64(n) || math.Abs(m["total_cost"].(float64)-cost.Float()) > 1e-12 || n == 0 {
+			t.Errorf("summary %s: %v, want %d requests costing %v", c.query, m, n, cost.Float())
+		}
+	}
+
+	// The audit log's filters by key, error code, several status classes
+	// and model substring; entries name their key.
+	var every []*audit.Entry
+	for _, es := range entries {
+		every = append(every, es...)
+	}
+	var refused *audit.Entry
+	for _, e := range every {
+		if e.StatusCode == 404 {
+			refused = e
+		}
+	}
+	if refused == nil || refused.Data == nil || refused.Data.ErrorCode == "" {
+		t.Fatalf("no refused entry with an error code: %+v", refused)
+	}
+	logCheck := func(query string, keep func(e *audit.Entry) bool) {
+		t.Helper()
+		m := adminCall(t, g, "GET", "/admin/audit/log?limit=200&"+query, "").JSON(t)
+		want := 0
+		for _, e := range every {
+			if keep(e) {
+				want++
+			}
+		}
+		got := m["entries"].([]any)
+		if m["total"] != float64(want) || len(got) != want || want == 0 {
+			t.Fatalf("%s: total %v, %d entries; want %d", query, m["total"], len(got), want)
+		}
+		for _, e := range got {
+			e := e.(map[string]any)
+			names := map[string]string{k1.ID: "alpha", k2.ID: "beta", "": ""}
+			if e["auth_key_name"] != names[e["auth_key_id"].(string)] {
+				t.Errorf("%s: entry of key %v named %v", query, e["auth_key_id"], e["auth_key_name"])
+			}
+		}
+	}
+	logCheck("key_id="+k1.ID, func(e *audit.Entry) bool { return e.AuthKeyID == k1.ID })
+	logCheck("key_id="+k2.ID+"&status=4xx,5xx", func(e *audit.Entry) bool { return e.AuthKeyID == k2.ID && e.StatusCode >= 400 })
+	logCheck("status=4xx,5xx", func(e *audit.Entry) bool { return e.StatusCode >= 400 })
+	logCheck("status=200,5xx", func(e *audit.Entry) bool { return e.StatusCode == 200 })
+	logCheck("error_code="+refused.Data.ErrorCode, func(e *audit.Entry) bool { return e.Data != nil && e.Data.ErrorCode == refused.Data.ErrorCode })
+	logCheck("model_contains=SONNET", func(e *audit.Entry) bool { return e.ResolvedModel == claudeModel })
+	if e := adminCall(t, g, "GET", "/admin/audit/log/"+used[0].ID.String(), "").JSON(t); used[0].AuthKeyID != "" && e["auth_key_name"] == "" {
+		t.Fatalf("single entry without its key name: %v", e)
+	}
 	adminCall(t, g, "GET", "/admin/usage/breakdown?by=key&depth=2", "").ExpectErr(t, 400, "invalid_request_error", "invalid_value")
 }

@@ -133,6 +133,16 @@ type EntryQuery struct {
 	// StatusClass, when not zero, matches statuses from 100×StatusClass
 	// to 100×StatusClass+99.
 	StatusClass int
+	// StatusAny, when not empty, matches a status that is any of its
+	// elements: a code (100 to 599) or a class (1 to 5, as StatusClass).
+	StatusAny []int
+	// KeyID matches the managed key id (AuthKeyID) exactly.
+	KeyID string
+	// ErrorCode matches the gateway error code (Data.ErrorCode) exactly.
+	ErrorCode string
+	// ModelContains, when not empty, keeps entries whose requested or
+	// resolved model contains it, ignoring case.
+	ModelContains string
 	// Search, when not empty, keeps entries where it occurs (ignoring
 	// case) in the id, request id, session id, method, path, user path,
 	// models, providers, error type, code or message, key id, principal,

@@ -34,6 +34,7 @@ func Run(t *testing.T, open Open) {
 		{"EntryWithoutBodies", testEntryWithoutBodies},
 		{"RefusesRecordsWithoutID", testRefusesWithoutID},
 		{"ListFiltersPagingAndTotals", testListFiltersPagingAndTotals},
+		{"ListByKeyErrorStatusesModel", testListKeyErrorStatusModel},
 		{"AuditHoursSumEntries", testAuditHours},
 		{"SessionEntryIDs", testSessionEntryIDs},
 		{"DeleteEntriesBefore", testDeleteEntriesBefore},

@@ -1,6 +1,7 @@
 package audittest
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -170,5 +171,61 @@ func testSessionsByModel(t *testing.T, open Open) {
 	page, _, err := s.Sessions(audit.SessionQuery{Model: "gpt", UserPath: "/a", Limit: 10})
 	if err != nil || len(page) != 2 || page[0].SessionID != "s3" || page[1].SessionID != "s1" {
 		t.Fatalf("gpt sessions under /a: %+v (%v)", page, err)
+	}
+}
+
+// testListKeyErrorStatusModel checks the list filters by key id, error
+// code, several statuses and model substring, alone and with an indexed
+// filter.
+func testListKeyErrorStatusModel(t *testing.T, open Open) {
+	s := open(t)
+	mk := func(min, status int, key, code, model string) *audit.Entry {
+		e := EntryAt(Base.Add(time.Duration(min)*time.Minute), status)
+		e.AuthKeyID, e.PrincipalID, e.Data.ErrorCode = key, key, code
+		if model != "" {
+			e.RequestedModel, e.ResolvedModel = model, model
+		}
+		return e
+	}
+	e1 := mk(1, 200, "k1", "", "")
+	e2 := mk(2, 429, "k2", "rate_limited", "")
+	e3 := mk(3, 502, "k1", "upstream_error", "Claude-X")
+	e4 := mk(4, 404, "", "model_not_found", "")
+	e4.UserPath = "/team/b"
+	MustAppend(t, s, e1, e2, e3, e4)
+	Flush(t, s)
+	for _, c := range []struct {
+		name string
+		q    audit.EntryQuery
+		want []*audit.Entry
+	}{
+		{"key", audit.EntryQuery{KeyID: "k1"}, []*audit.Entry{e3, e1}},
+		{"key is exact", audit.EntryQuery{KeyID: "k"}, nil},
+		{"error code", audit.EntryQuery{ErrorCode: "rate_limited"}, []*audit.Entry{e2}},
+		{"error code is exact", audit.EntryQuery{ErrorCode: "rate"}, nil},
+		{"4xx or 5xx", audit.EntryQuery{StatusAny: []int{4, 5}}, []*audit.Entry{e4, e3, e2}},
+		{"429 or 5xx", audit.EntryQuery{StatusAny: []int{429, 5}}, []*audit.Entry{e3, e2}},
+		{"model substring, any case", audit.EntryQuery{ModelContains: "cLAUDE"}, []*audit.Entry{e3}},
+		{"model substring", audit.EntryQuery{ModelContains: "4o-mini"}, []*audit.Entry{e4, e2, e1}},
+		{"key and class", audit.EntryQuery{KeyID: "k1", StatusAny: []int{5, 1}}, []*audit.Entry{e3}},
+		{"path and key", audit.EntryQuery{UserPath: "/team/a", KeyID: "k2"}, []*audit.Entry{e2}},
+		{"path and statuses", audit.EntryQuery{UserPath: "/team/b", StatusAny: []int{4}}, []*audit.Entry{e4}},
+		{"search and error code", audit.EntryQuery{Search: "team", ErrorCode: "upstream_error"}, []*audit.Entry{e3}},
+	} {
+		c.q.Limit = 10
+		page, err := s.ListEntries(c.q)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		var got, want []string
+		for _, e := range page.Entries {
+			got = append(got, e.ID.String())
+		}
+		for _, e := range c.want {
+			want = append(want, e.ID.String())
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) || page.Total != len(c.want) {
+			t.Errorf("%s: got %v (total %d), want %v", c.name, got, page.Total, want)
+		}
 	}
 }

@@ -238,7 +238,9 @@ func PathPrefix(p string, depth int) string {
 }
 
 // Breakdown returns one page of the usage of q.Window grouped by q.By,
-// from the daily breakdown rows. With nil storage the page is empty.
+// from the monthly breakdown rows of the whole months inside the window
+// and the daily rows of the days around them. With nil storage the page
+// is empty.
 func (uq *UsageQueries) Breakdown(q BreakdownQuery) (BreakdownPage, error) {
 	page := BreakdownPage{By: q.By, StartDate: q.Window.StartDate(), EndDate: q.Window.EndDate(),
 		Rows: []BreakdownGroup{}, ServerTime: uq.now().UTC()}
@@ -246,10 +248,14 @@ func (uq *UsageQueries) Breakdown(q BreakdownQuery) (BreakdownPage, error) {
 		return page, nil
 	}
 	uq.settle.settle(uq.st)
-	rows, err := uq.st.Breakdown(BreakdownSelect{Granularity: Daily, From: q.Window.Start, To: q.Window.End,
-		Filter: q.Filter, By: q.By})
-	if err != nil {
-		return page, err
+	var rows []BreakdownRow
+	for _, part := range windowParts(q.Window) {
+		rs, err := uq.st.Breakdown(BreakdownSelect{Granularity: part.g, From: part.from, To: part.to,
+			Filter: q.Filter, By: q.By})
+		if err != nil {
+			return page, err
+		}
+		rows = append(rows, rs...)
 	}
 	sums := map[string]*BreakdownRow{}
 	for i := range rows {
@@ -330,4 +336,32 @@ func groupOfRow(group string, r *BreakdownRow) BreakdownGroup {
 // ceilRank is the rank of the p-th percentile among n values (1-based).
 func ceilRank(n int64, p float64) int64 {
 	return max(1, min(n, int64(math.Ceil(float64(n)*p))))
+}
+
+// windowPart is a piece of a window read at one granularity.
+type windowPart struct {
+	g        Granularity
+	from, to time.Time
+}
+
+// windowParts splits w into the whole months inside it, read from monthly
+// rows, and the days before and after them, read from daily rows.
+func windowParts(w Window) []windowPart {
+	first := Monthly.Truncate(w.Start)
+	if first.Before(w.Start) {
+		first = first.AddDate(0, 1, 0)
+	}
+	last := Monthly.Truncate(w.End)
+	if !first.Before(last) {
+		return []windowPart{{Daily, w.Start, w.End}}
+	}
+	var parts []windowPart
+	if w.Start.Before(first) {
+		parts = append(parts, windowPart{Daily, w.Start, first})
+	}
+	parts = append(parts, windowPart{Monthly, first, last})
+	if last.Before(w.End) {
+		parts = append(parts, windowPart{Daily, last, w.End})
+	}
+	return parts
 }

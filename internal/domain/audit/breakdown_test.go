@@ -2,6 +2,7 @@ package audit_test
 
 import (
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -56,6 +57,13 @@ func breakdown(t *testing.T, uq *audit.UsageQueries, query string) audit.Breakdo
 	return p
 }
 
+func boolInt(b bool) catalog.Nanos {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 func groups(p audit.BreakdownPage) []string {
 	out := []string{}
 	for _, r := range p.Rows {
@@ -91,6 +99,14 @@ func TestBreakdownGroupsAndSums(t *testing.T) {
 	jsonEq(t, "models", groups(breakdown(t, uq, "by=model&days=7")), []string{"claude", "gpt", "free"})
 	jsonEq(t, "providers", groups(breakdown(t, uq, "by=provider&days=7")), []string{"p2", "p1"})
 	jsonEq(t, "endpoints", groups(breakdown(t, uq, "by=endpoint&days=7")), []string{"/v1/messages", "/v1/chat/completions"})
+	// A window holding a whole month reads March from its monthly rows
+	// and the days around it from daily rows: the same sums.
+	for _, q := range []string{"by=user_path&start_date=2026-02-15&end_date=2026-04-02",
+		"by=user_path&start_date=2026-03-01&end_date=2026-03-31", "by=user_path&start_date=2026-03-20&end_date=2026-03-20"} {
+		if p := breakdown(t, uq, q); *p.Rows[0].TotalCost != 100_000_000_000+2_000_000_000*boolInt(!strings.Contains(q, "03-31") && !strings.Contains(q, "03-20&")) {
+			t.Errorf("%s: /org/a cost %v", q, *p.Rows[0].TotalCost)
+		}
+	}
 	// The 30-day default takes the older record too.
 	if p := breakdown(t, uq, "by=user_path"); *p.Rows[0].TotalCost != 102_000_000_000 {
 		t.Fatalf("/org/a over 30 days: %v", *p.Rows[0].TotalCost)

@@ -49,7 +49,8 @@ type EntryStorage interface {
 type UsageStorage interface {
 	// AppendUsage queues r for writing and reports whether it was
 	// accepted. It never blocks. The storage adds r to its hour and day
-	// UsageAggregate and BreakdownRow rows (see their AddRecord) and to
+	// UsageAggregate rows, to its hour, day and month BreakdownRow rows
+	// (see their AddRecord) and to
 	// its session's SessionTotals when r has a session, in the same
 	// transaction. r must not be changed afterwards; r.ID
 	// must not be zero.
@@ -74,7 +75,8 @@ type UsageStorage interface {
 	// cutoff, in one transaction, and returns how many records and
 	// sessions it deleted: a result below max means none is left. Hour
 	// aggregates and breakdown rows of hours that end at or before cutoff
-	// go with them; day aggregates and breakdown rows are kept, so summaries outlive raw records.
+	// go with them; day aggregates and day and month breakdown rows are
+	// kept, so summaries outlive raw records.
 	DeleteUsageBefore(cutoff time.Time, max int) (int, error)
 }
 
@@ -104,14 +106,21 @@ const (
 	Hourly Granularity = iota
 	// Daily rows cover one UTC day.
 	Daily
+	// Monthly rows cover one UTC calendar month; only breakdown rows
+	// have them.
+	Monthly
 )
 
 // Truncate returns the start of the period that contains t, in UTC.
 func (g Granularity) Truncate(t time.Time) time.Time {
-	if g == Daily {
-		return t.UTC().Truncate(24 * time.Hour)
+	t = t.UTC()
+	switch g {
+	case Daily:
+		return t.Truncate(24 * time.Hour)
+	case Monthly:
+		return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
 	}
-	return t.UTC().Truncate(time.Hour)
+	return t.Truncate(time.Hour)
 }
 
 // EntryQuery selects audit entries. Empty fields do not filter.

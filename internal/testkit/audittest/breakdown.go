@@ -67,6 +67,14 @@ func testBreakdownRows(t *testing.T, open Open) {
 		t.Fatal(err)
 	}
 	JSONEq(t, "day rows", days, []audit.BreakdownRow{k1Day, k2})
+	// Base is in March: the month rows start on March 1.
+	months, err := rows(audit.Monthly, time.Time{}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k1Month, k2Month := k1Day, k2
+	k1Month.Start, k2Month.Start = audit.Monthly.Truncate(Base), audit.Monthly.Truncate(Base)
+	JSONEq(t, "month rows", months, []audit.BreakdownRow{k1Month, k2Month})
 
 	// Grouped by a dimension, filtered: the sums of the matching rows,
 	// each carrying only its group's value.

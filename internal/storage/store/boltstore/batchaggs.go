@@ -38,8 +38,9 @@ type batchAggs struct {
 	auditHours map[string]*audit.AuditHour
 	usageHours map[string]*audit.UsageAggregate
 	usageDays  map[string]*audit.UsageAggregate
-	// bdHours and bdDays are the batch's breakdown rows by key.
-	bdHours, bdDays map[string]*audit.BreakdownRow
+	// bdHours, bdDays and bdMonths are the batch's breakdown rows by
+	// key.
+	bdHours, bdDays, bdMonths map[string]*audit.BreakdownRow
 	// sessIdx maps a session key (aliasing the record's) to its place in
 	// sess; each session's records are a list through usage and next.
 	sessIdx map[string]int32
@@ -89,7 +90,7 @@ func (a *batchAggs) BeginBatch() {
 	a.auditHours = map[string]*audit.AuditHour{}
 	a.usageHours = map[string]*audit.UsageAggregate{}
 	a.usageDays = map[string]*audit.UsageAggregate{}
-	a.bdHours, a.bdDays = map[string]*audit.BreakdownRow{}, map[string]*audit.BreakdownRow{}
+	a.bdHours, a.bdDays, a.bdMonths = map[string]*audit.BreakdownRow{}, map[string]*audit.BreakdownRow{}, map[string]*audit.BreakdownRow{}
 	a.sessIdx = map[string]int32{}
 	clear(a.sess)
 	a.sess = a.sess[:0]
@@ -127,7 +128,7 @@ func (a *batchAggs) addUsage(w *usageWrite) {
 	for _, row := range [...]struct {
 		m   map[string]*audit.BreakdownRow
 		key []byte
-	}{{a.bdHours, w.bdHourKey}, {a.bdDays, w.bdDayKey}} {
+	}{{a.bdHours, w.bdHourKey}, {a.bdDays, w.bdDayKey}, {a.bdMonths, w.bdMonthKey}} {
 		sum, ok := row.m[string(row.key)]
 		if !ok {
 			sum = new(audit.BreakdownRow)
@@ -173,6 +174,9 @@ func (a *batchAggs) EndBatch(tx *bbolt.Tx) error {
 		return err
 	}
 	if err := a.flushBreakdown(tx, bucketBreakdownDays, a.bdDays); err != nil {
+		return err
+	}
+	if err := a.flushBreakdown(tx, bucketBreakdownMonths, a.bdMonths); err != nil {
 		return err
 	}
 	return a.flushSessions(tx)

@@ -96,8 +96,11 @@ func byDim(by audit.BreakdownBy) int {
 // only the keys of rows the filter drops.
 func (a *Audit) Breakdown(sel audit.BreakdownSelect) ([]audit.BreakdownRow, error) {
 	name := bucketBreakdownHours
-	if sel.Granularity == audit.Daily {
+	switch sel.Granularity {
+	case audit.Daily:
 		name = bucketBreakdownDays
+	case audit.Monthly:
+		name = bucketBreakdownMonths
 	}
 	var out []audit.BreakdownRow
 	groups := map[string]int{}

@@ -194,7 +194,7 @@ func insertUsage(ctx context.Context, tx pgx.Tx, recs []*audit.UsageRecord) erro
 	}
 	hours, days := map[usageAggKey]*audit.UsageAggregate{}, map[usageAggKey]*audit.UsageAggregate{}
 	sessions := map[sessionKey]*audit.SessionTotals{}
-	bdHours, bdDays := map[breakdownKey]*audit.BreakdownRow{}, map[breakdownKey]*audit.BreakdownRow{}
+	bdHours, bdDays, bdMonths := map[breakdownKey]*audit.BreakdownRow{}, map[breakdownKey]*audit.BreakdownRow{}, map[breakdownKey]*audit.BreakdownRow{}
 	for _, r := range recs {
 		if !inserted[r.ID] {
 			continue
@@ -215,7 +215,7 @@ func insertUsage(ctx context.Context, tx pgx.Tx, recs []*audit.UsageRecord) erro
 		for _, g := range [...]struct {
 			gr audit.Granularity
 			m  map[breakdownKey]*audit.BreakdownRow
-		}{{audit.Hourly, bdHours}, {audit.Daily, bdDays}} {
+		}{{audit.Hourly, bdHours}, {audit.Daily, bdDays}, {audit.Monthly, bdMonths}} {
 			addBreakdown(g.m, g.gr, r)
 		}
 		if r.SessionID != "" {
@@ -239,7 +239,7 @@ func insertUsage(ctx context.Context, tx pgx.Tx, recs []*audit.UsageRecord) erro
 	for _, t := range [...]struct {
 		table string
 		rows  map[breakdownKey]*audit.BreakdownRow
-	}{{"mg_usage_breakdown_hours", bdHours}, {"mg_usage_breakdown_days", bdDays}} {
+	}{{"mg_usage_breakdown_hours", bdHours}, {"mg_usage_breakdown_days", bdDays}, {"mg_usage_breakdown_months", bdMonths}} {
 		if err := upsertBreakdown(ctx, tx, t.table, t.rows); err != nil {
 			return err
 		}

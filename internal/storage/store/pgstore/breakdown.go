@@ -157,8 +157,11 @@ func byColumn(by audit.BreakdownBy) string {
 // sel.By by the database when set.
 func (a *Audit) Breakdown(sel audit.BreakdownSelect) ([]audit.BreakdownRow, error) {
 	table := "mg_usage_breakdown_hours"
-	if sel.Granularity == audit.Daily {
+	switch sel.Granularity {
+	case audit.Daily:
 		table = "mg_usage_breakdown_days"
+	case audit.Monthly:
+		table = "mg_usage_breakdown_months"
 	}
 	var w where
 	w.hourRange("start", sel.From, sel.To)

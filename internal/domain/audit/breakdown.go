@@ -62,15 +62,6 @@ type BreakdownRow struct {
 	Durations [NumDurationBuckets]int64
 }
 
-// BreakdownRowOf returns the row of granularity g that record r adds,
-// with r counted.
-func BreakdownRowOf(g Granularity, r *UsageRecord) BreakdownRow {
-	b := BreakdownRow{Start: g.Truncate(r.ID.Time()), UserPath: r.UserPath, KeyID: r.AuthKeyID,
-		Provider: r.ProviderName, Model: r.Model, Endpoint: r.Endpoint}
-	b.AddRecord(r)
-	return b
-}
-
 // AddRecord counts record r in b.
 func (b *BreakdownRow) AddRecord(r *UsageRecord) {
 	b.Requests = catalog.SaturatingAdd(b.Requests, 1)

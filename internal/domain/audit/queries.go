@@ -218,13 +218,13 @@ func notFound() *apierr.Error {
 	return apierr.NotFound("no audit log entry has that id").WithCode("audit_entry_not_found")
 }
 
-// StatusMatches reports whether status passes any (see
+// StatusMatches reports whether status passes statuses (see
 // EntryQuery.StatusAny); an empty list passes every status.
-func StatusMatches(status int, any []int) bool {
-	if len(any) == 0 {
+func StatusMatches(status int, statuses []int) bool {
+	if len(statuses) == 0 {
 		return true
 	}
-	for _, s := range any {
+	for _, s := range statuses {
 		if s == status || (s < 10 && status/100 == s) {
 			return true
 		}

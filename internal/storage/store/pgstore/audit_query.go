@@ -113,15 +113,15 @@ func (a *Audit) ListEntries(q audit.EntryQuery) (audit.EntryPage, error) {
 		filtered = true
 	}
 	if len(q.StatusAny) > 0 {
-		var any []string
+		var alts []string
 		for _, st := range q.StatusAny {
 			if st < 10 {
-				any = append(any, fmt.Sprintf("(status >= %d AND status < %d)", st*100, st*100+100))
+				alts = append(alts, fmt.Sprintf("(status >= %d AND status < %d)", st*100, st*100+100))
 			} else {
-				any = append(any, fmt.Sprintf("status = %d", st))
+				alts = append(alts, fmt.Sprintf("status = %d", st))
 			}
 		}
-		w.add("(" + strings.Join(any, " OR ") + ")")
+		w.add("(" + strings.Join(alts, " OR ") + ")")
 		filtered = true
 	}
 	if q.ModelContains != "" {

@@ -569,12 +569,16 @@ func checkRecordReads(c *conformance) {
 	}
 	c.ok("GET /admin/audit/conversation", "/admin/audit/conversation?log_id="+anchor, "", status200)
 	c.ok("GET /admin/audit/conversation", "/admin/audit/conversation?log_id="+anchor+"&limit=1", "", status200)
+	c.ok("GET /admin/audit/log", "/admin/audit/log?key_id=k&error_code=c&status=4xx,5xx&model_contains=gpt", "", status200)
 	c.ok("GET /admin/audit/stats", "/admin/audit/stats?days=1", "", status200)
 	c.ok("GET /admin/audit/stats", "/admin/audit/stats", "", status200)
 
 	today := time.Now().UTC().Format(time.DateOnly)
 	c.ok("GET /admin/usage/summary", "/admin/usage/summary", "", status200)
 	c.ok("GET /admin/usage/summary", "/admin/usage/summary?start_date="+today+"&end_date="+today, "", status200)
+	c.ok("GET /admin/usage/summary", "/admin/usage/summary?user_path=/team&key_id=k&model=m&provider=p", "", status200)
+	c.ok("GET /admin/usage/daily", "/admin/usage/daily?user_path=/team&key_id=k&model=m&provider=p", "", status200)
+	c.ok("GET /admin/usage/sessions", "/admin/usage/sessions?model=m", "", status200)
 	for _, interval := range []string{"daily", "weekly", "monthly", "yearly"} {
 		c.ok("GET /admin/usage/daily", "/admin/usage/daily?interval="+interval, "", status200)
 	}
@@ -583,6 +587,14 @@ func checkRecordReads(c *conformance) {
 		c.ok("GET /admin/usage/sessions", "/admin/usage/sessions?limit=1&cursor="+url.QueryEscape(cursor), "", status200)
 	}
 	c.ok("GET /admin/usage/sessions", "/admin/usage/sessions?user_path=/team", "", status200)
+	for _, by := range []string{"user_path", "key", "model", "provider", "endpoint"} {
+		c.ok("GET /admin/usage/breakdown", "/admin/usage/breakdown?by="+by, "", status200)
+	}
+	res = c.ok("GET /admin/usage/breakdown", "/admin/usage/breakdown?by=user_path&depth=1&limit=1&days=7&user_path=/team", "", status200)
+	if next, _ := res.JSON(t)["next"].(string); next != "" {
+		c.ok("GET /admin/usage/breakdown", "/admin/usage/breakdown?by=user_path&depth=1&limit=1&days=7&user_path=/team&after="+url.QueryEscape(next), "", status200)
+	}
+	c.ok("GET /admin/usage/breakdown", "/admin/usage/breakdown?by=key&key_id=none&model=m&provider=p", "", status200)
 	c.skip("a text/event-stream that does not end; its 400 is checked in checkRefusals", "GET /admin/live/logs")
 }
 
@@ -643,6 +655,7 @@ func checkRefusals(c *conformance, plain managedKey) {
 	c.fails("DELETE /admin/budgets/{user_path}/{period}", "/admin/budgets/%2Fnobody/daily", "", http.StatusNotFound)
 
 	c.fails("GET /admin/usage/summary", "/admin/usage/summary?days=abc", "", http.StatusBadRequest)
+	c.fails("GET /admin/usage/breakdown", "/admin/usage/breakdown?by=team", "", http.StatusBadRequest)
 	c.fails("GET /admin/audit/stats", "/admin/audit/stats?start_date=2026-13-40", "", http.StatusBadRequest)
 	c.fails("GET /admin/models", "/admin/models?category=bogus", "", http.StatusBadRequest)
 	c.fails("GET /admin/audit/conversation", "/admin/audit/conversation", "", http.StatusBadRequest)

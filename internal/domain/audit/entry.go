@@ -40,6 +40,10 @@ type Entry struct {
 	AliasUsed bool `json:"alias_used"`
 	// AuthKeyID is the managed key's id, "" for the master key or none.
 	AuthKeyID string `json:"auth_key_id"`
+	// AuthKeyName is the managed key's name, filled in when the admin API
+	// reads the entry (keys can be renamed: the current name); "" for
+	// the master key, no key, or a key since deleted. Storage ignores it.
+	AuthKeyName string `json:"auth_key_name"`
 	// AuthMethod is master_key, api_key or none.
 	AuthMethod string `json:"auth_method"`
 	// PrincipalID names the caller (the managed key's id, "master" for the

@@ -53,8 +53,9 @@ type ListResult struct {
 
 // ParseListQuery reads a list query from the parameters limit (default
 // DefaultListLimit, clamped to MaxListLimit), offset, search, model,
-// provider, user_path, session_id, status (a code such as 404, or a class
-// such as 4xx) and start_date/end_date (YYYY-MM-DD, UTC, both included,
+// model_contains, provider, user_path, session_id, key_id, error_code,
+// status (a code such as 404, a class such as 4xx, or a comma-separated
+// list of them: 4xx,5xx) and start_date/end_date (YYYY-MM-DD, UTC, both included,
 // either may be left open). days (1 to MaxDays) bounds the list to a
 // window as ParseWindow reads it, now being the current time: the last
 // days days, today included, or the days days up to end_date; explicit
@@ -66,6 +67,11 @@ func ParseListQuery(v url.Values, now time.Time) (EntryQuery, error) {
 		Model:     v.Get("model"),
 		Provider:  v.Get("provider"),
 		SessionID: v.Get("session_id"),
+		KeyID:     v.Get("key_id"),
+		ErrorCode: v.Get("error_code"),
+		// Stored models have no surrounding spaces; neither has a
+		// substring of one.
+		ModelContains: strings.TrimSpace(v.Get("model_contains")),
 	}
 	var err error
 	if q.Limit, err = intParam(v, "limit", DefaultListLimit, 1); err != nil {
@@ -80,7 +86,15 @@ func ParseListQuery(v url.Values, now time.Time) (EntryQuery, error) {
 			return q, badParam("user_path", err.Error())
 		}
 	}
-	if s := v.Get("status"); s != "" {
+	if s := v.Get("status"); strings.Contains(s, ",") {
+		for _, part := range strings.Split(s, ",") {
+			code, class, err := parseStatus(strings.TrimSpace(part))
+			if err != nil {
+				return q, err
+			}
+			q.StatusAny = append(q.StatusAny, code+class)
+		}
+	} else if s != "" {
 		if q.StatusCode, q.StatusClass, err = parseStatus(s); err != nil {
 			return q, err
 		}
@@ -202,4 +216,18 @@ func (qs *Queries) entry(id ID) (*Entry, error) {
 // notFound is the 404 for an unknown entry id.
 func notFound() *apierr.Error {
 	return apierr.NotFound("no audit log entry has that id").WithCode("audit_entry_not_found")
+}
+
+// StatusMatches reports whether status passes statuses (see
+// EntryQuery.StatusAny); an empty list passes every status.
+func StatusMatches(status int, statuses []int) bool {
+	if len(statuses) == 0 {
+		return true
+	}
+	for _, s := range statuses {
+		if s == status || (s < 10 && status/100 == s) {
+			return true
+		}
+	}
+	return false
 }

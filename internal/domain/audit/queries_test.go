@@ -131,18 +131,18 @@ func usageFixture(t *testing.T) *audit.UsageQueries {
 
 func TestUsageSummary(t *testing.T) {
 	uq := usageFixture(t)
-	got, err := uq.Summary(window(t, "days=7"), "")
+	got, err := uq.Summary(window(t, "days=7"), audit.UsageFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	jsonEq(t, "last 7 days", got, audit.UsageSummary{TotalRequests: 7, TotalInputTokens: 2900, TotalOutputTokens: 290,
 		TotalTokens: 3190, TotalCost: 23.5, StartDate: "2026-03-27", EndDate: "2026-04-02"})
 	// A user path covers the paths below it.
-	got, _ = uq.Summary(window(t, "days=7"), "/team/a")
+	got, _ = uq.Summary(window(t, "days=7"), audit.UsageFilter{UserPath: "/team/a"})
 	jsonEq(t, "/team/a", got, audit.UsageSummary{TotalRequests: 4, TotalInputTokens: 1400, TotalOutputTokens: 140,
 		TotalTokens: 1540, TotalCost: 19, StartDate: "2026-03-27", EndDate: "2026-04-02"})
 	// An explicit range ending at a month boundary.
-	got, _ = uq.Summary(window(t, "start_date=2026-03-30&end_date=2026-03-31"), "")
+	got, _ = uq.Summary(window(t, "start_date=2026-03-30&end_date=2026-03-31"), audit.UsageFilter{})
 	if got.TotalRequests != 3 || got.TotalCost != 6.5 || got.TotalInputTokens != 1300 {
 		t.Fatalf("Mar 30-31: %+v", got)
 	}
@@ -166,16 +166,16 @@ func TestUsagePeriods(t *testing.T) {
 		{audit.IntervalYearly, []audit.UsagePeriod{p("2026", 7, 2900, 23.5), p("2025", 1, 700, 32)}},
 	}
 	for _, c := range cases {
-		got, err := uq.Periods(w, c.interval, "")
+		got, err := uq.Periods(w, c.interval, audit.UsageFilter{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		jsonEq(t, string(c.interval), got, c.want)
 	}
 	// The window cuts week 14: only its days inside count.
-	got, _ := uq.Periods(window(t, "start_date=2026-03-29&end_date=2026-03-31"), audit.IntervalWeekly, "")
+	got, _ := uq.Periods(window(t, "start_date=2026-03-29&end_date=2026-03-31"), audit.IntervalWeekly, audit.UsageFilter{})
 	jsonEq(t, "cut week", got, []audit.UsagePeriod{p("2026-W14", 3, 1300, 6.5), p("2026-W13", 1, 100, 1)})
-	if got, _ := uq.Periods(window(t, "start_date=2026-01-05&end_date=2026-01-31"), audit.IntervalDaily, ""); len(got) != 0 {
+	if got, _ := uq.Periods(window(t, "start_date=2026-01-05&end_date=2026-01-31"), audit.IntervalDaily, audit.UsageFilter{}); len(got) != 0 {
 		t.Fatalf("no data: %+v", got)
 	}
 	for _, q := range []string{"interval=hourly", "interval=Weekly"} {
@@ -401,11 +401,11 @@ func TestReadsWithLoggingAndUsageOff(t *testing.T) {
 		t.Fatalf("get off: %v", err)
 	}
 	uq := audit.NewUsageQueries(nil, clock)
-	sum, err := uq.Summary(window(t, "days=30"), "")
+	sum, err := uq.Summary(window(t, "days=30"), audit.UsageFilter{})
 	if err != nil || sum.TotalRequests != 0 || sum.StartDate != "2026-03-04" {
 		t.Fatalf("summary off: %+v %v", sum, err)
 	}
-	ps, err := uq.Periods(window(t, "days=30"), audit.IntervalDaily, "")
+	ps, err := uq.Periods(window(t, "days=30"), audit.IntervalDaily, audit.UsageFilter{})
 	if err != nil || ps == nil || len(ps) != 0 {
 		t.Fatalf("periods off: %#v %v", ps, err)
 	}
@@ -584,7 +584,7 @@ func TestUsageViewsShowMoneyRounded(t *testing.T) {
 	}
 	flush(t, s)
 	uq := audit.NewUsageQueries(st, clock)
-	sum, err := uq.Summary(window(t, "days=1"), "")
+	sum, err := uq.Summary(window(t, "days=1"), audit.UsageFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -594,7 +594,7 @@ func TestUsageViewsShowMoneyRounded(t *testing.T) {
 	if float64(sum.TotalCost) != 1.05 {
 		t.Fatalf("summary cost %v, want exactly 1.05", sum.TotalCost)
 	}
-	periods, err := uq.Periods(window(t, "days=1"), audit.IntervalDaily, "")
+	periods, err := uq.Periods(window(t, "days=1"), audit.IntervalDaily, audit.UsageFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,7 +41,7 @@ func TestReadsSeeQueuedRecords(t *testing.T) {
 	if err != nil || requests != 1 {
 		t.Fatalf("stats: %d requests, %v", requests, err)
 	}
-	sum, err := uq.Summary(win, "")
+	sum, err := uq.Summary(win, audit.UsageFilter{})
 	if err != nil || sum.TotalRequests != 1 {
 		t.Fatalf("summary: %d requests, %v", sum.TotalRequests, err)
 	}

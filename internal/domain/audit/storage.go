@@ -49,11 +49,15 @@ type EntryStorage interface {
 type UsageStorage interface {
 	// AppendUsage queues r for writing and reports whether it was
 	// accepted. It never blocks. The storage adds r to its hour and day
-	// UsageAggregate rows (see UsageAggregate.AddRecord) and to its
-	// session's SessionTotals when r has a session, in the same
-	// transaction. r must not be changed afterwards; r.ID must not be
-	// zero.
+	// UsageAggregate rows, to its hour, day and month BreakdownRow rows
+	// (see their AddRecord) and to
+	// its session's SessionTotals when r has a session, in the same
+	// transaction. r must not be changed afterwards; r.ID
+	// must not be zero.
 	AppendUsage(r *UsageRecord) bool
+	// Breakdown returns the stored breakdown rows that s selects (see
+	// BreakdownSelect).
+	Breakdown(s BreakdownSelect) ([]BreakdownRow, error)
 	// UsageAggregates returns the stored rows of one granularity whose
 	// period starts in [from, to), in time order.
 	UsageAggregates(g Granularity, from, to time.Time) ([]UsageAggregate, error)
@@ -62,16 +66,35 @@ type UsageStorage interface {
 	UsageRecords(from, to time.Time, fn func(*UsageRecord) bool) error
 	// Sessions returns sessions whose last activity lies in
 	// [q.From, q.To) (zero bounds are open), most recent activity first,
-	// limited to q.UserPath and the paths below it when set, continuing
+	// limited to q.UserPath and the paths below it when set and to
+	// sessions that used q.Model when set, continuing
 	// after q.Cursor; and the cursor of the next page, "" after the last.
 	Sessions(q SessionQuery) ([]SessionTotals, string, error)
 	// DeleteUsageBefore deletes up to max of the oldest usage records made
 	// before cutoff, and up to max sessions whose last activity is before
 	// cutoff, in one transaction, and returns how many records and
 	// sessions it deleted: a result below max means none is left. Hour
-	// aggregates of hours that end at or before cutoff go with them; day
-	// aggregates are kept, so summaries outlive raw records.
+	// aggregates and breakdown rows of hours that end at or before cutoff
+	// go with them; day aggregates and day and month breakdown rows are
+	// kept, so summaries outlive raw records.
 	DeleteUsageBefore(cutoff time.Time, max int) (int, error)
+}
+
+// BreakdownSelect selects breakdown rows.
+type BreakdownSelect struct {
+	// Granularity is the rows' period.
+	Granularity Granularity
+	// From and To bound the rows' period start to [From, To); zero bounds
+	// are open.
+	From, To time.Time
+	// Filter keeps the rows it matches.
+	Filter UsageFilter
+	// By, when set, sums the selected rows per value of that dimension
+	// (ByUserPath: the whole path), in no particular order: each sum
+	// carries only its dimension's value, the other dimensions and Start
+	// are zero. When empty, every selected row is returned as stored, in
+	// period then key order.
+	By BreakdownBy
 }
 
 // Granularity is the period of a UsageAggregate row.
@@ -83,14 +106,21 @@ const (
 	Hourly Granularity = iota
 	// Daily rows cover one UTC day.
 	Daily
+	// Monthly rows cover one UTC calendar month; only breakdown rows
+	// have them.
+	Monthly
 )
 
 // Truncate returns the start of the period that contains t, in UTC.
 func (g Granularity) Truncate(t time.Time) time.Time {
-	if g == Daily {
-		return t.UTC().Truncate(24 * time.Hour)
+	t = t.UTC()
+	switch g {
+	case Daily:
+		return t.Truncate(24 * time.Hour)
+	case Monthly:
+		return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
 	}
-	return t.UTC().Truncate(time.Hour)
+	return t.Truncate(time.Hour)
 }
 
 // EntryQuery selects audit entries. Empty fields do not filter.
@@ -112,6 +142,16 @@ type EntryQuery struct {
 	// StatusClass, when not zero, matches statuses from 100×StatusClass
 	// to 100×StatusClass+99.
 	StatusClass int
+	// StatusAny, when not empty, matches a status that is any of its
+	// elements: a code (100 to 599) or a class (1 to 5, as StatusClass).
+	StatusAny []int
+	// KeyID matches the managed key id (AuthKeyID) exactly.
+	KeyID string
+	// ErrorCode matches the gateway error code (Data.ErrorCode) exactly.
+	ErrorCode string
+	// ModelContains, when not empty, keeps entries whose requested or
+	// resolved model contains it, ignoring case.
+	ModelContains string
 	// Search, when not empty, keeps entries where it occurs (ignoring
 	// case) in the id, request id, session id, method, path, user path,
 	// models, providers, error type, code or message, key id, principal,
@@ -137,6 +177,9 @@ type SessionQuery struct {
 	// UserPath, when set, keeps sessions of that path and of the paths
 	// below it.
 	UserPath string
+	// Model, when set, keeps sessions that used that model (one of their
+	// SessionTotals.Models).
+	Model string
 	// Limit is the page size.
 	Limit int
 	// Cursor continues after a previous page; "" starts at the most

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/modelgate/modelgate/internal/domain/catalog"
@@ -64,24 +65,37 @@ type UsageSummary struct {
 	EndDate string `json:"end_date"`
 }
 
-// dailyRows returns the daily aggregates of w under userPath ("" for all).
-func (uq *UsageQueries) dailyRows(w Window, userPath string) ([]UsageAggregate, error) {
+// dailyRows returns the daily aggregates of w that f keeps. Without a key
+// filter they are the usage aggregates, which go back to the first
+// record; a key filter needs the breakdown rows, which carry keys (and
+// start with the version that added them).
+func (uq *UsageQueries) dailyRows(w Window, f UsageFilter) ([]UsageAggregate, error) {
 	if uq.st == nil {
 		return nil, nil
 	}
 	uq.settle.settle(uq.st)
-	rows, err := uq.st.UsageAggregates(Daily, w.Start, w.End)
-	if err != nil || userPath == "" {
+	if f.KeyID != "" {
+		bs, err := uq.st.Breakdown(BreakdownSelect{Granularity: Daily, From: w.Start, To: w.End, Filter: f})
+		rows := make([]UsageAggregate, len(bs))
+		for i := range bs {
+			b := &bs[i]
+			rows[i] = UsageAggregate{Start: b.Start, UserPath: b.UserPath, Provider: b.Provider, Model: b.Model,
+				Requests: b.Requests, CacheHits: b.CacheHits, Tokens: b.Tokens, Cost: b.Cost,
+				Unpriced: max(0, b.Requests-b.CacheHits-b.Priced)}
+		}
 		return rows, err
 	}
-	return slices.DeleteFunc(rows, func(r UsageAggregate) bool { return !UnderPath(r.UserPath, userPath) }), nil
+	rows, err := uq.st.UsageAggregates(Daily, w.Start, w.End)
+	if err != nil || f.IsZero() {
+		return rows, err
+	}
+	return slices.DeleteFunc(rows, func(r UsageAggregate) bool { return !f.Keeps(r.UserPath, "", r.Provider, r.Model) }), nil
 }
 
-// Summary totals the usage of w, of userPath and the paths below it when
-// userPath is not "".
-func (uq *UsageQueries) Summary(w Window, userPath string) (UsageSummary, error) {
+// Summary totals the usage of w that f keeps.
+func (uq *UsageQueries) Summary(w Window, f UsageFilter) (UsageSummary, error) {
 	s := UsageSummary{StartDate: w.StartDate(), EndDate: w.EndDate()}
-	rows, err := uq.dailyRows(w, userPath)
+	rows, err := uq.dailyRows(w, f)
 	if err != nil {
 		return s, err
 	}
@@ -155,12 +169,11 @@ type UsagePeriod struct {
 	Cost catalog.Amount `json:"cost"`
 }
 
-// Periods returns the usage of w per period of interval i, newest first,
-// only periods with usage; of userPath and the paths below it when
-// userPath is not "". A period cut by the window counts only its days
-// inside it.
-func (uq *UsageQueries) Periods(w Window, i Interval, userPath string) ([]UsagePeriod, error) {
-	rows, err := uq.dailyRows(w, userPath)
+// Periods returns the usage of w that f keeps per period of interval i,
+// newest first, only periods with usage. A period cut by the window counts
+// only its days inside it.
+func (uq *UsageQueries) Periods(w Window, i Interval, f UsageFilter) ([]UsagePeriod, error) {
+	rows, err := uq.dailyRows(w, f)
 	if err != nil {
 		return []UsagePeriod{}, err
 	}
@@ -205,11 +218,16 @@ type SessionPage struct {
 }
 
 // ParseSessionQuery reads limit (a positive integer, default
-// DefaultSessionsLimit, clamped to MaxSessionsLimit), cursor, user_path
-// and, when any is given, the window parameters (see ParseWindow), which
+// DefaultSessionsLimit, clamped to MaxSessionsLimit), cursor, user_path,
+// model and, when any is given, the window parameters (see ParseWindow), which
 // then bound the sessions' latest activity. Bad values are 400 errors.
 func ParseSessionQuery(v url.Values, now time.Time) (SessionQuery, error) {
-	q := SessionQuery{Cursor: v.Get("cursor")}
+	q := SessionQuery{Cursor: v.Get("cursor"), Model: v.Get("model")}
+	for _, name := range []string{"key_id", "provider"} {
+		if v.Has(name) {
+			return q, badParam(name, "sessions are not kept per "+strings.TrimSuffix(name, "_id")+"; filter them by user_path or model")
+		}
+	}
 	var err error
 	if q.Limit, err = intParam(v, "limit", DefaultSessionsLimit, 1); err != nil {
 		return q, err

@@ -33,6 +33,15 @@ type UsageRecord struct {
 	Model string `json:"model"`
 	// Endpoint is the API path called, such as /v1/chat/completions.
 	Endpoint string `json:"endpoint"`
+	// AuthKeyID is the managed key the request authenticated with, "" for
+	// the master key or none. Records stored before it read "".
+	AuthKeyID string `json:"auth_key_id"`
+	// StatusCode is the status the request ended with (see
+	// Entry.StatusCode); 0 when unknown (a record stored before it).
+	StatusCode int `json:"status_code"`
+	// DurationNs is the request's duration (see Entry.DurationNs); 0 when
+	// unknown.
+	DurationNs int64 `json:"duration_ns"`
 	// CacheType is "exact" when the response cache answered, else "".
 	// Such records count as requests and tokens but never as spend.
 	CacheType string `json:"cache_type"`
@@ -48,6 +57,10 @@ type UsageRecord struct {
 	// costs only when the catalog prices the model); null when neither
 	// the provider nor the catalog priced the request.
 	TotalCost *float64 `json:"total_cost"`
+	// CostAvoided is, for a response-cache hit, what it would have cost
+	// had a provider answered (its usage priced by the catalog); null for
+	// other records and when the model has no price.
+	CostAvoided *float64 `json:"cost_avoided,omitempty"`
 	// CostSource says where the cost comes from: provider, catalog or
 	// override (catalog.CostSource); null when TotalCost is. A record
 	// stored before costs had a source reads as catalog when priced

@@ -3,6 +3,7 @@ package audit
 import (
 	"errors"
 	"net/url"
+	"reflect"
 	"testing"
 	"time"
 
@@ -98,8 +99,23 @@ func TestParseListQuery(t *testing.T) {
 	want := EntryQuery{Limit: MaxListLimit, Offset: 20, Search: "Boom", Model: "m", Provider: "p", UserPath: "/team/a",
 		SessionID: "s", StatusClass: 4,
 		From: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), To: time.Date(2026, 3, 3, 0, 0, 0, 0, time.UTC)}
-	if q != want {
+	if !reflect.DeepEqual(q, want) {
 		t.Fatalf("got %+v\nwant %+v", q, want)
+	}
+	v, _ = url.ParseQuery("status=4xx,%20503,5xx&key_id=k1&error_code=rate_limit_exceeded&model_contains=%20Claude%20")
+	q, err = ParseListQuery(v, time.Now())
+	if err != nil || !reflect.DeepEqual(q.StatusAny, []int{4, 503, 5}) || q.StatusClass != 0 || q.KeyID != "k1" ||
+		q.ErrorCode != "rate_limit_exceeded" || q.ModelContains != "Claude" {
+		t.Fatalf("new filters: %+v (%v)", q, err)
+	}
+	for _, bad := range []string{"status=4xx,", "status=4xx,6xx", "status=,"} {
+		v, _ := url.ParseQuery(bad)
+		if _, err := ParseListQuery(v, time.Now()); err == nil {
+			t.Errorf("%s accepted", bad)
+		}
+	}
+	if !StatusMatches(429, []int{5, 4}) || StatusMatches(200, []int{4, 5}) || !StatusMatches(200, nil) || !StatusMatches(503, []int{503}) || StatusMatches(502, []int{503}) {
+		t.Fatal("StatusMatches")
 	}
 	if q, _ := ParseListQuery(url.Values{"status": {"404"}}, time.Now()); q.StatusCode != 404 || q.Limit != DefaultListLimit {
 		t.Fatalf("status 404: %+v", q)

@@ -294,7 +294,7 @@ func (s *Service) recordUsageLocked(b *Batch, results []*Result) {
 			u := &audit.UsageRecord{
 				Timestamp: r.At, RequestID: reqID, UserPath: b.UserPath,
 				ProviderName: r.ProviderName, ProviderType: r.ProviderType, Model: r.Model,
-				Endpoint: b.Endpoint, Usage: r.Usage,
+				Endpoint: b.Endpoint, StatusCode: r.StatusCode, Usage: r.Usage,
 			}
 			r.usageCost(u)
 			p.Usage.RecordUsage(u)

@@ -663,11 +663,17 @@ func (a *auditRequest) usageRecord(usage catalog.Usage) *audit.UsageRecord {
 		ProviderType: info.ProviderType,
 		Model:        info.ResolvedModel,
 		Endpoint:     a.entry.Path,
+		AuthKeyID:    a.entry.AuthKeyID,
+		StatusCode:   a.entry.StatusCode,
+		DurationNs:   a.entry.DurationNs,
 		CacheType:    a.entry.CacheType,
 		Usage:        usage,
 	}
 	if b, ok := info.Cost(); ok {
 		u.SetCost(b)
+	}
+	if avoided, ok := info.CostAvoided(); ok {
+		u.CostAvoided = &avoided
 	}
 	return u
 }

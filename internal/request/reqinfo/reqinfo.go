@@ -305,6 +305,22 @@ func (i *Info) Cost() (b catalog.Breakdown, ok bool) {
 	return i.cost, i.costKnown
 }
 
+// CostAvoided is what a response-cache hit would have cost had a
+// provider answered it: its usage priced by the catalog for the model and
+// provider the cached answer came from. ok is false for any other request
+// and when the catalog has no price.
+func (i *Info) CostAvoided() (total float64, ok bool) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if !i.CacheHit || !i.hasUsage {
+		return 0, false
+	}
+	c := i.units
+	c.Usage = i.usage
+	b, ok := catalog.RequestCost(i.ProviderType, i.ResolvedModel, c, catalog.ReportedCost{})
+	return b.Total, ok
+}
+
 // Usage returns the recorded usage and whether any was recorded.
 func (i *Info) Usage() (catalog.Usage, bool) {
 	i.mu.Lock()

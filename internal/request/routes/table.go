@@ -14,6 +14,14 @@ var usageWindow = []Param{
 	{Name: "days", Desc: "Window length in days ending today (or at end_date); default 30. Explicit dates win.", Type: "integer", Min: 1, Max: maxUsageDays},
 }
 
+// usageFilters are the query parameters narrowing usage reads.
+var usageFilters = []Param{
+	{Name: "user_path", Desc: "Only this user path and the paths below it.", Type: "string"},
+	{Name: "key_id", Desc: "Only requests made with this managed key.", Type: "string"},
+	{Name: "model", Desc: "Only this model (exact).", Type: "string"},
+	{Name: "provider", Desc: "Only this provider instance (exact).", Type: "string"},
+}
+
 // maxUsageDays is the largest days parameter of the usage and audit-stats
 // routes (the admin package checks it against its own bound).
 const maxUsageDays = 366
@@ -24,10 +32,13 @@ var auditFilters = []Param{
 	{Name: "offset", Desc: "Matches to skip; default 0.", Type: "integer"},
 	{Name: "search", Desc: "Text searched, ignoring case, in ids, method, path, user path, models, providers, errors, key id, client address and user agent (not bodies).", Type: "string"},
 	{Name: "model", Desc: "Requested or resolved model.", Type: "string"},
+	{Name: "model_contains", Desc: "Requested or resolved model containing this text, ignoring case.", Type: "string"},
 	{Name: "provider", Desc: "Provider instance name or provider type.", Type: "string"},
+	{Name: "key_id", Desc: "Managed key id.", Type: "string"},
+	{Name: "error_code", Desc: "Gateway error code, such as rate_limit_exceeded.", Type: "string"},
 	{Name: "user_path", Desc: "This user path exactly.", Type: "string"},
 	{Name: "session_id", Desc: "Detected session id.", Type: "string"},
-	{Name: "status", Desc: "A status code (404) or class (4xx).", Type: "string"},
+	{Name: "status", Desc: "A status code (404), a class (4xx), or a comma-separated list of them (4xx,5xx).", Type: "string"},
 	{Name: "start_date", Desc: "First day, YYYY-MM-DD (UTC).", Type: "string", Format: "date"},
 	{Name: "end_date", Desc: "Last day, YYYY-MM-DD (UTC), included.", Type: "string", Format: "date"},
 	{Name: "days", Desc: "Only the last days days, today included (or the days up to end_date). Explicit dates win.", Type: "integer", Min: 1, Max: maxUsageDays},
@@ -216,19 +227,20 @@ var table = []Route{
 	adminRoute("deactivateAuthKey", http.MethodPost, "/admin/auth-keys/{id}/deactivate",
 		&Doc{Summary: "Deactivate a managed API key", Tag: "auth-keys", Status: http.StatusOK, Result: "ManagedKey", Errors: []int{404}}),
 	adminRoute("getUsageSummary", http.MethodGet, "/admin/usage/summary",
-		&Doc{Summary: "Aggregate token usage", Tag: "usage", Query: usageWindow,
+		&Doc{Summary: "Aggregate token usage", Tag: "usage", Query: withWindow(usageFilters...),
 			Status: http.StatusOK, Result: "UsageSummary", Errors: []int{400}}),
 	adminRoute("getUsageDaily", http.MethodGet, "/admin/usage/daily",
 		&Doc{Summary: "Usage per interval bucket", Tag: "usage",
-			Query: withWindow(Param{Name: "interval", Desc: "Bucket size; default daily.", Type: "string",
-				Enum: []string{"daily", "weekly", "monthly", "yearly"}}),
+			Query: withWindow(append([]Param{{Name: "interval", Desc: "Bucket size; default daily.", Type: "string",
+				Enum: []string{"daily", "weekly", "monthly", "yearly"}}}, usageFilters...)...),
 			Status: http.StatusOK, Result: "UsagePeriods", Errors: []int{400}}),
 	adminRoute("getUsageSessions", http.MethodGet, "/admin/usage/sessions",
 		&Doc{Summary: "Usage per detected session", Tag: "usage",
 			Query: withWindow(
 				Param{Name: "limit", Desc: "Page size; default 50, at most 200.", Type: "integer", Min: 1},
 				Param{Name: "cursor", Desc: "Cursor from next_cursor.", Type: "string"},
-				Param{Name: "user_path", Desc: "Only sessions of this user path and the paths below it.", Type: "string"}),
+				Param{Name: "user_path", Desc: "Only sessions of this user path and the paths below it.", Type: "string"},
+				Param{Name: "model", Desc: "Only sessions that used this model (exact).", Type: "string"}),
 			Status: http.StatusOK, Result: "UsageSessions", Errors: []int{400}}),
 	adminRoute("recalculateUsage", http.MethodPost, "/admin/usage/recalculate",
 		&Doc{Summary: "Reprice stored usage records of a window with today's prices (provider-reported costs kept), their aggregates and budget spend, in the background", Tag: "usage",
@@ -245,6 +257,16 @@ var table = []Route{
 	adminRoute("deletePricingOverride", http.MethodDelete, "/admin/pricing",
 		&Doc{Summary: "Delete the price override of a model on a provider", Tag: "pricing",
 			Body: "PricingKey", Status: http.StatusNoContent, Errors: []int{400, 404, 409, 413, 503}}),
+	adminRoute("getUsageBreakdown", http.MethodGet, "/admin/usage/breakdown",
+		&Doc{Summary: "Who spent what: the window's usage grouped by user path, key, model, provider or endpoint, largest cost first", Tag: "usage",
+			Query: withWindow(append([]Param{
+				{Name: "by", Desc: "What to group by (required).", Type: "string",
+					Enum: []string{"user_path", "key", "model", "provider", "endpoint"}},
+				{Name: "depth", Desc: "With by=user_path: group by the first depth segments of the path.", Type: "integer", Min: 1},
+				{Name: "limit", Desc: "Page size; default 100, at most 1000.", Type: "integer", Min: 1},
+				{Name: "after", Desc: "Cursor from next.", Type: "string"}},
+				usageFilters...)...),
+			Status: http.StatusOK, Result: "UsageBreakdown", Errors: []int{400}}),
 	adminRoute("listAuditLog", http.MethodGet, "/admin/audit/log",
 		&Doc{Summary: "Audit log entries, newest first, filtered and paged (empty when audit logging is off)", Tag: "audit",
 			Query: auditFilters, Status: http.StatusOK, Result: "AuditLogPage", Errors: []int{400}}),

@@ -25,7 +25,7 @@ const (
 	// goldenRequestBody is sampleEntry's request body, length-prefixed.
 	goldenRequestBody = "\x10{\"model\":\"fast\"}"
 	// goldenUsage is sampleUsage's JSON form, as PostgreSQL stores it.
-	goldenUsage = `{"id":"0G1W70T30B184GG1R60M2060G1","request_id":"","timestamp":"2024-05-06T07:08:09Z","user_path":"/team","session_id":"s","provider_name":"openai-main","provider_type":"openai","model":"gpt-4o","endpoint":"/v1/chat/completions","cache_type":"","input_tokens":100,"output_tokens":10,"total_tokens":110,"cached_input_tokens":20,"cache_write_input_tokens":0,"reasoning_tokens":0,"input_cost":null,"output_cost":null,"total_cost":0.5,"cost_source":"provider"}`
+	goldenUsage = `{"id":"0G1W70T30B184GG1R60M2060G1","request_id":"","timestamp":"2024-05-06T07:08:09Z","user_path":"/team","session_id":"s","provider_name":"openai-main","provider_type":"openai","model":"gpt-4o","endpoint":"/v1/chat/completions","auth_key_id":"","status_code":0,"duration_ns":0,"cache_type":"","input_tokens":100,"output_tokens":10,"total_tokens":110,"cached_input_tokens":20,"cache_write_input_tokens":0,"reasoning_tokens":0,"input_cost":null,"output_cost":null,"total_cost":0.5,"cost_source":"provider"}`
 )
 
 func TestSearchTextGolden(t *testing.T) {

@@ -16,6 +16,7 @@ var entryDescriptions = map[string]string{
 	"provider_name":    "Provider instance.",
 	"cache_type":       `"exact" for a response-cache hit, else empty.`,
 	"principal_id":     `"master" for the master key, the key id for a managed key.`,
+	"auth_key_name":    "The managed key's current name; empty for the master key, no key, or a deleted key.",
 	"bodies_omitted":   "The bodies were not recorded (LOGGING_LOG_BODIES off).",
 	"secrets_redacted": "How many credentials were replaced by [REDACTED:<kind>] in the recorded bodies (LOGGING_REDACT_SECRETS).",
 	"usage":            "The usage object: token counts of the request and what is derived from them.",

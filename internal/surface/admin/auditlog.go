@@ -28,6 +28,7 @@ func (h *Handler) auditLog(w http.ResponseWriter, r *http.Request, _ params) {
 		h.readFailed(w, err)
 		return
 	}
+	h.nameKeys(out.Entries...)
 	writeJSON(w, http.StatusOK, out)
 }
 
@@ -39,6 +40,7 @@ func (h *Handler) auditEntry(w http.ResponseWriter, _ *http.Request, p params) {
 		h.readFailed(w, err)
 		return
 	}
+	h.nameKeys(e)
 	writeJSON(w, http.StatusOK, e)
 }
 
@@ -79,5 +81,28 @@ func (h *Handler) auditConversation(w http.ResponseWriter, r *http.Request, _ pa
 		h.readFailed(w, err)
 		return
 	}
+	h.nameKeys(out.Entries...)
 	writeJSON(w, http.StatusOK, out)
+}
+
+// nameKeys fills in the key name of entries made with a managed key that
+// still exists, looking each key up once.
+func (h *Handler) nameKeys(entries ...*audit.Entry) {
+	if h.opts.Keys == nil {
+		return
+	}
+	names := map[string]string{}
+	for _, e := range entries {
+		if e == nil || e.AuthKeyID == "" {
+			continue
+		}
+		name, ok := names[e.AuthKeyID]
+		if !ok {
+			if k, err := h.opts.Keys.Get(e.AuthKeyID); err == nil {
+				name = k.Name
+			}
+			names[e.AuthKeyID] = name
+		}
+		e.AuthKeyName = name
+	}
 }

@@ -32,6 +32,7 @@ func init() {
 		"getUsageSummary":   (*Handler).usageSummary,
 		"getUsageDaily":     (*Handler).usageDaily,
 		"getUsageSessions":  (*Handler).usageSessions,
+		"getUsageBreakdown": (*Handler).usageBreakdown,
 		"listAuditLog":      (*Handler).auditLog,
 		"getAuditLogEntry":  (*Handler).auditEntry,
 		"getAuditStats":     (*Handler).auditStats,

@@ -54,7 +54,7 @@ func TestDocumentedDaysBound(t *testing.T) {
 			}
 		}
 	}
-	if n != 5 { // the three usage routes, the audit log and the audit stats
+	if n != 6 { // the four usage routes, the audit log and the audit stats
 		t.Errorf("days documented on %d routes", n)
 	}
 }

@@ -24,14 +24,20 @@ func (h *Handler) usageReads() *audit.UsageQueries {
 }
 
 // usageSummary answers GET /admin/usage/summary: the totals of the window
-// (start_date/end_date win over days; default the last 30 days).
+// (start_date/end_date win over days; default the last 30 days), narrowed
+// by the usage filters (user_path, key_id, model, provider).
 func (h *Handler) usageSummary(w http.ResponseWriter, r *http.Request, _ params) {
 	win, err := audit.ParseWindow(r.URL.Query(), h.opts.Now())
 	if err != nil {
 		h.readFailed(w, err)
 		return
 	}
-	out, err := h.usageReads().Summary(win, "")
+	f, err := audit.ParseUsageFilter(r.URL.Query())
+	if err != nil {
+		h.readFailed(w, err)
+		return
+	}
+	out, err := h.usageReads().Summary(win, f)
 	if err != nil {
 		h.readFailed(w, err)
 		return
@@ -40,7 +46,7 @@ func (h *Handler) usageSummary(w http.ResponseWriter, r *http.Request, _ params)
 }
 
 // usageDaily answers GET /admin/usage/daily: the window's usage per
-// period of interval, newest first.
+// period of interval, newest first, narrowed by the usage filters.
 func (h *Handler) usageDaily(w http.ResponseWriter, r *http.Request, _ params) {
 	q := r.URL.Query()
 	win, err := audit.ParseWindow(q, h.opts.Now())
@@ -53,7 +59,12 @@ func (h *Handler) usageDaily(w http.ResponseWriter, r *http.Request, _ params) {
 		h.readFailed(w, err)
 		return
 	}
-	out, err := h.usageReads().Periods(win, interval, "")
+	f, err := audit.ParseUsageFilter(q)
+	if err != nil {
+		h.readFailed(w, err)
+		return
+	}
+	out, err := h.usageReads().Periods(win, interval, f)
 	if err != nil {
 		h.readFailed(w, err)
 		return
@@ -97,4 +108,33 @@ func (h *Handler) readFailed(w http.ResponseWriter, err error) {
 	h.opts.Logger.Error("reading the audit or usage record failed", zap.Error(err))
 	apierr.Write(w, apierr.New(http.StatusInternalServerError, apierr.TypeProvider,
 		"reading the audit or usage record failed; see the gateway log").WithCode("storage_error"))
+}
+
+// usageBreakdown answers GET /admin/usage/breakdown: the window's usage
+// grouped by user path, key, model, provider or endpoint, largest cost
+// first, paged. Key groups carry the key's name when the key is known.
+func (h *Handler) usageBreakdown(w http.ResponseWriter, r *http.Request, _ params) {
+	q, err := audit.ParseBreakdownQuery(r.URL.Query(), h.opts.Now())
+	if err != nil {
+		h.readFailed(w, err)
+		return
+	}
+	page, err := h.usageReads().Breakdown(q)
+	if err != nil {
+		h.readFailed(w, err)
+		return
+	}
+	if q.By == audit.ByKey && h.opts.Keys != nil {
+		for i := range page.Rows {
+			row := &page.Rows[i]
+			if row.Group == "" {
+				continue
+			}
+			if k, err := h.opts.Keys.Get(row.Group); err == nil {
+				name := k.Name
+				row.Name = &name
+			}
+		}
+	}
+	writeJSON(w, http.StatusOK, page)
 }

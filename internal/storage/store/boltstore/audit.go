@@ -40,6 +40,12 @@ var (
 	// model → UsageAggregate sums.
 	bucketUsageHours = []byte("usage_hours")
 	bucketUsageDays  = []byte("usage_days")
+	// bucketBreakdownHours, bucketBreakdownDays and
+	// bucketBreakdownMonths: period, user path, key id, provider, model,
+	// endpoint → BreakdownRow sums (see encodeBreakdownSums).
+	bucketBreakdownHours  = []byte("usage_breakdown_hours")
+	bucketBreakdownDays   = []byte("usage_breakdown_days")
+	bucketBreakdownMonths = []byte("usage_breakdown_months")
 	// bucketSessions: user path, session id → SessionTotals.
 	bucketSessions = []byte("usage_sessions")
 	// bucketSessionsRecent: last activity, user path, session id → empty:

@@ -47,7 +47,11 @@ func benchEntry(t time.Time, i int, body json.RawMessage) (*audit.Entry, *audit.
 	u := &audit.UsageRecord{
 		ID: ids.New(t), RequestID: e.ID, Timestamp: t, UserPath: e.UserPath, SessionID: e.SessionID,
 		ProviderName: e.ProviderName, ProviderType: "openai", Model: e.ResolvedModel, Endpoint: e.Path,
+		AuthKeyID: fmt.Sprintf("key-%d", i%50), StatusCode: e.StatusCode, DurationNs: int64(i%3000) * int64(time.Millisecond),
 		Usage: e.Usage.Usage, TotalCost: &cost, InputCost: &cost, OutputCost: new(float64),
+	}
+	if i%2 == 1 {
+		u.Endpoint = "/v1/messages"
 	}
 	return e, u
 }
@@ -202,9 +206,11 @@ func BenchmarkEncodeUsage(b *testing.B) {
 }
 
 // TestBigDataset fills a store with 1,000,000 usage records and 200,000
-// audit entries spread over 35 days and times the reads that must stay
-// under 100 ms: the 30-day usage summary, the 30-day request statistics
-// and the first page of the audit log (with and without filters). It takes
+// audit entries spread over 90 days and times the reads that must stay
+// under 100 ms: the 30-day usage summary, the 30-day request statistics,
+// the first page of the audit log (with and without filters) and the
+// 90-day usage breakdowns (20 user paths, 50 keys, 4 providers, 8 models,
+// 2 endpoints). It takes
 // minutes, so it runs only with MODELGATE_BIG_BENCH=1.
 func TestBigDataset(t *testing.T) {
 	if os.Getenv("MODELGATE_BIG_BENCH") != "1" {
@@ -213,7 +219,7 @@ func TestBigDataset(t *testing.T) {
 	const (
 		usageN = 1_000_000
 		entryN = 200_000
-		span   = 35 * 24 * time.Hour
+		span   = 90 * 24 * time.Hour
 	)
 	dir := t.TempDir()
 	s, err := store.Open(store.Options{Path: filepath.Join(dir, "big.db"), NoSync: true})
@@ -273,7 +279,7 @@ func TestBigDataset(t *testing.T) {
 		}
 	}
 	var sum audit.UsageSummary
-	timeIt("usage summary, 30 days", func() (err error) { sum, err = uq.Summary(win, ""); return err })
+	timeIt("usage summary, 30 days", func() (err error) { sum, err = uq.Summary(win, audit.UsageFilter{}); return err })
 	var st audit.Stats
 	timeIt("audit stats, 30 days", func() (err error) { st, err = qs.Stats(win); return err })
 	var page audit.ListResult
@@ -290,8 +296,24 @@ func TestBigDataset(t *testing.T) {
 		_, err = qs.List(audit.EntryQuery{Limit: 50, UserPath: "/team/7", StatusClass: 5})
 		return err
 	})
-	timeIt("usage periods, weekly, 30 days", func() error { _, err := uq.Periods(win, audit.IntervalWeekly, ""); return err })
+	timeIt("usage periods, weekly, 30 days", func() error { _, err := uq.Periods(win, audit.IntervalWeekly, audit.UsageFilter{}); return err })
 	timeIt("usage sessions, first page", func() error { _, err := uq.Sessions(audit.SessionQuery{Limit: 50}); return err })
+	win90 := audit.LastDays(90, now)
+	var bd audit.BreakdownPage
+	for _, c := range []struct {
+		name string
+		q    audit.BreakdownQuery
+	}{
+		{"breakdown by user path, 90 days", audit.BreakdownQuery{By: audit.ByUserPath}},
+		{"breakdown by key, 90 days", audit.BreakdownQuery{By: audit.ByKey}},
+		{"breakdown by model of a path, 90 days", audit.BreakdownQuery{By: audit.ByModel, Filter: audit.UsageFilter{UserPath: "/team/3"}}},
+	} {
+		c.q.Window, c.q.Limit = win90, audit.DefaultBreakdownLimit
+		timeIt(c.name, func() (err error) { bd, err = uq.Breakdown(c.q); return err })
+		if len(bd.Rows) == 0 {
+			t.Errorf("%s: no rows", c.name)
+		}
+	}
 	t.Logf("summary: %d requests, cost %.2f; stats: %d %s buckets, %d requests; list total %d",
 		sum.TotalRequests, sum.TotalCost, len(st.Buckets), st.Interval, st.Summary.Requests, page.Total)
 	if page.Total != entryN || len(page.Entries) != 50 {

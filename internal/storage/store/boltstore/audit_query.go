@@ -228,6 +228,7 @@ func (a *Audit) ListEntries(q audit.EntryQuery) (audit.EntryPage, error) {
 		lo, hi := idBounds(q.From, q.To)
 		cs := conds(&q)
 		search := strings.ToLower(q.Search)
+		post := newPostFilter(&q)
 		var ids [][]byte
 		total := 0
 		// take counts a match and keeps it when it falls on the page.
@@ -249,13 +250,24 @@ func (a *Audit) ListEntries(q audit.EntryQuery) (audit.EntryPage, error) {
 					return true
 				}
 			}
-			if search == "" || bytes.Contains(m.search, []byte(search)) {
-				take(id)
+			if search != "" && !bytes.Contains(m.search, []byte(search)) {
+				return true
 			}
+			if post != nil {
+				ok, err := post.match(&m, func() []byte { return metas.entries.Get(id) }, id)
+				if err != nil {
+					bad = err
+					return false
+				}
+				if !ok {
+					return true
+				}
+			}
+			take(id)
 			return true
 		}
 		switch {
-		case len(cs) == 0 && search == "":
+		case len(cs) == 0 && search == "" && post == nil:
 			fromAggs := hourAligned(q.From) && hourAligned(q.To)
 			newestFirst(metas.entries.Cursor(), nil, lo, hi, func(id []byte) bool {
 				take(id)
@@ -275,7 +287,7 @@ func (a *Audit) ListEntries(q audit.EntryQuery) (audit.EntryPage, error) {
 			}
 			rest := cs[1:]
 			walkPostings(idx.Cursor(), idxPrefix(cs[0].field, cs[0].val), lo, hi, true, func(id []byte) bool {
-				if len(rest) == 0 && search == "" {
+				if len(rest) == 0 && search == "" && post == nil {
 					take(id)
 					return true
 				}
@@ -393,4 +405,61 @@ func (a *Audit) SessionEntryIDs(userPath, sessionID string) ([]audit.ID, error) 
 		return bad
 	})
 	return out, err
+}
+
+// postFilter checks the filters no index serves (EntryQuery.StatusAny,
+// ModelContains, KeyID, ErrorCode) on a candidate: on its meta first, and
+// on its decoded head only for the key id and error code of a candidate
+// whose search text holds them.
+type postFilter struct {
+	statusAny       []int
+	modelContains   []byte
+	keyID, errCode  string
+	keyLine, ecLine []byte
+}
+
+// newPostFilter returns q's post filter, nil when it has none.
+func newPostFilter(q *audit.EntryQuery) *postFilter {
+	if len(q.StatusAny) == 0 && q.ModelContains == "" && q.KeyID == "" && q.ErrorCode == "" {
+		return nil
+	}
+	p := &postFilter{statusAny: q.StatusAny, keyID: q.KeyID, errCode: q.ErrorCode,
+		modelContains: []byte(strings.ToLower(q.ModelContains))}
+	// The search text has one lower-case field a line.
+	if q.KeyID != "" {
+		p.keyLine = []byte("\n" + strings.ToLower(q.KeyID) + "\n")
+	}
+	if q.ErrorCode != "" {
+		p.ecLine = []byte("\n" + strings.ToLower(q.ErrorCode) + "\n")
+	}
+	return p
+}
+
+// match reports whether the entry whose meta is m passes; head returns
+// its stored head, read only when needed.
+func (p *postFilter) match(m *entryMeta, head func() []byte, id []byte) (bool, error) {
+	if !audit.StatusMatches(m.status, p.statusAny) {
+		return false, nil
+	}
+	if len(p.modelContains) > 0 && !bytes.Contains(bytes.ToLower(m.reqModel), p.modelContains) &&
+		!bytes.Contains(bytes.ToLower(m.resModel), p.modelContains) {
+		return false, nil
+	}
+	if p.keyLine == nil && p.ecLine == nil {
+		return true, nil
+	}
+	if (p.keyLine != nil && !bytes.Contains(m.search, p.keyLine)) || (p.ecLine != nil && !bytes.Contains(m.search, p.ecLine)) {
+		return false, nil
+	}
+	e, err := decodeStoredHead(id, head())
+	if err != nil {
+		return false, err
+	}
+	if p.keyID != "" && e.AuthKeyID != p.keyID {
+		return false, nil
+	}
+	if p.errCode != "" && (e.Data == nil || e.Data.ErrorCode != p.errCode) {
+		return false, nil
+	}
+	return true, nil
 }

@@ -38,6 +38,9 @@ type batchAggs struct {
 	auditHours map[string]*audit.AuditHour
 	usageHours map[string]*audit.UsageAggregate
 	usageDays  map[string]*audit.UsageAggregate
+	// bdHours, bdDays and bdMonths are the batch's breakdown rows by
+	// key.
+	bdHours, bdDays, bdMonths map[string]*audit.BreakdownRow
 	// sessIdx maps a session key (aliasing the record's) to its place in
 	// sess; each session's records are a list through usage and next.
 	sessIdx map[string]int32
@@ -87,6 +90,7 @@ func (a *batchAggs) BeginBatch() {
 	a.auditHours = map[string]*audit.AuditHour{}
 	a.usageHours = map[string]*audit.UsageAggregate{}
 	a.usageDays = map[string]*audit.UsageAggregate{}
+	a.bdHours, a.bdDays, a.bdMonths = map[string]*audit.BreakdownRow{}, map[string]*audit.BreakdownRow{}, map[string]*audit.BreakdownRow{}
 	a.sessIdx = map[string]int32{}
 	clear(a.sess)
 	a.sess = a.sess[:0]
@@ -117,6 +121,17 @@ func (a *batchAggs) addUsage(w *usageWrite) {
 		sum, ok := row.m[string(row.key)]
 		if !ok {
 			sum = new(audit.UsageAggregate)
+			row.m[string(row.key)] = sum
+		}
+		sum.AddRecord(w.r)
+	}
+	for _, row := range [...]struct {
+		m   map[string]*audit.BreakdownRow
+		key []byte
+	}{{a.bdHours, w.bdHourKey}, {a.bdDays, w.bdDayKey}, {a.bdMonths, w.bdMonthKey}} {
+		sum, ok := row.m[string(row.key)]
+		if !ok {
+			sum = new(audit.BreakdownRow)
 			row.m[string(row.key)] = sum
 		}
 		sum.AddRecord(w.r)
@@ -153,6 +168,15 @@ func (a *batchAggs) EndBatch(tx *bbolt.Tx) error {
 		return err
 	}
 	if err := a.flushUsage(tx, bucketUsageDays, a.usageDays); err != nil {
+		return err
+	}
+	if err := a.flushBreakdown(tx, bucketBreakdownHours, a.bdHours); err != nil {
+		return err
+	}
+	if err := a.flushBreakdown(tx, bucketBreakdownDays, a.bdDays); err != nil {
+		return err
+	}
+	if err := a.flushBreakdown(tx, bucketBreakdownMonths, a.bdMonths); err != nil {
 		return err
 	}
 	return a.flushSessions(tx)
@@ -205,6 +229,32 @@ func (a *batchAggs) flushUsage(tx *bbolt.Tx, name []byte, rows map[string]*audit
 			agg = prev
 		}
 		if err := b.Put(key, encodeUsageAgg(&agg)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (a *batchAggs) flushBreakdown(tx *bbolt.Tx, name []byte, rows map[string]*audit.BreakdownRow) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	b, err := bucket(tx, name)
+	if err != nil {
+		return err
+	}
+	for k, sum := range rows {
+		key := []byte(k)
+		row := *sum
+		if old := b.Get(key); old != nil {
+			var prev audit.BreakdownRow
+			if err := decodeBreakdownSums(old, &prev); err != nil {
+				a.corruptRows.Add(1)
+				continue
+			}
+			row.Add(&prev)
+		}
+		if err := b.Put(key, encodeBreakdownSums(&row)); err != nil {
 			return err
 		}
 	}

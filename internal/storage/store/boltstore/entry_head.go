@@ -229,12 +229,19 @@ func usageFields(f fields, r *audit.UsageRecord) {
 		f.str(&src)
 		r.CostSource = catalog.CostSource(src)
 	}
+	// Added with the usage breakdown.
+	if f.more() {
+		f.str(&r.AuthKeyID)
+		f.int(&r.StatusCode)
+		f.i64(&r.DurationNs)
+		f.optF64(&r.CostAvoided)
+	}
 }
 
 // usageSize is about the size of r's stored form.
 func usageSize(r *audit.UsageRecord) int {
 	return 120 + len(r.UserPath) + len(r.SessionID) + len(r.ProviderName) +
-		len(r.ProviderType) + len(r.Model) + len(r.Endpoint) + len(r.CacheType)
+		len(r.ProviderType) + len(r.Model) + len(r.Endpoint) + len(r.CacheType) + len(r.AuthKeyID)
 }
 
 // appendUsage appends the stored form of r to b.

@@ -89,6 +89,7 @@ func TestHeadTailFields(t *testing.T) {
 func TestUsageCostSource(t *testing.T) {
 	r := usageAt(time.Date(2026, 3, 30, 0, 0, 0, 0, time.UTC), "/a", "s", "m", 0.95)
 	r.CostSource = catalog.CostSourceProvider
+	r.AuthKeyID, r.StatusCode, r.DurationNs, r.CostAvoided = "key_1", 502, 1234567, new(float64)
 	b, err := appendUsage(nil, r)
 	if err != nil {
 		t.Fatal(err)
@@ -97,11 +98,16 @@ func TestUsageCostSource(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(got, r) {
 		t.Fatalf("read back %+v (%v)", got, err)
 	}
-	r.CostSource = ""
+	r.CostSource, r.AuthKeyID, r.StatusCode, r.DurationNs, r.CostAvoided = "", "", 0, 0, nil
 	if b, err = appendUsage(nil, r); err != nil {
 		t.Fatal(err)
 	}
-	old := b[:len(b)-1] // an empty source: one byte
+	// A record from before the key id, status and duration (empty, zero
+	// and null: four bytes), and from before the cost source (empty: one).
+	if got, err = decodeUsage(r.ID[:], b[:len(b)-4]); err != nil || got.CostSource != catalog.CostSourceCatalog || got.Model != r.Model {
+		t.Fatalf("record without status read back %+v (%v)", got, err)
+	}
+	old := b[:len(b)-5]
 	if got, err = decodeUsage(r.ID[:], old); err != nil || got.CostSource != catalog.CostSourceCatalog || *got.TotalCost != 0.95 {
 		t.Fatalf("old record read back %+v (%v)", got, err)
 	}
@@ -109,7 +115,7 @@ func TestUsageCostSource(t *testing.T) {
 	if b, err = appendUsage(nil, r); err != nil {
 		t.Fatal(err)
 	}
-	if got, err = decodeUsage(r.ID[:], b[:len(b)-1]); err != nil || got.CostSource != "" {
+	if got, err = decodeUsage(r.ID[:], b[:len(b)-5]); err != nil || got.CostSource != "" {
 		t.Fatalf("old unpriced record read back %+v (%v)", got, err)
 	}
 }

@@ -18,8 +18,11 @@ type usageWrite struct {
 	r       *audit.UsageRecord
 	hourKey []byte
 	dayKey  []byte
-	sessKey []byte // nil without a session
-	aggs    *batchAggs
+	// bdHourKey, bdDayKey and bdMonthKey are the keys of r's breakdown
+	// rows.
+	bdHourKey, bdDayKey, bdMonthKey []byte
+	sessKey                         []byte // nil without a session
+	aggs                            *batchAggs
 }
 
 // AppendUsage encodes r and queues it with its hour and day aggregates and
@@ -60,11 +63,14 @@ func (a *Audit) newUsageWrite(r *audit.UsageRecord) (*usageWrite, error) {
 	}
 	w.hourKey = carve(appendUsageAggKey(rest, audit.Hourly.Truncate(r.ID.Time()), r))
 	w.dayKey = carve(appendUsageAggKey(rest, audit.Daily.Truncate(r.ID.Time()), r))
+	w.bdHourKey = breakdownKey(audit.Hourly.Truncate(r.ID.Time()), r)
+	w.bdDayKey = breakdownKey(audit.Daily.Truncate(r.ID.Time()), r)
+	w.bdMonthKey = breakdownKey(audit.Monthly.Truncate(r.ID.Time()), r)
 	if r.SessionID != "" {
 		w.sessKey = carve(appendLP(appendLP(rest, r.UserPath), r.SessionID))
 	}
 	// The recent-sessions key adds a timestamp to the session key.
-	if len(w.hourKey) > bbolt.MaxKeySize || len(w.sessKey)+8 > bbolt.MaxKeySize {
+	if len(w.hourKey) > bbolt.MaxKeySize || len(w.bdHourKey) > bbolt.MaxKeySize || len(w.sessKey)+8 > bbolt.MaxKeySize {
 		return nil, errKeyTooLarge
 	}
 	return w, nil

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/binary"
+	"slices"
 	"time"
 
 	"go.etcd.io/bbolt"
@@ -42,7 +43,8 @@ var cursorEncoding = base64.RawURLEncoding
 // Sessions returns sessions whose last activity lies in [q.From, q.To),
 // most recent first, continuing after q.Cursor, and the next page's
 // cursor ("" after the last page). With q.UserPath set, only sessions of
-// that path and the paths below it count.
+// that path and the paths below it count; with q.Model, only sessions
+// that used that model.
 func (a *Audit) Sessions(q audit.SessionQuery) ([]audit.SessionTotals, string, error) {
 	var start []byte
 	if q.Cursor != "" {
@@ -101,13 +103,26 @@ func (a *Audit) Sessions(q audit.SessionQuery) ([]audit.SessionTotals, string, e
 			if q.UserPath != "" && !audit.UnderPath(path, q.UserPath) {
 				continue
 			}
+			var s audit.SessionTotals
+			if q.Model != "" {
+				// Only the totals name the models.
+				var err error
+				if s, err = decodeSession(k[8:], sessions.Get(k[8:])); err != nil {
+					return err
+				}
+				if !slices.Contains(s.Models, q.Model) {
+					continue
+				}
+			}
 			if len(out) == q.Limit {
 				next = cursorEncoding.EncodeToString(lastKey(out))
 				return nil
 			}
-			s, err := decodeSession(k[8:], sessions.Get(k[8:]))
-			if err != nil {
-				return err
+			if q.Model == "" {
+				var err error
+				if s, err = decodeSession(k[8:], sessions.Get(k[8:])); err != nil {
+					return err
+				}
 			}
 			out = append(out, s)
 		}

@@ -38,8 +38,10 @@ func (a *Audit) DeleteUsageBefore(cutoff time.Time, max int) (int, error) {
 			}
 			n = len(ids)
 		}
-		if err := deleteBefore(tx.Bucket(bucketUsageHours), timeKey(cutoff.Truncate(time.Hour)), 0); err != nil {
-			return err
+		for _, name := range [...][]byte{bucketUsageHours, bucketBreakdownHours} {
+			if err := deleteBefore(tx.Bucket(name), timeKey(cutoff.Truncate(time.Hour)), 0); err != nil {
+				return err
+			}
 		}
 		recent, sessions := tx.Bucket(bucketSessionsRecent), tx.Bucket(bucketSessions)
 		if recent == nil || sessions == nil {

@@ -194,6 +194,7 @@ func insertUsage(ctx context.Context, tx pgx.Tx, recs []*audit.UsageRecord) erro
 	}
 	hours, days := map[usageAggKey]*audit.UsageAggregate{}, map[usageAggKey]*audit.UsageAggregate{}
 	sessions := map[sessionKey]*audit.SessionTotals{}
+	bdHours, bdDays, bdMonths := map[breakdownKey]*audit.BreakdownRow{}, map[breakdownKey]*audit.BreakdownRow{}, map[breakdownKey]*audit.BreakdownRow{}
 	for _, r := range recs {
 		if !inserted[r.ID] {
 			continue
@@ -211,6 +212,12 @@ func insertUsage(ctx context.Context, tx pgx.Tx, recs []*audit.UsageRecord) erro
 			}
 			sum.AddRecord(r)
 		}
+		for _, g := range [...]struct {
+			gr audit.Granularity
+			m  map[breakdownKey]*audit.BreakdownRow
+		}{{audit.Hourly, bdHours}, {audit.Daily, bdDays}, {audit.Monthly, bdMonths}} {
+			addBreakdown(g.m, g.gr, r)
+		}
 		if r.SessionID != "" {
 			k := sessionKey{cleanText(r.UserPath), cleanText(r.SessionID)}
 			s, ok := sessions[k]
@@ -226,6 +233,14 @@ func insertUsage(ctx context.Context, tx pgx.Tx, recs []*audit.UsageRecord) erro
 		rows  map[usageAggKey]*audit.UsageAggregate
 	}{{"mg_usage_hours", hours}, {"mg_usage_days", days}} {
 		if err := upsertUsageAggs(ctx, tx, t.table, t.rows); err != nil {
+			return err
+		}
+	}
+	for _, t := range [...]struct {
+		table string
+		rows  map[breakdownKey]*audit.BreakdownRow
+	}{{"mg_usage_breakdown_hours", bdHours}, {"mg_usage_breakdown_days", bdDays}, {"mg_usage_breakdown_months", bdMonths}} {
+		if err := upsertBreakdown(ctx, tx, t.table, t.rows); err != nil {
 			return err
 		}
 	}

@@ -29,7 +29,7 @@ func benchPair(t time.Time, i int, body json.RawMessage) (*audit.Entry, *audit.U
 	e := &audit.Entry{
 		ID: benchIDs.New(t), RequestID: fmt.Sprintf("req-%d", i), Timestamp: t,
 		Method: "POST", Path: "/v1/chat/completions", StatusCode: 200 + 100*(i%7/5)*2, DurationNs: int64(40 * time.Millisecond),
-		AuthMethod: "api_key", AuthKeyID: "key-1", UserPath: fmt.Sprintf("/team/%d", i%20),
+		AuthMethod: "api_key", AuthKeyID: fmt.Sprintf("key-%d", i%50), UserPath: fmt.Sprintf("/team/%d/app-%d", i%20, i%3),
 		SessionID: fmt.Sprintf("sess-%d", i%5000), Provider: "openai", ProviderName: fmt.Sprintf("openai-%d", i%4),
 		RequestedModel: fmt.Sprintf("model-%d", i%8), ResolvedModel: fmt.Sprintf("model-%d", i%8),
 		Usage: audit.UsageOf(catalog.Usage{InputTokens: 120, OutputTokens: 40, TotalTokens: 160}),
@@ -44,6 +44,7 @@ func benchPair(t time.Time, i int, body json.RawMessage) (*audit.Entry, *audit.U
 	u := &audit.UsageRecord{
 		ID: benchIDs.New(t), RequestID: e.ID, Timestamp: t, UserPath: e.UserPath, SessionID: e.SessionID,
 		ProviderName: e.ProviderName, ProviderType: "openai", Model: e.ResolvedModel, Endpoint: e.Path,
+		AuthKeyID: e.AuthKeyID, StatusCode: e.StatusCode, DurationNs: int64(i%3000) * int64(time.Millisecond),
 		Usage: e.Usage.Usage, TotalCost: &cost, InputCost: &cost, OutputCost: new(float64),
 	}
 	return e, u
@@ -111,11 +112,12 @@ func BenchmarkAuditWriter(b *testing.B) {
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "pairs/s")
 }
 
-// BenchmarkAuditReads measures the admin reads over 30 days of traffic:
+// BenchmarkAuditReads measures the admin reads over 90 days of traffic:
 // 200,000 entries and 1,000,000 usage records, written through the
-// writer. Run with -benchtime 20x; seeding takes a few minutes.
+// writer (20 × 3 user paths, 50 keys, 4 providers, 8 models). Run with
+// -benchtime 20x; seeding takes a few minutes.
 func BenchmarkAuditReads(b *testing.B) {
-	const days, entries, usage = 30, 200_000, 1_000_000
+	const days, entries, usage = 90, 200_000, 1_000_000
 	a, _ := openAudit(b, AuditOptions{Batch: 5000, QueueSize: 50_000})
 	now := time.Now().UTC()
 	from := now.Add(-days * 24 * time.Hour)
@@ -142,20 +144,32 @@ func BenchmarkAuditReads(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Logf("seeded %d entries and %d usage records in %v", entries, usage, time.Since(seedStart).Round(time.Second))
-	w := audit.LastDays(days, now)
+	w, w90 := audit.LastDays(30, now), audit.LastDays(days, now)
 	qs, uq := audit.NewQueries(a, nil), audit.NewUsageQueries(a, nil)
+	breakdown := func(by audit.BreakdownBy, f audit.UsageFilter) func() error {
+		return func() error {
+			p, err := uq.Breakdown(audit.BreakdownQuery{By: by, Window: w90, Filter: f, Limit: audit.DefaultBreakdownLimit})
+			if err == nil && len(p.Rows) == 0 {
+				err = fmt.Errorf("empty breakdown")
+			}
+			return err
+		}
+	}
 	for _, c := range []struct {
 		name string
 		fn   func() error
 	}{
 		{"UsageSummary30d", func() error {
-			s, err := uq.Summary(w, "")
+			s, err := uq.Summary(w, audit.UsageFilter{})
 			if err == nil && s.TotalRequests == 0 {
 				err = fmt.Errorf("empty summary")
 			}
 			return err
 		}},
-		{"UsageSummary30dUserPath", func() error { _, err := uq.Summary(w, "/team/3"); return err }},
+		{"UsageSummary30dUserPath", func() error { _, err := uq.Summary(w, audit.UsageFilter{UserPath: "/team/3"}); return err }},
+		{"Breakdown90dByUserPath", breakdown(audit.ByUserPath, audit.UsageFilter{})},
+		{"Breakdown90dByKey", breakdown(audit.ByKey, audit.UsageFilter{})},
+		{"Breakdown90dByModelOfPath", breakdown(audit.ByModel, audit.UsageFilter{UserPath: "/team/3"})},
 		{"AuditStats30d", func() error { _, err := qs.Stats(w); return err }},
 		{"AuditLogFirstPage", func() error {
 			r, err := qs.List(audit.EntryQuery{Limit: audit.DefaultListLimit})

@@ -112,6 +112,35 @@ func (a *Audit) ListEntries(q audit.EntryQuery) (audit.EntryPage, error) {
 		w.add("status >= ? AND status < ?", int32(q.StatusClass*100), int32(q.StatusClass*100+100))
 		filtered = true
 	}
+	if len(q.StatusAny) > 0 {
+		var alts []string
+		for _, st := range q.StatusAny {
+			if st < 10 {
+				alts = append(alts, fmt.Sprintf("(status >= %d AND status < %d)", st*100, st*100+100))
+			} else {
+				alts = append(alts, fmt.Sprintf("status = %d", st))
+			}
+		}
+		w.add("(" + strings.Join(alts, " OR ") + ")")
+		filtered = true
+	}
+	if q.ModelContains != "" {
+		m := "%" + likeEscaper.Replace(cleanText(strings.ToLower(q.ModelContains))) + "%"
+		w.add("(lower(req_model) LIKE ? OR lower(res_model) LIKE ?)", m, m)
+		filtered = true
+	}
+	// The key id and the error code are lines of the search text, which
+	// the trigram index serves; the head says which field holds them.
+	if q.KeyID != "" {
+		w.add(`search LIKE ?`, "%"+likeEscaper.Replace(cleanText(strings.ToLower(q.KeyID)))+"%")
+		w.add(`head->>'auth_key_id' = ?`, cleanText(q.KeyID))
+		filtered = true
+	}
+	if q.ErrorCode != "" {
+		w.add(`search LIKE ?`, "%"+likeEscaper.Replace(cleanText(strings.ToLower(q.ErrorCode)))+"%")
+		w.add(`head->'data'->>'error_code' = ?`, cleanText(q.ErrorCode))
+		filtered = true
+	}
 	if q.Search != "" {
 		// LIKE, unlike strpos, can use the trigram index.
 		w.add(`search LIKE ?`, "%"+likeEscaper.Replace(cleanText(strings.ToLower(q.Search)))+"%")

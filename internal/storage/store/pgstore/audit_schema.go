@@ -106,6 +106,22 @@ END $$`,
 	// too large for bigint stays at its largest value, as the sums
 	// saturate).
 	costNanosMigration("mg_usage_hours")+costNanosMigration("mg_usage_days")+costNanosMigration("mg_usage_sessions"),
+	// Version 4 adds the usage breakdown rows: usage records summed per
+	// hour (and per day and month) × user path, key id, provider, model and
+	// endpoint. Records stored before have no rows: the breakdown starts
+	// with the upgrade.
+	`CREATE TABLE mg_usage_breakdown_hours (
+		start     timestamptz NOT NULL,
+		user_path text COLLATE "C" NOT NULL,
+		key_id    text COLLATE "C" NOT NULL,
+		provider  text COLLATE "C" NOT NULL,
+		model     text COLLATE "C" NOT NULL,
+		endpoint  text COLLATE "C" NOT NULL,
+		`+breakdownColumnDefs+`
+		PRIMARY KEY (start, user_path, key_id, provider, model, endpoint)
+	);
+	CREATE TABLE mg_usage_breakdown_days (LIKE mg_usage_breakdown_hours INCLUDING ALL);
+	CREATE TABLE mg_usage_breakdown_months (LIKE mg_usage_breakdown_hours INCLUDING ALL);`,
 )
 
 // costNanosMigration is the change of version 3 for one table: its cost

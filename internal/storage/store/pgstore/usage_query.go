@@ -104,7 +104,7 @@ func decodeCursor(s string) (sessionCursor, error) {
 // most recent first (then by user path and session id, descending),
 // continuing after q.Cursor, and the next page's cursor ("" after the last
 // page). With q.UserPath set, only sessions of that path and the paths
-// below it count.
+// below it count; with q.Model, only sessions that used that model.
 func (a *Audit) Sessions(q audit.SessionQuery) ([]audit.SessionTotals, string, error) {
 	var w where
 	if q.Cursor != "" {
@@ -118,6 +118,9 @@ func (a *Audit) Sessions(q audit.SessionQuery) ([]audit.SessionTotals, string, e
 	if q.UserPath != "" && q.UserPath != "/" {
 		p := cleanText(q.UserPath)
 		w.add("(user_path = ? OR starts_with(user_path, ?))", p, p+"/")
+	}
+	if q.Model != "" {
+		w.add("? = ANY(models)", cleanText(q.Model))
 	}
 	limit := max(0, q.Limit)
 	ctx, cancel := readCtx()
@@ -177,6 +180,9 @@ func (a *Audit) DeleteUsageBefore(cutoff time.Time, max int) (int, error) {
 		}
 		n = int(tag.RowsAffected())
 		if _, err := tx.Exec(ctx, `DELETE FROM mg_usage_hours WHERE start < $1`, cutoff.UTC().Truncate(time.Hour)); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM mg_usage_breakdown_hours WHERE start < $1`, cutoff.UTC().Truncate(time.Hour)); err != nil {
 			return err
 		}
 		tag, err = tx.Exec(ctx, `DELETE FROM mg_usage_sessions WHERE (user_path, session_id) IN (

@@ -1,9 +1,7 @@
 package admin
 
 import (
-	"errors"
 	"net/http"
-	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -103,26 +101,8 @@ func (h *Handler) deletePricing(w http.ResponseWriter, r *http.Request, _ params
 // pricing_override_managed, 404 pricing_override_not_found, 400
 // invalid_value naming the field, 503 or 500 for the storage.
 func pricingError(w http.ResponseWriter, err error) {
-	msg := err.Error()
-	switch {
-	case errors.Is(err, pricing.ErrManaged):
-		apierr.Write(w, apierr.New(http.StatusConflict, apierr.TypeInvalidRequest,
-			msg+"; change it in the configuration").WithCode("pricing_override_managed"))
-	case errors.Is(err, pricing.ErrNotFound):
-		apierr.Write(w, apierr.NotFound(msg).WithCode("pricing_override_not_found"))
-	case errors.Is(err, pricing.ErrInvalid):
-		e := apierr.InvalidRequest(strings.TrimPrefix(msg, pricing.ErrInvalid.Error()+": ")).WithCode(apierr.CodeInvalidValue)
-		if param := apierr.ParamOf(err); param != "" {
-			e = e.WithParam(param)
-		}
-		apierr.Write(w, e)
-	default:
-		if writeUnavailable(w, err) {
-			return
-		}
-		apierr.Write(w, apierr.New(http.StatusInternalServerError, apierr.TypeProvider,
-			"the pricing store failed; see the gateway log").WithCode("storage_error"))
-	}
+	writeRowError(w, err, rowErrors{managed: pricing.ErrManaged, notFound: pricing.ErrNotFound, invalid: pricing.ErrInvalid,
+		code: "pricing_override", changeIn: "the configuration", store: "pricing"})
 }
 
 // recalculator returns the recalculator, or answers 503 when usage

@@ -1,10 +1,8 @@
 package admin
 
 import (
-	"errors"
 	"net/http"
 	"net/url"
-	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -217,28 +215,8 @@ func (h *Handler) deleteFailover(w http.ResponseWriter, _ *http.Request, p param
 // <what>_managed for a configuration row, 404 <what>_not_found, 400
 // invalid_value for a row or route that does not validate.
 func vmError(w http.ResponseWriter, err error, what string) {
-	msg := err.Error()
-	switch {
-	case errors.Is(err, vmodels.ErrManaged):
-		apierr.Write(w, apierr.New(http.StatusConflict, apierr.TypeInvalidRequest,
-			msg+"; change it in the YAML file or the environment").WithCode(what+"_managed"))
-	case errors.Is(err, vmodels.ErrNotFound):
-		apierr.Write(w, apierr.NotFound(msg).WithCode(what+"_not_found"))
-	case errors.Is(err, vmodels.ErrInvalid):
-		// The message without the sentinel's "invalid: ", and param
-		// naming the field when one is at fault.
-		e := apierr.InvalidRequest(strings.TrimPrefix(msg, vmodels.ErrInvalid.Error()+": ")).WithCode(apierr.CodeInvalidValue)
-		if param := apierr.ParamOf(err); param != "" {
-			e = e.WithParam(param)
-		}
-		apierr.Write(w, e)
-	default:
-		if writeUnavailable(w, err) {
-			return
-		}
-		apierr.Write(w, apierr.New(http.StatusInternalServerError, apierr.TypeProvider,
-			"the virtual-model store failed; see the gateway log").WithCode("storage_error"))
-	}
+	writeRowError(w, err, rowErrors{managed: vmodels.ErrManaged, notFound: vmodels.ErrNotFound, invalid: vmodels.ErrInvalid,
+		code: what, changeIn: "the YAML file or the environment", store: "virtual-model"})
 }
 
 // listModels answers GET /admin/models: the model inventory, filtered by

@@ -10,7 +10,8 @@ import (
 )
 
 // testReprice checks pricing.UsageStore: the records reprice changes are
-// rewritten, others kept, and the hour and day rows and sessions move by
+// rewritten, others kept, and the hour and day rows, the breakdown rows
+// and sessions move by
 // the change exactly (an unpriced record priced leaves the unpriced
 // count), also across more records than one chunk.
 func testReprice(t *testing.T, open Open) {
@@ -77,6 +78,32 @@ func testReprice(t *testing.T, open Open) {
 		}
 		if sum != want || unp != 0 {
 			t.Fatalf("granularity %v: rows sum %v, unpriced %d; want %v, 0", g, sum, unp, want)
+		}
+	}
+	// The breakdown rows move too: the window's hour and day rows sum to
+	// the same figure with every record priced, and the month rows to it
+	// and the record outside the window.
+	for _, c := range []struct {
+		g        audit.Granularity
+		from, to time.Time
+		want     catalog.Nanos
+		priced   int64
+	}{
+		{audit.Hourly, Base, Base.Add(24 * time.Hour), want, 603},
+		{audit.Daily, Base, Base.Add(24 * time.Hour), want, 603},
+		{audit.Monthly, time.Time{}, time.Time{}, want + catalog.NanosOf(0.001), 604},
+	} {
+		rows, err := s.Breakdown(audit.BreakdownSelect{Granularity: c.g, From: c.from, To: c.to})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sum catalog.Nanos
+		var priced int64
+		for _, r := range rows {
+			sum, priced = sum.Add(r.Cost), priced+r.Priced
+		}
+		if sum != c.want || priced != c.priced {
+			t.Fatalf("breakdown granularity %v: rows sum %v over %d priced; want %v over %d", c.g, sum, priced, c.want, c.priced)
 		}
 	}
 	sess, _, err := s.Sessions(audit.SessionQuery{Limit: 10})

@@ -208,34 +208,28 @@ func (a *batchAggs) flushAuditHours(tx *bbolt.Tx) error {
 	return nil
 }
 
+// flushUsage adds rows to the usage aggregates of bucket name.
 func (a *batchAggs) flushUsage(tx *bbolt.Tx, name []byte, rows map[string]*audit.UsageAggregate) error {
-	if len(rows) == 0 {
-		return nil
-	}
-	b, err := bucket(tx, name)
-	if err != nil {
-		return err
-	}
-	for k, sum := range rows {
-		key := []byte(k)
-		agg := *sum
-		if old := b.Get(key); old != nil {
-			var prev audit.UsageAggregate
-			if err := decodeUsageAggSums(old, &prev); err != nil {
-				a.corruptRows.Add(1)
-				continue
-			}
-			prev.Add(agg)
-			agg = prev
-		}
-		if err := b.Put(key, encodeUsageAgg(&agg)); err != nil {
-			return err
-		}
-	}
-	return nil
+	return flushRows(a, tx, name, rows, decodeUsageAggSums, encodeUsageAgg, func(sum, prev *audit.UsageAggregate) {
+		prev.Add(*sum)
+		*sum = *prev
+	})
 }
 
+// flushBreakdown adds rows to the breakdown rows of bucket name.
 func (a *batchAggs) flushBreakdown(tx *bbolt.Tx, name []byte, rows map[string]*audit.BreakdownRow) error {
+	return flushRows(a, tx, name, rows, decodeBreakdownSums, encodeBreakdownSums, func(sum, prev *audit.BreakdownRow) {
+		sum.Add(prev)
+	})
+}
+
+// flushRows adds each of rows (a sum of this batch, by key) to the row
+// stored under its key in bucket name: decode reads a stored row, add
+// makes sum the total of sum and prev, encode writes it. A stored row
+// that does not decode is counted (corruptRows) and left as it is. The
+// rows of the map are not modified.
+func flushRows[T any](a *batchAggs, tx *bbolt.Tx, name []byte, rows map[string]*T,
+	decode func([]byte, *T) error, encode func(*T) []byte, add func(sum, prev *T)) error {
 	if len(rows) == 0 {
 		return nil
 	}
@@ -243,26 +237,24 @@ func (a *batchAggs) flushBreakdown(tx *bbolt.Tx, name []byte, rows map[string]*a
 	if err != nil {
 		return err
 	}
-	for k, sum := range rows {
+	for k, row := range rows {
 		key := []byte(k)
-		row := *sum
+		sum := *row
 		if old := b.Get(key); old != nil {
-			var prev audit.BreakdownRow
-			if err := decodeBreakdownSums(old, &prev); err != nil {
+			var prev T
+			if err := decode(old, &prev); err != nil {
 				a.corruptRows.Add(1)
 				continue
 			}
-			row.Add(&prev)
+			add(&sum, &prev)
 		}
-		if err := b.Put(key, encodeBreakdownSums(&row)); err != nil {
+		if err := b.Put(key, encode(&sum)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// flushSessions adds each session's records to its totals and moves the
-// session to its new place in latest-activity order.
 func (a *batchAggs) flushSessions(tx *bbolt.Tx) error {
 	if len(a.sess) == 0 {
 		return nil

@@ -113,6 +113,9 @@ func moveUsageAggs(tx *bbolt.Tx, old, curr *audit.UsageRecord) error {
 			return err
 		}
 	}
+	if err := moveBreakdown(tx, old, curr); err != nil {
+		return err
+	}
 	if old.SessionID == "" {
 		return nil
 	}
@@ -134,4 +137,42 @@ func moveUsageAggs(tx *bbolt.Tx, old, curr *audit.UsageRecord) error {
 	sb1.AddRecord(curr)
 	s.Cost += sb1.Cost - sb0.Cost
 	return sb.Put(key, appendSession(nil, &s))
+}
+
+// moveBreakdown moves the hour, day and month breakdown rows of a record
+// whose cost changed from old to curr by the change of cost and of the
+// priced count.
+func moveBreakdown(tx *bbolt.Tx, old, curr *audit.UsageRecord) error {
+	var b0, b1 audit.BreakdownRow
+	b0.AddRecord(old)
+	b1.AddRecord(curr)
+	dCost, dPriced := b1.Cost-b0.Cost, b1.Priced-b0.Priced
+	if dCost == 0 && dPriced == 0 {
+		return nil
+	}
+	t := old.ID.Time()
+	for _, g := range [...]struct {
+		gr     audit.Granularity
+		bucket []byte
+	}{{audit.Hourly, bucketBreakdownHours}, {audit.Daily, bucketBreakdownDays}, {audit.Monthly, bucketBreakdownMonths}} {
+		bk := tx.Bucket(g.bucket)
+		if bk == nil {
+			continue
+		}
+		key := breakdownKey(g.gr.Truncate(t), old)
+		v := bk.Get(key)
+		if v == nil {
+			continue // pruned by retention, or recorded before the breakdown
+		}
+		var row audit.BreakdownRow
+		if err := decodeBreakdownSums(v, &row); err != nil {
+			return err
+		}
+		row.Cost += dCost
+		row.Priced = max(row.Priced+dPriced, 0)
+		if err := bk.Put(key, encodeBreakdownSums(&row)); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -75,6 +75,31 @@ func (a *Audit) RepriceUsage(ctx context.Context, from, to time.Time, reprice fu
 	return nil
 }
 
+// repriceBreakdown moves the hour, day and month breakdown rows of a
+// repriced record by its change of cost and of the priced count.
+func repriceBreakdown(ctx context.Context, tx pgx.Tx, old, curr *audit.UsageRecord) error {
+	var b0, b1 audit.BreakdownRow
+	b0.AddRecord(old)
+	b1.AddRecord(curr)
+	dCost, dPriced := int64(b1.Cost-b0.Cost), b1.Priced-b0.Priced
+	if dCost == 0 && dPriced == 0 {
+		return nil
+	}
+	t := old.ID.Time()
+	for _, g := range [...]struct {
+		gr    audit.Granularity
+		table string
+	}{{audit.Hourly, "mg_usage_breakdown_hours"}, {audit.Daily, "mg_usage_breakdown_days"}, {audit.Monthly, "mg_usage_breakdown_months"}} {
+		if _, err := tx.Exec(ctx, `UPDATE `+g.table+` SET cost_nanos = cost_nanos + $7, priced = greatest(priced + $8, 0)
+			WHERE start = $1 AND user_path = $2 AND key_id = $3 AND provider = $4 AND model = $5 AND endpoint = $6`,
+			g.gr.Truncate(t), cleanText(old.UserPath), cleanText(old.AuthKeyID), cleanText(old.ProviderName),
+			cleanText(old.Model), cleanText(old.Endpoint), dCost, dPriced); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // repriceOne rewrites one record and moves its rows by its change.
 func repriceOne(ctx context.Context, tx pgx.Tx, old, curr *audit.UsageRecord) error {
 	b, err := records.EncodeUsageJSON(curr)
@@ -96,6 +121,9 @@ func repriceOne(ctx context.Context, tx pgx.Tx, old, curr *audit.UsageRecord) er
 			g.Truncate(t), cleanText(old.UserPath), cleanText(old.ProviderName), cleanText(old.Model), dCost, dUnpriced); err != nil {
 			return err
 		}
+	}
+	if err := repriceBreakdown(ctx, tx, old, curr); err != nil {
+		return err
 	}
 	if old.SessionID == "" {
 		return nil

@@ -44,15 +44,38 @@ func post(t *testing.T, ctx context.Context, rt http.RoundTripper, body string) 
 }
 
 // settle waits, in a synctest bubble, until the bubble's other
-// goroutines are blocked or gone, and fails if the goroutine count is
-// then above base.
+// goroutines are blocked or gone, and fails if the bubble's goroutine
+// count (bubbleGoroutines) is then above base.
 func settle(t *testing.T, base int) {
 	t.Helper()
 	synctest.Wait()
-	if n := runtime.NumGoroutine(); n > base {
+	if n := bubbleGoroutines(); n > base {
 		buf := make([]byte, 1<<16)
 		t.Fatalf("goroutines: %d, want <= %d\n%s", n, base, buf[:runtime.Stack(buf, true)])
 	}
+}
+
+// bubbleGoroutines counts the goroutines of the caller's synctest bubble,
+// from the headers of a dump of every goroutine: runtime.NumGoroutine
+// also counts those of the process outside the bubble (another test's
+// that is still ending), which made the check flaky.
+func bubbleGoroutines() int {
+	buf := make([]byte, 1<<20)
+	dump := string(buf[:runtime.Stack(buf, true)])
+	// The first header is the caller's: "goroutine N [running, synctest bubble B]:".
+	first, _, _ := strings.Cut(dump, "\n")
+	i := strings.Index(first, "synctest bubble ")
+	if i < 0 {
+		return runtime.NumGoroutine()
+	}
+	bubble := strings.TrimSuffix(first[i:], "]:")
+	n := 0
+	for _, line := range strings.Split(dump, "\n") {
+		if strings.HasPrefix(line, "goroutine ") && strings.Contains(line, bubble+"]") {
+			n++
+		}
+	}
+	return n
 }
 
 func TestTransportChat(t *testing.T) {
@@ -217,7 +240,7 @@ func TestTransportStreamsIncrementally(t *testing.T) {
 
 func TestTransportBodyCloseStopsHandler(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		base := runtime.NumGoroutine()
+		base := bubbleGoroutines()
 		h, done := watched(NewHandler(Options{ChunkDelay: 5 * time.Millisecond}))
 		resp, err := post(t, context.Background(), &transport{handler: h}, longStream(10000))
 		if err != nil {
@@ -241,7 +264,7 @@ func TestTransportBodyCloseStopsHandler(t *testing.T) {
 
 func TestTransportBodyCloseWithoutChunkDelay(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		base := runtime.NumGoroutine()
+		base := bubbleGoroutines()
 		h, done := watched(NewHandler(Options{}))
 		resp, err := post(t, context.Background(), &transport{handler: h}, longStream(10000))
 		if err != nil {
@@ -259,7 +282,7 @@ func TestTransportBodyCloseWithoutChunkDelay(t *testing.T) {
 
 func TestTransportContextCancelMidStream(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		base := runtime.NumGoroutine()
+		base := bubbleGoroutines()
 		h, done := watched(NewHandler(Options{ChunkDelay: 5 * time.Millisecond}))
 		ctx, cancel := context.WithCancel(context.Background())
 		resp, err := post(t, ctx, &transport{handler: h}, longStream(10000))
@@ -288,7 +311,7 @@ func TestTransportContextCancelMidStream(t *testing.T) {
 
 func TestTransportCancelDuringLatency(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		base := runtime.NumGoroutine()
+		base := bubbleGoroutines()
 		h, done := watched(NewHandler(Options{Latency: 10 * time.Second}))
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
 		defer cancel()
@@ -332,7 +355,7 @@ func TestTransportLatency(t *testing.T) {
 // various ways, and checks that no goroutine is left behind.
 func TestTransportNoLeak(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		base := runtime.NumGoroutine()
+		base := bubbleGoroutines()
 		rt := NewTransport(Options{})
 		for i := 0; i < 30; i++ {
 			body := chatBody

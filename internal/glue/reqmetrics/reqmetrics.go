@@ -377,9 +377,9 @@ type seriesKey struct {
 // refused before any provider has no token usage).
 type series struct {
 	requests                  prometheus.Counter
-	cost, cacheHits, savings  lazyCounter
-	tokensIn, tokensOut, time lazyObserver
-	ttft, tpot                lazyObserver
+	cost, cacheHits, savings  lazyChild[prometheus.Counter]
+	tokensIn, tokensOut, time lazyChild[prometheus.Observer]
+	ttft, tpot                lazyChild[prometheus.Observer]
 	// labels are the request labels; genAI the GenAI histograms' labels,
 	// the last one left for the token type or error type.
 	labels, tokensInLabels, tokensOutLabels, timeLabels [6]string
@@ -403,35 +403,26 @@ func (e *errSeries) observe(d time.Duration) {
 	e.duration.Observe(d.Seconds())
 }
 
-// lazyCounter is a counter child made on first use.
-type lazyCounter struct {
-	p atomic.Pointer[prometheus.Counter]
+// childVec is a metric vector whose children are of type T: a
+// *prometheus.CounterVec (Counter) or *prometheus.HistogramVec (Observer).
+type childVec[T any] interface {
+	WithLabelValues(lvs ...string) T
+}
+
+// lazyChild is a child of a metric vector, made on first use.
+type lazyChild[T any] struct {
+	p atomic.Pointer[T]
 }
 
 // get returns the child of vec labelled lv, making it on first use.
 // Callers racing to make it get the same child from vec.
-func (l *lazyCounter) get(vec *prometheus.CounterVec, lv []string) prometheus.Counter {
+func (l *lazyChild[T]) get(vec childVec[T], lv []string) T {
 	if c := l.p.Load(); c != nil {
 		return *c
 	}
 	c := vec.WithLabelValues(lv...)
 	l.p.Store(&c)
 	return c
-}
-
-// lazyObserver is a histogram child made on first use.
-type lazyObserver struct {
-	p atomic.Pointer[prometheus.Observer]
-}
-
-// get returns the child of vec labelled lv, making it on first use.
-func (l *lazyObserver) get(vec *prometheus.HistogramVec, lv []string) prometheus.Observer {
-	if o := l.p.Load(); o != nil {
-		return *o
-	}
-	o := vec.WithLabelValues(lv...)
-	l.p.Store(&o)
-	return o
 }
 
 // seriesFor returns the children of k, made on first use.

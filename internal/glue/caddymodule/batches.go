@@ -34,11 +34,17 @@ type batchesRef struct {
 func (b *batchesRef) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := b.h.Load()
 	if h == nil {
-		apierr.WriteFor(w, r, apierr.New(http.StatusServiceUnavailable, apierr.TypeProvider,
-			"batches are not available yet").WithCode("not_ready"))
+		writeNotReady(w, r, "batches")
 		return
 	}
 	h.ServeHTTP(w, r)
+}
+
+// writeNotReady answers 503 not_ready for a service (what) that Start has
+// not opened yet.
+func writeNotReady(w http.ResponseWriter, r *http.Request, what string) {
+	apierr.WriteFor(w, r, apierr.New(http.StatusServiceUnavailable, apierr.TypeProvider,
+		what+" are not available yet").WithCode("not_ready"))
 }
 
 // openBatches opens (or shares) the batches service, points its runner at

@@ -8,7 +8,6 @@ import (
 	"github.com/caddyserver/caddy/v2"
 
 	"github.com/modelgate/modelgate/internal/domain/responses"
-	"github.com/modelgate/modelgate/internal/request/apierr"
 	"github.com/modelgate/modelgate/internal/storage/store"
 	"github.com/modelgate/modelgate/internal/storage/store/boltstore"
 	"github.com/modelgate/modelgate/internal/storage/store/pgstore"
@@ -54,8 +53,7 @@ func (p *responsesRef) Chain(userPath, id string) ([]json.RawMessage, error) {
 func (p *responsesRef) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s := p.svc.Load()
 	if s == nil {
-		apierr.WriteFor(w, r, apierr.New(http.StatusServiceUnavailable, apierr.TypeProvider,
-			"stored responses are not available yet").WithCode("not_ready"))
+		writeNotReady(w, r, "stored responses")
 		return
 	}
 	(&responses.Handler{Service: s, Relay: p.relay}).ServeHTTP(w, r)

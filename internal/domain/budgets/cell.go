@@ -66,13 +66,19 @@ func (c *cell) add(start int64, cost catalog.Nanos) bool {
 	if c.dead {
 		return false
 	}
+	c.chargeLocked(start, cost)
+	return true
+}
+
+// chargeLocked is add's charge; the caller holds mu and the cell is not
+// dead.
+func (c *cell) chargeLocked(start int64, cost catalog.Nanos) {
 	switch cur := c.start.Load(); {
 	case cur == start:
 		c.write(start, catalog.Nanos(c.spent.Load()).Add(cost))
 	case cur < start:
 		c.write(start, cost)
 	}
-	return true
 }
 
 // set replaces the cell's window and spend (USD, rounded to Nanos).

@@ -242,12 +242,7 @@ func (c *cell) settle(start int64, release, cost catalog.Nanos) bool {
 	}
 	c.reserved.Store(max(c.reserved.Load()-int64(release), 0))
 	if cost != 0 {
-		switch cur := c.start.Load(); {
-		case cur == start:
-			c.write(start, catalog.Nanos(c.spent.Load()).Add(cost))
-		case cur < start:
-			c.write(start, cost)
-		}
+		c.chargeLocked(start, cost)
 	}
 	return true
 }

@@ -224,8 +224,8 @@ type Logging struct {
 	// RedactSecrets replaces credentials in recorded bodies (provider,
 	// gateway, AWS, GitHub, GitLab and Slack keys, JWTs, private keys,
 	// .env secrets) with [REDACTED:<kind>] before they are stored
-	// (default on); what is sent upstream is unchanged. Env
-	// LOGGING_REDACT_SECRETS.
+	// (default on); what is sent upstream is unchanged by it (see
+	// SecretPolicies). Env LOGGING_REDACT_SECRETS.
 	RedactSecrets *bool `yaml:"redact_secrets,omitempty" json:"redact_secrets,omitempty"`
 }
 

@@ -83,7 +83,7 @@ func New() *Recorder {
 		}, []string{"operation", "provider", "code"}),
 		cost: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "modelgate_cost_usd_total",
-			Help: "What the requests cost in USD, priced from the catalog (requests of unknown cost add nothing; cache hits cost 0).",
+			Help: "What the requests cost in USD, the figure the usage records carry: the provider's reported price, an operator's override or the catalog's (requests of unknown cost add nothing; cache hits cost 0).",
 		}, requestLabels),
 		cacheHits: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "modelgate_cache_hits_total",
@@ -117,8 +117,8 @@ func New() *Recorder {
 		}, genAILabels),
 		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "modelgate_refusals_total",
-			Help: "Requests refused by a rate-limit rule (kind rate_limit) or a spent budget (kind budget), by rule: " +
-				"scope:subject:period for a rate-limit rule, subject:period for a budget, user paths cut to the configured depth.",
+			Help: "Requests refused by a rate-limit rule (kind rate_limit), a spent budget (kind budget) or a session limit (kind session), by rule: " +
+				"scope:subject:period for a rate-limit rule, subject:period for a budget, user_path:limit for a session limit, user paths cut to the configured depth.",
 		}, []string{"kind", "rule"}),
 		failovers: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "modelgate_failovers_total",

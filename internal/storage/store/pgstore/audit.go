@@ -247,10 +247,7 @@ func (a *Audit) enqueue(q queued) bool {
 	a.appended++
 	a.mu.Unlock()
 	a.start.Do(a.startWriter)
-	select {
-	case a.kick <- struct{}{}:
-	default:
-	}
+	wake(a.kick)
 	return true
 }
 
@@ -291,10 +288,7 @@ func (a *Audit) Flush(ctx context.Context) error {
 	w := flushWaiter{target: a.appended, done: make(chan struct{})}
 	a.waiters = append(a.waiters, w)
 	a.mu.Unlock()
-	select {
-	case a.kick <- struct{}{}:
-	default:
-	}
+	wake(a.kick)
 	select {
 	case <-w.done:
 		return nil

@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelgate/modelgate/internal/domain/audit"
 	"github.com/modelgate/modelgate/internal/domain/catalog"
+	"github.com/modelgate/modelgate/internal/request/userpath"
 )
 
 // breakdownSums is what one breakdown row must hold, summed by hand from
@@ -182,7 +183,7 @@ func TestUsageBreakdownMatchesAuditEntries(t *testing.T) {
 
 	// Filters: a path covers the paths below it; key, model, provider.
 	check("by=model&user_path=/org/b", expect(func(e *audit.Entry) string {
-		if !audit.UnderPath(e.UserPath, "/org/b") {
+		if !userpath.Covers("/org/b", e.UserPath) {
 			return "-"
 		}
 		return e.ResolvedModel
@@ -235,7 +236,7 @@ func TestUsageBreakdownMatchesAuditEntries(t *testing.T) {
 		keep  func(e *audit.Entry) bool
 	}{
 		{"key_id=" + k1.ID, func(e *audit.Entry) bool { return e.AuthKeyID == k1.ID }},
-		{"user_path=/org/b", func(e *audit.Entry) bool { return audit.UnderPath(e.UserPath, "/org/b") }},
+		{"user_path=/org/b", func(e *audit.Entry) bool { return userpath.Covers("/org/b", e.UserPath) }},
 		{"model=" + claudeModel, func(e *audit.Entry) bool { return e.ResolvedModel == claudeModel }},
 		{"provider=openai", func(e *audit.Entry) bool { return e.ProviderName == "openai" }},
 	} {

@@ -71,7 +71,7 @@ func ParseUsageFilter(v url.Values) (UsageFilter, error) {
 
 // Keeps reports whether a row of these dimensions passes f.
 func (f UsageFilter) Keeps(path, keyID, provider, model string) bool {
-	return (f.UserPath == "" || UnderPath(path, f.UserPath)) &&
+	return (f.UserPath == "" || userpath.Covers(f.UserPath, path)) &&
 		(f.KeyID == "" || keyID == f.KeyID) &&
 		(f.Provider == "" || provider == f.Provider) &&
 		(f.Model == "" || model == f.Model)

@@ -1,22 +1,16 @@
 package audit
 
-import "strings"
+import (
+	"strings"
 
-// UnderPath reports whether user path path is prefix or lies below it:
-// "/team" covers "/team" and "/team/app" but not "/team-alpha"; "/" covers
-// every path.
-func UnderPath(path, prefix string) bool {
-	if prefix == "/" || path == prefix {
-		return true
-	}
-	return len(path) > len(prefix) && path[len(prefix)] == '/' && strings.HasPrefix(path, prefix)
-}
+	"github.com/modelgate/modelgate/internal/request/userpath"
+)
 
 // ChildOf returns the direct child of prefix that path lies in or below
 // ("/customers", "/customers/alice/app" → "/customers/alice"); ok is false
 // when path is prefix itself or not below it.
 func ChildOf(prefix, path string) (child string, ok bool) {
-	if path == prefix || !UnderPath(path, prefix) {
+	if path == prefix || !userpath.Covers(prefix, path) {
 		return "", false
 	}
 	base := len(prefix)

@@ -282,7 +282,7 @@ func (uq *UsageQueries) Totals(userPath string, since time.Time) (UsageAggregate
 	uq.settle.settle(uq.st)
 	var t UsageAggregate
 	err := uq.eachSince(since, func(path string, a UsageAggregate) {
-		if userPath == "" || UnderPath(path, userPath) {
+		if userPath == "" || userpath.Covers(userPath, path) {
 			t.Add(a)
 		}
 	})
@@ -315,7 +315,7 @@ func (uq *UsageQueries) SpendSince(prefix string, perChild bool, since time.Time
 			return
 		}
 		if !perChild {
-			if UnderPath(path, prefix) {
+			if userpath.Covers(prefix, path) {
 				sums[prefix] = sums[prefix].Add(a.Cost)
 			}
 			return

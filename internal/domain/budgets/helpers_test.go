@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/modelgate/modelgate/internal/request/userpath"
 )
 
 // record is one priced usage record of the fake source.
@@ -45,7 +47,7 @@ func (f *fakeSource) SpendSince(prefix string, perChild bool, since time.Time) (
 	}
 	out := map[string]float64{}
 	for _, r := range f.records {
-		if r.at.Before(since) || !Covers(prefix, r.path) {
+		if r.at.Before(since) || !userpath.Covers(prefix, r.path) {
 			continue
 		}
 		if !perChild {

@@ -2,17 +2,6 @@ package budgets
 
 import "strings"
 
-// Covers reports whether a budget on prefix applies to path (both
-// normalized): the same path or a descendant at a segment boundary, so
-// "/team" covers "/team/app" but not "/team-alpha"; "/" covers every path.
-// A SpendSource sums usage with the same rule.
-func Covers(prefix, path string) bool {
-	if prefix == "/" || prefix == path {
-		return true
-	}
-	return len(path) > len(prefix) && path[:len(prefix)] == prefix && path[len(prefix)] == '/'
-}
-
 // ChildOf returns the direct child of prefix that path belongs to, as a
 // full path: for "/customers" and "/customers/alice/app" it is
 // "/customers/alice". ok is false when path is prefix itself or not below

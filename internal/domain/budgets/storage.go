@@ -31,7 +31,7 @@ type Storage interface {
 // records and hourly aggregates.
 type SpendSource interface {
 	// SpendSince sums the total_cost of the usage records at or after
-	// since whose user path prefix covers (see Covers), excluding response
+	// since whose user path prefix covers (see userpath.Covers), excluding response
 	// cache hits and records without a price.
 	//
 	// With perChild false the map holds the sum under the key prefix

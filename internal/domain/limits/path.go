@@ -68,16 +68,6 @@ func childPath(parent, child string) string {
 	return parent + "/" + child
 }
 
-// pathCovers reports whether a rule on subject applies to path: the same
-// path or a descendant at a segment boundary ("/team" covers "/team/app"
-// but not "/team-alpha"); "/" covers everything.
-func pathCovers(subject, path string) bool {
-	if subject == "/" || subject == path {
-		return true
-	}
-	return len(path) > len(subject) && path[:len(subject)] == subject && path[len(subject)] == '/'
-}
-
 // appendLower appends s lower-cased (per rune, invalid UTF-8 becoming
 // U+FFFD) to b without allocating when b has room.
 func appendLower(b []byte, s string) []byte {

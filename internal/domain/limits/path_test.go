@@ -6,28 +6,6 @@ import (
 	"testing"
 )
 
-func TestPathCovers(t *testing.T) {
-	cases := []struct {
-		subject, path string
-		want          bool
-	}{
-		{"/", "/", true},
-		{"/", "/anything/deep", true},
-		{"/team", "/team", true},
-		{"/team", "/team/app", true},
-		{"/team", "/team/app/x", true},
-		{"/team", "/team-alpha", false},
-		{"/team", "/teamx/app", false},
-		{"/team", "/", false},
-		{"/team/app", "/team", false},
-	}
-	for _, c := range cases {
-		if got := pathCovers(c.subject, c.path); got != c.want {
-			t.Errorf("pathCovers(%q, %q) = %v, want %v", c.subject, c.path, got, c.want)
-		}
-	}
-}
-
 func TestChildOf(t *testing.T) {
 	cases := []struct {
 		parent, path, child string

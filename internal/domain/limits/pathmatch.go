@@ -6,11 +6,6 @@ package limits
 // (session limits) use it so that both match alike.
 func MatchPath(userPath string) (string, error) { return matchPath(userPath) }
 
-// PathCovers reports whether a rule on subject applies to path (both in
-// MatchPath form): the same path or a descendant at a segment boundary;
-// "/" covers everything.
-func PathCovers(subject, path string) bool { return pathCovers(subject, path) }
-
 // TemplateChild returns the path of the child partition a per_child
 // template on subject puts path in ("/customers" and
 // "/customers/alice/app" give "/customers/alice"); ok is false when path

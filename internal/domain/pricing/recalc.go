@@ -12,6 +12,7 @@ import (
 	"github.com/modelgate/modelgate/internal/domain/audit"
 	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/request/apierr"
+	"github.com/modelgate/modelgate/internal/request/userpath"
 )
 
 // UsageStore is the storage of usage records that a recalculation
@@ -70,7 +71,7 @@ func (q RecalcRequest) window() (from, to time.Time, err error) {
 func (q RecalcRequest) matches(r *audit.UsageRecord) bool {
 	return (q.Provider == "" || r.ProviderName == q.Provider || r.ProviderType == q.Provider) &&
 		(q.Model == "" || r.Model == q.Model) &&
-		(q.UserPath == "" || audit.UnderPath(r.UserPath, q.UserPath))
+		(q.UserPath == "" || userpath.Covers(q.UserPath, r.UserPath))
 }
 
 // Job states.

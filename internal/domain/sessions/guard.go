@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/modelgate/modelgate/internal/domain/limits"
+	"github.com/modelgate/modelgate/internal/request/userpath"
 )
 
 // Defaults of Options.
@@ -207,7 +208,7 @@ func (g *Guard) matching(path string) []scoped {
 			if child, ok := limits.TemplateChild(l.UserPath, path); ok {
 				out = append(out, scoped{l, child})
 			}
-		} else if limits.PathCovers(l.UserPath, path) {
+		} else if userpath.Covers(l.UserPath, path) {
 			out = append(out, scoped{l, l.UserPath})
 		}
 	}

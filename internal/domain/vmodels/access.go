@@ -1,6 +1,10 @@
 package vmodels
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/modelgate/modelgate/internal/request/userpath"
+)
 
 // policies indexes the rows without targets by the selector they match.
 type policies struct {
@@ -82,17 +86,9 @@ func pathAllowed(paths []string, userPath string) bool {
 		userPath = "/"
 	}
 	for _, p := range paths {
-		if under(userPath, p) {
+		if userpath.Covers(p, userPath) {
 			return true
 		}
 	}
 	return false
-}
-
-// under reports whether path is prefix or one of its descendants.
-func under(path, prefix string) bool {
-	if prefix == "/" || path == prefix {
-		return true
-	}
-	return len(path) > len(prefix) && path[len(prefix)] == '/' && path[:len(prefix)] == prefix
 }

@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/modelgate/modelgate/internal/domain/audit"
 	"github.com/modelgate/modelgate/internal/request/userpath"
@@ -25,19 +24,11 @@ type SecretPolicy struct {
 func SecretActionFor(ps []SecretPolicy, userPath string) audit.SecretAction {
 	best, action := -1, audit.SecretAllow
 	for _, p := range ps {
-		if covers(p.UserPath, userPath) && len(p.UserPath) > best {
+		if userpath.Covers(p.UserPath, userPath) && len(p.UserPath) > best {
 			best, action = len(p.UserPath), p.Action
 		}
 	}
 	return action
-}
-
-// covers reports whether the user path parent is path or above it.
-func covers(parent, path string) bool {
-	if parent == "/" || parent == path {
-		return true
-	}
-	return strings.HasPrefix(path, parent) && path[len(parent)] == '/'
 }
 
 // validateSecretPolicies checks every policy's path and action, and that

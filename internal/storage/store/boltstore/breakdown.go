@@ -7,6 +7,7 @@ import (
 	"go.etcd.io/bbolt"
 
 	"github.com/modelgate/modelgate/internal/domain/audit"
+	"github.com/modelgate/modelgate/internal/request/userpath"
 )
 
 // breakdownVersion starts every encoded BreakdownRow: the varints of
@@ -70,7 +71,7 @@ func breakdownDims(k []byte) (start time.Time, dims [5][]byte, ok bool) {
 
 // keeps reports whether the dimensions pass f.
 func keeps(f *audit.UsageFilter, d *[5][]byte) bool {
-	return (f.UserPath == "" || audit.UnderPath(aliasString(d[0]), f.UserPath)) &&
+	return (f.UserPath == "" || userpath.Covers(f.UserPath, aliasString(d[0]))) &&
 		(f.KeyID == "" || string(d[1]) == f.KeyID) &&
 		(f.Provider == "" || string(d[2]) == f.Provider) &&
 		(f.Model == "" || string(d[3]) == f.Model)

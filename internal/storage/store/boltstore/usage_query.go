@@ -10,6 +10,7 @@ import (
 	"go.etcd.io/bbolt"
 
 	"github.com/modelgate/modelgate/internal/domain/audit"
+	"github.com/modelgate/modelgate/internal/request/userpath"
 )
 
 // aggBucket returns the bucket of a granularity's rows.
@@ -100,7 +101,7 @@ func (a *Audit) Sessions(q audit.SessionQuery) ([]audit.SessionTotals, string, e
 			if !ok {
 				return errCorrupt
 			}
-			if q.UserPath != "" && !audit.UnderPath(path, q.UserPath) {
+			if q.UserPath != "" && !userpath.Covers(q.UserPath, path) {
 				continue
 			}
 			var s audit.SessionTotals

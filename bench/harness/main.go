@@ -64,6 +64,7 @@ type options struct {
 	concurrency  []int
 	sizes        []int
 	only         map[string]bool // workload names; empty means all
+	targets      map[string]bool // target names (-targets); empty means all
 	chunkDelay   time.Duration
 	maxTokens    int
 	out          string
@@ -84,7 +85,7 @@ type options struct {
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
 	var o options
-	var concs, sizes, only, pcell string
+	var concs, sizes, only, pcell, targets string
 	fs := flag.NewFlagSet("harness", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.BoolVar(&o.quick, "quick", false, "one round of short cells (1s after 0.3s warm-up): about a minute of load")
@@ -99,7 +100,8 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.out, "out", "", "results directory (default <repo>/bench/results)")
 	fs.BoolVar(&o.allocs, "allocs", true, "run the proxy package's benchmarks for allocations per request")
 	fs.BoolVar(&o.profile, "profile", false, "after the table, profile modelgate (pprof CPU and allocations) under -profile-cell's load")
-	fs.StringVar(&pcell, "profile-cell", "chat,1024,100", "workload,body size,concurrency to load while profiling")
+	fs.StringVar(&pcell, "profile-cell", "chat,1024,100", "workload,body size,concurrency[,target] to load while profiling (target: a gateway target, default modelgate)")
+	fs.StringVar(&targets, "targets", "", "comma-separated targets to run (direct and modelgate always run: the checks compare with them); default all")
 	fs.BoolVar(&o.keepTemp, "keep-temp", false, "keep the temporary directory (binaries, Caddyfiles, server logs)")
 	fs.BoolVar(&o.pin, "pin", true, "give the proxy under test its own CPUs (upper half) and the load generator and mockupstream the rest, with taskset")
 	fs.BoolVar(&o.strict, "strict", false, "exit with status 2 when a budget check fails")
@@ -131,6 +133,15 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 			o.only[name] = true
 		}
 	}
+	o.targets = map[string]bool{}
+	for _, name := range strings.Split(targets, ",") {
+		if name = strings.TrimSpace(name); name != "" {
+			if !isGateway(name) && name != targetDirect && name != targetCaddy {
+				return o, fmt.Errorf("-targets: unknown target %q", name)
+			}
+			o.targets[name] = true
+		}
+	}
 	if o.profileCell, err = parseCell(pcell); err != nil {
 		return o, fmt.Errorf("-profile-cell: %w", err)
 	}
@@ -154,15 +165,20 @@ func intList(s string) ([]int, error) {
 
 func parseCell(s string) (cellKey, error) {
 	f := strings.Split(s, ",")
-	if len(f) != 3 || !knownWorkload(f[0]) {
-		return cellKey{}, fmt.Errorf("%q is not workload,size,concurrency", s)
+	target := targetModelgate
+	if len(f) == 4 {
+		target = f[3]
+		f = f[:3]
+	}
+	if len(f) != 3 || !knownWorkload(f[0]) || !isGateway(target) {
+		return cellKey{}, fmt.Errorf("%q is not workload,size,concurrency[,gateway target]", s)
 	}
 	size, err1 := strconv.Atoi(f[1])
 	conc, err2 := strconv.Atoi(f[2])
 	if err1 != nil || err2 != nil || size < 1 || conc < 1 {
 		return cellKey{}, fmt.Errorf("%q is not workload,size,concurrency", s)
 	}
-	return cellKey{Workload: f[0], Target: targetModelgate, Concurrency: conc, BodySize: size}, nil
+	return cellKey{Workload: f[0], Target: target, Concurrency: conc, BodySize: size}, nil
 }
 
 func knownWorkload(name string) bool {

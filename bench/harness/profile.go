@@ -18,7 +18,7 @@ import (
 // raw profiles in <out>/profiles/<stamp>/. The cell is not part of the
 // table: profiling costs a little CPU.
 func runProfile(ctx context.Context, o options, b bins, s *servers, stamp time.Time, logf func(string, ...any)) (*ProfileFiles, error) {
-	adminURL := s.adminURLs[targetModelgate]
+	adminURL := s.adminURLs[o.profileCell.Target]
 	var w workload
 	for _, x := range workloads {
 		if x.Name == o.profileCell.Workload {
@@ -37,7 +37,7 @@ func runProfile(ctx context.Context, o options, b bins, s *servers, stamp time.T
 		AllocsBase: filepath.Join(dir, "allocs-base.pb.gz"),
 		AllocsTop:  filepath.Join(dir, "allocs-top.txt"),
 	}
-	logf("profiling modelgate under %s %s c=%d ...", w.Name, sizeName(o.profileCell.BodySize), o.profileCell.Concurrency)
+	logf("profiling %s under %s %s c=%d ...", o.profileCell.Target, w.Name, sizeName(o.profileCell.BodySize), o.profileCell.Concurrency)
 	if err := fetch(ctx, adminURL+"/debug/pprof/allocs", pf.AllocsBase); err != nil {
 		return nil, err
 	}
@@ -46,7 +46,7 @@ func runProfile(ctx context.Context, o options, b bins, s *servers, stamp time.T
 	go func() {
 		cpuErr <- fetch(ctx, fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", adminURL, seconds), pf.CPU)
 	}()
-	res, _, err := loadgen(ctx, b, o, w, o.profileCell, s.urls[targetModelgate])
+	res, _, err := loadgen(ctx, b, o, w, o.profileCell, s.urls[o.profileCell.Target])
 	if err != nil {
 		return nil, err
 	}

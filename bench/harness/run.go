@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"time"
 )
 
@@ -49,7 +50,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		logf("%s", pinNote)
 	}
 
-	if o.shared, err = prepareShared(ctx, o.postgres, o.redis, report.StartedAt.Format("20060102T150405Z")); err != nil {
+	if len(o.targets) > 0 {
+		for _, t := range slices.Clone(allTargets) {
+			if t != targetDirect && t != targetModelgate && !o.targets[t] {
+				dropTarget(t)
+			}
+		}
+		if !o.targets[targetCache] {
+			dropTarget(targetCache)
+		}
+	}
+	if o.profile && !slices.Contains(gatewayTargets, o.profileCell.Target) {
+		return fmt.Errorf("-profile-cell: target %s is not run", o.profileCell.Target)
+	}
+	if !slices.Contains(allTargets, targetPG) {
+		o.shared = nil
+	} else if o.shared, err = prepareShared(ctx, o.postgres, o.redis, report.StartedAt.Format("20060102T150405Z")); err != nil {
 		dropTarget(targetPG)
 		note := targetPG + " not run: " + err.Error()
 		report.Notes = append(report.Notes, note)

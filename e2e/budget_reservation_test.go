@@ -116,9 +116,19 @@ func TestBudgetReservationOneProcess(t *testing.T) {
 // TestBudgetReservationThreeProcesses: the same across three processes
 // sharing the spend and the reservations through Redis.
 func TestBudgetReservationThreeProcesses(t *testing.T) {
+	each, amount, gs := reservingProcesses(t)
+	checkReservedBurst(t, gs, each, amount)
+}
+
+// reservingProcesses starts three processes on PostgreSQL and Redis with
+// a daily budget on /team of 10.5 times each, the worst-case (and real)
+// cost of reserveChat(true), and the extra environment given, each
+// warmed up with one request on /warm (no budget).
+func reservingProcesses(t *testing.T, env ...string) (each, amount float64, gs []*gateway) {
+	t.Helper()
 	clearEnv(t)
 	each, prompt := reservation(t)
-	amount := 10.5 * each
+	amount = 10.5 * each
 	dsn := pgtest.NewDatabase(t)
 	redisURL, prefix := redistest.New(t)
 	u := newSlowUpstream(t, 40*time.Millisecond, 5)
@@ -129,7 +139,8 @@ func TestBudgetReservationThreeProcesses(t *testing.T) {
 		"master_key " + masterKey,
 		strings.TrimSpace(u.block("slow")),
 	}, "\n")
-	ps := startGatewayProcesses(t, 3, block, "MODELGATE_REDIS_PREFIX="+prefix, fmt.Sprintf("SET_BUDGET_TEAM=daily=%g", amount))
+	env = append([]string{"MODELGATE_REDIS_PREFIX=" + prefix, fmt.Sprintf("SET_BUDGET_TEAM=daily=%g", amount)}, env...)
+	ps := startGatewayProcesses(t, 3, block, env...)
 	t.Cleanup(func() {
 		if t.Failed() {
 			for _, p := range ps {
@@ -137,7 +148,7 @@ func TestBudgetReservationThreeProcesses(t *testing.T) {
 			}
 		}
 	})
-	gs := make([]*gateway, len(ps))
+	gs = make([]*gateway, len(ps))
 	for i, p := range ps {
 		gs[i] = p.G
 		// Each process lists the slow upstream's models; /warm has no budget.
@@ -146,7 +157,57 @@ func TestBudgetReservationThreeProcesses(t *testing.T) {
 			t.Fatalf("%s warm-up: %d %s", p.Name, res.Status, res.Body)
 		}
 	}
-	checkReservedBurst(t, gs, each, amount)
+	return each, amount, gs
+}
+
+// TestBudgetReservationWithRateLimitThreeProcesses: with a concurrency
+// rule on the budgeted path (its admission and the reservation share one
+// Redis round trip), a request either limit refuses gives back what the
+// other took: after a burst that both refuse, requests sent one at a
+// time are admitted until exactly the 10 reservations the cap allows have
+// been spent, and no slot is left in flight.
+func TestBudgetReservationWithRateLimitThreeProcesses(t *testing.T) {
+	each, amount, gs := reservingProcesses(t, "SET_RATE_LIMIT_TEAM=concurrent=4")
+	codes := reserveBurst(t, gs, 60)
+	if codes[200] < 1 || codes[200] > 4 || codes[200]+codes[429]+codes[-429] != 60 {
+		t.Fatalf("burst answers %v: want 1 to 4 admitted under concurrent=4, the rest refused", codes)
+	}
+	admitted := codes[200]
+	for i := 0; ; i++ {
+		if i > 20 {
+			t.Fatalf("still admitting after %d requests: the cap allows 10", admitted)
+		}
+		res := request(t, "POST", gs[i%len(gs)].URL+"/v1/chat/completions", reserveChat(true),
+			append(bearer(masterKey), userPathHeader, "/team/app")...)
+		if res.Status == 429 && strings.Contains(string(res.Body), "budget_exceeded") {
+			break
+		}
+		if res.Status != 200 {
+			t.Fatalf("request %d: %d %s", i, res.Status, res.Body)
+		}
+		admitted++
+	}
+	if admitted != 10 {
+		t.Fatalf("admitted %d in all (%v in the burst), want the 10 the cap allows: a refused request kept its reservation or slot", admitted, codes)
+	}
+	for _, g := range gs {
+		if spent := budgetSpent(t, g, "/team", "daily"); spent > amount || spent < 10*each*0.999 || spent > 10*each*1.001 {
+			t.Fatalf("spent %v, want %v (cap %v)", spent, 10*each, amount)
+		}
+	}
+	res := adminCall(t, gs[0], "GET", "/admin/rate-limits", "")
+	found := false
+	for _, r := range res.JSON(t)["rules"].([]any) {
+		if m := r.(map[string]any); m["subject"] == "/team" {
+			found = true
+			if m["in_flight"] != 0.0 {
+				t.Fatalf("slots still in flight: %v", m)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("no rule on /team in %s", res.Body)
+	}
 }
 
 // TestBudgetReservationReleasedOnDisconnect: a stream whose client goes

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"math"
-	"strconv"
 	"time"
 
 	"github.com/modelgate/modelgate/internal/domain/catalog"
@@ -96,15 +95,16 @@ func (s *snapshot) each(userPath string, f func(anc string, e *entry) bool) {
 // expire after the lease (SetReservationLease) if never settled, and
 // Reserve falls back to memory when the store fails.
 func (t *Tracker) Reserve(userPath string, amount catalog.Nanos, now time.Time) (r Reservation, ok bool, retryAfter time.Duration, which *Budget) {
-	s := t.snap.Load()
+	if c := t.PrepareReserve(userPath, amount, now); c != nil {
+		return t.FinishReserve(c, false)
+	}
+	return t.reserveLocal(t.snap.Load(), userPath, max(amount, 0), now)
+}
+
+// reserveLocal is Reserve in this process's memory.
+func (t *Tracker) reserveLocal(s *snapshot, userPath string, amount catalog.Nanos, now time.Time) (r Reservation, ok bool, retryAfter time.Duration, which *Budget) {
 	if len(s.list) == 0 {
 		return Reservation{}, true, 0, nil
-	}
-	amount = max(amount, 0)
-	if sh := t.sh; sh != nil && sh.up() {
-		if r, ok, wait, which, done := t.reserveShared(sh, s, userPath, amount, now); done {
-			return r, ok, wait, which
-		}
 	}
 	n := now.UnixNano()
 	held := 0
@@ -261,51 +261,6 @@ func (t *Tracker) Reserved(k Key, userPath string) (float64, error) {
 		return 0, nil
 	}
 	return catalog.Nanos(c.reserved.Load()).Float(), nil
-}
-
-// reserveShared is Reserve against the store: done is false when the
-// store could not answer and the caller must decide from memory.
-func (t *Tracker) reserveShared(sh *shared, s *snapshot, userPath string, amount catalog.Nanos, now time.Time) (r Reservation, ok bool, retryAfter time.Duration, which *Budget, done bool) {
-	var buf [8]match
-	n := now.UnixNano()
-	ms := s.matches(buf[:0], userPath, n, now)
-	if len(ms) == 0 {
-		return Reservation{}, true, 0, nil, true
-	}
-	cs := cells(ms)
-	limits := make([]catalog.Nanos, len(ms))
-	for i, m := range ms {
-		limits[i] = m.e.limit
-	}
-	id := t.resvID + strconv.FormatUint(t.resvs.Add(1), 36)
-	var refused []int
-	_, err := sh.restoring(func(ctx context.Context) ([]float64, error) {
-		var err error
-		refused, err = sh.st.Reserve(ctx, cs, limits, id, amount, t.lease)
-		return nil, err
-	})
-	if err != nil {
-		sh.fail("reserve", err)
-		return Reservation{}, false, 0, nil, false
-	}
-	sh.ok()
-	if len(refused) == 0 {
-		return Reservation{t: t, s: s, path: userPath, amount: amount, id: id}, true, 0, nil, true
-	}
-	var worst *entry
-	var wait int64
-	for _, i := range refused {
-		if i < 0 || i >= len(ms) {
-			continue
-		}
-		if m := ms[i]; worst == nil || m.w.end-n > wait {
-			worst, wait = m.e, m.w.end-n
-		}
-	}
-	if worst == nil {
-		worst, wait = ms[0].e, ms[0].w.end-n
-	}
-	return Reservation{}, false, time.Duration(wait), &worst.b, true
 }
 
 // settleShared settles reservation id in the store: it is

@@ -175,6 +175,16 @@ func (s *Service) Reserve(userPath string, amount catalog.Nanos, now time.Time) 
 	return s.tr.Reserve(userPath, amount, now)
 }
 
+// PrepareReserve is Tracker().PrepareReserve.
+func (s *Service) PrepareReserve(userPath string, amount catalog.Nanos, now time.Time) *ReserveCall {
+	return s.tr.PrepareReserve(userPath, amount, now)
+}
+
+// FinishReserve is Tracker().FinishReserve.
+func (s *Service) FinishReserve(c *ReserveCall, made bool) (r Reservation, ok bool, retryAfter time.Duration, which *Budget) {
+	return s.tr.FinishReserve(c, made)
+}
+
 // Charge is Tracker().Charge.
 func (s *Service) Charge(userPath string, cost float64, at time.Time) {
 	s.tr.Charge(userPath, cost, at)

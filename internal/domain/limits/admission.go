@@ -174,11 +174,11 @@ func (r *Rejection) RetryAfterSeconds() int64 { return int64(r.RetryAfter / time
 // concurrent admissions cannot deadlock, and all are checked before any is
 // charged, so a rejection consumes nothing. retry is true when a matched
 // partition was evicted meanwhile; the caller matches again.
-func (e *Engine) admit(ms []match, a *Admission) (rej *Rejection, retry bool) {
+func (e *Engine) admit(ms []match, a *Admission, along *Along) (rej *Rejection, retry bool) {
 	if len(ms) == 0 {
 		return nil, false
 	}
-	if rej, handled := e.admitVia(ms, a); handled {
+	if rej, handled := e.admitVia(ms, a, along); handled {
 		return rej, false
 	}
 	ms = sortByID(ms)
@@ -352,6 +352,15 @@ func unlockAll(ms []match) {
 // subject. The allowed path does not allocate once the
 // child partitions exist.
 func (e *Engine) AdmitUserPath(userPath string) (Admission, *Rejection) {
+	return e.AdmitUserPathAlong(userPath, nil)
+}
+
+// AdmitUserPathAlong is AdmitUserPath carrying along, another domain's
+// call to the Shared backend, which the backend makes in the same round
+// trip when the admission asks it anything (along.Made then reports it
+// did; see SharedAdmission.Along). Whatever the verdict, the caller makes
+// the call itself when along.Made is false.
+func (e *Engine) AdmitUserPathAlong(userPath string, along *Along) (Admission, *Rejection) {
 	set := e.set.Load()
 	if len(set.paths) == 0 {
 		return Admission{}, nil
@@ -363,7 +372,7 @@ func (e *Engine) AdmitUserPath(userPath string) (Admission, *Rejection) {
 	for {
 		var buf [matchBuf]match
 		a := Admission{e: e}
-		rej, retry := e.admit(set.matchPath(buf[:0], path), &a)
+		rej, retry := e.admit(set.matchPath(buf[:0], path), &a, along)
 		if !retry {
 			return a, rej
 		}
@@ -382,7 +391,7 @@ func (e *Engine) AdmitTarget(provider, model string) (Admission, *Rejection) {
 	}
 	var buf [matchBuf]match
 	a := Admission{e: e}
-	rej, _ := e.admit(set.matchTarget(buf[:0], provider, model), &a)
+	rej, _ := e.admit(set.matchTarget(buf[:0], provider, model), &a, nil)
 	return a, rej
 }
 
@@ -452,7 +461,7 @@ func (e *Engine) AdmitBatch(userPath string) (Headers, *Rejection) {
 			}
 		}
 		a := Admission{e: e}
-		rej, retry := e.admit(windows, &a)
+		rej, retry := e.admit(windows, &a, nil)
 		if retry {
 			continue
 		}

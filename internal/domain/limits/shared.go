@@ -78,12 +78,33 @@ type SharedAdmission struct {
 	Tokens bool
 	// Counters are the counters of every matching rule, each once.
 	Counters []SharedCounter
+	// Along, when not nil, is another domain's call that the backend
+	// makes in the same round trip and atomic step as the admission, if
+	// it knows the call's type; it then sets Along.Made. The call is made
+	// first: when it refuses, the admission is not attempted
+	// (Along.Vetoed); when the admission is refused, the call's effect
+	// is undone.
+	Along *Along
 
 	// Admitted reports whether the request was admitted.
 	Admitted bool
 	// Lease names the leases taken, when a concurrency counter matched;
 	// pass it back in SharedRelease.
 	Lease string
+}
+
+// Along is another domain's call to the Shared backend carried by an
+// admission (Engine.AdmitUserPathAlong), so that both take one round
+// trip to the backend.
+type Along struct {
+	// Call is the call, opaque to this package: the backend recognizes
+	// its type, makes it and records its outcome in it.
+	Call any
+	// Made reports that the backend made Call.
+	Made bool
+	// Vetoed reports that Call refused, and the backend then neither
+	// admitted nor refused the admission: it was not attempted.
+	Vetoed bool
 }
 
 // SharedRelease is the input of Shared.Release.

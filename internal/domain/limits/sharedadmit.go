@@ -78,13 +78,13 @@ func unavailable() *Rejection {
 // admitVia admits ms through the Shared backend when there is one and it
 // answers. handled is false when the caller must admit with the local
 // counters (no backend, or fallback).
-func (e *Engine) admitVia(ms []match, a *Admission) (rej *Rejection, handled bool) {
+func (e *Engine) admitVia(ms []match, a *Admission, along *Along) (rej *Rejection, handled bool) {
 	if e.shared == nil {
 		return nil, false
 	}
 	err := errSharedDown
 	if !e.sharedDown.Load() {
-		rej, err = e.admitShared(ms, a)
+		rej, err = e.admitShared(ms, a, along)
 		if err == nil {
 			return rej, true
 		}
@@ -98,13 +98,13 @@ func (e *Engine) admitVia(ms []match, a *Admission) (rej *Rejection, handled boo
 	return nil, false
 }
 
-// admitShared asks the backend to admit ms (sorted and deduplicated here)
-// and fills in a from its answer.
-func (e *Engine) admitShared(ms []match, a *Admission) (*Rejection, error) {
+// admitShared asks the backend to admit ms (sorted and deduplicated here),
+// with along when not nil, and fills in a from its answer.
+func (e *Engine) admitShared(ms []match, a *Admission, along *Along) (*Rejection, error) {
 	ms = sortByID(ms)
 	tokens := e.tokensEnforced.Load()
 	nowMs := floorDiv(e.nowNanos(), int64(time.Millisecond))
-	req := SharedAdmission{Now: nowMs, Tokens: tokens, Counters: make([]SharedCounter, len(ms))}
+	req := SharedAdmission{Now: nowMs, Tokens: tokens, Counters: make([]SharedCounter, len(ms)), Along: along}
 	for i := range ms {
 		c, r := ms[i].c, &ms[i].rs.rule
 		req.Counters[i] = SharedCounter{ID: c.sid, Period: time.Duration(c.period), MaxRequests: r.MaxRequests, MaxTokens: r.MaxTokens}
@@ -114,6 +114,10 @@ func (e *Engine) admitShared(ms []match, a *Admission) (*Rejection, error) {
 	cancel()
 	if err != nil {
 		return nil, err
+	}
+	if along != nil && along.Vetoed {
+		// Not attempted: the caller refuses the request for along's sake.
+		return nil, nil
 	}
 	// The backend works in milliseconds; so do the views below, so that
 	// headers and Retry-After agree with its decision.

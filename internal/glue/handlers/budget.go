@@ -6,6 +6,7 @@ import (
 
 	"github.com/modelgate/modelgate/internal/domain/budgets"
 	"github.com/modelgate/modelgate/internal/domain/catalog"
+	"github.com/modelgate/modelgate/internal/domain/limits"
 	"github.com/modelgate/modelgate/internal/gateway/proxy"
 	"github.com/modelgate/modelgate/internal/request/apierr"
 	"github.com/modelgate/modelgate/internal/request/reqinfo"
@@ -55,7 +56,7 @@ func budgetCheckFor(rt *routes.Route) budgetCheck {
 // plan's first target is priced is admitted by its worst-case cost
 // instead (reserveBudget): it reserves that cost, or is refused when it
 // does not fit beside the spend and the reservations in flight.
-func admitBudget(bs *budgets.Service, check budgetCheck, w http.ResponseWriter, r *http.Request, info *reqinfo.Info) (path string, ok bool) {
+func admitBudget(bs *budgets.Service, check budgetCheck, lim userPathLimits, w http.ResponseWriter, r *http.Request, info *reqinfo.Info) (path string, ok bool) {
 	path = info.UserPath
 	if path == "" {
 		path = userpath.Root
@@ -66,7 +67,7 @@ func admitBudget(bs *budgets.Service, check budgetCheck, w http.ResponseWriter, 
 	if check == budgetAtModel {
 		if p := info.Plan(); p.Settled() {
 			if amount, reservable := proxy.WorstCaseCost(p.Target, info.Body()); reservable {
-				return path, reserveBudget(bs, amount, path, w, r, info, p)
+				return path, reserveBudget(bs, amount, path, lim, w, r, info, p)
 			}
 		}
 	}
@@ -96,9 +97,26 @@ func admitBudget(bs *budgets.Service, check budgetCheck, w http.ResponseWriter, 
 // requests in flight, and holds it on info until the request ends
 // (chargeBudget settles it). Otherwise it answers 429 budget_exceeded
 // with Retry-After the seconds to the end of the refusing budget's
-// period and reports false.
-func reserveBudget(bs *budgets.Service, amount catalog.Nanos, path string, w http.ResponseWriter, r *http.Request, info *reqinfo.Info, p *reqinfo.Plan) bool {
-	res, admitted, wait, which := bs.Reserve(path, amount, time.Now())
+// period and reports false. When the spend is shared, the reservation
+// and the user-path rate-limit admission (lim) are one round trip to the
+// backend; a request the budget refuses gets that admission back.
+func reserveBudget(bs *budgets.Service, amount catalog.Nanos, path string, lim userPathLimits, w http.ResponseWriter, r *http.Request, info *reqinfo.Info, p *reqinfo.Plan) bool {
+	var (
+		res      budgets.Reservation
+		admitted bool
+		wait     time.Duration
+		which    *budgets.Budget
+	)
+	if call := bs.PrepareReserve(path, amount, time.Now()); call != nil {
+		along := limits.Along{Call: call}
+		lim.admitAlong(path, &along)
+		res, admitted, wait, which = bs.FinishReserve(call, along.Made)
+		if !admitted {
+			lim.cancel()
+		}
+	} else {
+		res, admitted, wait, which = bs.Reserve(path, amount, time.Now())
+	}
 	if admitted {
 		if res.Held() {
 			info.SetReservation(&res)

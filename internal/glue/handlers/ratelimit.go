@@ -101,10 +101,12 @@ func (h *RateLimit) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddy
 // (bs nil: budgets are off), then under the user-path rate limits of eng.
 // A request a budget refuses counts against no rate limit.
 func serveLimited(bs *budgets.Service, check budgetCheck, eng *limits.Engine, kind routes.Counting, w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+	var pre userPathAdmission
 	if bs != nil && check != budgetOff {
 		var info *reqinfo.Info
 		info, r = requestInfo(r)
-		path, ok := admitBudget(bs, check, w, r, info)
+		lim := userPathLimits{eng: eng, kind: kind, pre: &pre}
+		path, ok := admitBudget(bs, check, lim, w, r, info)
 		if !ok {
 			return nil
 		}
@@ -113,13 +115,52 @@ func serveLimited(bs *budgets.Service, check budgetCheck, eng *limits.Engine, ki
 		// for what it used), or panicking.
 		defer chargeBudget(bs, path, info)
 	}
-	return limitUserPath(eng, kind, w, r, next)
+	return limitUserPath(eng, kind, &pre, w, r, next)
+}
+
+// userPathAdmission is a user-path admission made before limitUserPath
+// runs: together with the budget reservation, so that both are one round
+// trip to a shared backend (see reserveBudget).
+type userPathAdmission struct {
+	made bool
+	adm  limits.Admission
+	rej  *limits.Rejection
+}
+
+// userPathLimits is what the budget stage needs to admit a request under
+// the user-path rate limits in the same round trip as its reservation.
+type userPathLimits struct {
+	eng  *limits.Engine
+	kind routes.Counting
+	pre  *userPathAdmission
+}
+
+// admitAlong admits a request on path under the user-path rules, carrying
+// along (made in the same round trip when the rules ask the shared
+// backend), and keeps the verdict for limitUserPath. It does nothing for
+// the requests limitUserPath does not admit through AdmitUserPath.
+func (l userPathLimits) admitAlong(path string, along *limits.Along) {
+	if l.eng == nil || l.pre == nil || l.kind != routes.CountRequestAndSlot {
+		return
+	}
+	l.pre.adm, l.pre.rej = l.eng.AdmitUserPathAlong(path, along)
+	l.pre.made = true
+}
+
+// cancel gives back an admission admitAlong made: the budget refused the
+// request, which then counts against no rate limit.
+func (l userPathLimits) cancel() {
+	if l.pre != nil && l.pre.made && l.pre.rej == nil {
+		l.pre.adm.Cancel()
+		*l.pre = userPathAdmission{}
+	}
 }
 
 // limitUserPath admits r under eng's user-path rules (nil: rate limiting
-// is off) and serves it with next, releasing the admission when next
-// returns, which for a stream is when the stream has ended.
-func limitUserPath(eng *limits.Engine, kind routes.Counting, w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+// is off), or takes the verdict pre holds, and serves it with next,
+// releasing the admission when next returns, which for a stream is when
+// the stream has ended.
+func limitUserPath(eng *limits.Engine, kind routes.Counting, pre *userPathAdmission, w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	if eng == nil || kind == routes.CountNone {
 		return next.ServeHTTP(w, r)
 	}
@@ -140,7 +181,10 @@ func limitUserPath(eng *limits.Engine, kind routes.Counting, w http.ResponseWrit
 		hdr.Apply(w.Header())
 		return next.ServeHTTP(w, r)
 	}
-	adm, rej := eng.AdmitUserPath(path)
+	adm, rej := pre.adm, pre.rej
+	if !pre.made {
+		adm, rej = eng.AdmitUserPath(path)
+	}
 	if rej != nil {
 		refuse(w, r, rej)
 		return nil

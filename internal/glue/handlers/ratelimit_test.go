@@ -39,7 +39,7 @@ func rlServe(e *limits.Engine, method, path, userPath string, next caddyhttp.Han
 	req := httptest.NewRequest(method, path, nil)
 	req = req.WithContext(reqinfo.With(req.Context(), info))
 	rec := httptest.NewRecorder()
-	_ = limitUserPath(e, classify(routes.Lookup(method, path)), rec, req, next)
+	_ = limitUserPath(e, classify(routes.Lookup(method, path)), new(userPathAdmission), rec, req, next)
 	return rec, info
 }
 
@@ -152,7 +152,7 @@ func TestRateLimitRequests(t *testing.T) {
 	info.UserPath, info.CacheHit = "/team", true
 	req := httptest.NewRequest("POST", "/v1/chat/completions", nil)
 	rec = httptest.NewRecorder()
-	_ = limitUserPath(e, routes.CountRequestAndSlot, rec, req.WithContext(reqinfo.With(req.Context(), info)), caddyhttp.HandlerFunc(ok200))
+	_ = limitUserPath(e, routes.CountRequestAndSlot, new(userPathAdmission), rec, req.WithContext(reqinfo.With(req.Context(), info)), caddyhttp.HandlerFunc(ok200))
 	if rec.Code != 200 {
 		t.Fatalf("cache hit: %d", rec.Code)
 	}
@@ -227,12 +227,12 @@ func TestRateLimitWithoutInfo(t *testing.T) {
 		return ok200(w, r)
 	})
 	rec := httptest.NewRecorder()
-	_ = limitUserPath(e, routes.CountRequestAndSlot, rec, httptest.NewRequest("POST", "/v1/embeddings", nil), next)
+	_ = limitUserPath(e, routes.CountRequestAndSlot, new(userPathAdmission), rec, httptest.NewRequest("POST", "/v1/embeddings", nil), next)
 	if rec.Code != 200 || saw == nil {
 		t.Fatalf("%d, info %v", rec.Code, saw)
 	}
 	rec = httptest.NewRecorder()
-	_ = limitUserPath(e, routes.CountRequestAndSlot, rec, httptest.NewRequest("POST", "/v1/embeddings", nil), next)
+	_ = limitUserPath(e, routes.CountRequestAndSlot, new(userPathAdmission), rec, httptest.NewRequest("POST", "/v1/embeddings", nil), next)
 	if rec.Code != 429 {
 		t.Fatalf("root path not limited: %d", rec.Code)
 	}
@@ -279,7 +279,7 @@ func BenchmarkRateLimitHandler(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		r := reqs[i%len(reqs)]
-		if err := limitUserPath(e, classify(routes.LookupRequest(r)), w, r, next); err != nil {
+		if err := limitUserPath(e, classify(routes.LookupRequest(r)), new(userPathAdmission), w, r, next); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -25,7 +25,10 @@ const resvKeep = time.Minute
 // the (0-based) cells that refuse, and nothing is held unless it is
 // empty. The server's clock dates the leases, so the processes' clocks
 // need not agree.
-var spendReserve = redis.NewScript(`
+var spendReserve = redis.NewScript(spendReserveLua)
+
+// spendReserveLua is spendReserve's body.
+var spendReserveLua = `
 if redis.call('EXISTS', KEYS[#KEYS]) == 0 then
   return redis.error_reply('` + spendLost + `')
 end
@@ -71,7 +74,7 @@ for i = 1, n do
     end
   end
 end
-return refused`)
+return refused`
 
 // spendSettle is budgets.SpendStore's Settle. KEYS are as spendReserve's;
 // ARGV[1] is the reservation id, then per cell i ARGV[3i-1] its child,
@@ -127,15 +130,29 @@ func (b *Budgets) cellKeys(cells []budgets.SpendCell) []string {
 
 // Reserve implements budgets.SpendStore in one script call.
 func (b *Budgets) Reserve(ctx context.Context, cells []budgets.SpendCell, limits []catalog.Nanos, id string, amount catalog.Nanos, lease time.Duration) ([]int, error) {
+	keys, args, err := b.reserveCall(cells, limits, id, amount, lease)
+	if err != nil {
+		return nil, err
+	}
+	return reserveAnswer(spendReserve.Run(ctx, b.c.R, keys, args...))
+}
+
+// reserveCall returns the keys and arguments of spendReserve for Reserve.
+func (b *Budgets) reserveCall(cells []budgets.SpendCell, limits []catalog.Nanos, id string, amount catalog.Nanos, lease time.Duration) ([]string, []any, error) {
 	if len(limits) != len(cells) {
-		return nil, fmt.Errorf("redis: reserving budget spend: %d limits for %d cells", len(limits), len(cells))
+		return nil, nil, fmt.Errorf("redis: reserving budget spend: %d limits for %d cells", len(limits), len(cells))
 	}
 	args := make([]any, 3, 3+2*len(cells))
 	args[0], args[1], args[2] = strconv.FormatInt(int64(amount), 10), id, strconv.FormatInt(max(lease.Milliseconds(), 1), 10)
 	for i, c := range cells {
 		args = append(args, c.Child, strconv.FormatInt(int64(limits[i]), 10))
 	}
-	res, err := spendReserve.Run(ctx, b.c.R, b.cellKeys(cells), args...).Int64Slice()
+	return b.cellKeys(cells), args, nil
+}
+
+// reserveAnswer reads spendReserve's reply: the cells that refused.
+func reserveAnswer(cmd *redis.Cmd) ([]int, error) {
+	res, err := cmd.Int64Slice()
 	if err != nil {
 		return nil, fmt.Errorf("redis: reserving budget spend: %w", lost(err))
 	}

@@ -126,7 +126,7 @@ func NewRateLimits(c *Client, opts RateLimitOptions) *RateLimits {
 func (s *RateLimits) warm() {
 	ctx, cancel := context.WithTimeout(context.Background(), renewTimeout)
 	defer cancel()
-	for _, sc := range []*redis.Script{admitScript, releaseScript, peekScript} {
+	for _, sc := range []*redis.Script{admitScript, releaseScript, peekScript, admitReserving} {
 		if err := sc.Load(ctx, s.r).Err(); err != nil {
 			return
 		}
@@ -175,7 +175,19 @@ func (s *RateLimits) Admit(ctx context.Context, req *limits.SharedAdmission) err
 		// given back, instead of holding its slot for the lease time.
 		s.hold(lease, leaseKeys)
 	}
-	res, err := admitScript.Run(ctx, s.r, keys, args...).Int64Slice()
+	var res []int64
+	var err error
+	if bc := s.budgetAlong(req); bc != nil {
+		res, err = s.admitReserving(ctx, req, bc, keys, args)
+	} else {
+		res, err = admitScript.Run(ctx, s.r, keys, args...).Int64Slice()
+	}
+	if err == nil && req.Along != nil && req.Along.Vetoed {
+		if lease != "" {
+			s.unhold(lease)
+		}
+		return nil
+	}
 	if err != nil {
 		if lease != "" {
 			s.drop(ctx, lease)

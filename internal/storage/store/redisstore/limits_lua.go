@@ -60,7 +60,10 @@ end
 // Reply: 1 (admitted) or 0, then per key: for a concurrency counter the
 // number of live leases; for a window w, r, pr, t, pt. Admitted, they
 // include this request.
-var admitScript = redis.NewScript(luaCommon + `
+var admitScript = redis.NewScript(luaCommon + admitLua)
+
+// admitLua is admitScript's body.
+const admitLua = `
 local now = tonumber(ARGV[1])
 local tokens = ARGV[2] == '1'
 local member = ARGV[3]
@@ -109,7 +112,7 @@ for i = 1, #KEYS do
   end
 end
 return out
-`)
+`
 
 // releaseScript ends an admission.
 //

@@ -1,0 +1,72 @@
+package redisstore
+
+import (
+	"testing"
+	"time"
+
+	"github.com/modelgate/modelgate/internal/domain/budgets"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
+	"github.com/modelgate/modelgate/internal/domain/limits"
+	"github.com/modelgate/modelgate/internal/testkit/redistest"
+)
+
+// BenchmarkAdmitReserving compares a budgeted request's admission
+// through Redis: "apart" reserves its worst-case cost, then admits it
+// under a window rule (two round trips); "along" carries the reservation
+// along the admission (one script call). Each iteration also settles the
+// reservation and ends the admission, as a request does.
+func BenchmarkAdmitReserving(b *testing.B) {
+	for _, along := range []bool{false, true} {
+		name := "apart"
+		if along {
+			name = "along"
+		}
+		b.Run(name, func(b *testing.B) {
+			url, prefix := redistest.New(b)
+			c := openTest(b, url, prefix)
+			rl := NewRateLimits(c, RateLimitOptions{})
+			rl.warm()
+			eng, err := limits.New(limits.Options{Shared: rl, SharedTimeout: 2 * time.Second})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer eng.Close()
+			if err := eng.SetConfigRules([]limits.Rule{{Scope: limits.ScopeUserPath, Subject: "/", Period: "minute", MaxRequests: 1 << 40}}); err != nil {
+				b.Fatal(err)
+			}
+			bs, err := budgets.New(budgets.Options{Spend: NewBudgets(c)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := bs.Put(budgets.Key{UserPath: "/team", Period: budgets.Daily}, 1e9, false); err != nil {
+				b.Fatal(err)
+			}
+			amount := catalog.NanosOf(0.001)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				var (
+					r   budgets.Reservation
+					ok  bool
+					adm limits.Admission
+					rej *limits.Rejection
+				)
+				if call := bs.PrepareReserve("/team/app", amount, time.Now()); along && call != nil {
+					al := limits.Along{Call: call}
+					adm, rej = eng.AdmitUserPathAlong("/team/app", &al)
+					r, ok, _, _ = bs.FinishReserve(call, al.Made)
+				} else {
+					if call != nil {
+						r, ok, _, _ = bs.FinishReserve(call, false)
+					}
+					adm, rej = eng.AdmitUserPath("/team/app")
+				}
+				if !ok || rej != nil {
+					b.Fatalf("refused: budget ok %v, rate limit %v", ok, rej)
+				}
+				r.Settle(0, time.Now())
+				adm.Done(0)
+			}
+		})
+	}
+}

@@ -228,3 +228,13 @@ func (e *Engine) clearChild(id CounterID, gen uint64) {
 		c.mu.Unlock()
 	}
 }
+
+// Rule returns the live rule of k (config shadowing manual), and whether
+// there is one.
+func (e *Engine) Rule(k Key) (Rule, bool) {
+	rs := e.set.Load().byKey[k.Normalize()]
+	if rs == nil {
+		return Rule{}, false
+	}
+	return rs.rule, true
+}

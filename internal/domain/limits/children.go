@@ -8,6 +8,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -23,6 +24,59 @@ const MaxSharedChildren = 10000
 
 // sharedPeekBatch is how many counters one Peek of a listing reads.
 const sharedPeekBatch = 500
+
+// childNamesTTL is how long the child names a Shared backend listed for a
+// template are reused: the dashboard refreshes the rule list every few
+// seconds, and each listing would otherwise scan the backend's keys again.
+// Counts are always read afresh; only a child that another process alone
+// has seen may show up that much later.
+const childNamesTTL = 10 * time.Second
+
+// childNames caches, per template, the child names a Shared backend
+// listed (see childNamesTTL).
+type childNames struct {
+	mu sync.Mutex
+	m  map[string]childNamesEntry // by the template's shared id
+}
+
+// childNamesEntry is one template's cached names.
+type childNamesEntry struct {
+	at    time.Time
+	names []string
+}
+
+// sharedChildNames returns the child names the Shared backend holds for
+// template rs, from the cache while it is fresh.
+func (e *Engine) sharedChildNames(sc SharedChildren, rs *ruleState) []string {
+	sid := rs.g.tmpl.sid
+	now := time.Now()
+	e.kidNames.mu.Lock()
+	if c, ok := e.kidNames.m[sid]; ok && now.Sub(c.at) < childNamesTTL {
+		e.kidNames.mu.Unlock()
+		return c.names
+	}
+	e.kidNames.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), max(e.sharedTimeout, time.Second))
+	names, err := sc.ChildCounters(ctx, sid, rs.g.period == 0, MaxSharedChildren)
+	cancel()
+	if err != nil {
+		e.log.Warn("rate limits: could not list the shared counters of a template's children; showing this process's",
+			zap.Stringer("rule", rs.key), zap.Error(err))
+		return names
+	}
+	e.kidNames.mu.Lock()
+	if e.kidNames.m == nil {
+		e.kidNames.m = map[string]childNamesEntry{}
+	}
+	for k, c := range e.kidNames.m {
+		if now.Sub(c.at) >= childNamesTTL {
+			delete(e.kidNames.m, k)
+		}
+	}
+	e.kidNames.m[sid] = childNamesEntry{at: now, names: names}
+	e.kidNames.mu.Unlock()
+	return names
+}
 
 // SharedChildren is what a Shared backend may also implement, so that the
 // children of a template can be listed and reset one by one across
@@ -98,14 +152,7 @@ func (e *Engine) childStatuses(rs *ruleState) []ChildStatus {
 		seen[c.child] = true
 	}
 	if sc, ok := e.shared.(SharedChildren); ok && e.SharedHealthy() {
-		ctx, cancel := context.WithTimeout(context.Background(), max(e.sharedTimeout, time.Second))
-		more, err := sc.ChildCounters(ctx, rs.g.tmpl.sid, rs.g.period == 0, MaxSharedChildren)
-		cancel()
-		if err != nil {
-			e.log.Warn("rate limits: could not list the shared counters of a template's children; showing this process's",
-				zap.Stringer("rule", rs.key), zap.Error(err))
-		}
-		for _, child := range more {
+		for _, child := range e.sharedChildNames(sc, rs) {
 			if !seen[child] {
 				seen[child] = true
 				names = append(names, child)

@@ -93,6 +93,7 @@ type Engine struct {
 	warnedAt      atomic.Int64
 	warnedCount   atomic.Uint64
 	onChange      func(Change)
+	kidNames      childNames // child names listed by shared (children.go)
 
 	flushMu   sync.Mutex // serialises snapshots
 	lastEvict time.Time  // guarded by flushMu

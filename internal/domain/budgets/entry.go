@@ -63,6 +63,13 @@ type Entry struct {
 	// LastResetAt is when it was last reset; it is written as "" when it
 	// never was.
 	LastResetAt time.Time `json:"last_reset_at"`
+	// Children is, on a template row of the admin list, how many children
+	// have spend in the current period; absent on other rows.
+	Children *int `json:"children,omitempty"`
+	// ChildrenExhausted is, on a template row of the admin list, how many
+	// of those children have spent at least the amount; absent on other
+	// rows.
+	ChildrenExhausted *int `json:"children_exhausted,omitempty"`
 }
 
 // MarshalJSON writes the entry with times in RFC 3339 (UTC) and an empty
@@ -118,15 +125,10 @@ func (e *entry) listView(now time.Time) Entry {
 	if e.g.perChild {
 		e.g.mu.RLock()
 		start := e.window(now.UnixNano(), now).start
-		used := false
-		for _, c := range e.g.kids {
-			if c.read(start) > 0 {
-				used = true
-				break
-			}
-		}
+		used, exhausted := e.childCounts(start)
 		e.g.mu.RUnlock()
-		v := e.view(e.b.UserPath, 0, used, now)
+		v := e.view(e.b.UserPath, 0, used > 0, now)
+		v.Children, v.ChildrenExhausted = &used, &exhausted
 		v.UsageRatio = 0
 		if e.b.Amount == 0 {
 			v.UsageRatio = 1

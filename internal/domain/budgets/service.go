@@ -1,6 +1,7 @@
 package budgets
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -158,6 +159,9 @@ func (s *Service) apply(now time.Time) error {
 		if err := s.tr.RebuildKeys(s.src, now, fresh); err != nil {
 			s.log.Error("budgets: spend could not be rebuilt from usage records; those budgets count from zero", zap.Error(err))
 		}
+		if err := s.reapplyChildResets(fresh, now); err != nil {
+			s.log.Error("budgets: the spend of children reset on their own could not be rebuilt", zap.Error(err))
+		}
 	}
 	return nil
 }
@@ -198,7 +202,8 @@ func (s *Service) SetQuotaTemplates(entitled bool) { s.entitled.Store(entitled) 
 func (s *Service) Rebuild() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.tr.Rebuild(s.src, s.clock())
+	now := s.clock()
+	return errors.Join(s.tr.Rebuild(s.src, now), s.reapplyChildResets(nil, now))
 }
 
 // resync runs Tracker.Resync when the shared spend store answers again.
@@ -343,8 +348,11 @@ func (s *Service) Delete(k Key) error {
 
 // ResetOne sets the last reset of budget k (manual or configuration) to
 // now, which clears its spend (every child of a template), and returns
-// its entry. Errors: ErrNotFound, or a storage failure (nothing changed
-// then).
+// its entry. A k with no budget of its own that is a direct child of a
+// per_child template of the same period ("/customers/alice" under
+// "/customers") resets that child only: its reset mark is stored under k
+// and the entry returned is the template's as the child sees it.
+// Errors: ErrNotFound, or a storage failure (nothing changed then).
 func (s *Service) ResetOne(k Key) (Entry, error) {
 	k, err := NormalizeKey(k)
 	if err != nil {
@@ -354,6 +362,9 @@ func (s *Service) ResetOne(k Key) (Entry, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, err := s.tr.Entry(k, now); err != nil {
+		if e, handled, cerr := s.resetChild(k, now); handled {
+			return e, cerr
+		}
 		return Entry{}, err
 	}
 	if s.st != nil {

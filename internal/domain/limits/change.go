@@ -13,6 +13,9 @@ type Change struct {
 	Reset []Key `json:"reset,omitempty"`
 	// ResetAll says every rule's windows were reset.
 	ResetAll bool `json:"reset_all,omitempty"`
+	// ResetChildren lists the children of templates whose windows were
+	// reset on their own (Engine.ResetOne of a child path).
+	ResetChildren []CounterID `json:"reset_children,omitempty"`
 }
 
 // notify hands ch to OnChange, if set.
@@ -50,7 +53,7 @@ func (e *Engine) ApplyChange(ch Change) error {
 	if ch.Rules {
 		err = e.Reload()
 	}
-	if len(ch.Reset) == 0 && !ch.ResetAll {
+	if len(ch.Reset) == 0 && !ch.ResetAll && len(ch.ResetChildren) == 0 {
 		return err
 	}
 	e.mu.Lock()
@@ -64,6 +67,9 @@ func (e *Engine) ApplyChange(ch Change) error {
 		if g := e.groups[k.Normalize()]; g != nil {
 			g.clear(gen)
 		}
+	}
+	for _, id := range ch.ResetChildren {
+		e.clearChild(id, gen)
 	}
 	e.mu.Unlock()
 	if err != nil {

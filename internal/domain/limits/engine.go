@@ -93,6 +93,7 @@ type Engine struct {
 	warnedAt      atomic.Int64
 	warnedCount   atomic.Uint64
 	onChange      func(Change)
+	kidNames      childNames // child names listed by shared (children.go)
 
 	flushMu   sync.Mutex // serialises snapshots
 	lastEvict time.Time  // guarded by flushMu
@@ -303,14 +304,23 @@ func (e *Engine) Delete(k Key) error {
 }
 
 // ResetOne clears the request and token windows of one rule (manual or
-// config; all children of a template). In-flight slots are kept until their
-// requests finish. The in-memory reset always happens; an error reports
-// that it could not be persisted.
+// config; all children of a template). A user-path k with no rule of its
+// own that is a direct child of a per_child template of the same period
+// ("/customers/alice" under "/customers") clears that child's windows
+// only. In-flight slots are kept until their requests finish. The
+// in-memory reset always happens; an error reports that it could not be
+// persisted.
 func (e *Engine) ResetOne(k Key) error {
 	k = k.Normalize()
 	e.mu.Lock()
 	g := e.groups[k]
 	if g == nil {
+		if tg, child := e.templateOf(k); tg != nil {
+			err := e.resetChild(tg, child)
+			e.mu.Unlock()
+			e.notify(Change{ResetChildren: []CounterID{{Rule: tg.key, Child: child}}})
+			return err
+		}
 		e.mu.Unlock()
 		return fmt.Errorf("%w: %s", ErrRuleNotFound, k)
 	}

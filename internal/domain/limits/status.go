@@ -31,6 +31,12 @@ type RuleStatus struct {
 	// Usage is the live usage; zero for a template in Rules (templates have
 	// no aggregate counter).
 	Usage Usage
+	// Children is, for a template in Rules, how many children have usage
+	// (see Engine.Children).
+	Children int
+	// ChildrenExhausted is, for a template in Rules, how many of those
+	// children are exhausted.
+	ChildrenExhausted int
 }
 
 // Rules lists every live rule with its usage (with a Shared backend that
@@ -47,6 +53,8 @@ func (e *Engine) Rules() []RuleStatus {
 		if rs.g.agg != nil {
 			st.Usage = rs.g.agg.usage(now)
 			id = rs.g.agg.sid
+		} else {
+			st.Children, st.ChildrenExhausted = e.childCounts(rs)
 		}
 		out = append(out, st)
 		ids = append(ids, id)

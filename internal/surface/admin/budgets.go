@@ -255,6 +255,8 @@ func (h *Handler) budgetError(w http.ResponseWriter, err error, param string) {
 	case errors.Is(err, budgets.ErrReadOnly):
 		apierr.Write(w, apierr.New(http.StatusConflict, apierr.TypeInvalidRequest,
 			msg+"; change it in the YAML file or the environment").WithCode("budget_read_only"))
+	case errors.Is(err, budgets.ErrNotTemplate):
+		apierr.Write(w, apierr.InvalidRequest(msg+"; only a per_child template has children").WithCode("not_per_child"))
 	case errors.Is(err, budgets.ErrNotFound):
 		apierr.Write(w, apierr.NotFound(msg).WithCode("budget_not_found"))
 	case errors.Is(err, budgets.ErrInvalidBudget), errors.Is(err, budgets.ErrInvalidSettings):

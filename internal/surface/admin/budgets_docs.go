@@ -23,6 +23,9 @@ func budgetSchemas() schema {
 		"period_ratio": number("Elapsed fraction of the period."), "per_child": boolean("A template: each direct child has its own amount and spend."),
 		"source":     schema{"type": "string", "enum": []string{budgets.SourceManual, budgets.SourceConfig}, "description": "config budgets are read-only here."},
 		"created_at": dateTime(""), "updated_at": dateTime(""), "last_reset_at": str("RFC 3339, or empty when never reset."),
+		"children": integer("A template's row in the admin list: how many children have spend in the current period " +
+			"(GET /admin/budgets/{user_path}/{period}/children lists them). Absent on other rows."),
+		"children_exhausted": integer("A template's row in the admin list: how many of those children have spent the amount. Absent on other rows."),
 	}, "user_path", "scope", "subject", "effective_subject", "period_seconds", "amount", "spent", "remaining", "usage_ratio",
 		"has_usage", "period_start", "period_end", "period_label", "period_ratio", "per_child", "source", "created_at", "updated_at", "last_reset_at")
 	settings := schema{

@@ -49,6 +49,12 @@ type RateLimitRule struct {
 	WindowStart *time.Time `json:"window_start"`
 	// WindowEnd is when it ends.
 	WindowEnd *time.Time `json:"window_end"`
+	// Children is, on a per_child template's row, how many children have
+	// usage (see GET /admin/rate-limits/children); absent on other rows.
+	Children *int `json:"children,omitempty"`
+	// ChildrenExhausted is, on a template's row, how many of those
+	// children are exhausted; absent on other rows.
+	ChildrenExhausted *int `json:"children_exhausted,omitempty"`
 }
 
 // RateLimitList is the answer of GET /admin/rate-limits and of the resets.
@@ -76,6 +82,8 @@ func rateLimitView(st limits.RuleStatus) RateLimitRule {
 		v.Period = &p
 	}
 	if st.Template {
+		n, x := st.Children, st.ChildrenExhausted
+		v.Children, v.ChildrenExhausted = &n, &x
 		return v
 	}
 	u := st.Usage
@@ -178,7 +186,14 @@ func (h *Handler) resetOneRateLimit(w http.ResponseWriter, r *http.Request, _ pa
 	}
 	h.opts.Logger.Info("rate-limit counters reset", zap.Stringer("rule", k))
 	k = k.Normalize()
-	writeJSON(w, http.StatusOK, h.ruleList(e, func(o limits.Key) bool { return o == k }))
+	list := h.ruleList(e, func(o limits.Key) bool { return o == k })
+	if len(list.Rules) == 0 && k.Scope == limits.ScopeUserPath {
+		// A child of a template was reset: answer with the template.
+		pk := k
+		pk.Subject = parentPath(k.Subject)
+		list = h.ruleList(e, func(o limits.Key) bool { return o == pk })
+	}
+	writeJSON(w, http.StatusOK, list)
 }
 
 func (h *Handler) resetRateLimits(w http.ResponseWriter, r *http.Request, _ params) {
@@ -224,6 +239,8 @@ func (h *Handler) rateLimitError(w http.ResponseWriter, err error) {
 			msg+"; change it in the YAML file or the environment").WithCode("rate_limit_rule_read_only"))
 	case errors.Is(err, limits.ErrRuleExists):
 		apierr.Write(w, apierr.New(http.StatusConflict, apierr.TypeInvalidRequest, msg).WithCode("rate_limit_rule_exists"))
+	case errors.Is(err, limits.ErrNotTemplate):
+		apierr.Write(w, apierr.InvalidRequest(msg+"; only a per_child template has children").WithCode("not_per_child"))
 	case errors.Is(err, limits.ErrRuleNotFound):
 		apierr.Write(w, apierr.NotFound(msg).WithCode("rate_limit_rule_not_found"))
 	case errors.Is(err, limits.ErrInvalidRule):

@@ -41,6 +41,8 @@ func rateLimitSchemas() schema {
 		"source": schema{"type": "string", "enum": []string{"manual", "config"}}, "read_only": boolean("Config rules cannot be changed through the API."),
 		"requests_used": n(integer("")), "tokens_used": n(integer("")), "in_flight": n(integer("")),
 		"window_start": n(dateTime("")), "window_end": n(dateTime("")),
+		"children":           integer("A per_child template's row: how many children have usage (GET /admin/rate-limits/children lists them). Absent on other rows."),
+		"children_exhausted": integer("A template's row: how many of those children are exhausted. Absent on other rows."),
 	}, "scope", "subject", "period", "period_seconds", "max_requests", "max_tokens", "per_child", "source", "read_only",
 		"requests_used", "tokens_used", "in_flight", "window_start", "window_end")
 	return schema{

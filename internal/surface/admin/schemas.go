@@ -217,6 +217,9 @@ func components() schema {
 	for name, s := range budgetSchemas() {
 		out[name] = s
 	}
+	for name, s := range childrenSchemas() {
+		out[name] = s
+	}
 	for name, s := range sessionLimitSchemas() {
 		out[name] = s
 	}

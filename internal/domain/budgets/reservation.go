@@ -1,7 +1,6 @@
 package budgets
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"math"
@@ -269,55 +268,7 @@ func (t *Tracker) Reserved(k Key, userPath string) (float64, error) {
 // become this process's spend. When the store fails the cost is added in
 // memory and owed to the store, whose lease gives the reservation back.
 func (t *Tracker) settleShared(sh *shared, path, id string, cost float64, at time.Time) {
-	s := t.snap.Load()
-	var buf [8]match
-	n := at.UnixNano()
-	ms := s.matches(buf[:0], path, n, at)
-	if len(ms) == 0 {
-		return
-	}
-	cs := cells(ms)
-	costs := make([]float64, len(ms))
-	var charged []SpendCell
-	for i, m := range ms {
-		if n >= m.e.reset {
-			costs[i] = cost
-			charged = append(charged, m.cell)
-		}
-	}
-	var got []float64
-	err := errSkipped
-	if sh.up() {
-		got, err = sh.restoring(func(ctx context.Context) ([]float64, error) {
-			return sh.st.Settle(ctx, cs, id, costs)
-		})
-		if err == nil && len(got) != len(ms) {
-			err = errOr(nil, len(got), len(ms))
-		}
-		if err != nil {
-			sh.fail("settle", err)
-		} else {
-			sh.ok()
-		}
-	}
-	if err != nil && cost > 0 {
-		sh.owe(charged, cost)
-	}
-	for i, m := range ms {
-		if err != nil && costs[i] == 0 {
-			continue
-		}
-		for {
-			c, _ := m.e.cellFor(m.anc, path, true)
-			var alive bool
-			if err != nil {
-				alive = c.add(m.w.start, catalog.NanosOf(costs[i]))
-			} else {
-				alive = c.sync(m.w.start, got[i])
-			}
-			if alive {
-				break
-			}
-		}
+	if c := t.prepareSettle(sh, path, id, cost, at); c != nil {
+		c.Finish(false)
 	}
 }

@@ -59,7 +59,14 @@ func (a *Admission) at(i int) *counter {
 // or disconnects) to the token windows of every matched rule and releases
 // the in-flight slots. It is idempotent, never panics and is safe to call
 // from a deferred function while a panic unwinds.
-func (a *Admission) Done(tokens int64) {
+func (a *Admission) Done(tokens int64) { a.DoneAlong(tokens, nil) }
+
+// DoneAlong is Done carrying along, another domain's call to the Shared
+// backend, which the backend makes in the same round trip when the
+// release asks it anything (along.Made then reports it did; see
+// SharedRelease.Along). The caller makes the call itself when along.Made
+// is false.
+func (a *Admission) DoneAlong(tokens int64, along *Along) {
 	if a == nil || a.done {
 		return
 	}
@@ -68,7 +75,7 @@ func (a *Admission) Done(tokens int64) {
 		return
 	}
 	if a.shared {
-		a.releaseShared(tokens, false)
+		a.releaseShared(tokens, false, along)
 		return
 	}
 	var now int64
@@ -106,7 +113,7 @@ func (a *Admission) Cancel() {
 		return
 	}
 	if a.shared {
-		a.releaseShared(0, true)
+		a.releaseShared(0, true, nil)
 		return
 	}
 	now := a.e.nowNanos()

@@ -121,6 +121,10 @@ type SharedRelease struct {
 	Lease string
 	// Counters are the admission's counters (ID and Period are used).
 	Counters []SharedCounter
+	// Along, when not nil, is another domain's call that the backend
+	// makes in the same round trip, if it knows the call's type; it
+	// then sets Along.Made. The two do not depend on each other.
+	Along *Along
 }
 
 // SharedID is the stable name of k's counters in a shared backend: a hex

@@ -179,13 +179,13 @@ func (c *counter) mirror(v *counter) {
 // releaseShared ends a shared admission: it charges tokens (or, cancel,
 // gives the request back) and returns the lease, in one backend call, and
 // skips the call when there is nothing to do.
-func (a *Admission) releaseShared(tokens int64, cancel bool) {
+func (a *Admission) releaseShared(tokens int64, cancel bool, along *Along) {
 	if a.lease == "" && !cancel && (tokens <= 0 || !a.tokCap) {
 		return
 	}
 	e := a.e
 	nowMs := floorDiv(e.nowNanos(), int64(time.Millisecond))
-	rel := SharedRelease{Now: nowMs, AdmittedAt: a.admittedMs, Lease: a.lease, Cancel: cancel, Counters: make([]SharedCounter, 0, a.n)}
+	rel := SharedRelease{Now: nowMs, AdmittedAt: a.admittedMs, Lease: a.lease, Cancel: cancel, Counters: make([]SharedCounter, 0, a.n), Along: along}
 	if !cancel && a.tokCap {
 		rel.Tokens = max(tokens, 0)
 	}

@@ -148,17 +148,67 @@ func refusedAtTarget(info *reqinfo.Info, p *reqinfo.Plan) {
 // Cache hits and requests of unknown cost (no usage, or a model without a
 // price) are not spend.
 func chargeBudget(bs *budgets.Service, path string, info *reqinfo.Info) {
-	cost := 0.0
-	if !info.CacheHit {
-		if c, ok := info.Cost(); ok && c.Total > 0 {
-			cost = c.Total
-		}
-	}
+	cost := spentBy(info)
 	now := time.Now()
 	if info.SettleReservation(cost, now) {
 		return
 	}
 	if cost > 0 {
 		bs.Charge(path, cost, now)
+	}
+}
+
+// spentBy is what the ended request spent for the budgets: its cost when
+// known and positive, else 0; a cache hit spent nothing.
+func spentBy(info *reqinfo.Info) float64 {
+	if !info.CacheHit {
+		if c, ok := info.Cost(); ok && c.Total > 0 {
+			return c.Total
+		}
+	}
+	return 0
+}
+
+// budgetEnd is the end of a budgeted request: chargeBudget, or, when the
+// request holds a reservation in the shared spend store, its settlement
+// made in the same round trip as the rate-limit release (settleAlong).
+type budgetEnd struct {
+	bs   *budgets.Service
+	path string
+	info *reqinfo.Info
+	done bool
+}
+
+// settleAlong ends the request through release: when its reservation is
+// held in the shared store, release is called with the settlement along
+// (one round trip for both when the release asks the store anything) and
+// the settlement is finished; otherwise release is called alone and the
+// budgets are charged later (finish). e nil: release alone.
+func (e *budgetEnd) settleAlong(release func(*limits.Along)) {
+	if e == nil || e.done {
+		release(nil)
+		return
+	}
+	r, ok := e.info.TakeReservation().(*budgets.Reservation)
+	if !ok || r == nil {
+		release(nil)
+		return
+	}
+	e.done = true
+	call := r.PrepareSettle(spentBy(e.info), time.Now())
+	if call == nil {
+		release(nil)
+		return
+	}
+	along := limits.Along{Call: call}
+	release(&along)
+	call.Finish(along.Made)
+}
+
+// finish charges the budgets unless settleAlong did.
+func (e *budgetEnd) finish() {
+	if !e.done {
+		e.done = true
+		chargeBudget(e.bs, e.path, e.info)
 	}
 }

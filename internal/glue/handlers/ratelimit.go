@@ -110,10 +110,12 @@ func serveLimited(bs *budgets.Service, check budgetCheck, eng *limits.Engine, ki
 		if !ok {
 			return nil
 		}
+		pre.end = &budgetEnd{bs: bs, path: path, info: info}
 		// Deferred so that the spend is charged however the request ends:
 		// normally, on a client disconnect (a stream cut short is charged
-		// for what it used), or panicking.
-		defer chargeBudget(bs, path, info)
+		// for what it used), or panicking; unless limitUserPath settled
+		// it with its release.
+		defer pre.end.finish()
 	}
 	return limitUserPath(eng, kind, &pre, w, r, next)
 }
@@ -125,6 +127,9 @@ type userPathAdmission struct {
 	made bool
 	adm  limits.Admission
 	rej  *limits.Rejection
+	// end, when not nil, is the budgeted request's end, which the
+	// admission's release may carry along.
+	end *budgetEnd
 }
 
 // userPathLimits is what the budget stage needs to admit a request under
@@ -152,7 +157,7 @@ func (l userPathLimits) admitAlong(path string, along *limits.Along) {
 func (l userPathLimits) cancel() {
 	if l.pre != nil && l.pre.made && l.pre.rej == nil {
 		l.pre.adm.Cancel()
-		*l.pre = userPathAdmission{}
+		l.pre.made, l.pre.adm, l.pre.rej = false, limits.Admission{}, nil
 	}
 }
 
@@ -198,7 +203,11 @@ func limitUserPath(eng *limits.Engine, kind routes.Counting, pre *userPathAdmiss
 			adm.Cancel()
 			return
 		}
-		adm.Done(totalTokens(info))
+		if pre.end == nil {
+			adm.Done(totalTokens(info))
+			return
+		}
+		pre.end.settleAlong(func(along *limits.Along) { adm.DoneAlong(totalTokens(info), along) })
 	}()
 	// Headers go on before next writes the status line.
 	adm.Headers().Apply(w.Header())

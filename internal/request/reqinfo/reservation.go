@@ -35,3 +35,13 @@ func (i *Info) SettleReservation(cost float64, at time.Time) bool {
 	r.Settle(cost, at)
 	return true
 }
+
+// TakeReservation returns the request's budget reservation and forgets
+// it (nil when there is none), for a stage that settles it itself.
+func (i *Info) TakeReservation() Reservation {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	r := i.reservation
+	i.reservation = nil
+	return r
+}

@@ -29,6 +29,53 @@ func (s *RateLimits) budgetAlong(req *limits.SharedAdmission) *budgets.ReserveCa
 	return c
 }
 
+// settleAlong returns the budget settlement that rel carries along
+// (limits.SharedRelease.Along) when it is for a Budgets store on the same
+// client as s; nil otherwise.
+func (s *RateLimits) settleAlong(rel *limits.SharedRelease) *budgets.SettleCall {
+	if rel.Along == nil {
+		return nil
+	}
+	c, ok := rel.Along.Call.(*budgets.SettleCall)
+	if !ok {
+		return nil
+	}
+	if b, ok := c.Store.(*Budgets); !ok || b.c != s.c {
+		return nil
+	}
+	return c
+}
+
+// releaseSettling makes the release of keys and args and the settlement
+// sc in one pipeline (one round trip; they do not depend on each other),
+// records the settlement's answer in sc and rel.Along, and returns the
+// release's error. A script the server does not hold yet (it restarted)
+// is sent again on its own.
+func (s *RateLimits) releaseSettling(ctx context.Context, rel *limits.SharedRelease, sc *budgets.SettleCall, keys []string, args []any) error {
+	sKeys, sArgs, err := sc.Store.(*Budgets).settleCall(sc.Cells, sc.ID, sc.Costs)
+	if err != nil {
+		return releaseScript.Run(ctx, s.r, keys, args...).Err()
+	}
+	pipe := s.r.Pipeline()
+	rc := releaseScript.EvalSha(ctx, pipe, keys, args...)
+	bc := spendSettle.EvalSha(ctx, pipe, sKeys, sArgs...)
+	_, _ = pipe.Exec(ctx) // each reply carries its own error
+	if noScript(rc.Err()) {
+		rc = releaseScript.Run(ctx, s.r, keys, args...)
+	}
+	if noScript(bc.Err()) {
+		bc = spendSettle.Run(ctx, s.r, sKeys, sArgs...)
+	}
+	sc.Got, sc.Err = settleAnswer(bc, len(sc.Cells))
+	rel.Along.Made = true
+	return rc.Err()
+}
+
+// noScript reports a NOSCRIPT error: the server does not hold the script.
+func noScript(err error) bool {
+	return err != nil && redis.HasErrorPrefix(err, "NOSCRIPT")
+}
+
 // admitReserving makes the admission of keys and args together with the
 // reservation bc in one script call (admitReserving), records the
 // reservation's outcome in bc and req.Along, and returns the admission's

@@ -10,18 +10,22 @@ import (
 	"github.com/modelgate/modelgate/internal/testkit/redistest"
 )
 
-// BenchmarkAdmitReserving compares a budgeted request's admission
-// through Redis: "apart" reserves its worst-case cost, then admits it
-// under a window rule (two round trips); "along" carries the reservation
-// along the admission (one script call). Each iteration also settles the
-// reservation and ends the admission, as a request does.
+// BenchmarkAdmitReserving compares a budgeted request's admission and
+// end through Redis, under a request window rule ("window": the release
+// asks Redis nothing) or a concurrency rule ("slot": the release gives
+// the slot back). "apart" reserves its worst-case cost, admits it,
+// releases it and settles the reservation, each call a round trip (3 or
+// 4); "along" carries the reservation along the admission and the
+// settlement along the release (2 either way).
 func BenchmarkAdmitReserving(b *testing.B) {
-	for _, along := range []bool{false, true} {
-		name := "apart"
-		if along {
-			name = "along"
-		}
-		b.Run(name, func(b *testing.B) {
+	for _, bc := range []struct {
+		name   string
+		along  bool
+		period limits.Period
+	}{{"window/apart", false, limits.PeriodMinute}, {"window/along", true, limits.PeriodMinute},
+		{"slot/apart", false, limits.PeriodConcurrent}, {"slot/along", true, limits.PeriodConcurrent}} {
+		along, period := bc.along, bc.period
+		b.Run(bc.name, func(b *testing.B) {
 			url, prefix := redistest.New(b)
 			c := openTest(b, url, prefix)
 			rl := NewRateLimits(c, RateLimitOptions{})
@@ -31,7 +35,7 @@ func BenchmarkAdmitReserving(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer eng.Close()
-			if err := eng.SetConfigRules([]limits.Rule{{Scope: limits.ScopeUserPath, Subject: "/", Period: "minute", MaxRequests: 1 << 40}}); err != nil {
+			if err := eng.SetConfigRules([]limits.Rule{{Scope: limits.ScopeUserPath, Subject: "/", Period: period, MaxRequests: 1 << 40}}); err != nil {
 				b.Fatal(err)
 			}
 			bs, err := budgets.New(budgets.Options{Spend: NewBudgets(c)})
@@ -64,8 +68,15 @@ func BenchmarkAdmitReserving(b *testing.B) {
 				if !ok || rej != nil {
 					b.Fatalf("refused: budget ok %v, rate limit %v", ok, rej)
 				}
-				r.Settle(0, time.Now())
-				adm.Done(0)
+				if !along {
+					adm.Done(0)
+					r.Settle(0, time.Now())
+					continue
+				}
+				settle := r.PrepareSettle(0, time.Now())
+				end := limits.Along{Call: settle}
+				adm.DoneAlong(0, &end)
+				settle.Finish(end.Made)
 			}
 		})
 	}

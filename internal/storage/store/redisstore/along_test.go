@@ -198,3 +198,57 @@ func TestAlongAfterSpendLost(t *testing.T) {
 	}
 	r.Settle(0, now)
 }
+
+// TestSettlementRidesAlongRelease: a reservation's settlement carried by
+// the release of an admission that holds a slot is one round trip for
+// both; the cost is charged and the slot given back.
+func TestSettlementRidesAlongRelease(t *testing.T) {
+	url, prefix := redistest.New(t)
+	now := time.Now().UTC()
+	c := openTest(t, url, prefix)
+	rl := NewRateLimits(c, RateLimitOptions{})
+	rl.warm()
+	eng, err := limits.New(limits.Options{Shared: rl, SharedTimeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	if err := eng.SetConfigRules([]limits.Rule{{Scope: limits.ScopeUserPath, Subject: "/team", Period: limits.PeriodConcurrent, MaxRequests: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	bs := reserveService(t, c, now, 0)
+	hook := &roundTrips{}
+	rl.r.AddHook(hook)
+	call := bs.PrepareReserve("/team/app", catalog.NanosOf(0.5), now)
+	along := limits.Along{Call: call}
+	adm, rej := eng.AdmitUserPathAlong("/team/app", &along)
+	r, ok, _, _ := bs.FinishReserve(call, along.Made)
+	if rej != nil || !ok || !r.Held() {
+		t.Fatalf("refused: rate limit %v, budget ok %v", rej, ok)
+	}
+	if _, rej := eng.AdmitUserPath("/team/app"); rej == nil {
+		t.Fatal("a second request took the one slot")
+	}
+	before := hook.n.Load()
+	settle := r.PrepareSettle(0.25, now)
+	if settle == nil {
+		t.Fatal("no settlement prepared for a reservation held in Redis")
+	}
+	end := limits.Along{Call: settle}
+	adm.DoneAlong(10, &end)
+	if got := hook.n.Load() - before; got != 1 || !end.Made {
+		t.Fatalf("release with the settlement along: %d round trips, made %v; want 1, true", got, end.Made)
+	}
+	settle.Finish(end.Made)
+	if settle.Err != nil {
+		t.Fatal(settle.Err)
+	}
+	if es := bs.List(); es[1].UserPath != "/team" || es[1].Spent != 0.25 {
+		t.Fatalf("spend after settling: %+v", es[1])
+	}
+	adm2, rej := eng.AdmitUserPath("/team/app")
+	if rej != nil {
+		t.Fatalf("the slot was not given back: %v", rej)
+	}
+	adm2.Done(0)
+}

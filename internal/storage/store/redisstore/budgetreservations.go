@@ -165,17 +165,31 @@ func reserveAnswer(cmd *redis.Cmd) ([]int, error) {
 
 // Settle implements budgets.SpendStore in one script call.
 func (b *Budgets) Settle(ctx context.Context, cells []budgets.SpendCell, id string, costs []float64) ([]float64, error) {
+	keys, args, err := b.settleCall(cells, id, costs)
+	if err != nil {
+		return nil, err
+	}
+	return settleAnswer(spendSettle.Run(ctx, b.c.R, keys, args...), len(cells))
+}
+
+// settleCall returns the keys and arguments of spendSettle for Settle.
+func (b *Budgets) settleCall(cells []budgets.SpendCell, id string, costs []float64) ([]string, []any, error) {
 	if len(costs) != len(cells) {
-		return nil, fmt.Errorf("redis: settling budget spend: %d costs for %d cells", len(costs), len(cells))
+		return nil, nil, fmt.Errorf("redis: settling budget spend: %d costs for %d cells", len(costs), len(cells))
 	}
 	args := make([]any, 1, 1+3*len(cells))
 	args[0] = id
 	for i, c := range cells {
 		args = append(args, c.Child, strconv.FormatFloat(costs[i], 'f', -1, 64), expireAt(c.Window))
 	}
-	res, err := spendSettle.Run(ctx, b.c.R, b.cellKeys(cells), args...).StringSlice()
+	return b.cellKeys(cells), args, nil
+}
+
+// settleAnswer reads spendSettle's reply: the n cells' new spend.
+func settleAnswer(cmd *redis.Cmd, n int) ([]float64, error) {
+	res, err := cmd.StringSlice()
 	if err != nil {
 		return nil, fmt.Errorf("redis: settling budget spend: %w", lost(err))
 	}
-	return floats(res, len(cells))
+	return floats(res, n)
 }

@@ -126,7 +126,7 @@ func NewRateLimits(c *Client, opts RateLimitOptions) *RateLimits {
 func (s *RateLimits) warm() {
 	ctx, cancel := context.WithTimeout(context.Background(), renewTimeout)
 	defer cancel()
-	for _, sc := range []*redis.Script{admitScript, releaseScript, peekScript, admitReserving} {
+	for _, sc := range []*redis.Script{admitScript, releaseScript, peekScript, admitReserving, spendSettle} {
 		if err := sc.Load(ctx, s.r).Err(); err != nil {
 			return
 		}
@@ -278,7 +278,13 @@ func (s *RateLimits) Release(ctx context.Context, rel *limits.SharedRelease) err
 		keys[i] = s.key(sc.ID, sc.Period)
 		args = append(args, sc.Period.Milliseconds())
 	}
-	if err := releaseScript.Run(ctx, s.r, keys, args...).Err(); err != nil {
+	var err error
+	if sc := s.settleAlong(rel); sc != nil {
+		err = s.releaseSettling(ctx, rel, sc, keys, args)
+	} else {
+		err = releaseScript.Run(ctx, s.r, keys, args...).Err()
+	}
+	if err != nil {
 		return fmt.Errorf("redis rate-limit release: %w", err)
 	}
 	return nil

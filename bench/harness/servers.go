@@ -172,8 +172,10 @@ func probeTargets(ctx context.Context, s *servers, r *Report) (messagesServed bo
 			r.Notes = append(r.Notes, t+" answered without "+rateLimitHeader+": the seeded rate-limit rule was not applied")
 		}
 	}
-	if r.BudgetProbe, err = probeBudget(ctx, s.urls[targetBudget]); err != nil {
-		return false, fmt.Errorf("probe %s budgets: %w", targetBudget, err)
+	if s.urls[targetBudget] != "" {
+		if r.BudgetProbe, err = probeBudget(ctx, s.urls[targetBudget]); err != nil {
+			return false, fmt.Errorf("probe %s budgets: %w", targetBudget, err)
+		}
 	}
 	status, _, text, err := probe(ctx, s.urls[targetModelgate]+"/v1/messages", masterKey, body)
 	if err != nil {

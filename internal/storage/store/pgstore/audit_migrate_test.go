@@ -74,3 +74,41 @@ func TestCostNanosMigration(t *testing.T) {
 		t.Fatalf("sessions after the migration: %+v", sess)
 	}
 }
+
+// TestAuditBodiesCompressLZ4: the body columns of the audit entries are
+// compressed with LZ4 where the server has it (PostgreSQL 14 and later,
+// built with it, as Debian's is), not with the default pglz, which costs
+// the server ten times the CPU on a large prompt.
+func TestAuditBodiesCompressLZ4(t *testing.T) {
+	db, _ := newTestDB(t)
+	a := NewAudit(db, AuditOptions{})
+	defer a.Close(context.Background())
+	ctx := context.Background()
+	var lz4 bool
+	if err := db.Pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_settings
+		WHERE name = 'default_toast_compression' AND 'lz4' = ANY (enumvals))`).Scan(&lz4); err != nil {
+		t.Fatal(err)
+	}
+	if !lz4 {
+		t.Skip("this PostgreSQL server has no LZ4")
+	}
+	rows, err := db.Pool.Query(ctx, `SELECT attname, attcompression::text FROM pg_attribute
+		WHERE attrelid = 'mg_audit_entries'::regclass AND attname IN ('bodies', 'request_body')`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for rows.Next() {
+		var name, c string
+		if err := rows.Scan(&name, &c); err != nil {
+			t.Fatal(err)
+		}
+		got[name] = c
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if got["bodies"] != "l" || got["request_body"] != "l" {
+		t.Fatalf("compression of the body columns: %v, want l (lz4) for both", got)
+	}
+}

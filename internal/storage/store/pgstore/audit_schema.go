@@ -122,6 +122,17 @@ END $$`,
 	);
 	CREATE TABLE mg_usage_breakdown_days (LIKE mg_usage_breakdown_hours INCLUDING ALL);
 	CREATE TABLE mg_usage_breakdown_months (LIKE mg_usage_breakdown_hours INCLUDING ALL);`,
+	// Version 5 compresses the stored bodies with LZ4 instead of
+	// PostgreSQL's default pglz: on 64 KiB of prompt text pglz costs the
+	// server about 300 µs per entry, LZ4 about 30. Entries written before
+	// keep their pglz bodies (both read back the same). A server built
+	// without LZ4 (or before PostgreSQL 14) keeps pglz.
+	`DO $$
+BEGIN
+	EXECUTE 'ALTER TABLE mg_audit_entries ALTER COLUMN bodies SET COMPRESSION lz4, ALTER COLUMN request_body SET COMPRESSION lz4';
+EXCEPTION WHEN feature_not_supported OR syntax_error OR invalid_parameter_value THEN
+	RAISE NOTICE 'audit bodies are compressed with pglz: %', SQLERRM;
+END $$`,
 )
 
 // costNanosMigration is the change of version 3 for one table: its cost

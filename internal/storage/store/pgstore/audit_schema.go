@@ -122,6 +122,13 @@ END $$`,
 	);
 	CREATE TABLE mg_usage_breakdown_days (LIKE mg_usage_breakdown_hours INCLUDING ALL);
 	CREATE TABLE mg_usage_breakdown_months (LIKE mg_usage_breakdown_hours INCLUDING ALL);`,
+	// Version 5 names, on every usage record, the transaction that wrote
+	// it (xact), so that a budget rebuilt from the records at one snapshot
+	// can tell later which requests that snapshot counted (UsageSnapshot,
+	// CountedIn). Records stored before read NULL: committed before any
+	// snapshot taken after the upgrade.
+	`ALTER TABLE mg_usage_records ADD COLUMN xact xid8;
+	ALTER TABLE mg_usage_records ALTER COLUMN xact SET DEFAULT pg_current_xact_id();`,
 )
 
 // costNanosMigration is the change of version 3 for one table: its cost

@@ -101,6 +101,7 @@ func reserveBudget(bs *budgets.Service, amount catalog.Nanos, path string, w htt
 	res, admitted, wait, which := bs.Reserve(path, amount, time.Now())
 	if admitted {
 		if res.Held() {
+			res.SetRequest(info.UsageID)
 			info.SetReservation(&res)
 		}
 		return true
@@ -141,6 +142,6 @@ func chargeBudget(bs *budgets.Service, path string, info *reqinfo.Info) {
 		return
 	}
 	if cost > 0 {
-		bs.Charge(path, cost, now)
+		bs.ChargeFor(path, info.UsageID, cost, now)
 	}
 }

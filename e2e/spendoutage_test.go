@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"fmt"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -61,6 +63,11 @@ func checkSpendAfterEmptyRedis(t *testing.T, ps []*gatewayProcess, rd *redistest
 	agree := func(what string) {
 		t.Helper()
 		var last string
+		defer func() {
+			if t.Failed() {
+				t.Log("last read: " + last)
+			}
+		}()
 		d := poll(t, 10*time.Second, what+": the budget's spend equals the usage records' sum at every process", func() bool {
 			for _, p := range ps {
 				spent, recs, n := spendAndRecords(t, p, path)
@@ -86,8 +93,16 @@ func checkSpendAfterEmptyRedis(t *testing.T, ps []*gatewayProcess, rd *redistest
 		rd.Stop()
 		time.Sleep(1500 * time.Millisecond) // the processes notice Redis is gone
 		serve(4)
+		before := rebuilds(t, ps)
 		rd.Start() // empty: no persistence
+		// Found by the processes' probes, with no request nor admin read.
+		d := poll(t, 5*time.Second, "a process rebuilding the spend from the usage records", func() bool { return rebuilds(t, ps) > before })
+		t.Logf("outage %d: Redis was found empty and rebuilt %v after it restarted", outage, d.Round(time.Millisecond))
 		agree(fmt.Sprintf("after Redis restarted empty (outage %d)", outage))
+		// Requests served afterwards add their own cost, and nothing
+		// owed from the outage is added on top.
+		serve(1)
+		agree(fmt.Sprintf("after a request at each process following outage %d", outage))
 	}
 	// A recalculation at new prices moves the spend at every process to
 	// the repriced records' sum.
@@ -115,4 +130,19 @@ func checkSpendAfterEmptyRedis(t *testing.T, ps []*gatewayProcess, rd *redistest
 		t.Fatalf("the recalculation left the records' sum at %d nanos", after)
 	}
 	agree("after a recalculation at new prices")
+}
+
+// rebuilds counts the times the processes logged rebuilding the spend
+// from the usage records after finding Redis empty.
+func rebuilds(t *testing.T, ps []*gatewayProcess) int {
+	t.Helper()
+	n := 0
+	for _, p := range ps {
+		b, err := os.ReadFile(p.LogPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += strings.Count(string(b), "rebuilding them from the usage records")
+	}
+	return n
 }

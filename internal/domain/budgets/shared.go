@@ -106,7 +106,7 @@ func (sh *shared) restore(seen int64) bool {
 	if sh.restores.Load() != seen {
 		return true
 	}
-	sh.log.Info("budgets: the shared spend store lost its budget windows (restarted without its data); rebuilding them from the usage records")
+	sh.log.Warn("budgets: the shared spend store lost its budget windows (restarted without its data); rebuilding them from the usage records")
 	if sh.recovered != nil {
 		sh.recovered()
 	}

@@ -186,3 +186,61 @@ func TestDebtsPastTheBoundAreMerged(t *testing.T) {
 		t.Fatalf("kept %d debts, merged %d (%v), want %d and 10 ($0.01)", sh.ndebts, sh.nmerged, sh.merged[c], maxDebts)
 	}
 }
+
+// failingCounted is a snapSource whose Counted fails while fail is set.
+type failingCounted struct {
+	*snapSource
+	fail bool
+}
+
+func (f *failingCounted) Counted(ids []RequestID, snapshot string) ([]RequestID, error) {
+	if f.fail {
+		return nil, errDown
+	}
+	return f.snapSource.Counted(ids, snapshot)
+}
+
+// TestHandOverWaitsForTheRecords: when the usage records cannot be read
+// at hand-over, the charges stay kept (the store is not taken for down)
+// and are handed over, once, when they can.
+func TestHandOverWaitsForTheRecords(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		now := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+		st := newMemSpend()
+		src := &failingCounted{snapSource: &snapSource{}}
+		s, err := New(Options{Spend: st, Source: src, Now: func() time.Time { return now }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Put(Key{"/team", Daily}, 100, false); err != nil {
+			t.Fatal(err)
+		}
+		s.Probe() // a new store: seeded and restored
+		st.down.Store(true)
+		s.ChargeFor("/team", reqID(1), 0.5, now)
+		src.commit(reqID(1), "/team", 0.5)
+		s.ChargeFor("/team", reqID(2), 0.25, now) // its record is written later
+		st.wipe()
+		st.down.Store(false)
+		src.fail = true
+		time.Sleep(spendRetry)
+		s.Probe()
+		synctest.Wait()
+		src.commit(reqID(2), "/team", 0.25)
+		if s.tr.sh.owed.Load() == 0 {
+			t.Fatal("the charges were dropped while the usage records could not be read")
+		}
+		if s.tr.sh.downUntil.Load() != 0 {
+			t.Fatal("the store was taken for down because the usage records could not be read")
+		}
+		src.fail = false
+		time.Sleep(spendRetry)
+		s.Probe()
+		synctest.Wait()
+		waitOwed(t, s.tr)
+		s.tr.refresh(s.tr.snap.Load().list, now)
+		if got, _ := s.tr.Spent(Key{"/team", Daily}, "/team", now); catalog.NanosOf(got) != catalog.NanosOf(0.75) {
+			t.Fatalf("spent %v, want 0.75", got)
+		}
+	})
+}

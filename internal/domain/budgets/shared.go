@@ -53,8 +53,12 @@ type shared struct {
 	downUntil atomic.Int64 // unix nanos before which the store is skipped; 0 when it answers
 	down      atomic.Bool  // a failure was logged and no success since
 	fallbacks atomic.Int64 // calls served from memory because of the store
-	owed      atomic.Int32 // len(debts) + len(clears)
+	owed      atomic.Int32 // cells in debts and merged, plus len(clears)
 	flushing  atomic.Bool
+	// handOverAfter (unix nanos) delays the next hand-over after one
+	// could not read the usage records; srcDown says that was logged.
+	handOverAfter atomic.Int64
+	srcDown       atomic.Bool
 
 	// recovered, when set, runs (in the background, before the owed
 	// charges are handed over) when the store answers after failing.
@@ -216,6 +220,25 @@ func (sh *shared) fail(op string, err error) {
 	}
 }
 
+// sourceError is a hand-over's failure to read the usage records.
+type sourceError struct{ err error }
+
+// Error implements error.
+func (e sourceError) Error() string {
+	return "budgets: reading which owed charges the usage records count: " + e.err.Error()
+}
+
+// sourceDown records that a hand-over could not read the usage records:
+// the next waits spendRetry, and the first failure since a success is
+// logged.
+func (sh *shared) sourceDown(err error) {
+	sh.handOverAfter.Store(time.Now().Add(spendRetry).UnixNano())
+	if sh.srcDown.CompareAndSwap(false, true) {
+		sh.log.Warn("budgets: the usage records cannot be read to hand over the charges kept while the shared spend store was unreachable; they stay kept and are tried again",
+			zap.Error(err))
+	}
+}
+
 // ok records a successful store call and, when charges or resets are
 // owed to the store, hands them over in the background.
 func (sh *shared) ok() {
@@ -226,7 +249,7 @@ func (sh *shared) ok() {
 	if back {
 		sh.log.Info("budgets: the shared spend store answers again")
 	}
-	if (back || sh.owed.Load() > 0) && sh.flushing.CompareAndSwap(false, true) {
+	if (back || sh.owed.Load() > 0 && time.Now().UnixNano() >= sh.handOverAfter.Load()) && sh.flushing.CompareAndSwap(false, true) {
 		go sh.flush(back)
 	}
 }
@@ -369,10 +392,17 @@ func (sh *shared) flush(back bool) {
 	}
 	for w, o := range byWindow {
 		if !failed {
-			if err := sh.handOver(w, o); err != nil {
+			var se sourceError
+			err := sh.handOver(w, o)
+			switch {
+			case errors.As(err, &se):
+				// The usage records cannot be read: the store is fine;
+				// the charges wait for the next try, a pause later.
+				sh.sourceDown(se.err)
+			case err != nil:
 				failed = true
 				sh.fail("hand over", err)
-			} else {
+			default:
 				continue
 			}
 		}
@@ -428,7 +458,7 @@ func (sh *shared) handOver(w SpendWindow, o *owedWindow) error {
 		if snap, ok := strings.CutPrefix(mark, snapshotPrefix); ok && snapSrc != nil && len(ids) > 0 {
 			got, err := snapSrc.Counted(ids, snap)
 			if err != nil {
-				return fmt.Errorf("budgets: reading which owed charges the usage records count: %w", err)
+				return sourceError{err}
 			}
 			for _, id := range got {
 				counted[id] = true
@@ -468,6 +498,7 @@ func (sh *shared) handOver(w SpendWindow, o *owedWindow) error {
 			sh.mu.Lock()
 			sh.ncounted += dropped
 			sh.mu.Unlock()
+			sh.srcDown.Store(false)
 			return nil
 		}
 	}

@@ -117,14 +117,14 @@ const MaxJobs = 100
 // Recalculator runs recalculations in the background and keeps their
 // status.
 type Recalculator struct {
-	usage   UsageStore
-	spend   func() SpendAdjustment
-	ctx     context.Context
-	cancel  context.CancelFunc
-	mu      sync.Mutex
-	jobs    map[string]*jobState
-	order   []string
-	wg      sync.WaitGroup
+	usage  UsageStore
+	spend  func() SpendAdjustment
+	ctx    context.Context
+	cancel context.CancelFunc
+	mu     sync.Mutex
+	jobs   map[string]*jobState
+	order  []string
+	wg     sync.WaitGroup
 }
 
 // jobState is a job with its running sums.

@@ -27,6 +27,9 @@ import (
 //   - SIGTERM while PostgreSQL is down loses no audit entry or usage
 //     record: they go to the process's own spool and are written, once,
 //     after PostgreSQL and the process are back.
+//   - Requests served at both processes while Redis is down are counted
+//     once in the budget's spend after Redis restarts empty: it equals
+//     the usage records' sum at both, found without a further request.
 //   - While Redis is down go-redis's dial failures reach the log at most
 //     once a minute per process.
 func TestOutagesAcrossProcesses(t *testing.T) {
@@ -48,6 +51,7 @@ func TestOutagesAcrossProcesses(t *testing.T) {
 	})
 	t.Run("rules follow PostgreSQL while Redis is down", func(t *testing.T) { checkRulesWithoutRedis(t, ps, rd) })
 	t.Run("a frozen Redis costs one timeout per back-off", func(t *testing.T) { checkFrozenRedis(t, ps, rd) })
+	t.Run("budget spend after Redis restarts empty counts each request once", func(t *testing.T) { checkSpendAfterEmptyRedis(t, ps, rd) })
 	t.Run("a clean stop with PostgreSQL down loses nothing", func(t *testing.T) { checkStopWithoutPostgres(t, ps, pg) })
 	t.Run("go-redis logs at most once a minute", func(t *testing.T) {
 		for _, p := range ps {

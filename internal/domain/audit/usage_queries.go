@@ -306,24 +306,88 @@ func (uq *UsageQueries) SpendSince(prefix string, perChild bool, since time.Time
 			return nil, err
 		}
 	}
+	if uq.st == nil {
+		return spendOf(nil, prefix, perChild, since)
+	}
+	return spendOf(uq.st, prefix, perChild, since)
+}
+
+// UsageReader is the part of the usage storage that spend is summed from.
+type UsageReader interface {
+	// UsageAggregates is UsageStorage's.
+	UsageAggregates(g Granularity, from, to time.Time) ([]UsageAggregate, error)
+	// UsageRecords is UsageStorage's.
+	UsageRecords(from, to time.Time, fn func(*UsageRecord) bool) error
+}
+
+// Snapshotter is a usage storage that reads at one snapshot and tells
+// later which records a snapshot held (PostgreSQL).
+type Snapshotter interface {
+	// UsageSnapshot runs fn with a reader whose reads all see one
+	// snapshot, and returns the snapshot's name.
+	UsageSnapshot(fn func(r UsageReader) error) (string, error)
+	// CountedIn returns those of ids (usage record ids) whose record
+	// the snapshot named holds.
+	CountedIn(ids [][16]byte, snapshot string) ([][16]byte, error)
+}
+
+// SpendSnapshot is SpendSince read at one snapshot of the usage records,
+// with the snapshot's name, for Counted to tell later which records the
+// sums hold; snapshot is "" when the storage cannot name one.
+func (uq *UsageQueries) SpendSnapshot(prefix string, perChild bool, since time.Time) (spend map[string]float64, snapshot string, err error) {
+	sn, ok := uq.st.(Snapshotter)
+	if !ok {
+		spend, err = uq.SpendSince(prefix, perChild, since)
+		return spend, "", err
+	}
+	if f, ok := uq.st.(flusher); ok {
+		if err := f.Flush(context.Background()); err != nil {
+			return nil, "", err
+		}
+	}
+	snapshot, err = sn.UsageSnapshot(func(r UsageReader) error {
+		spend, err = spendOf(r, prefix, perChild, since)
+		return err
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	return spend, snapshot, nil
+}
+
+// Counted returns those of ids (usage record ids) whose record the
+// snapshot (a SpendSnapshot answer) held; without a snapshot, none.
+func (uq *UsageQueries) Counted(ids [][16]byte, snapshot string) ([][16]byte, error) {
+	sn, ok := uq.st.(Snapshotter)
+	if !ok || snapshot == "" {
+		return nil, nil
+	}
+	return sn.CountedIn(ids, snapshot)
+}
+
+// spendOf is SpendSince over r (nil: nothing spent).
+func spendOf(r UsageReader, prefix string, perChild bool, since time.Time) (map[string]float64, error) {
 	sums := map[string]catalog.Nanos{}
 	if !perChild {
 		sums[prefix] = 0
 	}
-	err := uq.eachSince(since, func(path string, a UsageAggregate) {
-		if a.Cost == 0 {
-			return
-		}
-		if !perChild {
-			if userpath.Covers(prefix, path) {
-				sums[prefix] = sums[prefix].Add(a.Cost)
+	var err error
+	if r != nil {
+		err = eachSince(r, since, func(path string, a UsageAggregate) {
+			if a.Cost == 0 {
+				return
 			}
-			return
-		}
-		if child, ok := ChildOf(prefix, path); ok {
-			sums[child] = sums[child].Add(a.Cost)
-		}
-	})
+			if !perChild {
+				if userpath.Covers(prefix, path) {
+					sums[prefix] = sums[prefix].Add(a.Cost)
+				}
+				return
+			}
+			if child, ok := ChildOf(prefix, path); ok {
+				sums[child] = sums[child].Add(a.Cost)
+			}
+		})
+	}
 	out := make(map[string]float64, len(sums))
 	for k, v := range sums {
 		out[k] = v.Float()
@@ -338,11 +402,16 @@ func (uq *UsageQueries) eachSince(since time.Time, fn func(path string, a UsageA
 	if uq.st == nil {
 		return nil
 	}
+	return eachSince(uq.st, since, fn)
+}
+
+// eachSince is UsageQueries.eachSince over r.
+func eachSince(r UsageReader, since time.Time, fn func(path string, a UsageAggregate)) error {
 	since = since.UTC()
 	hour := since.Truncate(time.Hour)
 	if hour.Before(since) {
 		hour = hour.Add(time.Hour)
-		err := uq.st.UsageRecords(since, hour, func(r *UsageRecord) bool {
+		err := r.UsageRecords(since, hour, func(r *UsageRecord) bool {
 			var a UsageAggregate
 			a.AddRecord(r)
 			fn(r.UserPath, a)
@@ -357,7 +426,7 @@ func (uq *UsageQueries) eachSince(since time.Time, fn func(path string, a UsageA
 		midnight = midnight.Add(day)
 	}
 	if hour.Before(midnight) {
-		rows, err := uq.st.UsageAggregates(Hourly, hour, midnight)
+		rows, err := r.UsageAggregates(Hourly, hour, midnight)
 		if err != nil {
 			return err
 		}
@@ -365,7 +434,7 @@ func (uq *UsageQueries) eachSince(since time.Time, fn func(path string, a UsageA
 			fn(r.UserPath, r)
 		}
 	}
-	rows, err := uq.st.UsageAggregates(Daily, midnight, time.Time{})
+	rows, err := r.UsageAggregates(Daily, midnight, time.Time{})
 	if err != nil {
 		return err
 	}

@@ -24,8 +24,13 @@ type Reservation struct {
 	s      *snapshot // the budgets it was made against
 	path   string
 	amount catalog.Nanos
-	id     string // the SpendStore's name of it; "" when held in memory
+	id     string    // the SpendStore's name of it; "" when held in memory
+	rid    RequestID // the request's usage record (SetRequest); zero when unknown
 }
+
+// SetRequest names the request's usage record, for a charge Settle keeps
+// while the SpendStore is unreachable (see Tracker.ChargeFor).
+func (r *Reservation) SetRequest(id RequestID) { r.rid = id }
 
 // Held reports whether r holds a reservation not yet settled.
 func (r *Reservation) Held() bool { return r.t != nil }
@@ -161,7 +166,7 @@ func (s *snapshot) release(userPath string, amount catalog.Nanos, k int) {
 // cancelled or whose client went away before it cost anything). Only the
 // first call acts.
 func (r *Reservation) Settle(cost float64, at time.Time) {
-	t, s, path, amount, id := r.t, r.s, r.path, r.amount, r.id
+	t, s, path, amount, id, rid := r.t, r.s, r.path, r.amount, r.id, r.rid
 	if t == nil {
 		return
 	}
@@ -171,7 +176,7 @@ func (r *Reservation) Settle(cost float64, at time.Time) {
 	}
 	switch {
 	case id != "":
-		t.settleShared(t.sh, path, id, cost, at)
+		t.settleShared(t.sh, path, id, rid, cost, at)
 	case t.sh == nil && s == t.snap.Load():
 		n := at.UnixNano()
 		nc := catalog.NanosOf(cost)
@@ -192,7 +197,7 @@ func (r *Reservation) Settle(cost float64, at time.Time) {
 		// The budgets changed since admission (or the reservation was
 		// held in memory while the store failed): charge the budgets of
 		// now, then give the reservation back where it was made.
-		t.Charge(path, cost, at)
+		t.ChargeFor(path, rid, cost, at)
 		s.release(path, amount, -1)
 	}
 }
@@ -267,8 +272,8 @@ func (t *Tracker) Reserved(k Key, userPath string) (float64, error) {
 // to those not reset after at, in one call, and the store's new totals
 // become this process's spend. When the store fails the cost is added in
 // memory and owed to the store, whose lease gives the reservation back.
-func (t *Tracker) settleShared(sh *shared, path, id string, cost float64, at time.Time) {
-	if c := t.prepareSettle(sh, path, id, cost, at); c != nil {
+func (t *Tracker) settleShared(sh *shared, path, id string, rid RequestID, cost float64, at time.Time) {
+	if c := t.prepareSettle(sh, path, id, rid, cost, at); c != nil {
 		c.Finish(false)
 	}
 }

@@ -85,6 +85,7 @@ func New(opts Options) (*Service, error) {
 	s.tr.SetReservationLease(opts.ReservationLease)
 	if sh := s.tr.sh; sh != nil {
 		sh.recovered = s.resync
+		sh.src = s.src
 	}
 	s.entitled.Store(opts.QuotaTemplates)
 	if s.st != nil {
@@ -193,6 +194,14 @@ func (s *Service) FinishReserve(c *ReserveCall, made bool) (r Reservation, ok bo
 func (s *Service) Charge(userPath string, cost float64, at time.Time) {
 	s.tr.Charge(userPath, cost, at)
 }
+
+// ChargeFor is Tracker().ChargeFor.
+func (s *Service) ChargeFor(userPath string, id RequestID, cost float64, at time.Time) {
+	s.tr.ChargeFor(userPath, id, cost, at)
+}
+
+// Probe is Tracker().Probe; run it periodically (ProbeEvery).
+func (s *Service) Probe() { s.tr.Probe() }
 
 // SetQuotaTemplates sets whether the quota_templates entitlement is
 // active. Budgets already installed are kept.

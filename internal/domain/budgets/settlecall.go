@@ -29,6 +29,7 @@ type SettleCall struct {
 	t    *Tracker
 	sh   *shared
 	path string
+	rid  RequestID
 	cost float64
 	ms   []match
 	seen int64 // sh.restores before the call
@@ -43,9 +44,9 @@ func (r *Reservation) PrepareSettle(cost float64, at time.Time) *SettleCall {
 		r.Settle(cost, at)
 		return nil
 	}
-	t, path, id := r.t, r.path, r.id
+	t, path, id, rid := r.t, r.path, r.id, r.rid
 	*r = Reservation{}
-	return t.prepareSettle(t.sh, path, id, positiveCost(cost), at)
+	return t.prepareSettle(t.sh, path, id, rid, positiveCost(cost), at)
 }
 
 // positiveCost maps NaN, +Inf and costs not above 0 to 0, as Settle does.
@@ -56,10 +57,10 @@ func positiveCost(cost float64) float64 {
 	return cost
 }
 
-// prepareSettle returns the store call settling reservation id of a
-// request on path with cost at at (nil when no budget covers path any
+// prepareSettle returns the store call settling reservation id of
+// request rid on path with cost at at (nil when no budget covers path any
 // longer).
-func (t *Tracker) prepareSettle(sh *shared, path, id string, cost float64, at time.Time) *SettleCall {
+func (t *Tracker) prepareSettle(sh *shared, path, id string, rid RequestID, cost float64, at time.Time) *SettleCall {
 	s := t.snap.Load()
 	n := at.UnixNano()
 	ms := s.matches(nil, path, n, at)
@@ -67,7 +68,7 @@ func (t *Tracker) prepareSettle(sh *shared, path, id string, cost float64, at ti
 		return nil
 	}
 	c := &SettleCall{Store: sh.st, Cells: cells(ms), ID: id, Costs: make([]float64, len(ms)),
-		t: t, sh: sh, path: path, cost: cost, ms: ms, seen: sh.restores.Load()}
+		t: t, sh: sh, path: path, rid: rid, cost: cost, ms: ms, seen: sh.restores.Load()}
 	for i, m := range ms {
 		if n >= m.e.reset {
 			c.Costs[i] = cost
@@ -117,7 +118,7 @@ func (c *SettleCall) Finish(made bool) {
 				charged = append(charged, m.cell)
 			}
 		}
-		sh.owe(charged, c.cost)
+		sh.owe(charged, c.rid, c.cost)
 	}
 	for i, m := range c.ms {
 		if err != nil && c.Costs[i] == 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -20,8 +21,11 @@ const (
 	// spendRetry is how long the tracker serves from memory after a
 	// SpendStore call failed before it tries the store again.
 	spendRetry = time.Second
-	// maxDebts bounds the charges kept for a store that is down; past it
-	// further charges count only in this process.
+	// maxDebts bounds the charges kept, each with its request, for a
+	// store that is down; past it a charge is merged into its cell's sum
+	// without its request (handed over without the check that it was not
+	// counted already), and past maxDebts merged cells it counts only in
+	// this process.
 	maxDebts = 4096
 )
 
@@ -49,16 +53,28 @@ type shared struct {
 	downUntil atomic.Int64 // unix nanos before which the store is skipped; 0 when it answers
 	down      atomic.Bool  // a failure was logged and no success since
 	fallbacks atomic.Int64 // calls served from memory because of the store
-	owed      atomic.Int32 // len(debts) + len(clears)
+	owed      atomic.Int32 // cells in debts and merged, plus len(clears)
 	flushing  atomic.Bool
+	// handOverAfter (unix nanos) delays the next hand-over after one
+	// could not read the usage records; srcDown says that was logged.
+	handOverAfter atomic.Int64
+	srcDown       atomic.Bool
 
 	// recovered, when set, runs (in the background, before the owed
 	// charges are handed over) when the store answers after failing.
 	recovered func()
+	// src, when a SnapshotSource, tells at hand-over which owed charges
+	// a window rebuilt from the usage records already counts.
+	src SpendSource
 
 	mu     sync.Mutex
-	debts  map[SpendCell]float64
+	debts  map[SpendCell][]debt        // charges owed, with their request
+	merged map[SpendCell]catalog.Nanos // charges owed past maxDebts, without
+	ndebts int                         // entries in debts
 	clears map[SpendWindow]struct{}
+	// counts of the owed charges merged (past maxDebts), lost (past that
+	// too) and found already counted at hand-over, since the last log.
+	nmerged, nlost, ncounted int
 
 	// restoreMu makes one caller at a time restore the store after it
 	// answered ErrSpendLost; restores counts the restores done, so a
@@ -94,7 +110,7 @@ func (sh *shared) restore(seen int64) bool {
 	if sh.restores.Load() != seen {
 		return true
 	}
-	sh.log.Info("budgets: the shared spend store lost its budget windows (restarted without its data); rebuilding them from the usage records")
+	sh.log.Warn("budgets: the shared spend store lost its budget windows (restarted without its data); rebuilding them from the usage records")
 	if sh.recovered != nil {
 		sh.recovered()
 	}
@@ -128,7 +144,38 @@ func (t *Tracker) ShareSpend(st SpendStore, timeout time.Duration, log *zap.Logg
 		log = zap.NewNop()
 	}
 	t.sh = &shared{st: st, log: log, timeout: timeout,
-		debts: map[SpendCell]float64{}, clears: map[SpendWindow]struct{}{}}
+		debts: map[SpendCell][]debt{}, merged: map[SpendCell]catalog.Nanos{}, clears: map[SpendWindow]struct{}{}}
+}
+
+// ProbeEvery is how often the caller of Probe should run it.
+const ProbeEvery = time.Second
+
+// Probe asks the SpendStore whether it has lost its windows (a Redis
+// server that restarted without its data) and, when it has, rebuilds
+// them from the usage records at once, instead of when a request next
+// meets the loss; the charges owed meanwhile are then handed over. A
+// store that failed is probed once its pause is over, so its return is
+// noticed within ProbeEvery. Without a SpendStore it does nothing.
+func (t *Tracker) Probe() {
+	sh := t.sh
+	if sh == nil {
+		return
+	}
+	if until := sh.downUntil.Load(); until != 0 && (time.Now().UnixNano() < until || !sh.downUntil.CompareAndSwap(until, time.Now().Add(spendRetry).UnixNano())) {
+		return
+	}
+	seen := sh.restores.Load()
+	ctx, cancel := sh.ctx()
+	lost, err := sh.st.Lost(ctx)
+	cancel()
+	if err != nil {
+		sh.fail("probe", err)
+		return
+	}
+	if lost && !sh.restore(seen) {
+		return
+	}
+	sh.ok()
 }
 
 // SpendFallbacks counts the checks, charges and reads served from memory
@@ -173,6 +220,25 @@ func (sh *shared) fail(op string, err error) {
 	}
 }
 
+// sourceError is a hand-over's failure to read the usage records.
+type sourceError struct{ err error }
+
+// Error implements error.
+func (e sourceError) Error() string {
+	return "budgets: reading which owed charges the usage records count: " + e.err.Error()
+}
+
+// sourceDown records that a hand-over could not read the usage records:
+// the next waits spendRetry, and the first failure since a success is
+// logged.
+func (sh *shared) sourceDown(err error) {
+	sh.handOverAfter.Store(time.Now().Add(spendRetry).UnixNano())
+	if sh.srcDown.CompareAndSwap(false, true) {
+		sh.log.Warn("budgets: the usage records cannot be read to hand over the charges kept while the shared spend store was unreachable; they stay kept and are tried again",
+			zap.Error(err))
+	}
+}
+
 // ok records a successful store call and, when charges or resets are
 // owed to the store, hands them over in the background.
 func (sh *shared) ok() {
@@ -183,22 +249,52 @@ func (sh *shared) ok() {
 	if back {
 		sh.log.Info("budgets: the shared spend store answers again")
 	}
-	if (back || sh.owed.Load() > 0) && sh.flushing.CompareAndSwap(false, true) {
+	if (back || sh.owed.Load() > 0 && time.Now().UnixNano() >= sh.handOverAfter.Load()) && sh.flushing.CompareAndSwap(false, true) {
 		go sh.flush(back)
 	}
 }
 
-// owe keeps cost for cells, to be added once the store answers.
-func (sh *shared) owe(cells []SpendCell, cost float64) {
+// debt is a charge owed to the store for one cell.
+type debt struct {
+	id   RequestID // the request's usage record; zero when unknown
+	cost catalog.Nanos
+}
+
+// owe keeps cost, charged for request id (zero: unknown), for cells, to
+// be handed over once the store answers.
+func (sh *shared) owe(cells []SpendCell, id RequestID, cost float64) {
+	n := catalog.NanosOf(cost)
+	if n <= 0 {
+		return
+	}
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	for _, c := range cells {
-		if _, ok := sh.debts[c]; !ok && len(sh.debts) >= maxDebts {
-			continue
-		}
-		sh.debts[c] = catalog.SaturatingAddFloat(sh.debts[c], cost)
+		sh.oweLocked(c, debt{id: id, cost: n})
 	}
-	sh.owed.Store(int32(len(sh.debts) + len(sh.clears)))
+	sh.setOwed()
+}
+
+// oweLocked keeps d for c; the caller holds mu.
+func (sh *shared) oweLocked(c SpendCell, d debt) {
+	if d.id != (RequestID{}) && sh.ndebts < maxDebts {
+		sh.debts[c] = append(sh.debts[c], d)
+		sh.ndebts++
+		return
+	}
+	if _, ok := sh.merged[c]; !ok && len(sh.merged) >= maxDebts {
+		sh.nlost++
+		return
+	}
+	if d.id != (RequestID{}) {
+		sh.nmerged++
+	}
+	sh.merged[c] = sh.merged[c].Add(d.cost)
+}
+
+// setOwed updates owed; the caller holds mu.
+func (sh *shared) setOwed() {
+	sh.owed.Store(int32(len(sh.debts) + len(sh.merged) + len(sh.clears)))
 }
 
 // oweClear keeps the reset of w, to be applied once the store answers;
@@ -206,13 +302,24 @@ func (sh *shared) owe(cells []SpendCell, cost float64) {
 func (sh *shared) oweClear(w SpendWindow) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	for c := range sh.debts {
+	sh.dropLocked(w)
+	sh.clears[w] = struct{}{}
+	sh.setOwed()
+}
+
+// dropLocked forgets the debts of w; the caller holds mu.
+func (sh *shared) dropLocked(w SpendWindow) {
+	for c, ds := range sh.debts {
 		if c.Window == w {
+			sh.ndebts -= len(ds)
 			delete(sh.debts, c)
 		}
 	}
-	sh.clears[w] = struct{}{}
-	sh.owed.Store(int32(len(sh.debts) + len(sh.clears)))
+	for c := range sh.merged {
+		if c.Window == w {
+			delete(sh.merged, c)
+		}
+	}
 }
 
 // dropDebts forgets the debts of w: w was cleared in the store.
@@ -222,27 +329,52 @@ func (sh *shared) dropDebts(w SpendWindow) {
 	}
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	for c := range sh.debts {
-		if c.Window == w {
-			delete(sh.debts, c)
-		}
-	}
-	sh.owed.Store(int32(len(sh.debts) + len(sh.clears)))
+	sh.dropLocked(w)
+	sh.setOwed()
+}
+
+// owedWindow is what this process owes one window: per cell, its
+// charges with their request and the merged sum.
+type owedWindow struct {
+	debts  map[SpendCell][]debt
+	merged map[SpendCell]catalog.Nanos
 }
 
 // flush hands the pending clears, then the debts, to the store; what
 // fails stays owed. back says the store answers after failing: the
-// recovered hook runs first.
+// recovered hook runs first. The debts of a window are handed over by
+// the rule of handOver.
 func (sh *shared) flush(back bool) {
 	defer sh.flushing.Store(false)
 	if back && sh.recovered != nil {
 		sh.recovered()
 	}
 	sh.mu.Lock()
-	clears, debts := sh.clears, sh.debts
-	sh.clears, sh.debts = map[SpendWindow]struct{}{}, map[SpendCell]float64{}
+	clears, debts, merged := sh.clears, sh.debts, sh.merged
+	sh.clears, sh.debts, sh.merged, sh.ndebts = map[SpendWindow]struct{}{}, map[SpendCell][]debt{}, map[SpendCell]catalog.Nanos{}, 0
 	sh.owed.Store(0)
+	nmerged, nlost := sh.nmerged, sh.nlost
+	sh.nmerged, sh.nlost = 0, 0
 	sh.mu.Unlock()
+	if nmerged > 0 || nlost > 0 {
+		sh.log.Warn("budgets: more charges were kept for the unreachable spend store than are remembered one by one; those are handed over without the check that the usage records rebuilt since count them already",
+			zap.Int("merged", nmerged), zap.Int("lost", nlost), zap.Int("bound", maxDebts))
+	}
+	byWindow := map[SpendWindow]*owedWindow{}
+	win := func(w SpendWindow) *owedWindow {
+		o := byWindow[w]
+		if o == nil {
+			o = &owedWindow{debts: map[SpendCell][]debt{}, merged: map[SpendCell]catalog.Nanos{}}
+			byWindow[w] = o
+		}
+		return o
+	}
+	for c, ds := range debts {
+		win(c.Window).debts[c] = ds
+	}
+	for c, v := range merged {
+		win(c.Window).merged[c] = v
+	}
 	failed := false
 	for w := range clears {
 		if failed {
@@ -258,20 +390,119 @@ func (sh *shared) flush(back bool) {
 			sh.oweClear(w)
 		}
 	}
-	for c, cost := range debts {
-		if failed {
-			sh.owe([]SpendCell{c}, cost)
-			continue
+	for w, o := range byWindow {
+		if !failed {
+			var se sourceError
+			err := sh.handOver(w, o)
+			switch {
+			case errors.As(err, &se):
+				// The usage records cannot be read: the store is fine;
+				// the charges wait for the next try, a pause later.
+				sh.sourceDown(se.err)
+			case err != nil:
+				failed = true
+				sh.fail("hand over", err)
+			default:
+				continue
+			}
 		}
-		ctx, cancel := sh.ctx()
-		_, err := sh.st.Add(ctx, []SpendCell{c}, cost)
-		cancel()
-		if err != nil {
-			failed = true
-			sh.fail("add", err)
-			sh.owe([]SpendCell{c}, cost)
+		sh.reowe(o)
+	}
+}
+
+// reowe keeps o owed again.
+func (sh *shared) reowe(o *owedWindow) {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	for c, ds := range o.debts {
+		for _, d := range ds {
+			sh.oweLocked(c, d)
 		}
 	}
+	for c, v := range o.merged {
+		sh.oweLocked(c, debt{cost: v})
+	}
+	sh.setOwed()
+}
+
+// handOverTries bounds the hand-overs of one window that find it seeded
+// again meanwhile.
+const handOverTries = 4
+
+// handOver adds to w what this process owes it. When w was rebuilt from
+// the usage records at a snapshot (its mark), a charge whose request's
+// usage record that snapshot held is counted there already and is
+// dropped; every other charge is added. The mark is checked again in the
+// store's atomic add, so a window seeded anew in between is read again.
+func (sh *shared) handOver(w SpendWindow, o *owedWindow) error {
+	ids := make([]RequestID, 0, len(o.debts))
+	seen := map[RequestID]bool{}
+	for _, ds := range o.debts {
+		for _, d := range ds {
+			if !seen[d.id] {
+				seen[d.id] = true
+				ids = append(ids, d.id)
+			}
+		}
+	}
+	snapSrc, _ := sh.src.(SnapshotSource)
+	for range handOverTries {
+		lostSeen := sh.restores.Load()
+		ctx, cancel := sh.ctx()
+		mark, err := sh.st.Mark(ctx, w)
+		cancel()
+		if err != nil {
+			return err
+		}
+		counted := map[RequestID]bool{}
+		if snap, ok := strings.CutPrefix(mark, snapshotPrefix); ok && snapSrc != nil && len(ids) > 0 {
+			got, err := snapSrc.Counted(ids, snap)
+			if err != nil {
+				return sourceError{err}
+			}
+			for _, id := range got {
+				counted[id] = true
+			}
+		}
+		spend := map[string]catalog.Nanos{}
+		dropped := 0
+		for c, ds := range o.debts {
+			for _, d := range ds {
+				if counted[d.id] {
+					dropped++
+					continue
+				}
+				spend[c.Child] = spend[c.Child].Add(d.cost)
+			}
+		}
+		for c, v := range o.merged {
+			spend[c.Child] = spend[c.Child].Add(v)
+		}
+		ctx, cancel = sh.ctx()
+		applied, err := sh.st.HandOver(ctx, w, spend, mark)
+		cancel()
+		if errors.Is(err, ErrSpendLost) {
+			if !sh.restore(lostSeen) {
+				return err
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if applied {
+			if dropped > 0 {
+				sh.log.Info("budgets: charges kept while the shared spend store was unreachable were already counted by the usage records it was rebuilt from; not added again",
+					zap.String("budget", w.Budget.UserPath), zap.Int("dropped", dropped))
+			}
+			sh.mu.Lock()
+			sh.ncounted += dropped
+			sh.mu.Unlock()
+			sh.srcDown.Store(false)
+			return nil
+		}
+	}
+	return fmt.Errorf("budgets: the window of %s was seeded again %d times during the hand-over", w.Budget.UserPath, handOverTries)
 }
 
 // spendWindow is the store's name of e's window starting at w.
@@ -355,7 +586,7 @@ func (t *Tracker) checkShared(sh *shared, s *snapshot, userPath string, now time
 // chargeShared is Charge through the store: the store's new totals become
 // this process's spend; when the store fails, cost is added in memory and
 // owed to the store.
-func (t *Tracker) chargeShared(sh *shared, s *snapshot, userPath string, cost float64, at time.Time) {
+func (t *Tracker) chargeShared(sh *shared, s *snapshot, userPath string, id RequestID, cost float64, at time.Time) {
 	var buf [8]match
 	n := at.UnixNano()
 	ms := s.matches(buf[:0], userPath, n, at)
@@ -385,7 +616,7 @@ func (t *Tracker) chargeShared(sh *shared, s *snapshot, userPath string, cost fl
 		err = errSkipped
 	}
 	if err != nil {
-		sh.owe(cs, cost)
+		sh.owe(cs, id, cost)
 	}
 	for i, m := range kept {
 		for {
@@ -530,13 +761,13 @@ func (t *Tracker) rebuildShared(sh *shared, e *entry, w span, source SpendSource
 		return true, nil
 	}
 	since := max(w.start, e.reset)
-	fromSource, err := source.SpendSince(e.b.UserPath, e.b.PerChild, time.Unix(0, since).UTC())
+	fromSource, mark, err := spendMarked(source, e.b.UserPath, e.b.PerChild, time.Unix(0, since).UTC())
 	if err != nil {
 		return true, err
 	}
 	seed := segsOf(e.b.UserPath, e.b.PerChild, fromSource)
 	ctx, cancel := sh.ctx()
-	kept, err := sh.st.Seed(ctx, sw, seed)
+	kept, err := sh.st.Seed(ctx, sw, seed, mark)
 	cancel()
 	if err != nil {
 		sh.fail("seed", err)
@@ -568,10 +799,11 @@ func (t *Tracker) clearShared(sh *shared, e *entry, w span) {
 
 // Resync brings the store back in step after it failed: every budget
 // window the store no longer holds (the server restarted empty) is
-// seeded from source, and the charges this process owes for such a
-// window are dropped, since source already counts them. Windows the
-// store holds are left as they are. Without a SpendStore it does
-// nothing.
+// seeded from source, marked with the snapshot of the usage records it
+// was summed from (a SnapshotSource), so that the charges owed for the
+// window are handed over afterwards only when that snapshot did not
+// count their request. Windows the store holds are left as they are.
+// Without a SpendStore it does nothing.
 func (t *Tracker) Resync(source SpendSource, now time.Time) error {
 	sh := t.sh
 	if sh == nil || source == nil {
@@ -592,14 +824,13 @@ func (t *Tracker) Resync(source SpendSource, now time.Time) error {
 			continue
 		}
 		since := max(w.start, e.reset)
-		got, err := source.SpendSince(e.b.UserPath, e.b.PerChild, time.Unix(0, since).UTC())
+		got, mark, err := spendMarked(source, e.b.UserPath, e.b.PerChild, time.Unix(0, since).UTC())
 		if err != nil {
 			errs = append(errs, fmt.Errorf("budget %s: reading spend: %w", e.b.Key(), err))
 			continue
 		}
-		sh.dropDebts(sw)
 		ctx, cancel := sh.ctx()
-		kept, err := sh.st.Seed(ctx, sw, segsOf(e.b.UserPath, e.b.PerChild, got))
+		kept, err := sh.st.Seed(ctx, sw, segsOf(e.b.UserPath, e.b.PerChild, got), mark)
 		cancel()
 		if err != nil {
 			return errors.Join(append(errs, err)...)
@@ -607,4 +838,16 @@ func (t *Tracker) Resync(source SpendSource, now time.Time) error {
 		e.g.restoreSegs(w.start, kept)
 	}
 	return errors.Join(errs...)
+}
+
+// spendMarked is source's SpendSince, read at one snapshot of the usage
+// records when source is a SnapshotSource, with the mark of that
+// snapshot ("" for none).
+func spendMarked(source SpendSource, prefix string, perChild bool, since time.Time) (map[string]float64, string, error) {
+	if ss, ok := source.(SnapshotSource); ok {
+		got, snap, err := ss.SpendSnapshot(prefix, perChild, since)
+		return got, SnapshotMark(snap), err
+	}
+	got, err := source.SpendSince(prefix, perChild, since)
+	return got, "", err
 }

@@ -20,6 +20,64 @@ type memSpend struct {
 	down  atomic.Bool
 	calls atomic.Int64
 	resv  map[SpendCell]map[string]catalog.Nanos // by resvCell, then id
+	marks map[SpendWindow]string
+	lost  bool // the epoch is missing: charges answer ErrSpendLost
+}
+
+// wipe empties the store as a server restarting without its data.
+func (m *memSpend) wipe() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.win, m.resv, m.marks, m.lost = map[SpendWindow]map[string]float64{}, nil, nil, true
+}
+
+// charging is enter for the calls that answer ErrSpendLost.
+func (m *memSpend) charging() error {
+	if err := m.enter(); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.lost {
+		return ErrSpendLost
+	}
+	return nil
+}
+
+func (m *memSpend) Mark(_ context.Context, w SpendWindow) (string, error) {
+	if err := m.enter(); err != nil {
+		return "", err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.marks[w], nil
+}
+
+func (m *memSpend) HandOver(_ context.Context, w SpendWindow, spend map[string]catalog.Nanos, mark string) (bool, error) {
+	if err := m.charging(); err != nil {
+		return false, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.marks[w] != mark {
+		return false, nil
+	}
+	if m.win[w] == nil {
+		m.win[w] = map[string]float64{}
+	}
+	for k, v := range spend {
+		m.win[w][k] += v.Float()
+	}
+	return true, nil
+}
+
+func (m *memSpend) Lost(context.Context) (bool, error) {
+	if err := m.enter(); err != nil {
+		return false, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.lost, nil
 }
 
 func newMemSpend() *memSpend { return &memSpend{win: map[SpendWindow]map[string]float64{}} }
@@ -35,7 +93,7 @@ func (m *memSpend) enter() error {
 }
 
 func (m *memSpend) Spend(_ context.Context, cells []SpendCell) ([]float64, error) {
-	if err := m.enter(); err != nil {
+	if err := m.charging(); err != nil {
 		return nil, err
 	}
 	m.mu.Lock()
@@ -48,7 +106,7 @@ func (m *memSpend) Spend(_ context.Context, cells []SpendCell) ([]float64, error
 }
 
 func (m *memSpend) Add(_ context.Context, cells []SpendCell, cost float64) ([]float64, error) {
-	if err := m.enter(); err != nil {
+	if err := m.charging(); err != nil {
 		return nil, err
 	}
 	m.mu.Lock()
@@ -86,12 +144,16 @@ func (m *memSpend) Windows(_ context.Context, ws []SpendWindow) ([]map[string]fl
 	return out, nil
 }
 
-func (m *memSpend) Seed(ctx context.Context, w SpendWindow, spend map[string]float64) (map[string]float64, error) {
+func (m *memSpend) Seed(ctx context.Context, w SpendWindow, spend map[string]float64, mark string) (map[string]float64, error) {
 	if err := m.enter(); err != nil {
 		return nil, err
 	}
 	m.mu.Lock()
 	if _, ok := m.win[w]; !ok {
+		if m.marks == nil {
+			m.marks = map[SpendWindow]string{}
+		}
+		m.marks[w] = mark
 		cp := map[string]float64{}
 		for k, v := range spend {
 			cp[k] = v
@@ -106,7 +168,15 @@ func (m *memSpend) Seed(ctx context.Context, w SpendWindow, spend map[string]flo
 	return got[0], nil
 }
 
-func (m *memSpend) Restored(context.Context) error { return m.enter() }
+func (m *memSpend) Restored(context.Context) error {
+	if err := m.enter(); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	m.lost = false
+	m.mu.Unlock()
+	return nil
+}
 
 func (m *memSpend) Clear(_ context.Context, w SpendWindow) error {
 	if err := m.enter(); err != nil {
@@ -115,6 +185,7 @@ func (m *memSpend) Clear(_ context.Context, w SpendWindow) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.win[w] = map[string]float64{}
+	delete(m.marks, w)
 	return nil
 }
 
@@ -342,7 +413,7 @@ func TestServiceResyncsAStoreThatRestartedEmpty(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		now := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
 		st := newMemSpend()
-		src := &fakeSource{}
+		src := &snapSource{}
 		s, err := New(Options{Spend: st, Source: src, Now: func() time.Time { return now }})
 		if err != nil {
 			t.Fatal(err)
@@ -350,11 +421,11 @@ func TestServiceResyncsAStoreThatRestartedEmpty(t *testing.T) {
 		if _, err := s.Put(Key{"/team", Daily}, 1, false); err != nil {
 			t.Fatal(err)
 		}
-		s.Charge("/team", 0.5, now)
-		src.add("/team", 0.5, now)
+		s.ChargeFor("/team", reqID(1), 0.5, now)
+		src.commit(reqID(1), "/team", 0.5)
 		st.down.Store(true)
-		s.Charge("/team", 0.3, now) // owed to the store
-		src.add("/team", 0.3, now)  // and in the usage records
+		s.ChargeFor("/team", reqID(2), 0.3, now) // owed to the store
+		src.commit(reqID(2), "/team", 0.3)       // and in the usage records
 		// The server comes back without its data.
 		st.mu.Lock()
 		st.win = map[SpendWindow]map[string]float64{}
@@ -461,7 +532,7 @@ func resvCell(c SpendCell) SpendCell {
 }
 
 func (m *memSpend) Reserve(_ context.Context, cells []SpendCell, limits []catalog.Nanos, id string, amount catalog.Nanos, _ time.Duration) ([]int, error) {
-	if err := m.enter(); err != nil {
+	if err := m.charging(); err != nil {
 		return nil, err
 	}
 	m.mu.Lock()
@@ -494,7 +565,7 @@ func (m *memSpend) Reserve(_ context.Context, cells []SpendCell, limits []catalo
 }
 
 func (m *memSpend) Settle(_ context.Context, cells []SpendCell, id string, costs []float64) ([]float64, error) {
-	if err := m.enter(); err != nil {
+	if err := m.charging(); err != nil {
 		return nil, err
 	}
 	m.mu.Lock()

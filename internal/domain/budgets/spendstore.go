@@ -16,6 +16,23 @@ import (
 // records, calls Restored and tries again.
 var ErrSpendLost = errors.New("budgets: the shared spend store lost its windows")
 
+// RequestID names the usage record of one request (its audit usage
+// record id); the zero RequestID names none.
+type RequestID = [16]byte
+
+// snapshotPrefix starts the mark of a window seeded from a snapshot of
+// the usage records.
+const snapshotPrefix = "s:"
+
+// SnapshotMark is the mark of a window seeded from the usage records at
+// snapshot (a SnapshotSource answer); "" for none.
+func SnapshotMark(snapshot string) string {
+	if snapshot == "" {
+		return ""
+	}
+	return snapshotPrefix + snapshot
+}
+
 // SpendWindow names the spend of one budget in one period window: the
 // budget's own spend, or the spend of every child of a template. A budget
 // that switches per_child gets another window.
@@ -57,9 +74,22 @@ type SpendStore interface {
 	// a nil map for a window the store knows nothing of (never charged,
 	// seeded or cleared), else a map, empty when nothing was spent.
 	Windows(ctx context.Context, ws []SpendWindow) ([]map[string]float64, error)
-	// Seed stores spend as w's spend unless the store already holds w, in
-	// one atomic step, and returns what the store holds afterwards.
-	Seed(ctx context.Context, w SpendWindow, spend map[string]float64) (map[string]float64, error)
+	// Seed stores spend as w's spend, with mark, unless the store already
+	// holds w, in one atomic step, and returns what the store holds
+	// afterwards. mark says what the spend was summed from: SnapshotMark
+	// of the usage records' snapshot, or "" (not known).
+	Seed(ctx context.Context, w SpendWindow, spend map[string]float64, mark string) (map[string]float64, error)
+	// Mark returns the mark w was seeded with ("" when w was charged,
+	// cleared or seeded without one, or is not held).
+	Mark(ctx context.Context, w SpendWindow) (string, error)
+	// HandOver adds spend (by cell Child) to w in one atomic step, only
+	// when w's mark is still mark; applied is false when it changed (w was
+	// seeded again meanwhile) and nothing was added. Like Add it answers
+	// ErrSpendLost while the store has lost its windows.
+	HandOver(ctx context.Context, w SpendWindow, spend map[string]catalog.Nanos, mark string) (applied bool, err error)
+	// Lost reports whether the store has lost its windows (ErrSpendLost
+	// would be answered), without charging anything.
+	Lost(ctx context.Context) (bool, error)
 	// Clear drops every cell of w and keeps w held with no spend: a
 	// reset.
 	Clear(ctx context.Context, w SpendWindow) error

@@ -47,3 +47,18 @@ type SpendSource interface {
 	// queued writes first).
 	SpendSince(prefix string, perChild bool, since time.Time) (map[string]float64, error)
 }
+
+// SnapshotSource is a SpendSource that can read at one snapshot of the
+// usage records and tell later which records a snapshot held. With one, a
+// window rebuilt from the records while the shared spend store had lost it
+// remembers the snapshot (SnapshotMark), and a charge this process kept
+// while the store was unreachable is handed over only when the snapshot
+// did not count its request: a request is counted once.
+type SnapshotSource interface {
+	SpendSource
+	// SpendSnapshot is SpendSince at one snapshot, with its name ("" when
+	// none can be named).
+	SpendSnapshot(prefix string, perChild bool, since time.Time) (spend map[string]float64, snapshot string, err error)
+	// Counted returns those of ids whose usage record snapshot held.
+	Counted(ids []RequestID, snapshot string) ([]RequestID, error)
+}

@@ -199,6 +199,14 @@ func (t *Tracker) Check(userPath string, now time.Time) (ok bool, retryAfter tim
 // are ignored, and so is a charge dated before a budget's last reset or
 // in a period that has already rolled over.
 func (t *Tracker) Charge(userPath string, cost float64, at time.Time) {
+	t.ChargeFor(userPath, RequestID{}, cost, at)
+}
+
+// ChargeFor is Charge for the request whose usage record is id (zero:
+// unknown). With a SpendStore that is unreachable, the charge is kept
+// with id and handed over once the store answers, unless the usage
+// records the store was rebuilt from meanwhile count id already.
+func (t *Tracker) ChargeFor(userPath string, id RequestID, cost float64, at time.Time) {
 	if !(cost > 0) || math.IsInf(cost, 1) {
 		return
 	}
@@ -207,7 +215,7 @@ func (t *Tracker) Charge(userPath string, cost float64, at time.Time) {
 		return
 	}
 	if sh := t.sh; sh != nil {
-		t.chargeShared(sh, s, userPath, cost, at)
+		t.chargeShared(sh, s, userPath, id, cost, at)
 		return
 	}
 	nc := catalog.NanosOf(cost)

@@ -117,14 +117,14 @@ const MaxJobs = 100
 // Recalculator runs recalculations in the background and keeps their
 // status.
 type Recalculator struct {
-	usage   UsageStore
-	rebuild func() error
-	ctx     context.Context
-	cancel  context.CancelFunc
-	mu      sync.Mutex
-	jobs    map[string]*jobState
-	order   []string
-	wg      sync.WaitGroup
+	usage  UsageStore
+	spend  func() SpendAdjustment
+	ctx    context.Context
+	cancel context.CancelFunc
+	mu     sync.Mutex
+	jobs   map[string]*jobState
+	order  []string
+	wg     sync.WaitGroup
 }
 
 // jobState is a job with its running sums.
@@ -134,12 +134,23 @@ type jobState struct {
 	done          chan struct{}
 }
 
-// NewRecalculator returns a recalculator over usage; rebuild, when set,
-// recomputes the budgets' spend from the usage records after a run that
-// changed any.
-func NewRecalculator(usage UsageStore, rebuild func() error) *Recalculator {
+// SpendAdjustment takes the changes of cost of one run, to move the
+// budgets' spend by them (budgets.Adjustment).
+type SpendAdjustment interface {
+	// Add notes that the record of userPath made at at changed cost by
+	// delta.
+	Add(userPath string, at time.Time, delta catalog.Nanos)
+	// Apply moves the spend by the changes noted, once the run has
+	// written them.
+	Apply() error
+}
+
+// NewRecalculator returns a recalculator over usage; spend, when set,
+// starts for each run the adjustment of the budgets' spend (in every
+// process sharing it) by the changes of cost the run writes.
+func NewRecalculator(usage UsageStore, spend func() SpendAdjustment) *Recalculator {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Recalculator{usage: usage, rebuild: rebuild, ctx: ctx, cancel: cancel, jobs: map[string]*jobState{}}
+	return &Recalculator{usage: usage, spend: spend, ctx: ctx, cancel: cancel, jobs: map[string]*jobState{}}
 }
 
 // Close stops the running jobs and waits for them.
@@ -223,6 +234,10 @@ func (r *Recalculator) Wait(id string) bool {
 func (r *Recalculator) run(js *jobState, from, to time.Time) {
 	defer close(js.done)
 	q := js.job.Request
+	var adj SpendAdjustment
+	if r.spend != nil {
+		adj = r.spend()
+	}
 	err := r.usage.RepriceUsage(r.ctx, from, to, func(rec *audit.UsageRecord) bool {
 		r.mu.Lock()
 		js.job.RecordsScanned++
@@ -235,6 +250,9 @@ func (r *Recalculator) run(js *jobState, from, to time.Time) {
 			return false
 		}
 		after := catalog.NanosOf(rec.Spend())
+		if adj != nil {
+			adj.Add(rec.UserPath, rec.Timestamp, after-before)
+		}
 		r.mu.Lock()
 		js.job.RecordsChanged++
 		js.before, js.after = js.before.Add(before), js.after.Add(after)
@@ -244,9 +262,9 @@ func (r *Recalculator) run(js *jobState, from, to time.Time) {
 	r.mu.Lock()
 	changed := js.job.RecordsChanged
 	r.mu.Unlock()
-	if err == nil && changed > 0 && r.rebuild != nil {
-		if rerr := r.rebuild(); rerr != nil {
-			err = fmt.Errorf("the records were repriced but the budgets' spend could not be rebuilt: %w", rerr)
+	if err == nil && changed > 0 && adj != nil {
+		if aerr := adj.Apply(); aerr != nil {
+			err = fmt.Errorf("the records were repriced but the budgets' spend could not be moved by the change: %w", aerr)
 		}
 	}
 	now := time.Now().UTC()

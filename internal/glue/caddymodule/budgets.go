@@ -37,20 +37,29 @@ func (s sharedBudgets) Destruct() error {
 	return nil
 }
 
-// sweep forgets idle template children every budgetSweepEvery until stop
-// is closed.
+// sweep forgets idle template children every budgetSweepEvery, and
+// probes the shared spend store every budgets.ProbeEvery (a Redis that
+// restarted empty is rebuilt from the usage records without waiting for
+// a request), until stop is closed.
 func (s sharedBudgets) sweep() {
 	t := time.NewTicker(budgetSweepEvery)
 	defer t.Stop()
+	probe := time.NewTicker(budgets.ProbeEvery)
+	defer probe.Stop()
 	for {
 		select {
 		case <-s.stop:
 			return
 		case now := <-t.C:
 			s.svc.Tracker().Sweep(now)
+		case <-probe.C:
+			s.svc.Probe()
 		}
 	}
 }
+
+// The usage queries tell which requests a rebuilt budget window counts.
+var _ budgets.SnapshotSource = (*audit.UsageQueries)(nil)
 
 // seededBudgets reads the budgets of the YAML budgets.user_paths list and
 // the SET_BUDGET_* variables of environ (a variable wins over YAML for the

@@ -56,9 +56,9 @@ func (a *App) loadPricing() {
 	if !ok {
 		return
 	}
-	a.recalc = pricing.NewRecalculator(us, func() error {
+	a.recalc = pricing.NewRecalculator(us, func() pricing.SpendAdjustment {
 		if bs := a.budgetSvc; bs != nil {
-			return bs.Rebuild()
+			return bs.Adjust()
 		}
 		return nil
 	})

@@ -231,6 +231,9 @@ func newAuditRequest(au *caddymodule.Auditing, rt *routes.Route, info *reqinfo.I
 		ClientIP:  clientIP(r),
 	}
 	e.ID = audit.NewID(e.Timestamp)
+	if au.Usage {
+		info.UsageID = audit.NewID(info.Start)
+	}
 	e.RequestID = r.Header.Get("X-Request-Id")
 	if e.RequestID == "" {
 		e.RequestID = e.ID.String()
@@ -655,6 +658,7 @@ func streamKind(s routes.Shape) audit.StreamKind {
 func (a *auditRequest) usageRecord(usage catalog.Usage) *audit.UsageRecord {
 	info := a.info
 	u := &audit.UsageRecord{
+		ID:           audit.ID(info.UsageID),
 		Timestamp:    info.Start,
 		RequestID:    a.entry.ID,
 		UserPath:     info.UserPath,

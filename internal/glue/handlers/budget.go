@@ -119,6 +119,7 @@ func reserveBudget(bs *budgets.Service, amount catalog.Nanos, path string, lim u
 	}
 	if admitted {
 		if res.Held() {
+			res.SetRequest(info.UsageID)
 			info.SetReservation(&res)
 		}
 		return true
@@ -154,7 +155,7 @@ func chargeBudget(bs *budgets.Service, path string, info *reqinfo.Info) {
 		return
 	}
 	if cost > 0 {
-		bs.Charge(path, cost, now)
+		bs.ChargeFor(path, info.UsageID, cost, now)
 	}
 }
 

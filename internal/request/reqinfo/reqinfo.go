@@ -87,6 +87,11 @@ type Info struct {
 	UserPath string
 	// SessionID is the detected session, if any.
 	SessionID string
+	// UsageID is the id the request's usage record carries (set by the
+	// audit stage when it records usage; zero otherwise): a budget charge
+	// kept while the shared spend store is unreachable names it, so that
+	// it is not counted again once the store is rebuilt from the records.
+	UsageID [16]byte
 
 	// RequestedModel is the model string the client sent.
 	RequestedModel string

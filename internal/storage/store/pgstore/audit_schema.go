@@ -122,7 +122,14 @@ END $$`,
 	);
 	CREATE TABLE mg_usage_breakdown_days (LIKE mg_usage_breakdown_hours INCLUDING ALL);
 	CREATE TABLE mg_usage_breakdown_months (LIKE mg_usage_breakdown_hours INCLUDING ALL);`,
-	// Version 5 compresses the stored bodies with LZ4 instead of
+	// Version 5 names, on every usage record, the transaction that wrote
+	// it (xact), so that a budget rebuilt from the records at one snapshot
+	// can tell later which requests that snapshot counted (UsageSnapshot,
+	// CountedIn). Records stored before read NULL: committed before any
+	// snapshot taken after the upgrade.
+	`ALTER TABLE mg_usage_records ADD COLUMN xact xid8;
+	ALTER TABLE mg_usage_records ALTER COLUMN xact SET DEFAULT pg_current_xact_id();`,
+	// Version 6 compresses the stored bodies with LZ4 instead of
 	// PostgreSQL's default pglz: on 64 KiB of prompt text pglz costs the
 	// server about 300 µs per entry, LZ4 about 30. Entries written before
 	// keep their pglz bodies (both read back the same). A server built

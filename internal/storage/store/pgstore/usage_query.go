@@ -1,6 +1,7 @@
 package pgstore
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -23,11 +24,21 @@ func aggTable(g audit.Granularity) string {
 // UsageAggregates returns the rows of granularity g whose period starts in
 // [from, to), in time order; zero bounds are open.
 func (a *Audit) UsageAggregates(g audit.Granularity, from, to time.Time) ([]audit.UsageAggregate, error) {
-	var w where
-	w.hourRange("start", from, to)
 	ctx, cancel := readCtx()
 	defer cancel()
-	rows, err := a.db.Pool.Query(ctx, `SELECT start, user_path, provider, model, requests, cache_hits, unpriced,
+	return usageAggregates(ctx, a.db.Pool, g, from, to)
+}
+
+// querier is a pool or a transaction.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+// usageAggregates is UsageAggregates through q.
+func usageAggregates(ctx context.Context, q querier, g audit.Granularity, from, to time.Time) ([]audit.UsageAggregate, error) {
+	var w where
+	w.hourRange("start", from, to)
+	rows, err := q.Query(ctx, `SELECT start, user_path, provider, model, requests, cache_hits, unpriced,
 		input_tokens, output_tokens, total_tokens, cached_input_tokens, cache_write_input_tokens, reasoning_tokens, cost_nanos
 		FROM `+aggTable(g)+w.sql()+` ORDER BY start, user_path, provider, model`, w.args...)
 	if err != nil {
@@ -51,11 +62,16 @@ func (a *Audit) UsageAggregates(g audit.Granularity, from, to time.Time) ([]audi
 // UsageRecords calls fn for every record made in [from, to), oldest first,
 // until fn returns false. Zero bounds are open.
 func (a *Audit) UsageRecords(from, to time.Time, fn func(*audit.UsageRecord) bool) error {
-	var w where
-	w.idRange(from, to)
 	ctx, cancel := readCtx()
 	defer cancel()
-	rows, err := a.db.Pool.Query(ctx, `SELECT record FROM mg_usage_records`+w.sql()+` ORDER BY id`, w.args...)
+	return usageRecords(ctx, a.db.Pool, from, to, fn)
+}
+
+// usageRecords is UsageRecords through q.
+func usageRecords(ctx context.Context, q querier, from, to time.Time, fn func(*audit.UsageRecord) bool) error {
+	var w where
+	w.idRange(from, to)
+	rows, err := q.Query(ctx, `SELECT record FROM mg_usage_records`+w.sql()+` ORDER BY id`, w.args...)
 	if err != nil {
 		return classify(fmt.Errorf("postgres: reading usage records: %w", err))
 	}

@@ -51,7 +51,7 @@ for i = 1, n do
     redis.call('ZREMRANGEBYSCORE', z, '-inf', now)
   end
   local held = tonumber(redis.call('HGET', h, '\0') or '0')
-  local spent = math.floor(tonumber(redis.call('HGET', KEYS[3*i-2], ARGV[2+2*i]) or '0') * 1e9 + 0.5)
+  local spent = tonumber(redis.call('HGET', KEYS[3*i-2], ARGV[2+2*i]) or '0')
   local limit = tonumber(ARGV[3+2*i])
   if spent >= limit or spent + held + amount > limit then
     refused[#refused+1] = i - 1
@@ -78,7 +78,7 @@ return refused`
 
 // spendSettle is budgets.SpendStore's Settle. KEYS are as spendReserve's;
 // ARGV[1] is the reservation id, then per cell i ARGV[3i-1] its child,
-// ARGV[3i] the cost to add (USD) and ARGV[3i+1] the spend hash's expiry
+// ARGV[3i] the cost to add (nanos) and ARGV[3i+1] the spend hash's expiry
 // (unix ms). The reservation is released where it is still held, the
 // cost added where it is above 0, and the cells' spend returned.
 var spendSettle = redis.NewScript(`
@@ -97,7 +97,7 @@ for i = 1, n do
     redis.call('ZREM', z, id)
   end
   if tonumber(ARGV[3*i]) > 0 then
-    out[i] = redis.call('HINCRBYFLOAT', s, ARGV[3*i-1], ARGV[3*i])
+    out[i] = tostring(redis.call('HINCRBY', s, ARGV[3*i-1], ARGV[3*i]))
     redis.call('PEXPIREAT', s, ARGV[3*i+1])
   else
     out[i] = redis.call('HGET', s, ARGV[3*i-1]) or '0'
@@ -180,7 +180,7 @@ func (b *Budgets) settleCall(cells []budgets.SpendCell, id string, costs []float
 	args := make([]any, 1, 1+3*len(cells))
 	args[0] = id
 	for i, c := range cells {
-		args = append(args, c.Child, strconv.FormatFloat(costs[i], 'f', -1, 64), expireAt(c.Window))
+		args = append(args, c.Child, nanosArg(catalog.NanosOf(costs[i])), expireAt(c.Window))
 	}
 	return b.cellKeys(cells), args, nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/modelgate/modelgate/internal/domain/budgets"
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/testkit/redistest"
 )
 
@@ -88,12 +89,12 @@ func TestBudgetSpendSeedOnce(t *testing.T) {
 	if got, err := st.Windows(ctx, []budgets.SpendWindow{w}); err != nil || len(got) != 1 || got[0] != nil {
 		t.Fatalf("fresh window: %v, %v", got, err)
 	}
-	got, err := st.Seed(ctx, w, map[string]float64{"alice": 0.25, "bob": 1e-7})
+	got, err := st.Seed(ctx, w, map[string]float64{"alice": 0.25, "bob": 1e-7}, "")
 	if err != nil || got["alice"] != 0.25 || got["bob"] != 1e-7 || len(got) != 2 {
 		t.Fatalf("seed: %v, %v", got, err)
 	}
 	// A second seed (another process starting) keeps the first.
-	got, err = st.Seed(ctx, w, map[string]float64{"alice": 9})
+	got, err = st.Seed(ctx, w, map[string]float64{"alice": 9}, "")
 	if err != nil || got["alice"] != 0.25 {
 		t.Fatalf("second seed: %v, %v", got, err)
 	}
@@ -117,7 +118,7 @@ func TestBudgetSpendSeedOnce(t *testing.T) {
 		t.Fatalf("after clear: %v, %v", held, err)
 	}
 	// Seeding a cleared window does not bring spend back.
-	if got, _ := st.Seed(ctx, w, map[string]float64{"alice": 3}); len(got) != 0 {
+	if got, _ := st.Seed(ctx, w, map[string]float64{"alice": 3}, ""); len(got) != 0 {
 		t.Fatalf("seed after clear: %v", got)
 	}
 	vals, err := st.Spend(ctx, []budgets.SpendCell{{Window: w, Child: "alice"}, {Window: w, Child: ""}})
@@ -261,5 +262,57 @@ func TestBudgetSpendRebuiltAfterRedisLosesItsData(t *testing.T) {
 	}
 	if es := p1.List(); len(es) != 1 || es[0].Spent < 1.0999 || es[0].Spent > 1.2001 {
 		t.Fatalf("spend after the loss: %+v", es)
+	}
+}
+
+// TestBudgetSpendNanosAndHandOver: spend is held in whole nanos (a
+// thousand charges of $0.000001 sum exactly), the mark a window was
+// seeded with is read back, HandOver adds only under that mark and
+// answers ErrSpendLost with the epoch missing, which Lost reports.
+func TestBudgetSpendNanosAndHandOver(t *testing.T) {
+	url, prefix := redistest.New(t)
+	st := NewBudgets(openTest(t, url, prefix))
+	ctx := context.Background()
+	start := time.Now().UTC().Truncate(24 * time.Hour)
+	w := budgets.SpendWindow{Budget: budgets.Key{UserPath: "/n", Period: budgets.Daily}, Start: start, End: start.Add(24 * time.Hour)}
+	if lost, err := st.Lost(ctx); err != nil || !lost {
+		t.Fatalf("a new server: lost %v, %v", lost, err)
+	}
+	if _, err := st.HandOver(ctx, w, map[string]catalog.Nanos{"": 5}, ""); !errors.Is(err, budgets.ErrSpendLost) {
+		t.Fatalf("hand-over with the epoch missing: %v", err)
+	}
+	mark := budgets.SnapshotMark("100:100:")
+	if _, err := st.Seed(ctx, w, map[string]float64{"": 0.015}, mark); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Restored(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if lost, err := st.Lost(ctx); err != nil || lost {
+		t.Fatalf("restored: lost %v, %v", lost, err)
+	}
+	if got, err := st.Mark(ctx, w); err != nil || got != mark {
+		t.Fatalf("mark %q, %v; want %q", got, err, mark)
+	}
+	if ok, err := st.HandOver(ctx, w, map[string]catalog.Nanos{"": 5_000_000}, ""); err != nil || ok {
+		t.Fatalf("hand-over under another mark: %v, %v", ok, err)
+	}
+	if ok, err := st.HandOver(ctx, w, map[string]catalog.Nanos{"": 5_000_000}, mark); err != nil || !ok {
+		t.Fatalf("hand-over under the mark: %v, %v", ok, err)
+	}
+	for range 1000 {
+		if _, err := st.Add(ctx, []budgets.SpendCell{{Window: w}}, 0.000001); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw, err := st.c.R.HGet(ctx, st.key(w), "").Result()
+	if err != nil || raw != "21000000" {
+		t.Fatalf("stored %q, %v; want 21000000 nanos", raw, err)
+	}
+	if err := st.Clear(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := st.Mark(ctx, w); err != nil || got != "" {
+		t.Fatalf("mark after clear %q, %v", got, err)
 	}
 }

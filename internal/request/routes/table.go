@@ -281,6 +281,8 @@ var table = []Route{
 			Query: []Param{
 				{Name: "log_id", Desc: "The anchor entry's id (required).", Type: "string"},
 				{Name: "limit", Desc: "Entries at most; default 40, larger values are clamped to 200.", Type: "integer", Min: 1},
+				{Name: "max_bytes", Desc: "Bounds the page's request and response bodies' total size: entries are added, newest first, while their bodies fit (the first one always does). Without it the page is bounded by limit only.", Type: "integer", Min: 1},
+				{Name: "before", Desc: "An entry id of the session (the first entry of the previous page, when earlier is true): the page ends just before it, and nothing after the anchor fills it.", Type: "string"},
 			},
 			Status: http.StatusOK, Result: "Conversation", Errors: []int{400, 404}}),
 	adminRoute("streamLiveLogs", http.MethodGet, "/admin/live/logs",
@@ -383,6 +385,7 @@ var table = []Route{
 	dashboardRoute("dashboardAdminStaticAuditJs", "/admin/static/audit.js", "Dashboard asset (no credential needed)", "text/javascript"),
 	dashboardRoute("dashboardAdminStaticConversationJs", "/admin/static/conversation.js", "Dashboard asset (no credential needed)", "text/javascript"),
 	dashboardRoute("dashboardAdminStaticUsageJs", "/admin/static/usage.js", "Dashboard asset (no credential needed)", "text/javascript"),
+	dashboardRoute("dashboardAdminStaticSpendJs", "/admin/static/spend.js", "Dashboard asset (no credential needed)", "text/javascript"),
 	dashboardRoute("dashboardAdminStaticKeysJs", "/admin/static/keys.js", "Dashboard asset (no credential needed)", "text/javascript"),
 	dashboardRoute("dashboardAdminStaticLimitsJs", "/admin/static/limits.js", "Dashboard asset (no credential needed)", "text/javascript"),
 	dashboardRoute("dashboardAdminStaticModelsJs", "/admin/static/models.js", "Dashboard asset (no credential needed)", "text/javascript"),

@@ -98,13 +98,15 @@ func compareRows(t *testing.T, what string, shown []shownRow, api []spendRow) {
 }
 
 // startSpendGateway starts a gateway over two priced replay providers and
-// the (unpriced) mock, with the response cache on, and sends traffic over
+// the (unpriced) mock, with the response cache and per-child templates
+// on, and sends traffic over
 // two managed keys and the master key, three user paths, three models and
 // providers, with cache hits and a failure.
 func startSpendGateway(t *testing.T) (*gateway, managedKey, managedKey) {
 	t.Helper()
 	clearEnv(t)
 	t.Setenv("RESPONSE_CACHE_ENABLED", "true")
+	t.Setenv("GATEWAY_ENTITLEMENTS", "quota_templates") // per-child templates
 	oa, anth := newReplay(t, "openai"), newAnthropicReplay(t)
 	block := "master_key " + masterKey + "\nstorage " + filepath.Join(t.TempDir(), "gw.db") + "\n" +
 		providerBlock("openai", "openai", "sk-openai-prov-SECRET-1111", oa.BaseURL()) +

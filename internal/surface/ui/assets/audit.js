@@ -4,7 +4,7 @@
 // logs on, new requests at the top as they start and finish.
 
 import { api, qs } from "./api.js";
-import { h, fill, num, ns, when, statusCell, table, tableRow, pretty, cost, featureOff } from "./dom.js";
+import { h, fill, num, ns, when, statusCell, table, tableRow, pretty, cost, featureOff, DATE_INPUT } from "./dom.js";
 import { followLive } from "./live.js";
 import { conversation } from "./conversation.js";
 
@@ -73,7 +73,7 @@ export async function render(root, ctx) {
   const form = h("form", { class: "toolbar filters", id: "audit-filters", onsubmit: (ev) => { ev.preventDefault(); apply(); } },
     field("search", "Search"), inputs.key_id, field("user_path", "User path"), field("model_contains", "Model"), field("provider", "Provider"),
     inputs.status, field("error_code", "Error code"), field("session_id", "Session"),
-    field("start_date", "From", { type: "date" }), field("end_date", "To", { type: "date" }),
+    field("start_date", "From yyyy-mm-dd", DATE_INPUT), field("end_date", "To yyyy-mm-dd", DATE_INPUT),
     h("button", { type: "submit" }, "Filter"),
     h("button", { type: "button", class: "secondary", onclick: () => { for (const k in inputs) inputs[k].value = ""; for (const k of FILTERS) filters[k] = ""; apply(); } }, "Clear"));
   const features = ctx.config.features || {};
@@ -244,10 +244,10 @@ async function detail(root, id) {
       { title: "Error", cell: (a) => [a.error_type, a.error_code, a.error_message].filter(Boolean).join(" · ") || "–" },
     ], attempts, { empty: "No upstream attempt (answered by the gateway)." })),
     h("div", { class: "grid2" },
-      h("div", { class: "panel" }, h("h2", {}, "Request headers"), pretty(d.request_headers)),
-      h("div", { class: "panel" }, h("h2", {}, "Response headers"), pretty(d.response_headers))),
-    h("div", { class: "panel", id: "request-body" }, h("h2", {}, "Request body"), d.request_body_too_big_to_handle ? h("p", { class: "muted" }, "Too big to keep.") : pretty(d.request_body)),
-    h("div", { class: "panel", id: "response-body" }, h("h2", {}, "Response body"), d.response_body_too_big_to_handle ? h("p", { class: "muted" }, "Too big to keep.") : pretty(d.response_body)),
+      h("div", { class: "panel" }, h("h2", {}, "Request headers"), pretty(d.request_headers, "Request headers")),
+      h("div", { class: "panel" }, h("h2", {}, "Response headers"), pretty(d.response_headers, "Response headers"))),
+    h("div", { class: "panel", id: "request-body" }, h("h2", {}, "Request body"), d.request_body_too_big_to_handle ? h("p", { class: "muted" }, "Too big to keep.") : pretty(d.request_body, "Request body")),
+    h("div", { class: "panel", id: "response-body" }, h("h2", {}, "Response body"), d.response_body_too_big_to_handle ? h("p", { class: "muted" }, "Too big to keep.") : pretty(d.response_body, "Response body")),
     h("div", { class: "panel" }, h("div", { class: "toolbar" }, h("h2", { class: "grow" }, "Conversation"),
       h("button", { type: "button", id: "show-conversation", onclick: () => conversation(convBox, e.id) }, "Show the session")), convBox));
   if (e.session_id) await conversation(convBox, e.id);

@@ -39,11 +39,22 @@ export function num(n) {
   return intFmt.format(Math.round(Number(n) || 0));
 }
 
-/** cost formats an amount in US dollars, with more digits for small ones. */
+/**
+ * cost formats an amount in US dollars: cents, four decimals below a cent,
+ * and two significant digits below a hundredth of a cent ($0.000012).
+ */
 export function cost(n) {
   n = Number(n) || 0;
-  const digits = n !== 0 && Math.abs(n) < 0.01 ? 4 : 2;
+  const a = Math.abs(n);
+  const digits = a === 0 || a >= 0.01 ? 2 : a >= 0.0001 ? 4 : Math.min(12, 1 - Math.floor(Math.log10(a)));
   return "$" + n.toFixed(digits);
+}
+
+const moneyAxisFmt = new Intl.NumberFormat("en-US", { notation: "compact", maximumSignificantDigits: 2 });
+
+/** moneyAxis formats an amount in US dollars short, for chart axes: $1.2K, $0.00015. */
+export function moneyAxis(n) {
+  return "$" + moneyAxisFmt.format(Number(n) || 0);
 }
 
 /** ms formats a duration in milliseconds. */
@@ -154,6 +165,19 @@ export function bar(used, cap) {
   return h("div", { class: "bar" + (r >= 1 ? " full" : r >= 0.8 ? " high" : ""), title: num(used) + " / " + num(cap) }, span);
 }
 
+/**
+ * DATE_INPUT are the attributes of a date field: typed as yyyy-mm-dd, the
+ * one date format of every page, whatever the browser's locale.
+ */
+export const DATE_INPUT = { type: "text", inputmode: "numeric", pattern: "\\d{4}-\\d{2}-\\d{2}", size: 16, autocomplete: "off" };
+
+/** share is a bar of v's share of top (the largest of its table). */
+export function share(v, top) {
+  const span = h("span", {});
+  span.style.width = (top > 0 ? Math.min(100, (v / top) * 100) : 0).toFixed(1) + "%";
+  return h("div", { class: "bar share", "aria-hidden": "true" }, span);
+}
+
 /** toast shows a short message for a few seconds. */
 export function toast(msg, isError) {
   const t = h("div", { class: "toast" + (isError ? " error" : ""), role: isError ? "alert" : "status" }, msg);
@@ -215,14 +239,18 @@ export function seg(options, current, onpick) {
   return wrap;
 }
 
-/** pretty renders any JSON value indented, or a placeholder. */
-export function pretty(v) {
+/**
+ * pretty renders any JSON value indented, or a placeholder; the block
+ * scrolls on its own, so it takes the keyboard focus and is named by
+ * label.
+ */
+export function pretty(v, label = "JSON") {
   if (v === undefined || v === null) return h("p", { class: "muted" }, "none");
   let text = v;
   if (typeof v === "string") {
     try { text = JSON.stringify(JSON.parse(v), null, 2); } catch { text = v; }
   } else text = JSON.stringify(v, null, 2);
-  return h("pre", {}, text);
+  return h("pre", { tabindex: 0, role: "region", "aria-label": label }, text);
 }
 
 /**

@@ -3,7 +3,7 @@
 // (GET /admin/usage/daily), and the totals of the chosen range.
 
 import { api, qs } from "./api.js";
-import { h, fill, card, num, compact, cost, ms, pct, seg, featureOff } from "./dom.js";
+import { h, fill, card, num, compact, cost, moneyAxis, ms, pct, seg, featureOff } from "./dom.js";
 import { stackedBars, lines, seriesClass } from "./charts.js";
 
 /** RANGES: value, label, days asked of the API, hourly buckets kept. */
@@ -116,7 +116,7 @@ export async function render(root, ctx) {
           ], compact, "Tokens per day")),
         h("div", { class: "panel", id: "chart-cost" }, h("h2", {}, "Cost per day"),
           stackedBars(days_.map((d) => d.date.slice(5)), [{ name: "cost (USD)", cls: "c4", values: days_.map((d) => d.cost) }],
-            (v) => cost(v), "Cost per day"))));
+            moneyAxis, "Cost per day"))));
   }
   await load();
 }

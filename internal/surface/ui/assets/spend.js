@@ -4,7 +4,7 @@
 // filtered to it.
 
 import { api, qs } from "./api.js";
-import { h, fill, num, cost, card, table, tableRow, bar, auditHref } from "./dom.js";
+import { h, fill, num, cost, card, table, tableRow, share, auditHref } from "./dom.js";
 
 /** LIMIT is the most groups one breakdown read lists. */
 const LIMIT = 200;
@@ -28,11 +28,11 @@ function figures(top) {
     { title: "Output", num: true, phone: false, cell: (r) => num(r.output_tokens) },
     { title: "Tokens", cell: (r) => {
       const t = r.input_tokens + r.output_tokens;
-      return h("div", { class: "figure-bar" }, h("span", { "data-tokens": t }, num(t)), bar(t, top.tokens));
+      return h("div", { class: "figure-bar" }, h("span", { "data-tokens": t }, num(t)), share(t, top.tokens));
     } },
     { title: "Cost", cell: (r) => h("div", { class: "figure-bar" },
       h("span", { "data-cost": r.total_cost === null ? "" : r.total_cost }, r.total_cost === null ? "–" : cost(r.total_cost)),
-      bar(r.total_cost || 0, top.cost)) },
+      share(r.total_cost || 0, top.cost)) },
     { title: "Cache hits", num: true, phone: false, cell: (r) => h("span", { "data-hits": r.cache_hits }, num(r.cache_hits)) },
     { title: "Saved", num: true, phone: false, cell: (r) => h("span", { "data-avoided": r.cost_avoided }, cost(r.cost_avoided)) },
     { title: "Errors", num: true, phone: false, cell: (r) => num(r.errors_4xx + r.errors_5xx) },
@@ -61,9 +61,8 @@ export async function renderSpend(box, days) {
   fill(box,
     h("h2", {}, "Who spent what"), cacheBox,
     h("div", { class: "panel" }, h("h3", {}, "By user path"), pathBox),
-    h("div", { class: "grid2" },
-      h("div", { class: "panel" }, h("h3", {}, "By key"), keyBox),
-      h("div", { class: "panel" }, h("h3", {}, "By model"), modelBox)),
+    h("div", { class: "panel" }, h("h3", {}, "By key"), keyBox),
+    h("div", { class: "panel" }, h("h3", {}, "By model"), modelBox),
     h("div", { class: "panel" }, h("h3", {}, "By provider"), providerBox));
   await Promise.all([
     pathTree(pathBox, days),

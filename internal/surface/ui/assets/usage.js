@@ -5,7 +5,7 @@
 // written it (GET /admin/live/logs).
 
 import { api, qs } from "./api.js";
-import { h, fill, card, num, compact, cost, when, table, seg, featureOff } from "./dom.js";
+import { h, fill, card, num, compact, cost, moneyAxis, when, table, seg, featureOff } from "./dom.js";
 import { stackedBars } from "./charts.js";
 import { everyDay } from "./overview.js";
 import { followLive } from "./live.js";
@@ -103,7 +103,7 @@ export async function render(root, ctx) {
         ], compact, "Tokens per period")),
         h("div", { class: "panel" }, h("h2", {}, "Cost"), stackedBars(asc.map((p) => p.date), [
           { name: "cost (USD)", cls: "c4", values: asc.map((p) => p.cost) },
-        ], (v) => cost(v), "Cost per period"))),
+        ], moneyAxis, "Cost per period"))),
       h("div", { class: "panel", id: "usage-periods" }, table([
         { title: "Period", cell: (p) => p.date },
         { title: "Requests", num: true, cell: (p) => num(p.requests) },

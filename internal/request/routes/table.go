@@ -220,7 +220,7 @@ var table = []Route{
 	adminRoute("getAuthKey", http.MethodGet, "/admin/auth-keys/{id}",
 		&Doc{Summary: "Get one managed API key", Tag: "auth-keys", Status: http.StatusOK, Result: "ManagedKey", Errors: []int{404}}),
 	adminRoute("updateAuthKey", http.MethodPatch, "/admin/auth-keys/{id}",
-		&Doc{Summary: "Change a key's name, user path, dashboard access or enabled state", Tag: "auth-keys",
+		&Doc{Summary: "Change a key's name, user path, dashboard access, expiry time or enabled state", Tag: "auth-keys",
 			Body: "UpdateKeyRequest", Status: http.StatusOK, Result: "ManagedKey", Errors: []int{400, 404, 409, 413}}),
 	adminRoute("deleteAuthKey", http.MethodDelete, "/admin/auth-keys/{id}",
 		&Doc{Summary: "Delete a managed API key", Tag: "auth-keys", Status: http.StatusNoContent, Errors: []int{404}}),

@@ -93,11 +93,6 @@ export function when(ts) {
     pad(d.getHours()) + ":" + pad(d.getMinutes()) + ":" + pad(d.getSeconds());
 }
 
-/** day formats a timestamp as its yyyy-mm-dd in the browser's local time. */
-export function day(ts) {
-  return ts ? when(ts).slice(0, 10) : "–";
-}
-
 /** statusCell renders an HTTP status with its class colour. */
 export function statusCell(code) {
   const c = Number(code) || 0;

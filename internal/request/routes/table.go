@@ -388,6 +388,7 @@ var table = []Route{
 	dashboardRoute("dashboardAdminStaticSpendJs", "/admin/static/spend.js", "Dashboard asset (no credential needed)", "text/javascript"),
 	dashboardRoute("dashboardAdminStaticKeysJs", "/admin/static/keys.js", "Dashboard asset (no credential needed)", "text/javascript"),
 	dashboardRoute("dashboardAdminStaticLimitsJs", "/admin/static/limits.js", "Dashboard asset (no credential needed)", "text/javascript"),
+	dashboardRoute("dashboardAdminStaticChildrenJs", "/admin/static/children.js", "Dashboard asset (no credential needed)", "text/javascript"),
 	dashboardRoute("dashboardAdminStaticModelsJs", "/admin/static/models.js", "Dashboard asset (no credential needed)", "text/javascript"),
 	{ID: "dashboardOther", Method: Any, Path: "/admin/dashboard/*", Shape: ShapeDashboard, Credential: CredentialNone, Served: true},
 	{ID: "staticOther", Method: Any, Path: "/admin/static/*", Shape: ShapeDashboard, Credential: CredentialNone, Served: true},

@@ -116,6 +116,13 @@ func TestDashboardAccessibility(t *testing.T) {
 					eval[bool](t, b, `([...document.querySelectorAll('button[data-action="children"]')].forEach(b => b.click()), true)`)
 					b.waitFor(t, "the children lists", `document.querySelectorAll("tr.children-row").length === 2 && !document.querySelector("tr.children-row").textContent.includes("Loading")`, 10*time.Second)
 				}
+				// Chart axes: compact numbers, no tick twice.
+				if bad := eval[string](t, b, `[...document.querySelectorAll(".chart svg")].map(svg => [...svg.querySelectorAll('text[text-anchor="end"]')].map(t => t.textContent)).filter(ys => new Set(ys).size !== ys.length || ys.some(y => /,\d{3}/.test(y))).map(ys => ys.join(" ")).join(" | ")`); bad != "" {
+					t.Errorf("%s: chart axes %s", p.name, bad)
+				}
+				if strings.Contains(eval[string](t, b, "document.body.innerText"), "dayly") {
+					t.Errorf("%s: 'dayly' on the page", p.name)
+				}
 				name := p.name
 				if strings.Contains(p.path, "?id=") {
 					name = "audit-entry"
@@ -142,5 +149,14 @@ func TestDashboardAccessibility(t *testing.T) {
 		}
 	}
 	t.Logf("%d serious or critical axe violations", total)
+	// The formats: compact axis numbers, a rate of nothing as a dash, one
+	// date format.
+	got, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`import("/admin/static/dom.js").then(m => [m.compact(10700000), m.compact(1200), m.pct(null), m.pct(0.5), m.when("2026-03-04T05:06:07"), m.moneyAxis(0.00015)].join(" "))`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "10.7M 1.2K — 50.0% 2026-03-04 05:06:07 $0.00015"; got != want {
+		t.Errorf("formats %q, want %q", got, want)
+	}
 	b.checkClean(t)
 }

@@ -246,6 +246,22 @@ func TestDashboardSpend(t *testing.T) {
 		if n := eval[int](t, b, `[...document.querySelectorAll("#audit-list tbody tr[data-id]")].filter(tr => tr.textContent.includes("gpt-4o-mini")).length`); n != page.Total {
 			t.Errorf("%d rows of the model, want %d", n, page.Total)
 		}
+		// A user path's row lists that path and the paths below it.
+		b.open(t, "/admin/dashboard/usage", "usage")
+		clickJS(t, b, `#spend-user_path tr[data-group="/org"] td:nth-child(2)`)
+		b.waitFor(t, "the path's audit log", `location.hash.includes("user_path_under=%2Forg") && document.body.dataset.ready === "audit" && document.getElementById("audit-total")`, 10*time.Second)
+		hash, _ = url.ParseQuery(strings.TrimPrefix(eval[string](t, b, "location.hash"), "#"))
+		adminJSON(t, g, "/admin/audit/log?limit=1&"+hash.Encode(), &page)
+		if page.Total != 9 {
+			t.Errorf("the API lists %d entries under /org, want 9", page.Total)
+		}
+		b.waitFor(t, "the rows under /org", fmt.Sprintf(`document.getElementById("audit-total").dataset.total === "%d"`, page.Total), 10*time.Second)
+		if n := eval[int](t, b, `[...document.querySelectorAll("#audit-list tbody tr[data-id]")].filter(tr => tr.textContent.includes("/org/")).length`); n != page.Total {
+			t.Errorf("%d rows under /org, want %d", n, page.Total)
+		}
+		if got := eval[string](t, b, `document.querySelector('#audit-chips [data-filter="user_path_under"]').textContent`); !strings.Contains(got, "under /org") {
+			t.Errorf("the filter chip reads %q", got)
+		}
 		// A key row filters by the key.
 		b.open(t, "/admin/dashboard/usage", "usage")
 		clickJS(t, b, `#spend-key tr[data-group="`+k1.ID+`"] td`)

@@ -37,6 +37,7 @@ var auditFilters = []Param{
 	{Name: "key_id", Desc: "Managed key id.", Type: "string"},
 	{Name: "error_code", Desc: "Gateway error code, such as rate_limit_exceeded.", Type: "string"},
 	{Name: "user_path", Desc: "This user path exactly.", Type: "string"},
+	{Name: "user_path_under", Desc: "This user path and the paths below it.", Type: "string"},
 	{Name: "session_id", Desc: "Detected session id.", Type: "string"},
 	{Name: "status", Desc: "A status code (404), a class (4xx), or a comma-separated list of them (4xx,5xx).", Type: "string"},
 	{Name: "start_date", Desc: "First day, YYYY-MM-DD (UTC).", Type: "string", Format: "date"},

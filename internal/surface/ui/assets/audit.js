@@ -17,7 +17,7 @@ const LIST_KEY = "modelgate.auditList";
 const STATUSES = [["", "Any status"], ["2xx", "2xx"], ["4xx", "4xx"], ["5xx", "5xx"], ["4xx,5xx", "4xx and 5xx"]];
 
 /** FILTERS are the list's filters, in the order the URL's hash names them. */
-const FILTERS = ["search", "key_id", "user_path", "model_contains", "model", "provider", "status", "error_code", "session_id", "start_date", "end_date", "days"];
+const FILTERS = ["search", "key_id", "user_path", "user_path_under", "model_contains", "model", "provider", "status", "error_code", "session_id", "start_date", "end_date", "days"];
 
 /** keyName names the key an entry was made with. */
 function keyName(e) {
@@ -93,13 +93,14 @@ export async function render(root, ctx) {
   }
 
   // showFilters sets the inputs from filters, and lists as removable
-  // chips the filters that have no input (a model's exact name or a number
-  // of days, from a usage page link).
+  // chips the filters that have no input (a path and those below it, a
+  // model's exact name or a number of days, from a usage page link).
   function showFilters() {
     for (const k in inputs) inputs[k].value = filters[k] || "";
-    fill(chips, ["model", "days"].filter((k) => filters[k]).map((k) =>
-      h("button", { type: "button", class: "secondary small chip-filter", "data-filter": k, "aria-label": "Remove the filter " + k + " " + filters[k],
-        onclick: () => { filters[k] = ""; apply(); } }, (k === "days" ? "last " + filters[k] + " days" : k + " = " + filters[k]) + " ✕")));
+    const chip = { user_path_under: (v) => "under " + v, model: (v) => "model = " + v, days: (v) => "last " + v + " days" };
+    fill(chips, Object.keys(chip).filter((k) => filters[k]).map((k) =>
+      h("button", { type: "button", class: "secondary small chip-filter", "data-filter": k, "aria-label": "Remove the filter " + chip[k](filters[k]),
+        onclick: () => { filters[k] = ""; apply(); } }, chip[k](filters[k]) + " ✕")));
   }
 
   window.addEventListener("hashchange", () => {

@@ -131,7 +131,8 @@ async function pathTree(box, days) {
   }
 
   function rowOf(r, level) {
-    const tr = tableRow(columns, r, { onclick: () => { location.href = auditHref(Object.assign({ user_path: r.group }, window)); } });
+    // A path's row lists its requests and those of the paths below it.
+    const tr = tableRow(columns, r, { onclick: () => { location.href = auditHref(Object.assign({ user_path_under: r.group }, window)); } });
     tr.dataset.group = r.group;
     tr.dataset.level = level;
     tr.style.setProperty("--level", String(level));

@@ -70,4 +70,20 @@ func TestAuditOnPostgres(t *testing.T) {
 	if log["total"] != 5.0 || len(log["entries"].([]any)) != 5 {
 		t.Fatalf("audit log over both processes: total %v, %d entries", log["total"], len(log["entries"].([]any)))
 	}
+
+	// A path and the paths below it, at a segment boundary: /team/a holds
+	// the four requests and the other process's entry.
+	for _, p := range []string{"/team/a/x", "/team/ab"} {
+		if res := chatAs(t, g, p); res.Status != 200 {
+			t.Fatalf("chat %s: %d %s", p, res.Status, res.Body)
+		}
+	}
+	if err := activeApp(t).AuditStorage().Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for q, want := range map[string]float64{"user_path_under=/team/a": 6, "user_path=/team/a": 5, "user_path_under=/team/ab": 1, "user_path_under=/": 7} {
+		if m := adminCall(t, g, "GET", "/admin/audit/log?"+q, "").JSON(t); m["total"] != want {
+			t.Errorf("%s: total %v, want %v", q, m["total"], want)
+		}
+	}
 }

@@ -578,6 +578,7 @@ func checkRecordReads(c *conformance) {
 	}
 	c.ok("GET /admin/audit/conversation", "/admin/audit/conversation?log_id="+anchor, "", status200)
 	c.ok("GET /admin/audit/conversation", "/admin/audit/conversation?log_id="+anchor+"&limit=1", "", status200)
+	c.ok("GET /admin/audit/conversation", "/admin/audit/conversation?log_id="+anchor+"&max_bytes=1&before="+anchor, "", status200)
 	c.ok("GET /admin/audit/log", "/admin/audit/log?key_id=k&error_code=c&status=4xx,5xx&model_contains=gpt", "", status200)
 	c.ok("GET /admin/audit/stats", "/admin/audit/stats?days=1", "", status200)
 	c.ok("GET /admin/audit/stats", "/admin/audit/stats", "", status200)

@@ -298,6 +298,8 @@ func TestUsageBreakdownMatchesAuditEntries(t *testing.T) {
 	logCheck("status=200,5xx", func(e *audit.Entry) bool { return e.StatusCode == 200 })
 	logCheck("error_code="+refused.Data.ErrorCode, func(e *audit.Entry) bool { return e.Data != nil && e.Data.ErrorCode == refused.Data.ErrorCode })
 	logCheck("model_contains=SONNET", func(e *audit.Entry) bool { return e.ResolvedModel == claudeModel })
+	logCheck("user_path_under=/org/b", func(e *audit.Entry) bool { return userpath.Covers("/org/b", e.UserPath) })
+	logCheck("user_path_under=/org&status=2xx", func(e *audit.Entry) bool { return e.StatusCode/100 == 2 })
 	if e := adminCall(t, g, "GET", "/admin/audit/log/"+used[0].ID.String(), "").JSON(t); used[0].AuthKeyID != "" && e["auth_key_name"] == "" {
 		t.Fatalf("single entry without its key name: %v", e)
 	}

@@ -13,8 +13,8 @@ import (
 func TestOversizedLimitIsClamped(t *testing.T) {
 	const huge = "99999999999999999999"
 	v, _ := url.ParseQuery("log_id=x&limit=" + huge)
-	if _, limit, err := audit.ParseConversationQuery(v); err != nil || limit != audit.MaxConversationLimit {
-		t.Fatalf("conversation: limit %d, %v", limit, err)
+	if cq, err := audit.ParseConversationQuery(v); err != nil || cq.Limit != audit.MaxConversationLimit {
+		t.Fatalf("conversation: limit %d, %v", cq.Limit, err)
 	}
 	v, _ = url.ParseQuery("limit=" + huge)
 	if sq, err := audit.ParseSessionQuery(v, time.Now()); err != nil || sq.Limit != audit.MaxSessionsLimit {
@@ -26,7 +26,7 @@ func TestOversizedLimitIsClamped(t *testing.T) {
 	}
 	// A negative number stays a bad value.
 	v, _ = url.ParseQuery("log_id=x&limit=-" + huge)
-	if _, _, err := audit.ParseConversationQuery(v); err == nil {
+	if _, err := audit.ParseConversationQuery(v); err == nil {
 		t.Fatal("a negative oversized limit was accepted")
 	}
 }

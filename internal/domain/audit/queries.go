@@ -53,7 +53,8 @@ type ListResult struct {
 
 // ParseListQuery reads a list query from the parameters limit (default
 // DefaultListLimit, clamped to MaxListLimit), offset, search, model,
-// model_contains, provider, user_path, session_id, key_id, error_code,
+// model_contains, provider, user_path (exactly), user_path_under (that
+// path and the paths below it), session_id, key_id, error_code,
 // status (a code such as 404, a class such as 4xx, or a comma-separated
 // list of them: 4xx,5xx) and start_date/end_date (YYYY-MM-DD, UTC, both included,
 // either may be left open). days (1 to MaxDays) bounds the list to a
@@ -84,6 +85,14 @@ func ParseListQuery(v url.Values, now time.Time) (EntryQuery, error) {
 	if p := v.Get("user_path"); p != "" {
 		if q.UserPath, err = userpath.Normalize(p); err != nil {
 			return q, badParam("user_path", err.Error())
+		}
+	}
+	if p := v.Get("user_path_under"); p != "" {
+		if q.UserPathUnder, err = userpath.Normalize(p); err != nil {
+			return q, badParam("user_path_under", err.Error())
+		}
+		if q.UserPathUnder == userpath.Root {
+			q.UserPathUnder = "" // every path is under the root
 		}
 	}
 	if s := v.Get("status"); strings.Contains(s, ",") {

@@ -490,19 +490,52 @@ func TestConversation(t *testing.T) {
 			t.Fatalf("unknown anchor %q: %v", id, err)
 		}
 	}
-	for q, want := range map[string]int{"": 400, "log_id=x&limit=0": 400, "log_id=x&limit=abc": 400} {
+	for q, want := range map[string]int{"": 400, "log_id=x&limit=0": 400, "log_id=x&limit=abc": 400, "log_id=x&max_bytes=0": 400} {
 		v, _ := url.ParseQuery(q)
-		if _, _, err := audit.ParseConversationQuery(v); !errors.As(err, &ae) || ae.StatusCode != want {
+		if _, err := audit.ParseConversationQuery(v); !errors.As(err, &ae) || ae.StatusCode != want {
 			t.Fatalf("%q: %v", q, err)
 		}
 	}
-	v, _ := url.ParseQuery("log_id=x&limit=999")
-	if id, limit, err := audit.ParseConversationQuery(v); err != nil || id != "x" || limit != audit.MaxConversationLimit {
-		t.Fatalf("clamp: %s %d %v", id, limit, err)
+	v, _ := url.ParseQuery("log_id=x&limit=999&before=y&max_bytes=1000")
+	if cq, err := audit.ParseConversationQuery(v); err != nil || cq != (audit.ConversationQuery{AnchorID: "x", Limit: audit.MaxConversationLimit, Before: "y", MaxBytes: 1000}) {
+		t.Fatalf("clamp: %+v %v", cq, err)
 	}
 	v, _ = url.ParseQuery("log_id=x")
-	if _, limit, _ := audit.ParseConversationQuery(v); limit != audit.DefaultConversationLimit {
-		t.Fatalf("default limit %d", limit)
+	if cq, _ := audit.ParseConversationQuery(v); cq.Limit != audit.DefaultConversationLimit || cq.MaxBytes != 0 {
+		t.Fatalf("default limit %+v", cq)
+	}
+
+	// Paged by the bodies' size (each is 33 bytes): the newest turns
+	// first, then the earlier ones before the first turn read.
+	pages := []struct {
+		before   *audit.Entry
+		maxBytes int
+		want     []*audit.Entry
+		earlier  bool
+	}{
+		{nil, 70, []*audit.Entry{c4, c5}, true},
+		{c4, 70, []*audit.Entry{c2, c3}, true},
+		{c2, 70, []*audit.Entry{c1}, false},
+		{c4, 10, []*audit.Entry{c3}, true}, // one entry even when its bodies alone are larger
+		{c5, 1000, []*audit.Entry{c1, c2, c3, c4}, false},
+	}
+	for i, p := range pages {
+		q := audit.ConversationQuery{AnchorID: c5.ID.String(), Limit: 40, MaxBytes: p.maxBytes}
+		if p.before != nil {
+			q.Before = p.before.ID.String()
+		}
+		got, err := qs.ConversationPage(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Earlier != p.earlier || !got.Truncated {
+			t.Fatalf("page %d: earlier %v truncated %v", i, got.Earlier, got.Truncated)
+		}
+		jsonEq(t, "page", ids(got), str(p.want...))
+	}
+	// An entry of another session is no cursor of this one.
+	if _, err := qs.ConversationPage(audit.ConversationQuery{AnchorID: c5.ID.String(), Limit: 40, Before: other.ID.String()}); !errors.As(err, &ae) || ae.StatusCode != 400 || ae.Param == nil || *ae.Param != "before" {
+		t.Fatalf("foreign before: %v", err)
 	}
 }
 

@@ -135,6 +135,9 @@ type EntryQuery struct {
 	Provider string
 	// UserPath matches the user path exactly.
 	UserPath string
+	// UserPathUnder keeps the entries of that user path and of the paths
+	// below it (userpath.Covers).
+	UserPathUnder string
 	// SessionID matches the session id exactly, under any user path.
 	SessionID string
 	// StatusCode, when not zero, matches that status exactly.

@@ -36,6 +36,11 @@ type Changes struct {
 	// Enabled deactivates (false) or re-activates (true) the key. An
 	// expired key cannot be re-activated (ErrExpiredEnable).
 	Enabled *bool
+	// ExpiresAt sets when the key stops working; it must be in the
+	// future.
+	ExpiresAt *time.Time
+	// NeverExpires removes the key's expiry time (ExpiresAt wins over it).
+	NeverExpires bool
 }
 
 // Create makes a new key, persists its record and returns its public view
@@ -115,7 +120,9 @@ func (s *Service) Get(id string) (Key, error) {
 
 // Update applies c to the key with the given id, persists it and returns
 // the new view. An empty Changes returns the key unchanged. Enabling a key
-// past its expiry time changes nothing and returns ErrExpiredEnable.
+// past its expiry time changes nothing and returns ErrExpiredEnable; a new
+// expiry time applies first, so moving it into the future and enabling
+// the key in one change revives an expired key.
 func (s *Service) Update(id string, c Changes) (Key, error) {
 	var err error
 	var name, path string
@@ -130,6 +137,15 @@ func (s *Service) Update(id string, c Changes) (Key, error) {
 		}
 	}
 	return s.change(id, func(r *record, now time.Time) error {
+		if c.ExpiresAt != nil {
+			expires, err := checkExpiry(c.ExpiresAt, now)
+			if err != nil {
+				return err
+			}
+			r.ExpiresAt = expires
+		} else if c.NeverExpires {
+			r.ExpiresAt = nil
+		}
 		if c.Enabled != nil && *c.Enabled && r.ExpiresAt != nil && !now.Before(*r.ExpiresAt) {
 			return ErrExpiredEnable
 		}

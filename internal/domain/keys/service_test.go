@@ -140,6 +140,26 @@ func TestUpdateIsPartial(t *testing.T) {
 	if _, err := s.Update("key_nope", Changes{}); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("unknown id: %v", err)
 	}
+	// The expiry time is set, refused in the past, and removed.
+	soon := c.Now().Add(time.Hour)
+	if got, err = s.Update(k.ID, Changes{ExpiresAt: &soon}); err != nil || got.ExpiresAt == nil || !got.ExpiresAt.Equal(soon) || got.Name != "renamed" {
+		t.Fatalf("expiry: %+v %v", got, err)
+	}
+	past := c.Now().Add(-time.Second)
+	var ie *apierr.FieldError
+	if _, err = s.Update(k.ID, Changes{ExpiresAt: &past}); !errors.As(err, &ie) || ie.Field != "expires_at" {
+		t.Fatalf("past expiry: %v", err)
+	}
+	c.Add(2 * time.Hour)
+	if m := s.Authenticate(secret); m.State != StateExpired {
+		t.Fatalf("expired key: %+v", m)
+	}
+	if got, err = s.Update(k.ID, Changes{NeverExpires: true}); err != nil || got.ExpiresAt != nil {
+		t.Fatalf("never expires: %+v %v", got, err)
+	}
+	if m := s.Authenticate(secret); m.State != StateActive {
+		t.Fatalf("key without expiry: %+v", m)
+	}
 }
 
 func TestValidation(t *testing.T) {

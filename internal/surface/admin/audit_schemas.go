@@ -70,7 +70,8 @@ func auditSchemas() schema {
 			"anchor_id": str(""),
 			"entries":   array(ref("AuditEntry"), "With bodies."),
 			"truncated": boolean("The session has more entries than returned."),
-		}, "anchor_id", "entries", "truncated"),
+			"earlier":   boolean("Entries of the session precede the first one returned: ask again with before set to its id."),
+		}, "anchor_id", "entries", "truncated", "earlier"),
 		"UsageTotals": withMeta(schemaOf(reflect.TypeOf(selfusage.PeriodUsage{}), map[string]string{
 			"requests": "Requests, response-cache hits included.", "cost": "Spend: priced requests that reached a provider.",
 			"since": "Start of the period.",

@@ -62,21 +62,22 @@ func (h *Handler) auditStats(w http.ResponseWriter, r *http.Request, _ params) {
 }
 
 // auditConversation answers GET /admin/audit/conversation: the entries of
-// the anchor's session under its user path, in time order. A missing
-// log_id or a bad limit is 400, an unknown id 404. With audit logging off
+// the anchor's session under its user path, in time order, one page at a
+// time (limit, max_bytes; before reads earlier turns). A missing log_id, a
+// bad number or a before outside the session is 400, an unknown id 404. With audit logging off
 // there is no record to look the anchor up in: the answer is an empty
 // thread, not an error.
 func (h *Handler) auditConversation(w http.ResponseWriter, r *http.Request, _ params) {
-	id, limit, err := audit.ParseConversationQuery(r.URL.Query())
+	q, err := audit.ParseConversationQuery(r.URL.Query())
 	if err != nil {
 		h.readFailed(w, err)
 		return
 	}
 	if h.opts.Audit == nil || !h.opts.Config.Logging.On() {
-		writeJSON(w, http.StatusOK, audit.Conversation{AnchorID: id, Entries: []*audit.Entry{}})
+		writeJSON(w, http.StatusOK, audit.Conversation{AnchorID: q.AnchorID, Entries: []*audit.Entry{}})
 		return
 	}
-	out, err := h.auditReads().Conversation(id, limit)
+	out, err := h.auditReads().ConversationPage(q)
 	if err != nil {
 		h.readFailed(w, err)
 		return

@@ -23,10 +23,12 @@ type createKeyRequest struct {
 // updateKeyRequest is the body of PATCH /admin/auth-keys/{id}: absent (or
 // null) fields are left unchanged.
 type updateKeyRequest struct {
-	Name            *string `json:"name"`
-	UserPath        *string `json:"user_path"`
-	DashboardAccess *bool   `json:"dashboard_access"`
-	Enabled         *bool   `json:"enabled"`
+	Name            *string   `json:"name"`
+	UserPath        *string   `json:"user_path"`
+	DashboardAccess *bool     `json:"dashboard_access"`
+	Enabled         *bool     `json:"enabled"`
+	ExpiresAt       *jsonTime `json:"expires_at"`
+	NeverExpires    bool      `json:"never_expires"`
 }
 
 // createdKey is the 201 answer to a create: the key's view and, this once,
@@ -118,9 +120,12 @@ func (h *Handler) updateKey(w http.ResponseWriter, r *http.Request, p params) {
 		apierr.Write(w, e)
 		return
 	}
-	k, err := s.Update(p["id"], keys.Changes{
-		Name: req.Name, UserPath: req.UserPath, DashboardAccess: req.DashboardAccess, Enabled: req.Enabled,
-	})
+	c := keys.Changes{Name: req.Name, UserPath: req.UserPath, DashboardAccess: req.DashboardAccess, Enabled: req.Enabled,
+		NeverExpires: req.NeverExpires}
+	if req.ExpiresAt != nil {
+		c.ExpiresAt = &req.ExpiresAt.Time
+	}
+	k, err := s.Update(p["id"], c)
 	if err != nil {
 		h.keyError(w, err)
 		return

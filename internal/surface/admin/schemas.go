@@ -128,7 +128,9 @@ func components() schema {
 			"name":             str(""),
 			"user_path":        str("An empty string unbinds the key."),
 			"dashboard_access": boolean("Grant (true) or revoke (false) dashboard access."),
-			"enabled":          boolean("False deactivates, true re-activates."),
+			"enabled":          boolean("False deactivates, true re-activates (an expired key only with a new expires_at)."),
+			"expires_at":       str("RFC 3339 time in the future: when the key stops working."),
+			"never_expires":    boolean("True removes the expiry time (expires_at wins over it)."),
 		})),
 		"UsageSummary": object("Zeroed when usage tracking is off.", schema{
 			"total_requests": integer(""), "total_input_tokens": integer(""), "total_output_tokens": integer(""),

@@ -58,7 +58,7 @@ var Pages = []string{
 var Assets = []string{
 	"modelgate.css",
 	"app.js", "api.js", "dom.js", "charts.js", "live.js",
-	"overview.js", "audit.js", "conversation.js", "usage.js", "keys.js", "limits.js", "models.js",
+	"overview.js", "audit.js", "conversation.js", "usage.js", "spend.js", "keys.js", "limits.js", "children.js", "models.js",
 }
 
 // files are the embedded responses by path. Their routes (public, GET) are

@@ -8,6 +8,7 @@ import (
 	"go.etcd.io/bbolt"
 
 	"github.com/modelgate/modelgate/internal/domain/audit"
+	"github.com/modelgate/modelgate/internal/request/userpath"
 )
 
 // Entry returns the entry with that id, bodies included, or
@@ -408,7 +409,8 @@ func (a *Audit) SessionEntryIDs(userPath, sessionID string) ([]audit.ID, error) 
 }
 
 // postFilter checks the filters no index serves (EntryQuery.StatusAny,
-// ModelContains, KeyID, ErrorCode) on a candidate: on its meta first, and
+// ModelContains, UserPathUnder, KeyID, ErrorCode) on a candidate: on its
+// meta first, and
 // on its decoded head only for the key id and error code of a candidate
 // whose search text holds them.
 type postFilter struct {
@@ -416,14 +418,15 @@ type postFilter struct {
 	modelContains   []byte
 	keyID, errCode  string
 	keyLine, ecLine []byte
+	under           string // UserPathUnder
 }
 
 // newPostFilter returns q's post filter, nil when it has none.
 func newPostFilter(q *audit.EntryQuery) *postFilter {
-	if len(q.StatusAny) == 0 && q.ModelContains == "" && q.KeyID == "" && q.ErrorCode == "" {
+	if len(q.StatusAny) == 0 && q.ModelContains == "" && q.KeyID == "" && q.ErrorCode == "" && q.UserPathUnder == "" {
 		return nil
 	}
-	p := &postFilter{statusAny: q.StatusAny, keyID: q.KeyID, errCode: q.ErrorCode,
+	p := &postFilter{statusAny: q.StatusAny, keyID: q.KeyID, errCode: q.ErrorCode, under: q.UserPathUnder,
 		modelContains: []byte(strings.ToLower(q.ModelContains))}
 	// The search text has one lower-case field a line.
 	if q.KeyID != "" {
@@ -439,6 +442,9 @@ func newPostFilter(q *audit.EntryQuery) *postFilter {
 // its stored head, read only when needed.
 func (p *postFilter) match(m *entryMeta, head func() []byte, id []byte) (bool, error) {
 	if !audit.StatusMatches(m.status, p.statusAny) {
+		return false, nil
+	}
+	if p.under != "" && !userpath.Covers(p.under, string(m.userPath)) {
 		return false, nil
 	}
 	if len(p.modelContains) > 0 && !bytes.Contains(bytes.ToLower(m.reqModel), p.modelContains) &&

@@ -100,6 +100,11 @@ func (a *Audit) ListEntries(q audit.EntryQuery) (audit.EntryPage, error) {
 		w.add("user_path = ?", cleanText(q.UserPath))
 		filtered = true
 	}
+	if q.UserPathUnder != "" {
+		p := cleanText(q.UserPathUnder)
+		w.add(`(user_path = ? OR user_path LIKE ?)`, p, likeEscaper.Replace(p)+"/%")
+		filtered = true
+	}
 	if q.Provider != "" {
 		w.add("(provider_name = ? OR provider_type = ?)", cleanText(q.Provider), cleanText(q.Provider))
 		filtered = true

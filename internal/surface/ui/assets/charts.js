@@ -18,12 +18,18 @@ function niceMax(v) {
   return 10 * p;
 }
 
+// frame draws the grid and the axes' labels. A tick whose label reads as
+// the one below it (a count axis up to 2 has no 0.5) is left out.
 function frame(labels, max, fmtY) {
   const svg = s("svg", { viewBox: `0 0 ${W} ${H}`, role: "img" });
+  let last = null;
   for (let i = 0; i <= 4; i++) {
+    const label = fmtY((max * i) / 4);
+    if (label === last) continue;
+    last = label;
     const y = T + (H - T - B) * (1 - i / 4);
     svg.append(s("line", { class: "grid", x1: L, x2: W - R, y1: y, y2: y }));
-    svg.append(s("text", { x: L - 4, y: y + 3, "text-anchor": "end" }, fmtY((max * i) / 4)));
+    svg.append(s("text", { x: L - 4, y: y + 3, "text-anchor": "end" }, label));
   }
   const n = labels.length;
   const step = Math.max(1, Math.ceil(n / 8));

@@ -37,29 +37,59 @@ export function answerText(body) {
   return "";
 }
 
-/** conversation loads and draws the session around entry id into box. */
+/** PAGE_BYTES bounds the bodies one read of the session brings (about 1 MB). */
+const PAGE_BYTES = 1000000;
+
+/**
+ * conversation loads and draws the session around entry id into box: the
+ * turns ending with it, about PAGE_BYTES of bodies at a time, and earlier
+ * turns a page at a time on request.
+ */
 export async function conversation(box, id) {
   fill(box, h("p", { class: "muted" }, "Loading the session…"));
-  let conv;
-  try {
-    conv = await api("GET", "/admin/audit/conversation" + qs({ log_id: id, limit: 40 }));
-  } catch (err) {
+  let entries = [];
+  let anchor = id;
+  let earlier = false;
+
+  async function page(before) {
+    const conv = await api("GET", "/admin/audit/conversation" + qs({ log_id: id, limit: 40, max_bytes: PAGE_BYTES, before }));
+    anchor = conv.anchor_id;
+    earlier = conv.earlier;
+    entries = (conv.entries || []).concat(entries);
+  }
+
+  async function more(button) {
+    button.disabled = true;
+    try { await page(entries[0].id); } catch (err) {
+      button.disabled = false;
+      box.append(h("p", { class: "error", role: "alert" }, "Could not load earlier turns: " + err.message));
+      return;
+    }
+    draw();
+  }
+
+  function draw() {
+    const chat = h("div", { class: "chat", "data-turns": entries.length });
+    let seen = 0;
+    for (const e of entries) {
+      const d = e.data || {};
+      const msgs = requestMessages(d.request_body);
+      const turn = [when(e.timestamp), e.requested_model, String(e.status_code), ns(e.duration_ns), e.id === anchor ? "this request" : ""];
+      chat.append(h("div", { class: "turn", "data-id": e.id }, turn.filter(Boolean).join(" · ")));
+      const fresh = msgs.length > seen ? msgs.slice(seen) : msgs.slice(-1);
+      for (const m of fresh) chat.append(h("div", { class: "bubble " + (["user", "assistant", "system", "tool"].includes(m.role) ? m.role : "user") }, h("span", { class: "who" }, m.role), m.text));
+      const ans = answerText(d.response_body);
+      if (ans) chat.append(h("div", { class: "bubble assistant" }, h("span", { class: "who" }, "assistant"), ans));
+      seen = msgs.length + (ans ? 1 : 0);
+    }
+    fill(box,
+      earlier ? h("button", { type: "button", class: "secondary", id: "earlier-turns", onclick: (ev) => more(ev.currentTarget) }, "Show earlier turns") : null,
+      entries.length ? chat : h("p", { class: "muted" }, "No session entries."));
+  }
+
+  try { await page(""); } catch (err) {
     fill(box, h("p", { class: "error", role: "alert" }, "Could not load the conversation: " + err.message));
     return;
   }
-  const chat = h("div", { class: "chat" });
-  let seen = 0;
-  for (const e of conv.entries || []) {
-    const d = e.data || {};
-    const msgs = requestMessages(d.request_body);
-    const turn = [when(e.timestamp), e.requested_model, String(e.status_code), ns(e.duration_ns), e.id === conv.anchor_id ? "this request" : ""];
-    chat.append(h("div", { class: "turn" }, turn.filter(Boolean).join(" · ")));
-    const fresh = msgs.length > seen ? msgs.slice(seen) : msgs.slice(-1);
-    for (const m of fresh) chat.append(h("div", { class: "bubble " + (["user", "assistant", "system", "tool"].includes(m.role) ? m.role : "user") }, h("span", { class: "who" }, m.role), m.text));
-    const ans = answerText(d.response_body);
-    if (ans) chat.append(h("div", { class: "bubble assistant" }, h("span", { class: "who" }, "assistant"), ans));
-    seen = msgs.length + (ans ? 1 : 0);
-  }
-  fill(box, conv.truncated ? h("p", { class: "muted" }, "Showing the latest entries of a longer session.") : null,
-    (conv.entries || []).length ? chat : h("p", { class: "muted" }, "No session entries."));
+  draw();
 }

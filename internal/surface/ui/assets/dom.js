@@ -39,11 +39,22 @@ export function num(n) {
   return intFmt.format(Math.round(Number(n) || 0));
 }
 
-/** cost formats an amount in US dollars, with more digits for small ones. */
+/**
+ * cost formats an amount in US dollars: cents, four decimals below a cent,
+ * and two significant digits below a hundredth of a cent ($0.000012).
+ */
 export function cost(n) {
   n = Number(n) || 0;
-  const digits = n !== 0 && Math.abs(n) < 0.01 ? 4 : 2;
+  const a = Math.abs(n);
+  const digits = a === 0 || a >= 0.01 ? 2 : a >= 0.0001 ? 4 : Math.min(12, 1 - Math.floor(Math.log10(a)));
   return "$" + n.toFixed(digits);
+}
+
+const moneyAxisFmt = new Intl.NumberFormat("en-US", { notation: "compact", maximumSignificantDigits: 2 });
+
+/** moneyAxis formats an amount in US dollars short, for chart axes: $1.2K, $0.00015. */
+export function moneyAxis(n) {
+  return "$" + moneyAxisFmt.format(Number(n) || 0);
 }
 
 /** ms formats a duration in milliseconds. */
@@ -58,17 +69,28 @@ export function ns(v) {
   return ms((Number(v) || 0) / 1e6);
 }
 
-/** pct formats a 0..1 ratio as a percentage. */
+const compactFmt = new Intl.NumberFormat("en-US", { notation: "compact", maximumFractionDigits: 1 });
+
+/** compact formats a count short for chart axes: 10.7M, 12K, 950. */
+export function compact(n) {
+  return compactFmt.format(Number(n) || 0);
+}
+
+/** pct formats a 0..1 ratio as a percentage; null (nothing to rate) is "—". */
 export function pct(r) {
+  if (r === null || r === undefined) return "—";
   return ((Number(r) || 0) * 100).toFixed(1) + "%";
 }
 
-/** when formats a timestamp in the browser's local time. */
+const pad = (n) => String(n).padStart(2, "0");
+
+/** when formats a timestamp as yyyy-mm-dd hh:mm:ss in the browser's local time. */
 export function when(ts) {
   if (!ts) return "–";
   const d = new Date(ts);
   if (isNaN(d)) return String(ts);
-  return d.toLocaleString("en-GB", { year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit" });
+  return d.getFullYear() + "-" + pad(d.getMonth() + 1) + "-" + pad(d.getDate()) + " " +
+    pad(d.getHours()) + ":" + pad(d.getMinutes()) + ":" + pad(d.getSeconds());
 }
 
 /** statusCell renders an HTTP status with its class colour. */
@@ -99,14 +121,29 @@ export function table(columns, rows, opts = {}) {
   // The phone layout's grid has a column for each cell a phone shows
   // beside the others.
   if (withActions) t.style.setProperty("--phone-cols", String(columns.filter((c) => c.phone !== false && !c.actions).length));
-  return h("div", { class: "tablewrap" }, t);
+  return scroller(t, opts.label || "Table");
 }
 
-/** tableRow renders one row of table. */
+/**
+ * scroller wraps content that may be wider than the screen in a region
+ * that scrolls sideways on its own; it takes the keyboard focus (so its
+ * content can be scrolled without a pointer) and is named by label.
+ */
+export function scroller(content, label) {
+  return h("div", { class: "tablewrap", tabindex: 0, role: "region", "aria-label": label }, content);
+}
+
+/**
+ * tableRow renders one row of table. A row with opts.onclick opens with a
+ * click, or with Enter once it has the keyboard focus.
+ */
 export function tableRow(columns, r, opts = {}) {
-  const tr = h("tr", { class: opts.onclick ? "clickable" : null },
+  const tr = h("tr", { class: opts.onclick ? "clickable" : null, tabindex: opts.onclick ? 0 : null },
     columns.map((c) => h("td", { class: cellClass(c) }, c.cell(r))));
-  if (opts.onclick) tr.addEventListener("click", (ev) => { if (!ev.target.closest("button,a,input")) opts.onclick(r); });
+  if (opts.onclick) {
+    tr.addEventListener("click", (ev) => { if (!ev.target.closest("button,a,input,select")) opts.onclick(r); });
+    tr.addEventListener("keydown", (ev) => { if (ev.key === "Enter" && ev.target === tr) { ev.preventDefault(); opts.onclick(r); } });
+  }
   return tr;
 }
 
@@ -121,6 +158,19 @@ export function bar(used, cap) {
   const span = h("span", {});
   span.style.width = (r * 100).toFixed(1) + "%";
   return h("div", { class: "bar" + (r >= 1 ? " full" : r >= 0.8 ? " high" : ""), title: num(used) + " / " + num(cap) }, span);
+}
+
+/**
+ * DATE_INPUT are the attributes of a date field: typed as yyyy-mm-dd, the
+ * one date format of every page, whatever the browser's locale.
+ */
+export const DATE_INPUT = { type: "text", inputmode: "numeric", pattern: "\\d{4}-\\d{2}-\\d{2}", size: 16, autocomplete: "off" };
+
+/** share is a bar of v's share of top (the largest of its table). */
+export function share(v, top) {
+  const span = h("span", {});
+  span.style.width = (top > 0 ? Math.min(100, (v / top) * 100) : 0).toFixed(1) + "%";
+  return h("div", { class: "bar share", "aria-hidden": "true" }, span);
 }
 
 /** toast shows a short message for a few seconds. */
@@ -184,14 +234,18 @@ export function seg(options, current, onpick) {
   return wrap;
 }
 
-/** pretty renders any JSON value indented, or a placeholder. */
-export function pretty(v) {
+/**
+ * pretty renders any JSON value indented, or a placeholder; the block
+ * scrolls on its own, so it takes the keyboard focus and is named by
+ * label.
+ */
+export function pretty(v, label = "JSON") {
   if (v === undefined || v === null) return h("p", { class: "muted" }, "none");
   let text = v;
   if (typeof v === "string") {
     try { text = JSON.stringify(JSON.parse(v), null, 2); } catch { text = v; }
   } else text = JSON.stringify(v, null, 2);
-  return h("pre", {}, text);
+  return h("pre", { tabindex: 0, role: "region", "aria-label": label }, text);
 }
 
 /**
@@ -202,4 +256,15 @@ export function pretty(v) {
 export function featureOff(features, name, env, text) {
   if (!features || features[name] !== false) return null;
   return h("p", { class: "warn", role: "status", "data-off": name }, text + " (" + env + "=false).");
+}
+
+/**
+ * auditHref is the audit log page filtered by filters ({user_path, key_id,
+ * model, provider, status, ...}); the filters live in the URL's hash.
+ */
+export function auditHref(filters) {
+  const u = new URLSearchParams();
+  for (const [k, v] of Object.entries(filters)) if (v !== undefined && v !== null && v !== "") u.set(k, v);
+  const s = u.toString();
+  return "/admin/dashboard/audit" + (s ? "#" + s : "");
 }

@@ -1,9 +1,11 @@
 // API keys: list managed keys (GET /admin/auth-keys), create one (the key
-// is shown once, with a copy button), grant or revoke dashboard access,
-// deactivate and delete, each destructive action confirmed first.
+// is shown once, with a copy button), edit its name, user path, expiry and
+// dashboard access (PATCH /admin/auth-keys/{id}), grant or revoke
+// dashboard access, deactivate and delete, each destructive action
+// confirmed first.
 
 import { api } from "./api.js";
-import { h, fill, when, table, toast, dialog, confirmAction } from "./dom.js";
+import { h, fill, when, table, toast, dialog, confirmAction, DATE_INPUT } from "./dom.js";
 
 export async function render(root) {
   const list = h("div", { id: "keys-list" });
@@ -23,6 +25,7 @@ export async function render(root) {
     }
     const t = table([
       { title: "Name", cell: (k) => h("span", { "data-key-name": k.name }, k.name) },
+      { title: "ID", cell: (k) => h("code", { "data-key-id": k.id }, k.id) },
       { title: "Prefix", cell: (k) => h("code", {}, k.prefix), phone: false },
       { title: "User path", cell: (k) => k.user_path || "–" },
       { title: "State", cell: (k) => h("span", { class: k.state === "active" ? "ok" : "muted" }, k.state) },
@@ -31,11 +34,12 @@ export async function render(root) {
       { title: "Expires", cell: (k) => (k.expires_at ? when(k.expires_at) : "never"), phone: false },
       { title: "Created", cell: (k) => when(k.created_at), phone: false },
       { title: "", actions: true, cell: (k) => h("div", { class: "actions" },
+        h("button", { type: "button", class: "secondary small", "data-action": "edit", onclick: () => edit(k) }, "Edit"),
         h("button", { type: "button", class: "secondary small", "data-action": "dashboard", onclick: () => toggleDashboard(k) },
           k.dashboard_access ? "Revoke dashboard" : "Grant dashboard"),
         k.enabled ? h("button", { type: "button", class: "secondary small", "data-action": "deactivate", onclick: () => deactivate(k) }, "Deactivate") : null,
         h("button", { type: "button", class: "danger small", "data-action": "delete", onclick: () => remove(k) }, "Delete")) },
-    ], res.keys || [], { empty: "No managed keys yet." });
+    ], res.keys || [], { empty: "No managed keys yet.", label: "API keys" });
     (res.keys || []).forEach((k, i) => { t.querySelectorAll("tbody tr")[i].dataset.id = k.id; });
     fill(list, t);
   }
@@ -45,7 +49,7 @@ export async function render(root) {
     const path = h("input", { name: "user_path", placeholder: "/team/app", autocomplete: "off" });
     const desc = h("input", { name: "description", autocomplete: "off" });
     const dash = h("input", { type: "checkbox", name: "dashboard_access" });
-    const expires = h("input", { type: "date", name: "expires_at" });
+    const expires = h("input", Object.assign({ name: "expires_at" }, DATE_INPUT));
     let key = null;
     const v = await dialog("New API key", h("div", { class: "form" },
       h("label", {}, "Name", name), h("label", {}, "User path (optional)", path), h("label", {}, "Description (optional)", desc),
@@ -54,6 +58,7 @@ export async function render(root) {
       { label: "Cancel", value: "cancel", class: "secondary" },
       { label: "Create", value: "create", check: async () => {
         if (!name.value.trim()) return "A name is required.";
+        if (expires.value && !expires.checkValidity()) return "Write the expiry date as yyyy-mm-dd.";
         try {
           const body = { name: name.value.trim(), user_path: path.value.trim(), description: desc.value.trim(), dashboard_access: dash.checked };
           if (expires.value) body.expires_at = expires.value + "T00:00:00Z";
@@ -72,6 +77,37 @@ export async function render(root) {
       } }, "Copy")),
       h("div", { class: "actions" }, h("button", { type: "button", class: "secondary", onclick: () => fill(created) }, "Done"))));
     await load();
+  }
+
+  // edit changes a key's name, user path, expiry day (00:00 UTC; empty
+  // for never) and dashboard access; only the fields changed are sent.
+  async function edit(k) {
+    const name = h("input", { name: "name", value: k.name, required: true, autocomplete: "off" });
+    const path = h("input", { name: "user_path", value: k.user_path || "", placeholder: "/team/app", autocomplete: "off" });
+    const was = k.expires_at ? new Date(k.expires_at).toISOString().slice(0, 10) : "";
+    const expires = h("input", Object.assign({ name: "expires_at", value: was }, DATE_INPUT));
+    const dash = h("input", { type: "checkbox", name: "dashboard_access", checked: k.dashboard_access });
+    const v = await dialog("Edit key “" + k.name + "”", h("div", { class: "form" },
+      h("p", { class: "muted" }, "ID ", h("code", {}, k.id)),
+      h("label", {}, "Name", name), h("label", {}, "User path (empty: none)", path),
+      h("label", {}, "Expires (yyyy-mm-dd, 00:00 UTC; empty: never)", expires),
+      h("label", { class: "check" }, dash, "Dashboard access (may use /admin/*)")), [
+      { label: "Cancel", value: "cancel", class: "secondary" },
+      { label: "Save", value: "save", check: async () => {
+        if (!name.value.trim()) return "A name is required.";
+        if (expires.value && !expires.checkValidity()) return "Write the expiry date as yyyy-mm-dd.";
+        const body = {};
+        if (name.value.trim() !== k.name) body.name = name.value.trim();
+        if (path.value.trim() !== (k.user_path || "")) body.user_path = path.value.trim();
+        if (dash.checked !== !!k.dashboard_access) body.dashboard_access = dash.checked;
+        if (expires.value !== was) {
+          if (expires.value) body.expires_at = expires.value + "T00:00:00Z"; else body.never_expires = true;
+        }
+        if (Object.keys(body).length === 0) return true;
+        try { await api("PATCH", "/admin/auth-keys/" + encodeURIComponent(k.id), body); return true; } catch (err) { return err.message; }
+      } },
+    ]);
+    if (v === "save") { toast("Key saved."); await load(); }
   }
 
   async function toggleDashboard(k) {

@@ -5,6 +5,7 @@
 
 import { api } from "./api.js";
 import { h, fill, num, cost, when, table, bar, toast, dialog, confirmAction, featureOff } from "./dom.js";
+import { budgetChildren, ruleChildren, childrenList } from "./children.js";
 
 const REFRESH_MS = 5000;
 
@@ -69,6 +70,30 @@ export async function render(root, ctx) {
         h("button", { type: "button", class: "danger", id: "reset-all-budgets", onclick: resetAllBudgets }, "Reset all")),
       budgetsBox));
 
+  // The templates whose children are shown, by key: they stay open when
+  // the page refreshes its rows.
+  const openChildren = new Set();
+
+  // childrenToggle is the button of a per-child template's row that shows
+  // or hides its children in a row under it.
+  function childrenToggle(key, src, count, exhausted, reload) {
+    const label = "Children" + (count !== undefined ? " (" + num(count) + (exhausted ? ", " + num(exhausted) + " exhausted" : "") + ")" : "");
+    const toggle = (button, on) => {
+      const tr = button.closest("tr");
+      const next = tr.nextElementSibling;
+      if (next && next.classList.contains("children-row")) next.remove();
+      button.setAttribute("aria-expanded", String(on));
+      if (!on) { openChildren.delete(key); return; }
+      openChildren.add(key);
+      tr.after(h("tr", { class: "children-row" }, h("td", { colspan: tr.children.length }, childrenList(src, reload))));
+    };
+    const button = h("button", { type: "button", class: "secondary small", "data-action": "children", "aria-expanded": "false",
+      onclick: (ev) => toggle(ev.currentTarget, ev.currentTarget.getAttribute("aria-expanded") !== "true") }, label);
+    // Re-opened after a refresh once the row is in the table.
+    if (openChildren.has(key)) queueMicrotask(() => { if (button.isConnected) toggle(button, true); });
+    return button;
+  }
+
   // The rules and budgets last loaded, so that a new one does not
   // silently replace one of the same key.
   let currentRules = [];
@@ -113,6 +138,7 @@ export async function render(root, ctx) {
       { title: "Window ends", cell: (r) => (r.window_end ? when(r.window_end) : "–"), phone: false },
       { title: "Source", cell: (r) => r.source + (r.read_only ? " (read-only)" : ""), phone: false },
       { title: "", actions: true, cell: (r) => h("div", { class: "actions" },
+        r.per_child ? childrenToggle("rule " + JSON.stringify(ruleKey(r)), ruleChildren(r), r.children, r.children_exhausted, loadRules) : null,
         h("button", { type: "button", class: "secondary small", "data-action": "reset", onclick: () => resetRule(r) }, "Reset"),
         r.read_only ? null : h("button", { type: "button", class: "secondary small", "data-action": "edit", onclick: () => editRule(r) }, "Edit"),
         r.read_only ? null : h("button", { type: "button", class: "danger small", "data-action": "delete", onclick: () => deleteRule(r) }, "Delete")) },
@@ -186,6 +212,7 @@ export async function render(root, ctx) {
       { title: "Period ends", cell: (b) => when(b.period_end), phone: false },
       { title: "Source", cell: (b) => b.source + (b.source === "manual" ? "" : " (read-only)"), phone: false },
       { title: "", actions: true, cell: (b) => h("div", { class: "actions" },
+        b.per_child ? childrenToggle("budget " + JSON.stringify(budgetKey(b)), budgetChildren(b), b.children, b.children_exhausted, loadBudgets) : null,
         h("button", { type: "button", class: "secondary small", "data-action": "reset", onclick: () => resetBudget(b) }, "Reset"),
         b.source === "manual" ? h("button", { type: "button", class: "secondary small", "data-action": "edit", onclick: () => editBudget(b) }, "Edit") : null,
         b.source === "manual" ? h("button", { type: "button", class: "danger small", "data-action": "delete", onclick: () => deleteBudget(b) }, "Delete") : null) },

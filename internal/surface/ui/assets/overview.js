@@ -3,7 +3,7 @@
 // (GET /admin/usage/daily), and the totals of the chosen range.
 
 import { api, qs } from "./api.js";
-import { h, fill, card, num, cost, ms, pct, seg, featureOff } from "./dom.js";
+import { h, fill, card, num, compact, cost, moneyAxis, ms, pct, seg, featureOff } from "./dom.js";
 import { stackedBars, lines, seriesClass } from "./charts.js";
 
 /** RANGES: value, label, days asked of the API, hourly buckets kept. */
@@ -89,14 +89,14 @@ export async function render(root, ctx) {
     fill(body,
       h("div", { class: "cards", id: "totals" },
         card("Requests", num(t.requests), "requests"),
-        card("Success rate", pct(t.requests ? t.s2 / t.requests : 0), "success_rate"),
+        card("Success rate", pct(t.requests ? t.s2 / t.requests : null), "success_rate"),
         card("4xx", num(t.s4), "status_4xx"),
         card("5xx", num(t.s5), "status_5xx"),
         card("Avg provider latency", t.latN ? ms(t.latSum / t.latN) : "–", "latency"),
         card("Tokens", num(summary.total_tokens), "total_tokens"),
         card("Cost", cost(summary.total_cost), "total_cost")),
       h("p", { class: "muted" }, "Requests and latency: " + (keep > 0 ? "the last 24 hours" : "the last " + days + " days") +
-        ", " + stats.interval + "ly buckets. Tokens and cost: " + usageNote + "."),
+        ", " + (stats.interval === "day" ? "daily" : "hourly") + " buckets. Tokens and cost: " + usageNote + "."),
       h("div", { class: "grid2" },
         h("div", { class: "panel", id: "chart-status" }, h("h2", {}, "Requests by status"),
           stackedBars(labels, [
@@ -104,7 +104,7 @@ export async function render(root, ctx) {
             { name: "4xx", cls: "cwarn", values: buckets.map((b) => b.status_4xx) },
             { name: "5xx", cls: "cbad", values: buckets.map((b) => b.status_5xx) },
             { name: "other", cls: "cother", values: buckets.map((b) => b.status_other) },
-          ], (v) => num(v), "Requests by status")),
+          ], compact, "Requests by status")),
         h("div", { class: "panel", id: "chart-latency" }, h("h2", {}, "Provider latency"),
           (stats.provider_latency || []).length === 0 ? h("p", { class: "muted" }, "No successful provider requests in this range.") :
             lines(labels, stats.provider_latency.map((p, i) => ({ name: p.provider, cls: seriesClass(i), values: p.avg_duration_ms.slice(from) })),
@@ -113,10 +113,10 @@ export async function render(root, ctx) {
           stackedBars(days_.map((d) => d.date.slice(5)), [
             { name: "input", cls: "c1", values: days_.map((d) => d.input_tokens) },
             { name: "output", cls: "c2", values: days_.map((d) => d.output_tokens) },
-          ], (v) => num(v), "Tokens per day")),
+          ], compact, "Tokens per day")),
         h("div", { class: "panel", id: "chart-cost" }, h("h2", {}, "Cost per day"),
           stackedBars(days_.map((d) => d.date.slice(5)), [{ name: "cost (USD)", cls: "c4", values: days_.map((d) => d.cost) }],
-            (v) => cost(v), "Cost per day"))));
+            moneyAxis, "Cost per day"))));
   }
   await load();
 }

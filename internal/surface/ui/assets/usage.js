@@ -5,10 +5,11 @@
 // written it (GET /admin/live/logs).
 
 import { api, qs } from "./api.js";
-import { h, fill, card, num, cost, when, table, seg, featureOff } from "./dom.js";
+import { h, fill, card, num, compact, cost, moneyAxis, when, table, seg, featureOff } from "./dom.js";
 import { stackedBars } from "./charts.js";
 import { everyDay } from "./overview.js";
 import { followLive } from "./live.js";
+import { renderSpend } from "./spend.js";
 
 const RANGES = [["7", "7 days"], ["30", "30 days"], ["90", "90 days"], ["365", "1 year"]];
 const INTERVALS = [["daily", "Daily"], ["weekly", "Weekly"], ["monthly", "Monthly"]];
@@ -30,6 +31,7 @@ const LIVE_COLUMNS = [
 export async function render(root, ctx) {
   let days = "30", interval = "daily";
   const body = h("div", {});
+  const spendBox = h("div", { id: "spend" });
   const sessionsBox = h("div", { id: "sessions" });
   const liveState = h("span", { class: "muted", id: "live-state" });
   const liveSince = h("div", { id: "usage-live-since" });
@@ -40,6 +42,7 @@ export async function render(root, ctx) {
       seg(INTERVALS, interval, (v) => { interval = v; load(); })),
     featureOff(ctx && ctx.config.features, "usage_enabled", "USAGE_ENABLED", "Usage tracking is off: no usage is recorded, so these figures do not grow"),
     body,
+    spendBox,
     h("div", { class: "panel", id: "usage-live-panel" },
       h("div", { class: "toolbar" }, h("h2", { class: "grow" }, "Requests as they finish"), liveState), liveSince, liveBox),
     h("div", { class: "panel" }, h("h2", {}, "Sessions"), sessionsBox));
@@ -97,10 +100,10 @@ export async function render(root, ctx) {
         h("div", { class: "panel" }, h("h2", {}, "Tokens"), stackedBars(asc.map((p) => p.date), [
           { name: "input", cls: "c1", values: asc.map((p) => p.input_tokens) },
           { name: "output", cls: "c2", values: asc.map((p) => p.output_tokens) },
-        ], (v) => num(v), "Tokens per period")),
+        ], compact, "Tokens per period")),
         h("div", { class: "panel" }, h("h2", {}, "Cost"), stackedBars(asc.map((p) => p.date), [
           { name: "cost (USD)", cls: "c4", values: asc.map((p) => p.cost) },
-        ], (v) => cost(v), "Cost per period"))),
+        ], moneyAxis, "Cost per period"))),
       h("div", { class: "panel", id: "usage-periods" }, table([
         { title: "Period", cell: (p) => p.date },
         { title: "Requests", num: true, cell: (p) => num(p.requests) },
@@ -108,8 +111,8 @@ export async function render(root, ctx) {
         { title: "Output", num: true, cell: (p) => num(p.output_tokens), phone: false },
         { title: "Tokens", num: true, cell: (p) => num(p.total_tokens) },
         { title: "Cost", num: true, cell: (p) => cost(p.cost) },
-      ], periods, { empty: "No usage in this range." })));
-    loadSessions(true);
+      ], periods, { empty: "No usage in this range.", label: "Usage per period" })));
+    await Promise.all([renderSpend(spendBox, days), loadSessions(true)]);
   }
 
   let cursor = "";

@@ -75,6 +75,7 @@ type options struct {
 	strict       bool
 	settleBefore time.Duration
 	pin          bool
+	placeDB      bool
 	cpus         cpuPlan // set by run from pin
 	postgres     string  // maintenance DSN of the modelgate-pg target's server
 	redis        string  // the modelgate-pg target's Redis URL
@@ -104,6 +105,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&targets, "targets", "", "comma-separated targets to run (direct and modelgate always run: the checks compare with them); default all")
 	fs.BoolVar(&o.keepTemp, "keep-temp", false, "keep the temporary directory (binaries, Caddyfiles, server logs)")
 	fs.BoolVar(&o.pin, "pin", true, "give the proxy under test its own CPUs (upper half) and the load generator and mockupstream the rest, with taskset")
+	fs.BoolVar(&o.placeDB, "pin-db", true, "with -pin, move the modelgate-pg target's PostgreSQL and Redis server processes onto the load generator's CPUs for the run (as when the databases have machines of their own), and back after it")
 	fs.BoolVar(&o.strict, "strict", false, "exit with status 2 when a budget check fails")
 	fs.StringVar(&o.postgres, "postgres", defaultPostgresDSN, "PostgreSQL server (a postgres:// URL of a database to connect to) on which the modelgate-pg target gets a database of its own for the run; empty: no modelgate-pg target")
 	fs.StringVar(&o.redis, "redis", defaultRedisURL, "Redis server of the modelgate-pg target (its keys get a prefix of their own for the run); empty: no modelgate-pg target")

@@ -76,6 +76,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 				logf("%v", err)
 			}
 		}()
+		if o.placeDB {
+			placed, note := placeServers(ctx, o.cpus, o.shared.DSN, o.shared.RedisURL)
+			defer placed.restore()
+			report.Notes = append(report.Notes, note)
+			logf("%s", note)
+		}
 	}
 
 	logf("building modelgate, mockupstream and loadgen into %s ...", tmp)

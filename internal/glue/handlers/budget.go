@@ -56,7 +56,7 @@ func budgetCheckFor(rt *routes.Route) budgetCheck {
 // plan's first target is priced is admitted by its worst-case cost
 // instead (reserveBudget): it reserves that cost, or is refused when it
 // does not fit beside the spend and the reservations in flight.
-func admitBudget(bs *budgets.Service, check budgetCheck, lim userPathLimits, w http.ResponseWriter, r *http.Request, info *reqinfo.Info) (path string, ok bool) {
+func admitBudget(bs *budgets.Service, check budgetCheck, lim *userPathAdmission, w http.ResponseWriter, r *http.Request, info *reqinfo.Info) (path string, ok bool) {
 	path = info.UserPath
 	if path == "" {
 		path = userpath.Root
@@ -100,7 +100,7 @@ func admitBudget(bs *budgets.Service, check budgetCheck, lim userPathLimits, w h
 // period and reports false. When the spend is shared, the reservation
 // and the user-path rate-limit admission (lim) are one round trip to the
 // backend; a request the budget refuses gets that admission back.
-func reserveBudget(bs *budgets.Service, amount catalog.Nanos, path string, lim userPathLimits, w http.ResponseWriter, r *http.Request, info *reqinfo.Info, p *reqinfo.Plan) bool {
+func reserveBudget(bs *budgets.Service, amount catalog.Nanos, path string, lim *userPathAdmission, w http.ResponseWriter, r *http.Request, info *reqinfo.Info, p *reqinfo.Plan) bool {
 	var (
 		res      budgets.Reservation
 		admitted bool
@@ -170,9 +170,10 @@ func spentBy(info *reqinfo.Info) float64 {
 	return 0
 }
 
-// budgetEnd is the end of a budgeted request: chargeBudget, or, when the
-// request holds a reservation in the shared spend store, its settlement
-// made in the same round trip as the rate-limit release (settleAlong).
+// budgetEnd is the end of a budgeted request (bs nil: none): chargeBudget,
+// or, when the request holds a reservation in the shared spend store, its
+// settlement made in the same round trip as the rate-limit release
+// (settleAlong).
 type budgetEnd struct {
 	bs   *budgets.Service
 	path string
@@ -208,7 +209,7 @@ func (e *budgetEnd) settleAlong(release func(*limits.Along)) {
 
 // finish charges the budgets unless settleAlong did.
 func (e *budgetEnd) finish() {
-	if !e.done {
+	if e.bs != nil && !e.done {
 		e.done = true
 		chargeBudget(e.bs, e.path, e.info)
 	}

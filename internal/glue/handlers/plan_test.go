@@ -154,7 +154,7 @@ func TestBudgetRefusalOnThePlanNamesTheTarget(t *testing.T) {
 		t.Fatalf("plan %+v", p)
 	}
 	rec := httptest.NewRecorder()
-	_, ok := admitBudget(bs, budgetAtModel, userPathLimits{}, rec, req, info)
+	_, ok := admitBudget(bs, budgetAtModel, nil, rec, req, info)
 	if ok || rec.Code != 429 {
 		t.Fatalf("admitted %v, %d", ok, rec.Code)
 	}
@@ -179,7 +179,7 @@ func TestUnroutedPlanIsLeftToTheRoutingStage(t *testing.T) {
 	bs.Charge("/", c, time.Now())
 	req := httptest.NewRequest("POST", "/v1/chat/completions", nil)
 	req = req.WithContext(reqinfo.With(req.Context(), info))
-	if _, ok := admitBudget(bs, budgetAtModel, userPathLimits{}, httptest.NewRecorder(), req, info); !ok || info.BudgetExceeded == nil {
+	if _, ok := admitBudget(bs, budgetAtModel, nil, httptest.NewRecorder(), req, info); !ok || info.BudgetExceeded == nil {
 		t.Fatalf("an unrouted plan was refused here (ok %v) or the verdict not recorded", ok)
 	}
 }

@@ -101,16 +101,15 @@ func (h *RateLimit) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddy
 // (bs nil: budgets are off), then under the user-path rate limits of eng.
 // A request a budget refuses counts against no rate limit.
 func serveLimited(bs *budgets.Service, check budgetCheck, eng *limits.Engine, kind routes.Counting, w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
-	var pre userPathAdmission
+	pre := userPathAdmission{eng: eng, kind: kind}
 	if bs != nil && check != budgetOff {
 		var info *reqinfo.Info
 		info, r = requestInfo(r)
-		lim := userPathLimits{eng: eng, kind: kind, pre: &pre}
-		path, ok := admitBudget(bs, check, lim, w, r, info)
+		path, ok := admitBudget(bs, check, &pre, w, r, info)
 		if !ok {
 			return nil
 		}
-		pre.end = &budgetEnd{bs: bs, path: path, info: info}
+		pre.end = budgetEnd{bs: bs, path: path, info: info}
 		// Deferred so that the spend is charged however the request ends:
 		// normally, on a client disconnect (a stream cut short is charged
 		// for what it used), or panicking; unless limitUserPath settled
@@ -120,44 +119,43 @@ func serveLimited(bs *budgets.Service, check budgetCheck, eng *limits.Engine, ki
 	return limitUserPath(eng, kind, &pre, w, r, next)
 }
 
-// userPathAdmission is a user-path admission made before limitUserPath
-// runs: together with the budget reservation, so that both are one round
-// trip to a shared backend (see reserveBudget).
+// userPathAdmission is a user-path admission that the budget stage may
+// make before limitUserPath runs, together with the request's budget
+// reservation, so that both are one round trip to a shared backend (see
+// reserveBudget); and the budgeted request's end, which the admission's
+// release may carry along.
 type userPathAdmission struct {
+	eng  *limits.Engine
+	kind routes.Counting
 	made bool
 	adm  limits.Admission
 	rej  *limits.Rejection
-	// end, when not nil, is the budgeted request's end, which the
-	// admission's release may carry along.
-	end *budgetEnd
-}
-
-// userPathLimits is what the budget stage needs to admit a request under
-// the user-path rate limits in the same round trip as its reservation.
-type userPathLimits struct {
-	eng  *limits.Engine
-	kind routes.Counting
-	pre  *userPathAdmission
+	// end is the budgeted request's end; its bs is nil when the request
+	// is not budgeted.
+	end budgetEnd
 }
 
 // admitAlong admits a request on path under the user-path rules, carrying
 // along (made in the same round trip when the rules ask the shared
 // backend), and keeps the verdict for limitUserPath. It does nothing for
 // the requests limitUserPath does not admit through AdmitUserPath.
-func (l userPathLimits) admitAlong(path string, along *limits.Along) {
-	if l.eng == nil || l.pre == nil || l.kind != routes.CountRequestAndSlot {
+func (p *userPathAdmission) admitAlong(path string, along *limits.Along) {
+	if p == nil || p.eng == nil || p.kind != routes.CountRequestAndSlot {
 		return
 	}
-	l.pre.adm, l.pre.rej = l.eng.AdmitUserPathAlong(path, along)
-	l.pre.made = true
+	p.adm, p.rej = p.eng.AdmitUserPathAlong(path, along)
+	p.made = true
 }
 
 // cancel gives back an admission admitAlong made: the budget refused the
 // request, which then counts against no rate limit.
-func (l userPathLimits) cancel() {
-	if l.pre != nil && l.pre.made && l.pre.rej == nil {
-		l.pre.adm.Cancel()
-		l.pre.made, l.pre.adm, l.pre.rej = false, limits.Admission{}, nil
+func (p *userPathAdmission) cancel() {
+	if p != nil && p.made && p.rej == nil {
+		// A copy, so that the admission does not leave the stack on the
+		// paths that admit.
+		adm := p.adm
+		adm.Cancel()
+		p.made, p.adm, p.rej = false, limits.Admission{}, nil
 	}
 }
 
@@ -203,7 +201,7 @@ func limitUserPath(eng *limits.Engine, kind routes.Counting, pre *userPathAdmiss
 			adm.Cancel()
 			return
 		}
-		if pre.end == nil {
+		if pre.end.bs == nil {
 			adm.Done(totalTokens(info))
 			return
 		}

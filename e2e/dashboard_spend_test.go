@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"math"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -107,24 +106,9 @@ func startSpendGateway(t *testing.T) (*gateway, managedKey, managedKey) {
 	clearEnv(t)
 	t.Setenv("RESPONSE_CACHE_ENABLED", "true")
 	t.Setenv("GATEWAY_ENTITLEMENTS", "quota_templates") // per-child templates
-	oa, anth := newReplay(t, "openai"), newAnthropicReplay(t)
-	block := "master_key " + masterKey + "\nstorage " + filepath.Join(t.TempDir(), "gw.db") + "\n" +
-		providerBlock("openai", "openai", "sk-openai-prov-SECRET-1111", oa.BaseURL()) +
-		providerBlock("anth", "anthropic", anthropicKey, anth.BaseURL()) +
-		"provider demo {\n type mock\n}\n"
-	g := startGateway(t, block)
-	k1 := createKey(t, g, `{"name":"alpha","user_path":"/org/a"}`)
-	k2 := createKey(t, g, `{"name":"beta","user_path":"/org/b/x"}`)
-	chat := func(n int) string {
-		return fmt.Sprintf(`{"model":"openai/gpt-4o-mini","messages":[{"role":"user","content":"question %d"}]}`, n)
-	}
-	msgs := func(n int) string {
-		return fmt.Sprintf(`{"model":"anth/%s","max_tokens":64,"messages":[{"role":"user","content":"question %d"}]}`, claudeModel, n)
-	}
-	calls := []struct {
-		auth, path, endpoint, body string
-		status                     int
-	}{
+	g, k1, k2 := startAttributionGateway(t, "provider demo {\n type mock\n}\n")
+	chat, msgs := attributionChat, attributionMessages
+	calls := []attributionCall{
 		{k1.Secret, "", "/v1/chat/completions", chat(1), 200},
 		{k1.Secret, "", "/v1/chat/completions", chat(1), 200}, // a cache hit
 		{k1.Secret, "", "/v1/messages", msgs(2), 200},
@@ -136,15 +120,7 @@ func startSpendGateway(t *testing.T) (*gateway, managedKey, managedKey) {
 		{masterKey, "/solo", "/v1/chat/completions", mockChat, 200},
 		{k2.Secret, "", "/v1/chat/completions", `{"model":"no-such-model","messages":[{"role":"user","content":"x"}]}`, 404},
 	}
-	for i, c := range calls {
-		h := bearer(c.auth)
-		if c.path != "" {
-			h = append(h, userPathHeader, c.path)
-		}
-		if res := request(t, "POST", g.URL+c.endpoint, c.body, h...); res.Status != c.status {
-			t.Fatalf("call %d: %d %s", i, res.Status, res.Body)
-		}
-	}
+	sendAttribution(t, g, calls)
 	waitAudited(t, g, len(calls))
 	poll(t, 10*time.Second, "the usage of every successful call", func() bool {
 		var p spendPage

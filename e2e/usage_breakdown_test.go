@@ -31,24 +31,9 @@ type breakdownSums struct {
 func TestUsageBreakdownMatchesAuditEntries(t *testing.T) {
 	clearEnv(t)
 	t.Setenv("RESPONSE_CACHE_ENABLED", "true")
-	oa, anth := newReplay(t, "openai"), newAnthropicReplay(t)
-	block := "master_key " + masterKey + "\nstorage " + filepath.Join(t.TempDir(), "gw.db") + "\n" +
-		providerBlock("openai", "openai", "sk-openai-prov-SECRET-1111", oa.BaseURL()) +
-		providerBlock("anth", "anthropic", anthropicKey, anth.BaseURL())
-	g := startGateway(t, block)
-	k1 := createKey(t, g, `{"name":"alpha","user_path":"/org/a"}`)
-	k2 := createKey(t, g, `{"name":"beta","user_path":"/org/b/x"}`)
-
-	chat := func(n int) string {
-		return fmt.Sprintf(`{"model":"openai/gpt-4o-mini","messages":[{"role":"user","content":"question %d"}]}`, n)
-	}
-	msgs := func(n int) string {
-		return fmt.Sprintf(`{"model":"anth/%s","max_tokens":64,"messages":[{"role":"user","content":"question %d"}]}`, claudeModel, n)
-	}
-	calls := []struct {
-		auth, path, endpoint, body string
-		status                     int
-	}{
+	g, k1, k2 := startAttributionGateway(t, "")
+	chat, msgs := attributionChat, attributionMessages
+	calls := []attributionCall{
 		{k1.Secret, "", "/v1/chat/completions", chat(1), 200},
 		{k1.Secret, "", "/v1/chat/completions", chat(1), 200}, // a cache hit
 		{k1.Secret, "", "/v1/messages", msgs(2), 200},
@@ -59,15 +44,7 @@ func TestUsageBreakdownMatchesAuditEntries(t *testing.T) {
 		{masterKey, "/org/c", "/v1/chat/completions", chat(6), 200},
 		{k2.Secret, "", "/v1/chat/completions", `{"model":"no-such-model","messages":[{"role":"user","content":"x"}]}`, 404},
 	}
-	for i, c := range calls {
-		h := bearer(c.auth)
-		if c.path != "" {
-			h = append(h, userPathHeader, c.path)
-		}
-		if res := request(t, "POST", g.URL+c.endpoint, c.body, h...); res.Status != c.status {
-			t.Fatalf("call %d: %d %s", i, res.Status, res.Body)
-		}
-	}
+	sendAttribution(t, g, calls)
 
 	entries, usage := auditRecords(t)
 	var used []*audit.Entry
@@ -304,4 +281,52 @@ func TestUsageBreakdownMatchesAuditEntries(t *testing.T) {
 		t.Fatalf("single entry without its key name: %v", e)
 	}
 	adminCall(t, g, "GET", "/admin/usage/breakdown?by=key&depth=2", "").ExpectErr(t, 400, "invalid_request_error", "invalid_value")
+}
+
+// attributionCall is one request of the attribution traffic: the
+// credential, the user-path header ("" for none), the endpoint, the body
+// and the status expected.
+type attributionCall struct {
+	auth, path, endpoint, body string
+	status                     int
+}
+
+// attributionChat is a priced chat request for the replayed OpenAI
+// provider, its prompt numbered n.
+func attributionChat(n int) string {
+	return fmt.Sprintf(`{"model":"openai/gpt-4o-mini","messages":[{"role":"user","content":"question %d"}]}`, n)
+}
+
+// attributionMessages is a priced Messages request for the replayed
+// Anthropic provider, its prompt numbered n.
+func attributionMessages(n int) string {
+	return fmt.Sprintf(`{"model":"anth/%s","max_tokens":64,"messages":[{"role":"user","content":"question %d"}]}`, claudeModel, n)
+}
+
+// startAttributionGateway starts a gateway on the replayed OpenAI
+// ("openai") and Anthropic ("anth") providers, with extra config lines,
+// and creates two managed keys: alpha on /org/a and beta on /org/b/x.
+func startAttributionGateway(t *testing.T, extra string) (g *gateway, alpha, beta managedKey) {
+	t.Helper()
+	oa, anth := newReplay(t, "openai"), newAnthropicReplay(t)
+	block := "master_key " + masterKey + "\nstorage " + filepath.Join(t.TempDir(), "gw.db") + "\n" +
+		providerBlock("openai", "openai", "sk-openai-prov-SECRET-1111", oa.BaseURL()) +
+		providerBlock("anth", "anthropic", anthropicKey, anth.BaseURL()) + extra
+	g = startGateway(t, block)
+	return g, createKey(t, g, `{"name":"alpha","user_path":"/org/a"}`), createKey(t, g, `{"name":"beta","user_path":"/org/b/x"}`)
+}
+
+// sendAttribution sends calls to g in order and fails on an unexpected
+// status.
+func sendAttribution(t *testing.T, g *gateway, calls []attributionCall) {
+	t.Helper()
+	for i, c := range calls {
+		h := bearer(c.auth)
+		if c.path != "" {
+			h = append(h, userPathHeader, c.path)
+		}
+		if res := request(t, "POST", g.URL+c.endpoint, c.body, h...); res.Status != c.status {
+			t.Fatalf("call %d: %d %s", i, res.Status, res.Body)
+		}
+	}
 }

@@ -7,7 +7,6 @@ import (
 	"github.com/modelgate/modelgate/internal/domain/budgets"
 	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/domain/limits"
-	"github.com/modelgate/modelgate/internal/testkit/redistest"
 )
 
 // BenchmarkAdmitReserving compares a budgeted request's admission and
@@ -26,18 +25,7 @@ func BenchmarkAdmitReserving(b *testing.B) {
 		{"slot/apart", false, limits.PeriodConcurrent}, {"slot/along", true, limits.PeriodConcurrent}} {
 		along, period := bc.along, bc.period
 		b.Run(bc.name, func(b *testing.B) {
-			url, prefix := redistest.New(b)
-			c := openTest(b, url, prefix)
-			rl := NewRateLimits(c, RateLimitOptions{})
-			rl.warm()
-			eng, err := limits.New(limits.Options{Shared: rl, SharedTimeout: 2 * time.Second})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer eng.Close()
-			if err := eng.SetConfigRules([]limits.Rule{{Scope: limits.ScopeUserPath, Subject: "/", Period: period, MaxRequests: 1 << 40}}); err != nil {
-				b.Fatal(err)
-			}
+			c, _, eng := alongEngine(b, limits.Rule{Scope: limits.ScopeUserPath, Subject: "/", Period: period, MaxRequests: 1 << 40})
 			bs, err := budgets.New(budgets.Options{Spend: NewBudgets(c)})
 			if err != nil {
 				b.Fatal(err)

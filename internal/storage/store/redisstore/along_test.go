@@ -48,25 +48,34 @@ func (h *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.P
 
 var _ redis.Hook = (*roundTrips)(nil)
 
-// TestBudgetReservationRidesAlongAdmission: a budget reservation carried
-// by a rate-limit admission on the same server is one round trip for
-// both, and each verdict is the one its own call would give.
-func TestBudgetReservationRidesAlongAdmission(t *testing.T) {
+// alongEngine is one "process" for the along tests: a client on a fresh
+// prefix of the test Redis, its RateLimits (scripts loaded) and an engine
+// on them with rule installed.
+func alongEngine(t testing.TB, rule limits.Rule) (*Client, *RateLimits, *limits.Engine) {
+	t.Helper()
 	url, prefix := redistest.New(t)
-	now := time.Now().UTC()
 	c := openTest(t, url, prefix)
 	rl := NewRateLimits(c, RateLimitOptions{})
+	rl.warm()
 	eng, err := limits.New(limits.Options{TokensEnforced: true, QuotaTemplates: true, Shared: rl, SharedTimeout: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { eng.Close() })
-	if err := eng.SetConfigRules([]limits.Rule{{Scope: limits.ScopeUserPath, Subject: "/team", Period: "minute", MaxRequests: 3}}); err != nil {
+	if err := eng.SetConfigRules([]limits.Rule{rule}); err != nil {
 		t.Fatal(err)
 	}
+	return c, rl, eng
+}
+
+// TestBudgetReservationRidesAlongAdmission: a budget reservation carried
+// by a rate-limit admission on the same server is one round trip for
+// both, and each verdict is the one its own call would give.
+func TestBudgetReservationRidesAlongAdmission(t *testing.T) {
+	now := time.Now().UTC()
+	c, rl, eng := alongEngine(t, limits.Rule{Scope: limits.ScopeUserPath, Subject: "/team", Period: "minute", MaxRequests: 3})
 	bs := reserveService(t, c, now, 0)
-	// Warm: the scripts are loaded and the windows exist.
-	rl.warm()
+	// Warm: the windows exist.
 	if r, ok, _, _ := bs.Reserve("/team", catalog.NanosOf(0.01), now); ok {
 		r.Settle(0, now)
 	}
@@ -163,18 +172,8 @@ func TestAlongOnAnotherServerIsLeft(t *testing.T) {
 // admission carrying the reservation is still made, and the reservation
 // is made again once the windows are restored.
 func TestAlongAfterSpendLost(t *testing.T) {
-	url, prefix := redistest.New(t)
 	now := time.Now().UTC()
-	c := openTest(t, url, prefix)
-	rl := NewRateLimits(c, RateLimitOptions{})
-	eng, err := limits.New(limits.Options{Shared: rl, SharedTimeout: 2 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { eng.Close() })
-	if err := eng.SetConfigRules([]limits.Rule{{Scope: limits.ScopeUserPath, Subject: "/", Period: "minute", MaxRequests: 10}}); err != nil {
-		t.Fatal(err)
-	}
+	c, _, eng := alongEngine(t, limits.Rule{Scope: limits.ScopeUserPath, Subject: "/", Period: "minute", MaxRequests: 10})
 	bs := reserveService(t, c, now, 0)
 	if r, ok, _, _ := bs.Reserve("/team", catalog.NanosOf(0.01), now); ok {
 		r.Settle(0, now)
@@ -203,19 +202,8 @@ func TestAlongAfterSpendLost(t *testing.T) {
 // the release of an admission that holds a slot is one round trip for
 // both; the cost is charged and the slot given back.
 func TestSettlementRidesAlongRelease(t *testing.T) {
-	url, prefix := redistest.New(t)
 	now := time.Now().UTC()
-	c := openTest(t, url, prefix)
-	rl := NewRateLimits(c, RateLimitOptions{})
-	rl.warm()
-	eng, err := limits.New(limits.Options{Shared: rl, SharedTimeout: 2 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { eng.Close() })
-	if err := eng.SetConfigRules([]limits.Rule{{Scope: limits.ScopeUserPath, Subject: "/team", Period: limits.PeriodConcurrent, MaxRequests: 1}}); err != nil {
-		t.Fatal(err)
-	}
+	c, rl, eng := alongEngine(t, limits.Rule{Scope: limits.ScopeUserPath, Subject: "/team", Period: limits.PeriodConcurrent, MaxRequests: 1})
 	bs := reserveService(t, c, now, 0)
 	hook := &roundTrips{}
 	rl.r.AddHook(hook)

@@ -1,7 +1,7 @@
 package budgets
 
 import (
-	"errors"
+	"context"
 	"strconv"
 	"time"
 
@@ -79,11 +79,9 @@ func (t *Tracker) PrepareReserve(userPath string, amount catalog.Nanos, now time
 func (t *Tracker) FinishReserve(c *ReserveCall, made bool) (r Reservation, ok bool, retryAfter time.Duration, which *Budget) {
 	sh := c.sh
 	if !made {
-		c.call()
+		_, c.Err = sh.timed(c.run)
 	}
-	if errors.Is(c.Err, ErrSpendLost) && sh.restore(c.seen) {
-		c.call()
-	}
+	_, c.Err = sh.againIfLost(c.seen, nil, c.Err, c.run)
 	if c.Err != nil {
 		sh.fail("reserve", c.Err)
 		return t.reserveLocal(c.s, c.path, c.Amount, c.now)
@@ -112,9 +110,10 @@ func (t *Tracker) FinishReserve(c *ReserveCall, made bool) (r Reservation, ok bo
 	return Reservation{}, false, time.Duration(wait), &worst.b
 }
 
-// call makes c's call to its store.
-func (c *ReserveCall) call() {
-	ctx, cancel := c.sh.ctx()
-	defer cancel()
-	c.Refused, c.Err = c.Store.Reserve(ctx, c.Cells, c.Limits, c.ID, c.Amount, c.Lease)
+// run makes c's call to its store with ctx, keeping its answer in
+// Refused; it returns the call's error (and no totals).
+func (c *ReserveCall) run(ctx context.Context) ([]float64, error) {
+	var err error
+	c.Refused, err = c.Store.Reserve(ctx, c.Cells, c.Limits, c.ID, c.Amount, c.Lease)
+	return nil, err
 }

@@ -1,7 +1,7 @@
 package budgets
 
 import (
-	"errors"
+	"context"
 	"math"
 	"time"
 
@@ -85,20 +85,18 @@ func (t *Tracker) prepareSettle(sh *shared, path, id string, rid RequestID, cost
 // reservation back.
 func (c *SettleCall) Finish(made bool) {
 	sh := c.sh
-	call := func() {
-		ctx, cancel := sh.ctx()
-		defer cancel()
-		c.Got, c.Err = c.Store.Settle(ctx, c.Cells, c.ID, c.Costs)
+	run := func(ctx context.Context) ([]float64, error) {
+		return c.Store.Settle(ctx, c.Cells, c.ID, c.Costs)
 	}
 	if !made {
 		c.Err = errSkipped
 		if sh.up() {
-			call()
+			c.Got, c.Err = sh.timed(run)
 			made = true
 		}
 	}
-	if made && errors.Is(c.Err, ErrSpendLost) && sh.restore(c.seen) {
-		call()
+	if made {
+		c.Got, c.Err = sh.againIfLost(c.seen, c.Got, c.Err, run)
 	}
 	err := c.Err
 	if err == nil && len(c.Got) != len(c.ms) {

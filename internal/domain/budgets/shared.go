@@ -87,13 +87,23 @@ type shared struct {
 // ErrSpendLost, it restores the lost windows and runs call once more.
 func (sh *shared) restoring(call func(context.Context) ([]float64, error)) ([]float64, error) {
 	seen := sh.restores.Load()
+	got, err := sh.timed(call)
+	return sh.againIfLost(seen, got, err, call)
+}
+
+// timed runs call under the store timeout.
+func (sh *shared) timed(call func(context.Context) ([]float64, error)) ([]float64, error) {
 	ctx, cancel := sh.ctx()
-	got, err := call(ctx)
-	cancel()
+	defer cancel()
+	return call(ctx)
+}
+
+// againIfLost passes on got and err, the answer of call made when the
+// restores count was seen; when it is ErrSpendLost, it restores the lost
+// windows (unless another caller did since) and makes call once more.
+func (sh *shared) againIfLost(seen int64, got []float64, err error, call func(context.Context) ([]float64, error)) ([]float64, error) {
 	if errors.Is(err, ErrSpendLost) && sh.restore(seen) {
-		ctx, cancel := sh.ctx()
-		got, err = call(ctx)
-		cancel()
+		return sh.timed(call)
 	}
 	return got, err
 }

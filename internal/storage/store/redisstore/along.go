@@ -11,39 +11,41 @@ import (
 	"github.com/modelgate/modelgate/internal/domain/limits"
 )
 
+// ownBudgets returns st as a Budgets store when it is on the same client
+// as s, so that its calls can share s's round trips.
+func (s *RateLimits) ownBudgets(st budgets.SpendStore) (*Budgets, bool) {
+	b, ok := st.(*Budgets)
+	return b, ok && b.c == s.c
+}
+
 // budgetAlong returns the budget reservation that req carries along
-// (limits.SharedAdmission.Along) when it is for a Budgets store on the
-// same client as s, so that both calls can share one round trip; nil
-// otherwise.
-func (s *RateLimits) budgetAlong(req *limits.SharedAdmission) *budgets.ReserveCall {
+// (limits.SharedAdmission.Along) and its store, when that store is on the
+// same client as s; nil otherwise.
+func (s *RateLimits) budgetAlong(req *limits.SharedAdmission) (*budgets.ReserveCall, *Budgets) {
 	if req.Along == nil {
-		return nil
+		return nil, nil
 	}
-	c, ok := req.Along.Call.(*budgets.ReserveCall)
-	if !ok {
-		return nil
+	if c, ok := req.Along.Call.(*budgets.ReserveCall); ok {
+		if b, ok := s.ownBudgets(c.Store); ok {
+			return c, b
+		}
 	}
-	if b, ok := c.Store.(*Budgets); !ok || b.c != s.c {
-		return nil
-	}
-	return c
+	return nil, nil
 }
 
 // settleAlong returns the budget settlement that rel carries along
-// (limits.SharedRelease.Along) when it is for a Budgets store on the same
-// client as s; nil otherwise.
-func (s *RateLimits) settleAlong(rel *limits.SharedRelease) *budgets.SettleCall {
+// (limits.SharedRelease.Along) and its store, when that store is on the
+// same client as s; nil otherwise.
+func (s *RateLimits) settleAlong(rel *limits.SharedRelease) (*budgets.SettleCall, *Budgets) {
 	if rel.Along == nil {
-		return nil
+		return nil, nil
 	}
-	c, ok := rel.Along.Call.(*budgets.SettleCall)
-	if !ok {
-		return nil
+	if c, ok := rel.Along.Call.(*budgets.SettleCall); ok {
+		if b, ok := s.ownBudgets(c.Store); ok {
+			return c, b
+		}
 	}
-	if b, ok := c.Store.(*Budgets); !ok || b.c != s.c {
-		return nil
-	}
-	return c
+	return nil, nil
 }
 
 // releaseSettling makes the release of keys and args and the settlement
@@ -51,8 +53,8 @@ func (s *RateLimits) settleAlong(rel *limits.SharedRelease) *budgets.SettleCall 
 // records the settlement's answer in sc and rel.Along, and returns the
 // release's error. A script the server does not hold yet (it restarted)
 // is sent again on its own.
-func (s *RateLimits) releaseSettling(ctx context.Context, rel *limits.SharedRelease, sc *budgets.SettleCall, keys []string, args []any) error {
-	sKeys, sArgs, err := sc.Store.(*Budgets).settleCall(sc.Cells, sc.ID, sc.Costs)
+func (s *RateLimits) releaseSettling(ctx context.Context, rel *limits.SharedRelease, sc *budgets.SettleCall, b *Budgets, keys []string, args []any) error {
+	sKeys, sArgs, err := b.settleCall(sc.Cells, sc.ID, sc.Costs)
 	if err != nil {
 		return releaseScript.Run(ctx, s.r, keys, args...).Err()
 	}
@@ -80,8 +82,8 @@ func noScript(err error) bool {
 // reservation bc in one script call (admitReserving), records the
 // reservation's outcome in bc and req.Along, and returns the admission's
 // reply.
-func (s *RateLimits) admitReserving(ctx context.Context, req *limits.SharedAdmission, bc *budgets.ReserveCall, keys []string, args []any) ([]int64, error) {
-	bKeys, bArgs, err := bc.Store.(*Budgets).reserveCall(bc.Cells, bc.Limits, bc.ID, bc.Amount, bc.Lease)
+func (s *RateLimits) admitReserving(ctx context.Context, req *limits.SharedAdmission, bc *budgets.ReserveCall, b *Budgets, keys []string, args []any) ([]int64, error) {
+	bKeys, bArgs, err := b.reserveCall(bc.Cells, bc.Limits, bc.ID, bc.Amount, bc.Lease)
 	if err != nil {
 		return nil, err // a programming error: neither is made
 	}

@@ -177,8 +177,8 @@ func (s *RateLimits) Admit(ctx context.Context, req *limits.SharedAdmission) err
 	}
 	var res []int64
 	var err error
-	if bc := s.budgetAlong(req); bc != nil {
-		res, err = s.admitReserving(ctx, req, bc, keys, args)
+	if bc, b := s.budgetAlong(req); bc != nil {
+		res, err = s.admitReserving(ctx, req, bc, b, keys, args)
 	} else {
 		res, err = admitScript.Run(ctx, s.r, keys, args...).Int64Slice()
 	}
@@ -279,8 +279,8 @@ func (s *RateLimits) Release(ctx context.Context, rel *limits.SharedRelease) err
 		args = append(args, sc.Period.Milliseconds())
 	}
 	var err error
-	if sc := s.settleAlong(rel); sc != nil {
-		err = s.releaseSettling(ctx, rel, sc, keys, args)
+	if sc, b := s.settleAlong(rel); sc != nil {
+		err = s.releaseSettling(ctx, rel, sc, b, keys, args)
 	} else {
 		err = releaseScript.Run(ctx, s.r, keys, args...).Err()
 	}

@@ -107,19 +107,11 @@ func startSpendGateway(t *testing.T) (*gateway, managedKey, managedKey) {
 	t.Setenv("RESPONSE_CACHE_ENABLED", "true")
 	t.Setenv("GATEWAY_ENTITLEMENTS", "quota_templates") // per-child templates
 	g, k1, k2 := startAttributionGateway(t, "provider demo {\n type mock\n}\n")
-	chat, msgs := attributionChat, attributionMessages
-	calls := []attributionCall{
-		{k1.Secret, "", "/v1/chat/completions", chat(1), 200},
-		{k1.Secret, "", "/v1/chat/completions", chat(1), 200}, // a cache hit
-		{k1.Secret, "", "/v1/messages", msgs(2), 200},
-		{k2.Secret, "", "/v1/chat/completions", chat(3), 200},
-		{k2.Secret, "", "/v1/messages", msgs(4), 200},
-		{k2.Secret, "", "/v1/messages", msgs(4), 200}, // a cache hit
-		{masterKey, "/org/c", "/v1/chat/completions", chat(5), 200},
+	calls := append(attributionCalls(k1, k2), []attributionCall{
 		{masterKey, "/org/c", "/v1/chat/completions", mockChat, 200},
 		{masterKey, "/solo", "/v1/chat/completions", mockChat, 200},
 		{k2.Secret, "", "/v1/chat/completions", `{"model":"no-such-model","messages":[{"role":"user","content":"x"}]}`, 404},
-	}
+	}...)
 	sendAttribution(t, g, calls)
 	waitAudited(t, g, len(calls))
 	poll(t, 10*time.Second, "the usage of every successful call", func() bool {

@@ -32,18 +32,10 @@ func TestUsageBreakdownMatchesAuditEntries(t *testing.T) {
 	clearEnv(t)
 	t.Setenv("RESPONSE_CACHE_ENABLED", "true")
 	g, k1, k2 := startAttributionGateway(t, "")
-	chat, msgs := attributionChat, attributionMessages
-	calls := []attributionCall{
-		{k1.Secret, "", "/v1/chat/completions", chat(1), 200},
-		{k1.Secret, "", "/v1/chat/completions", chat(1), 200}, // a cache hit
-		{k1.Secret, "", "/v1/messages", msgs(2), 200},
-		{k2.Secret, "", "/v1/chat/completions", chat(3), 200},
-		{k2.Secret, "", "/v1/messages", msgs(4), 200},
-		{k2.Secret, "", "/v1/messages", msgs(4), 200}, // a cache hit
-		{masterKey, "/org/c", "/v1/chat/completions", chat(5), 200},
-		{masterKey, "/org/c", "/v1/chat/completions", chat(6), 200},
+	calls := append(attributionCalls(k1, k2), []attributionCall{
+		{masterKey, "/org/c", "/v1/chat/completions", attributionChat(6), 200},
 		{k2.Secret, "", "/v1/chat/completions", `{"model":"no-such-model","messages":[{"role":"user","content":"x"}]}`, 404},
-	}
+	}...)
 	sendAttribution(t, g, calls)
 
 	entries, usage := auditRecords(t)
@@ -301,6 +293,23 @@ func attributionChat(n int) string {
 // Anthropic provider, its prompt numbered n.
 func attributionMessages(n int) string {
 	return fmt.Sprintf(`{"model":"anth/%s","max_tokens":64,"messages":[{"role":"user","content":"question %d"}]}`, claudeModel, n)
+}
+
+// attributionCalls is the traffic both attribution tests start with:
+// priced chat and Messages requests by alpha (k1) and beta (k2), each
+// with one repeat the response cache answers, and one by the master key
+// on /org/c.
+func attributionCalls(k1, k2 managedKey) []attributionCall {
+	chat, msgs := attributionChat, attributionMessages
+	return []attributionCall{
+		{k1.Secret, "", "/v1/chat/completions", chat(1), 200},
+		{k1.Secret, "", "/v1/chat/completions", chat(1), 200}, // a cache hit
+		{k1.Secret, "", "/v1/messages", msgs(2), 200},
+		{k2.Secret, "", "/v1/chat/completions", chat(3), 200},
+		{k2.Secret, "", "/v1/messages", msgs(4), 200},
+		{k2.Secret, "", "/v1/messages", msgs(4), 200}, // a cache hit
+		{masterKey, "/org/c", "/v1/chat/completions", chat(5), 200},
+	}
 }
 
 // startAttributionGateway starts a gateway on the replayed OpenAI

@@ -11,8 +11,9 @@ import (
 	"github.com/modelgate/modelgate/internal/testkit/redistest"
 )
 
-// reserveService is a budgets service over c with the budgets of
-// budgetService and the reservation lease given.
+// reserveService is a budgets service whose spend lives in c, with a
+// daily $1 budget on /team, an hourly $1 per_child template on
+// /customers and the reservation lease given.
 func reserveService(t *testing.T, c *Client, now time.Time, lease time.Duration) *budgets.Service {
 	t.Helper()
 	s, err := budgets.New(budgets.Options{Spend: NewBudgets(c), Now: func() time.Time { return now }, QuotaTemplates: true, ReservationLease: lease})

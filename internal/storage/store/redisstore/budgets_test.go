@@ -22,21 +22,10 @@ func openTest(t testing.TB, url, prefix string) *Client {
 	return c
 }
 
-// budgetService is a budgets service with one daily $1 budget on /team
-// whose spend lives in c.
+// budgetService is reserveService with the default reservation lease.
 func budgetService(t *testing.T, c *Client, now time.Time) *budgets.Service {
 	t.Helper()
-	s, err := budgets.New(budgets.Options{Spend: NewBudgets(c), Now: func() time.Time { return now }, QuotaTemplates: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Put(budgets.Key{UserPath: "/team", Period: budgets.Daily}, 1, false); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Put(budgets.Key{UserPath: "/customers", Period: budgets.Hourly}, 1, true); err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return reserveService(t, c, now, 0)
 }
 
 func TestBudgetSpendSharedThroughRedis(t *testing.T) {

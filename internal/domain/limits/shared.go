@@ -68,6 +68,12 @@ type SharedCounter struct {
 	// InFlight is the number of live leases of a concurrency counter,
 	// this request's included when admitted.
 	InFlight int64
+
+	// GiveBack requests that this process counted ahead in window
+	// GiveBackWindow and will not admit: the backend subtracts them from
+	// that window, if it is still the current or the previous one, before
+	// checking the caps. 0: nothing to give back.
+	GiveBack, GiveBackWindow int64
 }
 
 // SharedAdmission is the input and output of Shared.Admit.
@@ -85,12 +91,21 @@ type SharedAdmission struct {
 	// (Along.Vetoed); when the admission is refused, the call's effect
 	// is undone.
 	Along *Along
+	// Batch, when above 1, asks the backend to count up to Batch requests
+	// on every window counter instead of one, if after that each window's
+	// use stays at or under half its request cap; the process admits the
+	// rest itself (see Engine). A backend may ignore it and count one.
+	Batch int64
 
 	// Admitted reports whether the request was admitted.
 	Admitted bool
 	// Lease names the leases taken, when a concurrency counter matched;
 	// pass it back in SharedRelease.
 	Lease string
+	// Granted is how many requests were counted on each window counter
+	// when admitted: Batch, or 1 (0 from a backend that ignores Batch
+	// means 1). The counts in Counters include them all.
+	Granted int64
 }
 
 // Along is another domain's call to the Shared backend carried by an

@@ -82,6 +82,9 @@ func (e *Engine) admitVia(ms []match, a *Admission, along *Along) (rej *Rejectio
 	if e.shared == nil {
 		return nil, false
 	}
+	if along == nil && e.admitLeased(sortByID(ms), a, e.tokensEnforced.Load()) {
+		return nil, true
+	}
 	err := errSharedDown
 	if !e.sharedDown.Load() {
 		rej, err = e.admitShared(ms, a, along)
@@ -109,9 +112,11 @@ func (e *Engine) admitShared(ms []match, a *Admission, along *Along) (*Rejection
 		c, r := ms[i].c, &ms[i].rs.rule
 		req.Counters[i] = SharedCounter{ID: c.sid, Period: time.Duration(c.period), MaxRequests: r.MaxRequests, MaxTokens: r.MaxTokens}
 	}
+	asked := prepareBatch(ms, &req, nowMs*int64(time.Millisecond))
 	ctx, cancel := context.WithTimeout(context.Background(), e.sharedTimeout)
 	err := e.shared.Admit(ctx, &req)
 	cancel()
+	finishBatch(ms, &req, asked)
 	if err != nil {
 		return nil, err
 	}

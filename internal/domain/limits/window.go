@@ -42,6 +42,9 @@ type counter struct {
 	dirty           bool   // changed since the last snapshot
 	dead            bool   // evicted partition: admissions must look up again
 	inFlight        atomic.Int64
+	// lease holds the requests a Shared backend counted ahead for this
+	// process (see sharedlease.go).
+	lease counterLease
 }
 
 // counterIDs hands out counter ids.
@@ -85,6 +88,7 @@ func (c *counter) elapsed(now int64) int64 { return min(max(now-c.idx*c.period, 
 // Caller holds mu.
 func (c *counter) clear(gen uint64) {
 	c.curReq, c.prevReq, c.curTok, c.prevTok = 0, 0, 0, 0
+	c.lease.left, c.lease.back = 0, 0
 	c.gen = gen
 	c.dirty = false
 }

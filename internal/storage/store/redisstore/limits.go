@@ -150,12 +150,12 @@ func (s *RateLimits) Admit(ctx context.Context, req *limits.SharedAdmission) err
 		return nil
 	}
 	keys := make([]string, n)
-	args := make([]any, 4, 4+3*n)
+	args := make([]any, 5, 5+5*n)
 	var leaseKeys []string
 	for i := range req.Counters {
 		sc := &req.Counters[i]
 		keys[i] = s.key(sc.ID, sc.Period)
-		args = append(args, sc.Period.Milliseconds(), sc.MaxRequests, sc.MaxTokens)
+		args = append(args, sc.Period.Milliseconds(), sc.MaxRequests, sc.MaxTokens, sc.GiveBackWindow, max(sc.GiveBack, 0))
 		if sc.Period == 0 {
 			leaseKeys = append(leaseKeys, keys[i])
 		}
@@ -168,7 +168,7 @@ func (s *RateLimits) Admit(ctx context.Context, req *limits.SharedAdmission) err
 	if req.Tokens {
 		tok = "1"
 	}
-	args[0], args[1], args[2], args[3] = req.Now, tok, lease, s.leaseTTL.Milliseconds()
+	args[0], args[1], args[2], args[3], args[4] = req.Now, tok, lease, s.leaseTTL.Milliseconds(), max(req.Batch, 1)
 	if lease != "" {
 		// Held before the call: an admission whose answer is lost (a
 		// timeout after Redis ran the script) is renewed and, at Release,
@@ -194,7 +194,7 @@ func (s *RateLimits) Admit(ctx context.Context, req *limits.SharedAdmission) err
 		}
 		return fmt.Errorf("redis rate-limit admission: %w", err)
 	}
-	if err := parseAdmit(res, req); err != nil {
+	if err := parseAdmit(res, req, true); err != nil {
 		if lease != "" {
 			s.drop(ctx, lease)
 		}
@@ -226,12 +226,17 @@ func (s *RateLimits) Peek(ctx context.Context, req *limits.SharedAdmission) erro
 		return fmt.Errorf("redis rate-limit usage: %w", err)
 	}
 	// The reply is the admission's without its leading verdict.
-	return parseAdmit(append([]int64{0}, res...), req)
+	return parseAdmit(append([]int64{0}, res...), req, false)
 }
 
-// parseAdmit reads the admission script's reply into req.
-func parseAdmit(res []int64, req *limits.SharedAdmission) error {
+// parseAdmit reads the admission script's reply into req; granted says
+// the reply ends with the number of requests counted (the admission's,
+// not the peek's).
+func parseAdmit(res []int64, req *limits.SharedAdmission, granted bool) error {
 	want := 1
+	if granted {
+		want++
+	}
 	for i := range req.Counters {
 		if req.Counters[i].Period == 0 {
 			want++
@@ -253,6 +258,9 @@ func parseAdmit(res []int64, req *limits.SharedAdmission) error {
 		}
 		sc.Window, sc.Requests, sc.PrevRequests, sc.Tokens, sc.PrevTokens = res[j], res[j+1], res[j+2], res[j+3], res[j+4]
 		j += 5
+	}
+	if granted {
+		req.Granted = res[j]
 	}
 	return nil
 }

@@ -54,12 +54,20 @@ end
 // admitScript admits one request under every counter of KEYS, or none.
 //
 // ARGV: now (ms), token caps enforced ("1"/"0"), lease id, lease time (ms),
-// then per key: period (ms; 0 for a concurrency counter), request cap (or
-// in-flight cap), token cap.
+// batch (requests to count at once, see below), then per key: period (ms;
+// 0 for a concurrency counter), request cap (or in-flight cap), token cap,
+// give-back window, give-back count.
+//
+// A window counter first takes back the give-back count from the
+// give-back window, when that is its current or previous window (also
+// when the admission is then refused). An admission counts the batch
+// instead of one request on every window when, after that, each window's
+// sliding estimate stays at or under half its request cap, no counter is
+// a concurrency counter and no token cap is checked; otherwise one.
 //
 // Reply: 1 (admitted) or 0, then per key: for a concurrency counter the
-// number of live leases; for a window w, r, pr, t, pt. Admitted, they
-// include this request.
+// number of live leases; for a window w, r, pr, t, pt; then the number of
+// requests counted on each window. Admitted, the counts include them.
 var admitScript = redis.NewScript(luaCommon + admitLua)
 
 // admitLua is admitScript's body.
@@ -68,10 +76,11 @@ local now = tonumber(ARGV[1])
 local tokens = ARGV[2] == '1'
 local member = ARGV[3]
 local ttl = tonumber(ARGV[4])
+local g = tonumber(ARGV[5])
 local st = {}
 local ok = 1
 for i = 1, #KEYS do
-  local a = 4 + (i - 1) * 3
+  local a = 5 + (i - 1) * 5
   local p, mr, mt = tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3])
   local k = KEYS[i]
   if p == 0 then
@@ -79,27 +88,42 @@ for i = 1, #KEYS do
     local c = redis.call('ZCARD', k)
     st[i] = {c}
     if mr > 0 and c >= mr then ok = 0 end
+    g = 1
   else
     local w, r, pr, t, pt = load(k, now, p)
+    local bw, bn = tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5])
+    local gave = false
+    if bn > 0 and bw == w then
+      r, gave = math.max(0, r - bn), true
+    elseif bn > 0 and bw == w - 1 then
+      pr, gave = math.max(0, pr - bn), true
+    end
     local e = now - w * p
     if e < 0 then e = 0 elseif e > p - 1 then e = p - 1 end
     local rest = p - e
-    if mr > 0 and r + ceildiv(pr * rest, p) >= mr then ok = 0 end
-    if tokens and mt > 0 and t + ceildiv(pt * rest, p) >= mt then ok = 0 end
-    st[i] = {w, r, pr, t, pt, p}
+    local used = r + ceildiv(pr * rest, p)
+    if mr > 0 and used >= mr then ok = 0 end
+    if mr <= 0 or 2 * (used + g) > mr then g = 1 end
+    if tokens and mt > 0 then
+      if t + ceildiv(pt * rest, p) >= mt then ok = 0 end
+      g = 1
+    end
+    st[i] = {w, r, pr, t, pt, p, gave}
   end
 end
-if ok == 1 then
-  for i = 1, #KEYS do
-    local s, k = st[i], KEYS[i]
+for i = 1, #KEYS do
+  local s, k = st[i], KEYS[i]
+  if ok == 1 then
     if #s == 1 then
       redis.call('ZADD', k, num(now + ttl), member)
       redis.call('PEXPIRE', k, num(3 * ttl))
       s[1] = s[1] + 1
     else
-      s[2] = s[2] + 1
+      s[2] = s[2] + g
       store(k, s[6], s[1], s[2], s[3], s[4], s[5])
     end
+  elseif #s > 1 and s[7] then
+    store(k, s[6], s[1], s[2], s[3], s[4], s[5])
   end
 end
 local out = {ok}
@@ -111,6 +135,7 @@ for i = 1, #KEYS do
     for j = 1, 5 do out[#out + 1] = s[j] end
   end
 end
+out[#out + 1] = g
 return out
 `
 

@@ -1,0 +1,135 @@
+package redisstore
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelgate/modelgate/internal/domain/limits"
+	"github.com/modelgate/modelgate/internal/testkit/redistest"
+)
+
+// windowHash returns the fields of the one rate-limit window hash under
+// rl's prefix.
+func windowHash(t *testing.T, rl *RateLimits) map[string]string {
+	t.Helper()
+	ctx := context.Background()
+	keys, err := rl.r.Keys(ctx, rl.c.Key("rl", "w", "")+"*").Result()
+	if err != nil || len(keys) != 1 {
+		t.Fatalf("window keys %v, %v; want one", keys, err)
+	}
+	h, err := rl.r.HGetAll(ctx, keys[0]).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// Far below a cap a process counts small batches ahead and admits from
+// them without a round trip each; near the cap it asks one by one, so
+// three processes hammering one rpm=4000 rule still admit exactly 4,000.
+func TestSharedBatchesFarBelowCap(t *testing.T) {
+	url, prefix := redistest.New(t)
+	clk := &testClock{t: t0.Add(20 * time.Second)}
+	o := engineOpts{url: url, prefix: prefix, now: clk.Now}
+	engines := make([]*limits.Engine, 3)
+	rls := make([]*RateLimits, 3)
+	for i := range engines {
+		engines[i], rls[i] = newSharedEngine(t, o, rootMinute(4000, 0))
+	}
+	hook := &roundTrips{}
+	rls[0].r.AddHook(hook)
+	for i := 0; i < 200; i++ {
+		a, rej := engines[0].AdmitUserPath("/team/app")
+		if rej != nil {
+			t.Fatalf("request %d refused: %v", i, rej)
+		}
+		a.Done(0)
+	}
+	// Batches are at most 4 (1/1000 of the cap), so at least 50 calls.
+	if n := hook.n.Load(); n < 50 || n > 60 {
+		t.Errorf("200 admissions took %d round trips; want 50-60", n)
+	}
+	if r, _ := strconv.Atoi(windowHash(t, rls[0])["r"]); r < 200 || r > 203 {
+		t.Errorf("the window counts %d; want 200 admitted plus at most 3 counted ahead", r)
+	}
+
+	var admitted atomic.Int64
+	admitted.Store(200)
+	var wg sync.WaitGroup
+	for g := 0; g < 12; g++ {
+		wg.Add(1)
+		go func(e *limits.Engine) {
+			defer wg.Done()
+			for i := 0; i < 1500; i++ {
+				a, rej := e.AdmitUserPath("/team/app")
+				if rej != nil {
+					if rej.Unavailable {
+						t.Error("refused as unavailable with Redis up")
+						return
+					}
+					continue
+				}
+				admitted.Add(1)
+				a.Done(0)
+			}
+		}(engines[g%3])
+	}
+	wg.Wait()
+	if n := admitted.Load(); n != 4000 {
+		t.Fatalf("admitted %d of 18,200; want exactly 4,000", n)
+	}
+	for i, e := range engines {
+		if f := e.SharedFallbacks(); f != 0 {
+			t.Errorf("engine %d: %d fallbacks", i, f)
+		}
+	}
+}
+
+// What a batch has left when its window ends is given back to that window
+// with the next call, and caps under 2,000 never batch.
+func TestSharedBatchGivenBack(t *testing.T) {
+	url, prefix := redistest.New(t)
+	clk := &testClock{t: t0.Add(20 * time.Second)}
+	o := engineOpts{url: url, prefix: prefix, now: clk.Now}
+	e, rl := newSharedEngine(t, o, rootMinute(4000, 0))
+	admit := func(n int) {
+		t.Helper()
+		for i := 0; i < n; i++ {
+			a, rej := e.AdmitUserPath("/team/app")
+			if rej != nil {
+				t.Fatalf("refused: %v", rej)
+			}
+			a.Done(0)
+		}
+	}
+	// Batches of 1, 2, 4, 4 (the fourth with 3 left after 10 admissions
+	// would be 11 counted): the window counts one ahead.
+	admit(10)
+	if h := windowHash(t, rl); h["r"] != "11" {
+		t.Fatalf("window %v; want r=11 (10 admitted, 1 counted ahead)", h)
+	}
+	clk.Add(time.Minute)
+	admit(1)
+	if h := windowHash(t, rl); h["pr"] != "10" || h["r"] != "1" {
+		t.Fatalf("window %v after the next window's first admission; want pr=10 r=1", h)
+	}
+
+	url2, prefix2 := redistest.New(t)
+	small, rl2 := newSharedEngine(t, engineOpts{url: url2, prefix: prefix2, now: clk.Now}, rootMinute(1999, 0))
+	hook := &roundTrips{}
+	rl2.r.AddHook(hook)
+	for i := 0; i < 20; i++ {
+		a, rej := small.AdmitUserPath("/team/app")
+		if rej != nil {
+			t.Fatalf("refused: %v", rej)
+		}
+		a.Done(0)
+	}
+	if n := hook.n.Load(); n != 20 {
+		t.Errorf("20 admissions under rpm=1999 took %d round trips; want 20", n)
+	}
+}

@@ -78,13 +78,19 @@ func BenchmarkAuditAppend(b *testing.B) {
 }
 
 // BenchmarkAuditWriter measures sustained committed throughput of audit
-// entries with 1 KiB request and response bodies plus their usage
-// records: GOMAXPROCS producers queue pairs in parallel (backing off when
-// the queue is full) while the writer commits them. Run with -benchtime
-// 20000x or more.
+// entries with 1 KiB and 64 KiB request and response bodies plus their
+// usage records: GOMAXPROCS producers queue pairs in parallel (backing
+// off when the queue is full) while the writer commits them. Run with
+// -benchtime 20000x or more.
 func BenchmarkAuditWriter(b *testing.B) {
+	for _, size := range []int{1 << 10, 64 << 10} {
+		b.Run(fmt.Sprintf("%dKiB", size>>10), func(b *testing.B) { benchAuditWriter(b, jsonBody(size)) })
+	}
+}
+
+// benchAuditWriter is BenchmarkAuditWriter with one body.
+func benchAuditWriter(b *testing.B, body json.RawMessage) {
 	a, _ := openAudit(b, AuditOptions{})
-	body := jsonBody(1024)
 	start := time.Now().Add(-time.Hour)
 	var n atomic.Int64
 	b.ReportAllocs()

@@ -31,17 +31,24 @@ func TestCounterLease(t *testing.T) {
 		t.Errorf("after an idle slot want %d, want 1", got)
 	}
 
-	l.install(10, 4)
-	l.install(10, 3)
+	l.install(10, 4, 5000)
+	l.install(10, 3, 5000)
 	if l.win != 10 || l.left != 5 {
 		t.Fatalf("two batches of window 10: win %d left %d, want 10 and 5", l.win, l.left)
 	}
-	l.retire(10)
-	if l.left != 5 || l.back != 0 {
-		t.Fatalf("retire of the batch's own window changed it: left %d back %d", l.left, l.back)
+	if !l.usable(10, 5000, true) || l.left != 5 || l.back != 0 {
+		t.Fatalf("the batch's own window and cap: usable left %d back %d", l.left, l.back)
 	}
-	l.install(11, 2)
-	if l.win != 11 || l.left != 1 || l.backWin != 10 || l.back != 5 {
-		t.Fatalf("after window 11's batch: %+v; want win 11 left 1, 5 to give back to window 10", l)
+	if l.usable(10, 4000, true) || l.left != 0 || l.backWin != 10 || l.back != 5 {
+		t.Fatalf("after the cap changed: %+v; want nothing left, 5 to give back to window 10", l)
+	}
+	l.back = 0
+	l.install(10, 4, 5000)
+	l.install(11, 2, 5000)
+	if l.win != 11 || l.left != 1 || l.backWin != 10 || l.back != 3 {
+		t.Fatalf("after window 11's batch: %+v; want win 11 left 1, 3 to give back to window 10", l)
+	}
+	if l.usable(11, 5000, false) || l.back != 1 || l.backWin != 11 {
+		t.Fatalf("a counter that may no longer count ahead: %+v; want its 1 given back", l)
 	}
 }

@@ -2,6 +2,7 @@ package redisstore
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -133,3 +134,77 @@ func TestSharedBatchGivenBack(t *testing.T) {
 		t.Errorf("20 admissions under rpm=1999 took %d round trips; want 20", n)
 	}
 }
+
+// windowRequests returns the r field of every rate-limit window hash
+// under rl's prefix.
+func windowRequests(t *testing.T, rl *RateLimits) []int64 {
+	t.Helper()
+	ctx := context.Background()
+	keys, err := rl.r.Keys(ctx, rl.c.Key("rl", "w", "")+"*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []int64
+	for _, k := range keys {
+		r, err := rl.r.HGet(ctx, k, "r").Int64()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// A batch granted under a higher cap is not used once the cap is lowered:
+// the window already counts more than the new cap, so nothing more is
+// admitted.
+func TestSharedBatchDroppedWhenCapLowered(t *testing.T) {
+	url, prefix := redistest.New(t)
+	clk := &testClock{t: t0.Add(20 * time.Second)}
+	e, rl := newSharedEngine(t, engineOpts{url: url, prefix: prefix, now: clk.Now}, rootMinute(200_000, 0))
+	for i := 0; i < 3010; i++ {
+		a, rej := e.AdmitUserPath("/team/app")
+		if rej != nil {
+			t.Fatalf("request %d refused: %v", i, rej)
+		}
+		a.Done(0)
+	}
+	if err := e.SetConfigRules([]limits.Rule{rootMinute(2000, 0)}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 100; i++ {
+		if a, rej := e.AdmitUserPath("/team/app"); rej == nil {
+			a.Done(0)
+			t.Fatalf("admitted after the cap was lowered to 2,000 below the window's %v", windowRequests(t, rl))
+		}
+	}
+}
+
+// With a minute and a day rule on one path, the day counter never holds
+// more than one batch counted ahead, however many minutes pass.
+func TestSharedBatchesOfTwoRulesStayBounded(t *testing.T) {
+	url, prefix := redistest.New(t)
+	clk := &testClock{t: t0.Add(20 * time.Second)}
+	day := limits.Rule{Scope: limits.ScopeUserPath, Subject: "/", Period: limits.PeriodDay, MaxRequests: 100_000_000}
+	e, rl := newSharedEngine(t, engineOpts{url: url, prefix: prefix, now: clk.Now}, rootMinute(200_000, 0), day)
+	admitted := int64(0)
+	for minute := 0; minute < 30; minute++ {
+		for i := 0; i < 150; i++ {
+			a, rej := e.AdmitUserPath("/team/app")
+			if rej != nil {
+				t.Fatalf("refused: %v", rej)
+			}
+			a.Done(0)
+			admitted++
+		}
+		clk.Add(time.Minute)
+	}
+	dayCount := slices.Max(windowRequests(t, rl))
+	if dayCount < admitted || dayCount > admitted+leaseMaxForTest-1 {
+		t.Fatalf("the day window counts %d for %d admitted; want at most one batch (%d) ahead", dayCount, admitted, leaseMaxForTest-1)
+	}
+}
+
+// leaseMaxForTest is the largest batch the engine asks for (limits'
+// leaseMax).
+const leaseMaxForTest = 64

@@ -2,6 +2,7 @@ package boltstore
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 
 	"github.com/modelgate/modelgate/internal/domain/audit"
 	"github.com/modelgate/modelgate/internal/request/userpath"
+	"github.com/modelgate/modelgate/internal/storage/records"
 )
 
 // Entry returns the entry with that id, bodies included, or
@@ -56,9 +58,9 @@ func restoreChunkBodies(tx *bbolt.Tx, e *audit.Entry, head []byte) error {
 	if b := tx.Bucket(bucketBodyChunks); b != nil {
 		chunk = b.Get(key)
 	}
-	chunk, err := openChunk(chunk)
+	chunk, err := records.Open(chunk)
 	if err != nil {
-		return err
+		return fmt.Errorf("%w: body chunk: %v", errCorrupt, err)
 	}
 	if off+n > len(chunk) {
 		return errCorrupt

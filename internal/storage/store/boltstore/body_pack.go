@@ -2,6 +2,7 @@ package boltstore
 
 import (
 	"github.com/modelgate/modelgate/internal/domain/audit"
+	"github.com/modelgate/modelgate/internal/storage/records"
 )
 
 // bodyPacker packs the bodies of a batch's entries into chunks as the
@@ -71,7 +72,7 @@ func (p *bodyPacker) seal() int {
 		setBodiesRef(w.head, &p.newest, off, n)
 	}
 	var v []byte
-	v, p.sealBuf = sealChunk(p.sealBuf, p.open)
+	v, p.sealBuf = records.Seal(p.sealBuf, p.open)
 	p.sealed = append(p.sealed, sealedChunk{key: p.newest, value: v})
 	p.dropOpen()
 	return len(v)

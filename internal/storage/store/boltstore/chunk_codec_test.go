@@ -13,6 +13,7 @@ import (
 	"go.etcd.io/bbolt"
 
 	"github.com/modelgate/modelgate/internal/domain/audit"
+	"github.com/modelgate/modelgate/internal/storage/records"
 	"github.com/modelgate/modelgate/internal/storage/store"
 )
 
@@ -60,7 +61,7 @@ func TestBodyChunksAreStoredCompressed(t *testing.T) {
 		raw += len(e.Data.RequestBody) + len(e.Data.ResponseBody)
 	}
 	v := storedChunk(t, s, es[len(es)-1].ID)
-	if v[0] != chunkCompressed {
+	if v[0] != records.Compressed {
 		t.Fatalf("chunk stored as packed (%d bytes for %d of bodies)", len(v), raw)
 	}
 	if len(v)*4 > raw {
@@ -88,7 +89,7 @@ func TestIncompressibleChunkIsStoredAsPacked(t *testing.T) {
 	// as packed only when it would not shrink by an eighth, so check both
 	// ways that it reads back.
 	v := storedChunk(t, s, e.ID)
-	if v[0] != chunkCompressed && v[0] != bodiesVersion1 {
+	if v[0] != records.Compressed && v[0] != bodiesVersion1 {
 		t.Fatalf("chunk starts with %#x", v[0])
 	}
 	got, err := a.Entry(e.ID)
@@ -101,21 +102,21 @@ func TestIncompressibleChunkIsStoredAsPacked(t *testing.T) {
 func TestSealChunkKeepsWhatDoesNotShrink(t *testing.T) {
 	raw := append([]byte{bodiesVersion1}, make([]byte, 4000)...)
 	_, _ = rand.Read(raw[1:])
-	v, _ := sealChunk(nil, raw)
+	v, _ := records.Seal(nil, raw)
 	if !bytes.Equal(v, raw) {
 		t.Fatal("random chunk was not stored as packed")
 	}
-	got, err := openChunk(v)
+	got, err := records.Open(v)
 	if err != nil || !bytes.Equal(got, raw) {
-		t.Fatalf("openChunk(packed) = %d bytes, %v", len(got), err)
+		t.Fatalf("records.Open(packed) = %d bytes, %v", len(got), err)
 	}
 	text := bytes.Repeat([]byte(`{"role":"user","content":"hello"},`), 200)
-	v, scratch := sealChunk(nil, text)
-	if v[0] != chunkCompressed || len(v) >= len(text)/4 {
+	v, scratch := records.Seal(nil, text)
+	if v[0] != records.Compressed || len(v) >= len(text)/4 {
 		t.Fatalf("repetitive chunk stored in %d bytes (first %#x)", len(v), v[0])
 	}
-	if got, err := openChunk(v); err != nil || !bytes.Equal(got, text) {
-		t.Fatalf("openChunk(compressed) = %d bytes, %v", len(got), err)
+	if got, err := records.Open(v); err != nil || !bytes.Equal(got, text) {
+		t.Fatalf("records.Open(compressed) = %d bytes, %v", len(got), err)
 	}
 	if cap(scratch) == 0 {
 		t.Fatal("scratch buffer not handed back for reuse")
@@ -130,7 +131,7 @@ func TestCorruptCompressedChunkIsAnErrorNotAPanic(t *testing.T) {
 	flush(t, s)
 	err := s.Update(func(tx *bbolt.Tx) error {
 		key, _, _ := bodiesRef(tx.Bucket(bucketEntries).Get(e.ID[:]))
-		return tx.Bucket(bucketBodyChunks).Put(key, []byte{chunkCompressed, 0xff, 0xff, 0xff, 0x0f, 1, 2})
+		return tx.Bucket(bucketBodyChunks).Put(key, []byte{records.Compressed, 0xff, 0xff, 0xff, 0x0f, 1, 2})
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -54,21 +54,19 @@ func (a *Audit) writeBatch(ctx context.Context, batch []queued) error {
 func insertEntries(ctx context.Context, tx pgx.Tx, entries []*audit.Entry) error {
 	n := len(entries)
 	var (
-		ids, bodies, reqBodies                = make([][]byte, n), make([][]byte, n), make([][]byte, n)
+		ids, bodies                           = make([][]byte, n), make([][]byte, n)
 		ts                                    = make([]time.Time, n)
 		paths, sessions, reqModels, resModels = make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 		provNames, provTypes, searches, heads = make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 		statuses                              = make([]int32, n)
 	)
+	var sc bodyScratch
 	for i, e := range entries {
-		head, b, err := encodeEntry(e)
+		head, b, err := encodeEntry(e, &sc)
 		if err != nil {
 			return err
 		}
 		ids[i], ts[i], heads[i], bodies[i] = e.ID[:], e.ID.Time(), string(head), b
-		if e.Data != nil && len(e.Data.RequestBody) > 0 {
-			reqBodies[i] = e.Data.RequestBody
-		}
 		paths[i], sessions[i] = cleanText(e.UserPath), cleanText(e.SessionID)
 		reqModels[i], resModels[i] = cleanText(e.RequestedModel), cleanText(e.ResolvedModel)
 		provNames[i], provTypes[i] = cleanText(e.ProviderName), cleanText(e.Provider)
@@ -76,14 +74,14 @@ func insertEntries(ctx context.Context, tx pgx.Tx, entries []*audit.Entry) error
 		searches[i] = searchText(e)
 	}
 	rows, err := tx.Query(ctx, `INSERT INTO mg_audit_entries (id, ts, user_path, session_id, req_model, res_model,
-			provider_name, provider_type, status, search, head, bodies, request_body)
-		SELECT u.id, u.ts, u.p, u.s, u.rq, u.rs, u.pn, u.pt, u.st, u.se, u.h::json, u.b, u.rb
+			provider_name, provider_type, status, search, head, bodies)
+		SELECT u.id, u.ts, u.p, u.s, u.rq, u.rs, u.pn, u.pt, u.st, u.se, u.h::json, u.b
 		FROM unnest($1::bytea[], $2::timestamptz[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-			$8::text[], $9::int[], $10::text[], $11::text[], $12::bytea[], $13::bytea[])
-			AS u(id, ts, p, s, rq, rs, pn, pt, st, se, h, b, rb)
+			$8::text[], $9::int[], $10::text[], $11::text[], $12::bytea[])
+			AS u(id, ts, p, s, rq, rs, pn, pt, st, se, h, b)
 		ON CONFLICT (id) DO NOTHING
 		RETURNING id`,
-		ids, ts, paths, sessions, reqModels, resModels, provNames, provTypes, statuses, searches, heads, bodies, reqBodies)
+		ids, ts, paths, sessions, reqModels, resModels, provNames, provTypes, statuses, searches, heads, bodies)
 	if err != nil {
 		return err
 	}

@@ -43,28 +43,45 @@ func searchText(e *audit.Entry) string {
 }
 
 // Bodies are stored apart from the rest of the entry, so that lists never
-// read them: the request body alone, as recorded, and the others in one
-// binary record: bodiesVersion, then the bodies list of
-// records.AppendBodyList (the response body, the attempts' and the
-// revisions' bodies). Bodies are stored as recorded, not validated; they
-// read back through audit.ReadableBody, so what is read is always JSON.
-const bodiesVersion = 1
+// read them, in one binary record sealed by records.Seal (compressed with
+// S2 when that pays, as the bbolt engine stores its body chunks, so that
+// the database receives, writes and keeps a fraction of the bytes):
+// bodiesWithRequest, then the request body (records.AppendBody), then the
+// bodies list of records.AppendBodyList (the response body, the attempts'
+// and the revisions' bodies). Entries written before kept the request body
+// alone in the request_body column, as recorded, and the others after
+// bodiesVersion, uncompressed; both read back alike. Bodies are stored as
+// recorded, not validated; they read back through audit.ReadableBody, so
+// what is read is always JSON.
+const (
+	bodiesVersion     = 1
+	bodiesWithRequest = 2
+)
+
+// bodyScratch holds encodeEntry's buffers for reuse across calls.
+type bodyScratch struct{ raw, sealed []byte }
 
 // encodeEntry returns the stored head (the entry without bodies, JSON) and
-// the record of its bodies but the request body (nil when there are none).
-func encodeEntry(e *audit.Entry) (head, bodies []byte, err error) {
+// the record of its bodies (nil when there are none), a slice of its own.
+// sc, when not nil, keeps the buffers for the next call.
+func encodeEntry(e *audit.Entry, sc *bodyScratch) (head, bodies []byte, err error) {
 	h := *e
 	h.Data = e.Data.WithoutBodies()
 	if head, err = json.Marshal(&h); err != nil {
 		return nil, nil, store.Unstorable("encoding", fmt.Errorf("postgres: encode audit entry: %w", err))
 	}
-	size := records.BodiesSize(e.Data, false)
-	if size == 0 {
+	if records.BodiesSize(e.Data, true) == 0 {
 		return head, nil, nil
 	}
+	if sc == nil {
+		sc = &bodyScratch{}
+	}
 	d := e.Data
-	b := append(make([]byte, 0, size), bodiesVersion)
-	return head, records.AppendBodyList(b, d.ResponseBody, d.Attempts, d.RequestRevisions), nil
+	raw := append(sc.raw[:0], bodiesWithRequest)
+	raw = records.AppendBody(raw, d.RequestBody)
+	sc.raw = records.AppendBodyList(raw, d.ResponseBody, d.Attempts, d.RequestRevisions)
+	bodies, sc.sealed = records.Seal(sc.sealed, sc.raw)
+	return head, bodies, nil
 }
 
 // decodeHead decodes a stored head (see audit.DecodeEntry).
@@ -91,7 +108,21 @@ func restoreBodies(e *audit.Entry, reqBody, b []byte) error {
 	if len(b) == 0 {
 		return nil
 	}
-	if b[0] != bodiesVersion || !records.ReadBodyList(d, b[1:]) {
+	b, err := records.Open(b)
+	if err != nil || len(b) == 0 {
+		return errCorrupt
+	}
+	ok := false
+	switch b[0] {
+	case bodiesVersion:
+		ok = records.ReadBodyList(d, b[1:])
+	case bodiesWithRequest:
+		var rest []byte
+		if d.RequestBody, rest, ok = records.ReadBody(b[1:]); ok {
+			ok = records.ReadBodyList(d, rest)
+		}
+	}
+	if !ok {
 		return errCorrupt
 	}
 	return nil

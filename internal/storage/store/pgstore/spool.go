@@ -29,10 +29,12 @@ const (
 )
 
 // encodeSpooled returns q as a spool value: for an entry, spoolEntry, the
-// stored head and the request body each as a uvarint length and bytes,
-// then the bodies record (encodeEntry); for a usage record, spoolUsage
-// and its JSON (records.EncodeUsageJSON). What PostgreSQL would store,
-// so that decoding gives back what writing expects.
+// stored head and an empty request body each as a uvarint length and
+// bytes, then the bodies record (encodeEntry, which holds the request
+// body; values spooled by earlier versions carry it here instead); for a
+// usage record, spoolUsage and its JSON (records.EncodeUsageJSON). What
+// PostgreSQL would store, so that decoding gives back what writing
+// expects.
 func encodeSpooled(q queued) ([]byte, error) {
 	if q.u != nil {
 		b, err := records.EncodeUsageJSON(q.u)
@@ -41,20 +43,15 @@ func encodeSpooled(q queued) ([]byte, error) {
 		}
 		return append([]byte{spoolUsage}, b...), nil
 	}
-	head, bodies, err := encodeEntry(q.e)
+	head, bodies, err := encodeEntry(q.e, nil)
 	if err != nil {
 		return nil, err
 	}
-	var req []byte
-	if q.e.Data != nil {
-		req = q.e.Data.RequestBody
-	}
-	b := make([]byte, 0, 1+2*binary.MaxVarintLen64+len(head)+len(req)+len(bodies))
+	b := make([]byte, 0, 2+binary.MaxVarintLen64+len(head)+len(bodies))
 	b = append(b, spoolEntry)
 	b = binary.AppendUvarint(b, uint64(len(head)))
 	b = append(b, head...)
-	b = binary.AppendUvarint(b, uint64(len(req)))
-	b = append(b, req...)
+	b = binary.AppendUvarint(b, 0)
 	return append(b, bodies...), nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -86,6 +87,21 @@ func BenchmarkAuditWriter(b *testing.B) {
 	for _, size := range []int{1 << 10, 64 << 10} {
 		b.Run(fmt.Sprintf("%dKiB", size>>10), func(b *testing.B) { benchAuditWriter(b, jsonBody(size)) })
 	}
+	b.Run("64KiB-text", func(b *testing.B) { benchAuditWriter(b, textBody(64<<10)) })
+}
+
+// textBody is a chat request of about n bytes whose content is words of
+// random letters: text that compresses about as little as prose.
+func textBody(n int) json.RawMessage {
+	r := rand.New(rand.NewPCG(1, 2))
+	var sb strings.Builder
+	for sb.Len() < n-80 {
+		for range 2 + r.IntN(8) {
+			sb.WriteByte(byte('a' + r.IntN(26)))
+		}
+		sb.WriteByte(' ')
+	}
+	return json.RawMessage(`{"model":"gpt-4o-mini","messages":[{"role":"user","content":"` + sb.String() + `"}]}`)
 }
 
 // benchAuditWriter is BenchmarkAuditWriter with one body.

@@ -82,7 +82,8 @@ func (e *Engine) admitVia(ms []match, a *Admission, along *Along) (rej *Rejectio
 	if e.shared == nil {
 		return nil, false
 	}
-	if along == nil && e.admitLeased(sortByID(ms), a, e.tokensEnforced.Load()) {
+	ms = sortByID(ms)
+	if along == nil && e.admitLeased(ms, a, e.tokensEnforced.Load()) {
 		return nil, true
 	}
 	err := errSharedDown
@@ -101,10 +102,9 @@ func (e *Engine) admitVia(ms []match, a *Admission, along *Along) (rej *Rejectio
 	return nil, false
 }
 
-// admitShared asks the backend to admit ms (sorted and deduplicated here),
-// with along when not nil, and fills in a from its answer.
+// admitShared asks the backend to admit ms (sorted and deduplicated by
+// sortByID), with along when not nil, and fills in a from its answer.
 func (e *Engine) admitShared(ms []match, a *Admission, along *Along) (*Rejection, error) {
-	ms = sortByID(ms)
 	tokens := e.tokensEnforced.Load()
 	nowMs := floorDiv(e.nowNanos(), int64(time.Millisecond))
 	req := SharedAdmission{Now: nowMs, Tokens: tokens, Counters: make([]SharedCounter, len(ms)), Along: along}

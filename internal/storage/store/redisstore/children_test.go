@@ -70,19 +70,9 @@ func TestRateLimitChildrenThroughRedis(t *testing.T) {
 	o := engineOpts{url: url, prefix: prefix, now: clk.Now}
 	e1, _ := newSharedEngine(t, o, tmpl)
 	e2, _ := newSharedEngine(t, o, tmpl)
-	admit := func(e *limits.Engine, path string, n int) {
-		t.Helper()
-		for i := 0; i < n; i++ {
-			a, rej := e.AdmitUserPath(path)
-			if rej != nil {
-				t.Fatalf("%s request %d refused: %s", path, i, rej.Reason)
-			}
-			a.Done(0)
-		}
-	}
-	admit(e1, "/customers/alice", 2)
-	admit(e2, "/customers/alice", 1)
-	admit(e2, "/customers/bob", 1) // e1 never sees bob
+	admitN(t, e1, "/customers/alice", 2)
+	admitN(t, e2, "/customers/alice", 1)
+	admitN(t, e2, "/customers/bob", 1) // e1 never sees bob
 
 	kids, err := e1.Children(tmpl.Key())
 	if err != nil || len(kids) != 2 {

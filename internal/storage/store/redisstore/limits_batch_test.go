@@ -13,16 +13,25 @@ import (
 	"github.com/modelgate/modelgate/internal/testkit/redistest"
 )
 
+// windowKeys returns the rate-limit window hashes under rl's prefix.
+func windowKeys(t *testing.T, rl *RateLimits) []string {
+	t.Helper()
+	keys, err := rl.r.Keys(context.Background(), rl.c.Key("rl", "w", "")+"*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return keys
+}
+
 // windowHash returns the fields of the one rate-limit window hash under
 // rl's prefix.
 func windowHash(t *testing.T, rl *RateLimits) map[string]string {
 	t.Helper()
-	ctx := context.Background()
-	keys, err := rl.r.Keys(ctx, rl.c.Key("rl", "w", "")+"*").Result()
-	if err != nil || len(keys) != 1 {
-		t.Fatalf("window keys %v, %v; want one", keys, err)
+	keys := windowKeys(t, rl)
+	if len(keys) != 1 {
+		t.Fatalf("window keys %v; want one", keys)
 	}
-	h, err := rl.r.HGetAll(ctx, keys[0]).Result()
+	h, err := rl.r.HGetAll(context.Background(), keys[0]).Result()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,13 +52,7 @@ func TestSharedBatchesFarBelowCap(t *testing.T) {
 	}
 	hook := &roundTrips{}
 	rls[0].r.AddHook(hook)
-	for i := 0; i < 200; i++ {
-		a, rej := engines[0].AdmitUserPath("/team/app")
-		if rej != nil {
-			t.Fatalf("request %d refused: %v", i, rej)
-		}
-		a.Done(0)
-	}
+	admitN(t, engines[0], "/team/app", 200)
 	// Batches are at most 4 (1/1000 of the cap), so at least 50 calls.
 	if n := hook.n.Load(); n < 50 || n > 60 {
 		t.Errorf("200 admissions took %d round trips; want 50-60", n)
@@ -97,24 +100,14 @@ func TestSharedBatchGivenBack(t *testing.T) {
 	clk := &testClock{t: t0.Add(20 * time.Second)}
 	o := engineOpts{url: url, prefix: prefix, now: clk.Now}
 	e, rl := newSharedEngine(t, o, rootMinute(4000, 0))
-	admit := func(n int) {
-		t.Helper()
-		for i := 0; i < n; i++ {
-			a, rej := e.AdmitUserPath("/team/app")
-			if rej != nil {
-				t.Fatalf("refused: %v", rej)
-			}
-			a.Done(0)
-		}
-	}
 	// Batches of 1, 2, 4, 4 (the fourth with 3 left after 10 admissions
 	// would be 11 counted): the window counts one ahead.
-	admit(10)
+	admitN(t, e, "/team/app", 10)
 	if h := windowHash(t, rl); h["r"] != "11" {
 		t.Fatalf("window %v; want r=11 (10 admitted, 1 counted ahead)", h)
 	}
 	clk.Add(time.Minute)
-	admit(1)
+	admitN(t, e, "/team/app", 1)
 	if h := windowHash(t, rl); h["pr"] != "10" || h["r"] != "1" {
 		t.Fatalf("window %v after the next window's first admission; want pr=10 r=1", h)
 	}
@@ -123,13 +116,7 @@ func TestSharedBatchGivenBack(t *testing.T) {
 	small, rl2 := newSharedEngine(t, engineOpts{url: url2, prefix: prefix2, now: clk.Now}, rootMinute(1999, 0))
 	hook := &roundTrips{}
 	rl2.r.AddHook(hook)
-	for i := 0; i < 20; i++ {
-		a, rej := small.AdmitUserPath("/team/app")
-		if rej != nil {
-			t.Fatalf("refused: %v", rej)
-		}
-		a.Done(0)
-	}
+	admitN(t, small, "/team/app", 20)
 	if n := hook.n.Load(); n != 20 {
 		t.Errorf("20 admissions under rpm=1999 took %d round trips; want 20", n)
 	}
@@ -139,14 +126,9 @@ func TestSharedBatchGivenBack(t *testing.T) {
 // under rl's prefix.
 func windowRequests(t *testing.T, rl *RateLimits) []int64 {
 	t.Helper()
-	ctx := context.Background()
-	keys, err := rl.r.Keys(ctx, rl.c.Key("rl", "w", "")+"*").Result()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []int64
-	for _, k := range keys {
-		r, err := rl.r.HGet(ctx, k, "r").Int64()
+	for _, k := range windowKeys(t, rl) {
+		r, err := rl.r.HGet(context.Background(), k, "r").Int64()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -162,13 +144,7 @@ func TestSharedBatchDroppedWhenCapLowered(t *testing.T) {
 	url, prefix := redistest.New(t)
 	clk := &testClock{t: t0.Add(20 * time.Second)}
 	e, rl := newSharedEngine(t, engineOpts{url: url, prefix: prefix, now: clk.Now}, rootMinute(200_000, 0))
-	for i := 0; i < 3010; i++ {
-		a, rej := e.AdmitUserPath("/team/app")
-		if rej != nil {
-			t.Fatalf("request %d refused: %v", i, rej)
-		}
-		a.Done(0)
-	}
+	admitN(t, e, "/team/app", 3010)
 	if err := e.SetConfigRules([]limits.Rule{rootMinute(2000, 0)}); err != nil {
 		t.Fatal(err)
 	}
@@ -189,14 +165,8 @@ func TestSharedBatchesOfTwoRulesStayBounded(t *testing.T) {
 	e, rl := newSharedEngine(t, engineOpts{url: url, prefix: prefix, now: clk.Now}, rootMinute(200_000, 0), day)
 	admitted := int64(0)
 	for minute := 0; minute < 30; minute++ {
-		for i := 0; i < 150; i++ {
-			a, rej := e.AdmitUserPath("/team/app")
-			if rej != nil {
-				t.Fatalf("refused: %v", rej)
-			}
-			a.Done(0)
-			admitted++
-		}
+		admitN(t, e, "/team/app", 150)
+		admitted += 150
 		clk.Add(time.Minute)
 	}
 	dayCount := slices.Max(windowRequests(t, rl))

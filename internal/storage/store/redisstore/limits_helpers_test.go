@@ -194,3 +194,16 @@ func (p *tcpProxy) stop() {
 	}
 	p.conns = nil
 }
+
+// admitN admits n requests on path at e, each ended with Done(0), and
+// fails the test at the first refusal.
+func admitN(t testing.TB, e *limits.Engine, path string, n int) {
+	t.Helper()
+	for i := 0; i < n; i++ {
+		a, rej := e.AdmitUserPath(path)
+		if rej != nil {
+			t.Fatalf("%s request %d refused: %s", path, i, rej.Reason)
+		}
+		a.Done(0)
+	}
+}

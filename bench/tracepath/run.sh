@@ -105,5 +105,5 @@ calls() {
 echo "request: POST $endpoint"
 echo "own functions: $funcs in $files files and $pkgs packages"
 echo "route lookups: $(calls github.com/modelgate/modelgate/internal/request/routes/lookup.go Lookup)"
-echo "readiness waits: $(calls github.com/modelgate/modelgate/internal/glue/caddymodule/app.go WaitReady)"
+echo "readiness waits: $(calls github.com/modelgate/modelgate/internal/glue/caddymodule/runtime.go Ready)"
 cat "$work/funcs.txt"

@@ -111,7 +111,7 @@ type App struct {
 	sessionsHeld bool // this instance holds a sessionGuards reference
 
 	// keySvc and adminAPI need the store, which opens in Start; they are
-	// set before ready is closed and read only after it (see WaitReady).
+	// set before ready is closed and read only after it (see Ready).
 	keySvc     *keys.Service
 	keysHeld   bool   // this instance holds a keyServices reference
 	keysKey    string // the keyServices key it holds (see keysPoolKey)
@@ -119,9 +119,11 @@ type App struct {
 	limitsHeld bool // this instance holds a limiters reference
 	adminAPI   *admin.Handler
 	selfUsage  *selfusage.Handler
-	openHosts  *openHosts // the Caddy sites' host names, for OpenHostAllowed
+	openHosts  *openHosts // the Caddy sites' host names, for Runtime.OpenHostAllowed
 	ready      chan struct{}
 	startErr   error
+	// rt is the started app's Runtime, set before ready is closed.
+	rt *Runtime
 
 	// vmodels holds the virtual models and failover routes in force.
 	vmodels *vmodels.Service
@@ -293,11 +295,14 @@ func (a *App) Provision(ctx caddy.Context) error {
 // a config it may never start (`caddy validate`, `adapt`, a failed load)
 // and, on reload, provisions the new config while the old one still holds
 // the bbolt file lock. Everything that needs the store is therefore built
-// here too, and the handlers wait for it through WaitReady: Caddy starts
+// here too, and the handlers wait for it through Ready: Caddy starts
 // apps in no fixed order, so the HTTP server may already accept requests.
 func (a *App) Start() error {
 	err := a.start()
 	a.startErr = err
+	if err == nil {
+		a.rt = a.runtime()
+	}
 	select {
 	case <-a.ready: // Caddy starts an app once; this only guards misuse.
 	default:
@@ -464,45 +469,11 @@ func (a *App) Stop() error {
 	return errors.Join(errs...)
 }
 
-// Effective returns the configuration in force after layering.
-func (a *App) Effective() config.Config { return a.effective }
-
-// Auth returns the credential checker.
-func (a *App) Auth() *keys.Authenticator { return a.auth }
-
 // Proxy returns the model-endpoint service.
 func (a *App) Proxy() *proxy.Service { return a.proxy }
 
 // Store returns the open store, or nil before Start.
 func (a *App) Store() *store.Store { return a.store }
-
-// OpenHostAllowed reports whether a request whose Host header is host
-// (with or without a port) may be served while no credential exists at
-// all (Auth().Required() false): host is localhost or a name under
-// .localhost, a loopback address (127.0.0.0/8, ::1), or a name a host
-// matcher of the Caddy http app's routes names (a Caddyfile site
-// address's host). Any other name may be one a web page points at
-// 127.0.0.1 to reach this gateway from the browser (DNS rebinding). Call
-// it after WaitReady.
-func (a *App) OpenHostAllowed(host string) bool { return a.openHosts.allowed(host) }
-
-// WaitReady waits until Start has run (or ctx ends) and reports whether it
-// succeeded. Handlers call it before using AdminAPI, Limiter or the managed
-// keys of Auth; once the app is started it costs one channel check.
-func (a *App) WaitReady(ctx context.Context) error {
-	select {
-	case <-a.ready:
-		if a.startErr != nil {
-			return errors.New("modelgate failed to start")
-		}
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// AdminAPI returns the admin API handler, or nil before Start.
-func (a *App) AdminAPI() *admin.Handler { return a.adminAPI }
 
 // providerInfo lists the provider instances in service.
 func (a *App) providerInfo() []admin.ProviderInfo {

@@ -103,7 +103,3 @@ func (a *App) adminCache() *cache.Cache {
 	}
 	return a.respCache.Cache
 }
-
-// ResponseCache returns the response cache, or nil when it is off or the
-// app has not started.
-func (a *App) ResponseCache() *ResponseCache { return a.respCache }

@@ -22,12 +22,3 @@ func (a *App) provisionRequestMetrics(ctx caddy.Context) error {
 	}
 	return nil
 }
-
-// RequestMetrics returns the observer the audit stage records each
-// finished model request with; nil before Provision.
-func (a *App) RequestMetrics() *reqmetrics.Observer {
-	if a == nil {
-		return nil
-	}
-	return a.reqMetrics
-}

@@ -67,6 +67,3 @@ func (a *App) releaseSessions() error {
 	}
 	return nil
 }
-
-// Sessions returns the runaway-session guard, or nil before Start.
-func (a *App) Sessions() *sessions.Guard { return a.sessionGuard }

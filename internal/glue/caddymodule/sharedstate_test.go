@@ -46,10 +46,10 @@ func TestResponseCacheSharedThroughRedis(t *testing.T) {
 	}
 	var k cache.Key
 	k[0] = 42
-	if err := apps[0].ResponseCache().Put(cache.Meta{Key: k}, &cache.Answer{Chunks: [][]byte{[]byte("hi")}}); err != nil {
+	if err := apps[0].respCache.Put(cache.Meta{Key: k}, &cache.Answer{Chunks: [][]byte{[]byte("hi")}}); err != nil {
 		t.Fatal(err)
 	}
-	ans, _, err := apps[1].ResponseCache().Lookup(context.Background(), k, false)
+	ans, _, err := apps[1].respCache.Lookup(context.Background(), k, false)
 	if err != nil || ans == nil || string(ans.Chunks[0]) != "hi" {
 		t.Fatalf("no hit at the second app: %v, %v", ans, err)
 	}

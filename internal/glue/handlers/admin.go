@@ -55,17 +55,18 @@ func (h *Admin) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp
 	if rt == nil || (rt.Shape != routes.ShapeAdmin && rt.Shape != routes.ShapeDashboard) {
 		return next.ServeHTTP(w, r)
 	}
-	if err := waitReady(h.app, r); err != nil {
+	gw, err := started(h.app, r)
+	if err != nil {
 		apierr.WriteFor(w, r, notReady())
 		return nil
 	}
-	if h.app.Effective().Admin.EndpointsOn() && rt.Credential != routes.CredentialNone {
+	if gw.Config.Admin.EndpointsOn() && rt.Credential != routes.CredentialNone {
 		if info := reqinfo.From(r.Context()); info == nil || !info.Admin {
 			apierr.WriteFor(w, r, apierr.Unauthorized("the admin API needs modelgate_auth in front of modelgate_admin").
 				WithCode("admin_auth_required"))
 			return nil
 		}
 	}
-	h.app.AdminAPI().ServeHTTP(w, r)
+	gw.Admin.ServeHTTP(w, r)
 	return nil
 }

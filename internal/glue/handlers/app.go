@@ -28,19 +28,23 @@ func loadApp(ctx caddy.Context) (*caddymodule.App, error) {
 	return app, nil
 }
 
-// waitReady waits until app has started (caddymodule.App.WaitReady), once
-// per request: the stage that waited marks the request's reqinfo.Info,
-// and the later stages go on at once.
-func waitReady(app *caddymodule.App, r *http.Request) error {
+// started returns the started app's runtime, waiting for the app to start
+// (caddymodule.App.Ready) once per request: the stage that waited keeps
+// the runtime on the request's reqinfo.Info, and the later stages read it
+// from there.
+func started(app *caddymodule.App, r *http.Request) (*caddymodule.Runtime, error) {
 	info := reqinfo.From(r.Context())
-	if info != nil && info.Ready() {
-		return nil
+	if info != nil {
+		if rt, ok := info.Started().(*caddymodule.Runtime); ok {
+			return rt, nil
+		}
 	}
-	if err := app.WaitReady(r.Context()); err != nil {
-		return err
+	rt, err := app.Ready(r.Context())
+	if err != nil {
+		return nil, err
 	}
 	if info != nil {
-		info.MarkReady()
+		info.SetStarted(rt)
 	}
-	return nil
+	return rt, nil
 }

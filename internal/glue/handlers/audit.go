@@ -94,10 +94,14 @@ func audited(app *caddymodule.App, w http.ResponseWriter, r *http.Request, serve
 	if !ok {
 		rt = routes.AuditedUnmatched(rt, routes.Path(r))
 	}
-	if rt == nil || !rt.Audited || app == nil || waitReady(app, r) != nil {
+	if rt == nil || !rt.Audited || app == nil {
 		return serve(w, r)
 	}
-	return auditServe(app.Auditing(), app.RequestMetrics(), rt, w, r, serve, admitted && ok)
+	gw, err := started(app, r)
+	if err != nil {
+		return serve(w, r)
+	}
+	return auditServe(gw.Auditing, gw.Metrics, rt, w, r, serve, admitted && ok)
 }
 
 // auditServe runs serve for r, a request to the audited route rt, and

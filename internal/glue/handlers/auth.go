@@ -59,6 +59,8 @@ var (
 // or its connection is closed.
 type Auth struct {
 	app *caddymodule.App
+	// bodyTimeout is the app's read_body_timeout, read in Provision.
+	bodyTimeout time.Duration
 }
 
 // CaddyModule returns the Caddy module information.
@@ -72,7 +74,11 @@ func (Auth) CaddyModule() caddy.ModuleInfo {
 // Provision connects the handler to the modelgate app.
 func (h *Auth) Provision(ctx caddy.Context) (err error) {
 	h.app, err = loadApp(ctx)
-	return err
+	if err != nil {
+		return err
+	}
+	h.bodyTimeout = h.app.EffectiveReadBodyTimeout()
+	return nil
 }
 
 // ServeHTTP authenticates the request and passes it on.
@@ -82,7 +88,7 @@ func (h *Auth) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.
 		// so a client trickling one is cut off, with or without a valid
 		// key. Without a body there is no deadline to set: net/http is
 		// already watching the connection for the client going away.
-		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(h.app.EffectiveReadBodyTimeout()))
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(h.bodyTimeout))
 	}
 	info, r := requestInfo(r)
 	cred, sent := keys.Credential(r.Header)
@@ -102,12 +108,13 @@ func (h *Auth) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.
 		return h.refuse(w, r, apierr.InvalidRequest("the request carries conflicting credentials: send one key, "+
 			"in Authorization: Bearer <key> or x-api-key, once").WithCode("conflicting_credentials"))
 	}
-	if err := waitReady(h.app, r); err != nil {
+	gw, err := started(h.app, r)
+	if err != nil {
 		return h.refuse(w, r, notReady())
 	}
-	cfg := h.app.Effective()
+	cfg := &gw.Config
 	adminPath := need == routes.CredentialAdmin
-	if adminPath && h.app.AdminAPI().LegacyBeforeAuth(w, r) {
+	if adminPath && gw.Admin.LegacyBeforeAuth(w, r) {
 		return nil // the retired legacy alias: 410 whoever asks
 	}
 	if adminPath && !cfg.Admin.EndpointsOn() {
@@ -115,7 +122,7 @@ func (h *Auth) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.
 		// there is nothing to protect.
 		return next.ServeHTTP(w, r)
 	}
-	auth := h.app.Auth()
+	auth := gw.Auth
 	if !auth.Required() {
 		// No credential exists at all: model endpoints are open, the admin
 		// API only when explicitly allowed.
@@ -128,14 +135,14 @@ func (h *Auth) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.
 			return h.refuse(w, r, apierr.Unauthorized("this gateway has no master key, so it answers only clients on this machine: "+
 				"set GATEWAY_MASTER_KEY (or master_key) and send it as Authorization: Bearer <key>").WithCode("master_key_required"))
 		}
-		if !h.app.OpenHostAllowed(r.Host) {
+		if !gw.OpenHostAllowed(r.Host) {
 			// A page that points a name it owns at 127.0.0.1 (DNS
 			// rebinding) reaches the gateway from the visitor's browser,
 			// with that name in Host.
 			return h.refuse(w, r, hostNotAllowed())
 		}
 		info.Admin = adminPath
-		return h.withUserPath(w, r, next, info, "")
+		return h.withUserPath(w, r, next, info, "", cfg.Server.UserPathHeader)
 	}
 	if !sent {
 		return h.refuse(w, r, apierr.Unauthorized("missing API key: send Authorization: Bearer <key> or x-api-key").WithCode("missing_api_key"))
@@ -156,18 +163,17 @@ func (h *Auth) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.
 			"this API key has no dashboard access; grant it with PATCH /admin/auth-keys/{id} {\"dashboard_access\":true}").
 			WithCode("dashboard_access_denied"))
 	}
-	return h.withUserPath(w, r, next, info, res.UserPath)
+	return h.withUserPath(w, r, next, info, res.UserPath, cfg.Server.UserPathHeader)
 }
 
 // withUserPath settles the caller's user path, then passes the request on:
 // bound (the managed key's path) wins over the header; without either the
-// path is "/".
-func (h *Auth) withUserPath(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, info *reqinfo.Info, bound string) error {
+// path is "/". header is the user-path header's name.
+func (h *Auth) withUserPath(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, info *reqinfo.Info, bound, header string) error {
 	if bound != "" {
 		info.UserPath = bound
 		return next.ServeHTTP(w, r)
 	}
-	header := h.app.Effective().Server.UserPathHeader
 	p, err := userpath.Normalize(r.Header.Get(header))
 	if err != nil {
 		return h.refuse(w, r, apierr.InvalidRequest("invalid "+header+" header: "+err.Error()).

@@ -85,14 +85,14 @@ func (h *Cache) Provision(ctx caddy.Context) (err error) {
 // answer.
 func (h *Cache) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	rt, ok := reqinfo.Route(r)
-	if !ok || !rt.Cacheable || waitReady(h.app, r) != nil {
+	if !ok || !rt.Cacheable {
 		return next.ServeHTTP(w, r)
 	}
-	rc := h.app.ResponseCache()
-	if rc == nil {
+	gw, err := started(h.app, r)
+	if err != nil || gw.Cache == nil {
 		return next.ServeHTTP(w, r)
 	}
-	return serveCached(rc, h.app.Proxy(), rt, w, r, next)
+	return serveCached(gw.Cache, gw.Proxy, rt, w, r, next)
 }
 
 // serveCached serves r, a request to the cacheable route rt, from rc or

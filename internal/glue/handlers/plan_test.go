@@ -122,7 +122,7 @@ func TestVirtualModelStageKeepsABodyRefusal(t *testing.T) {
 // has nothing to plan for (GET /health) passes at once, also before the
 // gateway has started.
 func TestVirtualModelStageDoesNotWaitOffModelRoutes(t *testing.T) {
-	h := &VirtualModel{app: &caddymodule.App{}} // never started: WaitReady would block
+	h := &VirtualModel{app: &caddymodule.App{}} // never started: Ready would block
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	req := httptest.NewRequest("GET", "/health", nil).WithContext(ctx)

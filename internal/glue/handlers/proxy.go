@@ -6,7 +6,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
-	"github.com/modelgate/modelgate/internal/glue/caddymodule"
+	"github.com/modelgate/modelgate/internal/gateway/proxy"
 )
 
 func init() {
@@ -26,7 +26,7 @@ var (
 // answered, unknown routes and routes not served yet with 404 in the
 // gateway shape.
 type ProviderProxy struct {
-	app *caddymodule.App
+	px *proxy.Service
 }
 
 // CaddyModule returns the Caddy module information.
@@ -38,13 +38,17 @@ func (ProviderProxy) CaddyModule() caddy.ModuleInfo {
 }
 
 // Provision connects the handler to the modelgate app.
-func (h *ProviderProxy) Provision(ctx caddy.Context) (err error) {
-	h.app, err = loadApp(ctx)
-	return err
+func (h *ProviderProxy) Provision(ctx caddy.Context) error {
+	app, err := loadApp(ctx)
+	if err != nil {
+		return err
+	}
+	h.px = app.Proxy()
+	return nil
 }
 
 // ServeHTTP answers the request.
 func (h *ProviderProxy) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Handler) error {
-	h.app.Proxy().ServeHTTP(w, r)
+	h.px.ServeHTTP(w, r)
 	return nil
 }

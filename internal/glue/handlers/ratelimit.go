@@ -80,12 +80,13 @@ func (h *RateLimit) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddy
 	if kind == routes.CountNone {
 		return next.ServeHTTP(w, r)
 	}
-	if err := waitReady(h.app, r); err != nil {
+	gw, err := started(h.app, r)
+	if err != nil {
 		apierr.WriteFor(w, r, notReady())
 		return nil
 	}
 	info, r := requestInfo(r)
-	w, done, ok := admitSession(h.app.Sessions(), kind, w, r, info)
+	w, done, ok := admitSession(gw.Sessions, kind, w, r, info)
 	if !ok {
 		return nil
 	}
@@ -94,7 +95,7 @@ func (h *RateLimit) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddy
 		// ends.
 		defer done()
 	}
-	return serveLimited(h.app.Budgets(), budgetCheckFor(rt), h.app.Limiter(), kind, w, r, next)
+	return serveLimited(gw.Budgets, budgetCheckFor(rt), gw.Limiter, kind, w, r, next)
 }
 
 // serveLimited serves r with next under the budgets of bs as check says

@@ -49,9 +49,11 @@ func (h *VirtualModel) Provision(ctx caddy.Context) (err error) {
 // passes it on.
 func (h *VirtualModel) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	var px *proxy.Service
-	if rt, ok := reqinfo.Route(r); ok && proxy.Plans(rt.Shape) && waitReady(h.app, r) == nil {
-		px = h.app.Proxy()
-	} // else nothing to plan, or the proxy answers that the gateway is not ready
+	if rt, ok := reqinfo.Route(r); ok && proxy.Plans(rt.Shape) {
+		if gw, err := started(h.app, r); err == nil {
+			px = gw.Proxy
+		} // else the proxy answers that the gateway is not ready
+	}
 	return routeRequest(px, w, r, next)
 }
 

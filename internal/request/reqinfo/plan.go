@@ -123,10 +123,11 @@ func Route(r *http.Request) (*routes.Route, bool) {
 	return i.route, i.routeOK
 }
 
-// Ready reports whether a stage already waited for the gateway to be
-// ready for this request (MarkReady).
-func (i *Info) Ready() bool { return i.ready }
+// Started returns what SetStarted recorded: the started gateway as the
+// first stage that waited for it found it, or nil when no stage has
+// waited yet for this request.
+func (i *Info) Started() any { return i.started }
 
-// MarkReady records that the gateway is ready, so that later stages of the
-// same request do not wait again.
-func (i *Info) MarkReady() { i.ready = true }
+// SetStarted records the started gateway v (the Caddy glue's runtime), so
+// that the later stages of this request read it instead of waiting again.
+func (i *Info) SetStarted(v any) { i.started = v }

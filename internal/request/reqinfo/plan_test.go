@@ -55,11 +55,12 @@ func TestPlanKeptUntilDropped(t *testing.T) {
 	if info.Plan() != nil {
 		t.Fatal("plan not dropped")
 	}
-	if info.Ready() {
-		t.Fatal("a new request is marked ready")
+	if info.Started() != nil {
+		t.Fatal("a new request has a started gateway")
 	}
-	info.MarkReady()
-	if !info.Ready() {
-		t.Fatal("MarkReady not kept")
+	gw := new(int)
+	info.SetStarted(gw)
+	if info.Started() != gw {
+		t.Fatal("SetStarted not kept")
 	}
 }

@@ -170,8 +170,8 @@ type Info struct {
 	route                  *routes.Route
 	routeOK                bool
 	routeMethod, routePath string
-	// ready: a stage waited for the gateway to be ready (MarkReady).
-	ready bool
+	// started is the started gateway, as SetStarted recorded it.
+	started any
 
 	// firstToken is how long after Start the first event carrying the
 	// answer's content was written to the client (MarkFirstToken); 0

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"go.opentelemetry.io/otel/propagation"
 )
 
 // maxListingBytes bounds a model listing answer.
@@ -118,3 +120,68 @@ func getListing(ctx context.Context, client *http.Client, url string, setHeaders
 	}
 	return body, nil
 }
+
+// IsRedirect reports whether status is a redirect (3xx). Adapters never
+// follow one (see New): on the model endpoints it is a provider failure,
+// and passthrough relays it as it came.
+func IsRedirect(status int) bool {
+	return status >= 300 && status < 400
+}
+
+// withoutRedirects returns a copy of c that answers a redirect with the
+// redirect itself instead of following it. Following one would send the
+// request again, prompt and all, wherever the upstream points, with the
+// provider's credential: net/http drops Authorization across hosts but
+// keeps other headers (x-api-key, api-key, xi-api-key), and keeps them all
+// on the same host.
+func withoutRedirects(c *http.Client) *http.Client {
+	out := *c
+	out.CheckRedirect = useLastResponse
+	return &out
+}
+
+// useLastResponse is an http.Client CheckRedirect that follows nothing.
+func useLastResponse(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+
+// propagateKey marks a context whose trace context goes upstream.
+type propagateKey struct{}
+
+// WithTracePropagation returns ctx marked so that the model calls made
+// with it send its trace context (traceparent, tracestate) to the
+// provider. Unmarked, nothing of the caller's trace leaves the gateway.
+func WithTracePropagation(ctx context.Context) context.Context {
+	return context.WithValue(ctx, propagateKey{}, true)
+}
+
+// injectTrace adds the trace context of req's context to its headers
+// when the context is marked by WithTracePropagation.
+func injectTrace(req *http.Request) {
+	if on, _ := req.Context().Value(propagateKey{}).(bool); on {
+		propagation.TraceContext{}.Inject(req.Context(), propagation.HeaderCarrier(req.Header))
+	}
+}
+
+// Addressed is a provider that knows the host its calls go to.
+type Addressed interface {
+	// ServerAddress is the host name of the instance's API root ("" for
+	// an in-process provider), as OpenTelemetry's server.address names it.
+	ServerAddress() string
+}
+
+// hostOf is the host name of baseURL, "" when it has none.
+func hostOf(baseURL string) string {
+	u, err := url.Parse(baseURL)
+	if err != nil {
+		return ""
+	}
+	return u.Hostname()
+}
+
+// ServerAddress implements Addressed.
+func (p *OpenAICompat) ServerAddress() string { return p.host }
+
+// ServerAddress implements Addressed.
+func (p *Anthropic) ServerAddress() string { return p.host }
+
+// ServerAddress implements Addressed.
+func (p *ElevenLabs) ServerAddress() string { return p.host }

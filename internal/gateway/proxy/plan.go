@@ -1,11 +1,16 @@
 package proxy
 
 import (
+	"context"
+	"errors"
 	"net/http"
 
+	"github.com/modelgate/modelgate/internal/domain/vmodels"
+	"github.com/modelgate/modelgate/internal/gateway/providers"
 	"github.com/modelgate/modelgate/internal/request/apierr"
 	"github.com/modelgate/modelgate/internal/request/reqinfo"
 	"github.com/modelgate/modelgate/internal/request/routes"
+	"go.uber.org/zap"
 )
 
 // Plan returns the plan of r (reqinfo.Plan), making it when no stage did
@@ -123,4 +128,143 @@ func (s *Service) planBody(r *http.Request, info *reqinfo.Info, own bool) (reque
 		return requestFields{}, scanError(b.ScanErr)
 	}
 	return requestFields{b.Fields}, nil
+}
+
+// routed is the target a request was routed to.
+type routed struct {
+	provider providers.Provider
+	model    string  // upstream model id
+	slowdown float64 // factor the answer is delayed by; 0 none
+	alias    bool    // the requested model is a virtual model
+}
+
+// target is t as a plan records it.
+func (t routed) target() reqinfo.Target {
+	return reqinfo.Target{Provider: t.provider.Name(), ProviderType: t.provider.Type(), Model: t.model,
+		Slowdown: t.slowdown, Alias: t.alias}
+}
+
+// planned is the first target of plan p, a target the plan's provider
+// still serves; ok is false when the provider is gone (a reload between
+// the plan and the call).
+func (s *Service) planned(p *reqinfo.Plan) (routed, bool) {
+	prov, ok := s.Registry.Provider(p.Target.Provider)
+	return routed{provider: prov, model: p.Target.Model, slowdown: p.Target.Slowdown, alias: p.Target.Alias}, ok
+}
+
+// route maps the model requested by the caller info describes to its
+// target. When the virtual-model stage ran (info.VirtualModels), a
+// virtual model's source resolves through its row (info.AliasUsed is
+// set); otherwise, and for a model that is no virtual model, the model
+// routes as a provider model, which the model access policies may keep
+// from the caller.
+func (s *Service) route(ctx context.Context, info *reqinfo.Info, requested string) (routed, error) {
+	if info.VirtualModels {
+		ch, isAlias, err := s.VirtualModels.Resolve(requested, info.UserPath, info.SessionID, availability{s})
+		if isAlias {
+			if err != nil {
+				return routed{}, accessDenied(requested)
+			}
+			p, ok := s.Registry.Provider(ch.Provider)
+			if !ok { // rows are checked against the providers; kept as a guard
+				return routed{}, apierr.NotFound("virtual model " + requested + " names no configured provider").
+					WithParam("model").WithCode("model_not_found")
+			}
+			info.AliasUsed = true
+			return routed{provider: p, model: ch.Model, slowdown: ch.Slowdown, alias: true}, nil
+		}
+	}
+	p, model, err := s.resolve(ctx, requested)
+	if err != nil {
+		var unknown *providers.ErrUnknownModel
+		if errors.As(err, &unknown) {
+			return routed{}, apierr.NotFound(unknown.Error()).WithParam("model").WithCode("model_not_found")
+		}
+		return routed{}, apierr.New(http.StatusServiceUnavailable, apierr.TypeProvider, "model listings are not ready: "+err.Error())
+	}
+	t := routed{provider: p, model: model}
+	if t.slowdown, err = s.VirtualModels.Access(info.UserPath, p.Name(), model); err != nil {
+		return routed{}, accessDenied(requested)
+	}
+	return t, nil
+}
+
+// accessDenied is the 403 for a model the caller may not use.
+func accessDenied(model string) *apierr.Error {
+	return apierr.New(http.StatusForbidden, apierr.TypeInvalidRequest, "access to model "+model+" is denied").
+		WithParam("model").WithCode("model_access_denied")
+}
+
+// availability tells the virtual models which targets can take a request:
+// no saturated provider or model rule, and a provider whose last model
+// listing did not fail.
+type availability struct{ s *Service }
+
+// Available implements vmodels.Availability.
+func (a availability) Available(provider, model string) bool {
+	if a.s.Registry.ListingFailed(provider) {
+		return false
+	}
+	_, ok := a.s.TargetAvailable(provider, model)
+	return ok
+}
+
+var _ vmodels.Availability = availability{}
+
+// failoverTargets returns the failover route's targets after c, the
+// first call of req; nil when the virtual-model stage did not run or no
+// route applies.
+func (s *Service) failoverTargets(req *request, c *call) []string {
+	if !req.info.VirtualModels || c.in == ingressCountTokens {
+		return nil
+	}
+	return s.VirtualModels.FailoverTargets(req.requested, c.provider.Name(), c.model)
+}
+
+// planner makes the call of a request on one failover target (sub, a
+// copy of the request naming that target): it routes it and checks that
+// the target's provider can take it; an error skips the target.
+type planner func(sub *request) (*call, error)
+
+// failoverCall plans req on the failover target selector (a virtual model
+// or a provider model) with plan, or returns nil when it cannot be tried
+// there (the reason is logged): unknown, denied, or a request its
+// provider cannot take. Routing a target does not mark the request as
+// served through an alias.
+func (s *Service) failoverCall(req *request, selector string, plan planner) *call {
+	sub := *req
+	sub.requested = selector
+	aliasUsed := req.info.AliasUsed
+	c, err := plan(&sub)
+	req.info.AliasUsed = aliasUsed
+	if err != nil {
+		s.logger().Warn("failover target skipped", zap.String("target", selector), zap.Error(err))
+		return nil
+	}
+	return c
+}
+
+// failover answers with c's call, then, while a call fails in a way
+// failover covers before anything reached the client, with the failover
+// targets in order (fallbacks, each planned by plan). try makes one call:
+// it answers the client and returns nil, or, when last is false, may
+// return the failure instead, writing nothing. When no further target can
+// be planned the last failure is the answer.
+func (s *Service) failover(w http.ResponseWriter, r *http.Request, req *request, c *call, fallbacks []string,
+	plan planner, try func(c *call, last bool) error) {
+	for next := 0; ; {
+		failure := try(c, next == len(fallbacks))
+		if failure == nil {
+			return // answered
+		}
+		c = nil
+		for c == nil && next < len(fallbacks) {
+			c = s.failoverCall(req, fallbacks[next], plan)
+			next++
+		}
+		if c == nil {
+			apierr.WriteFor(w, r, failure)
+			return
+		}
+	}
 }

@@ -14,8 +14,6 @@ import (
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
-	"go.uber.org/zap"
-
 	"github.com/modelgate/modelgate/internal/domain/audit"
 	"github.com/modelgate/modelgate/internal/domain/budgets"
 	"github.com/modelgate/modelgate/internal/domain/keys"
@@ -32,6 +30,7 @@ import (
 	"github.com/modelgate/modelgate/internal/storage/store/pgstore"
 	"github.com/modelgate/modelgate/internal/storage/store/redisstore"
 	"github.com/modelgate/modelgate/internal/surface/admin"
+	"go.uber.org/zap"
 )
 
 func init() {
@@ -483,4 +482,20 @@ func (a *App) providerInfo() []admin.ProviderInfo {
 		out[i] = admin.ProviderInfo{Name: p.Name(), Type: p.Type()}
 	}
 	return out
+}
+
+// DefaultReadBodyTimeout is how long a client has, by default, to send a
+// whole request body, counted from the moment the gateway's first handler
+// sees the request.
+const DefaultReadBodyTimeout = time.Minute
+
+// EffectiveReadBodyTimeout is how long a client has to send a whole
+// request body: the configured read_body_timeout, or
+// DefaultReadBodyTimeout when it is unset or zero. A client still sending when it runs out has its
+// connection closed, whether or not its credential was valid.
+func (a *App) EffectiveReadBodyTimeout() time.Duration {
+	if a.ReadBodyTimeout > 0 {
+		return time.Duration(a.ReadBodyTimeout)
+	}
+	return DefaultReadBodyTimeout
 }

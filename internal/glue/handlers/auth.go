@@ -1,12 +1,13 @@
 package handlers
 
 import (
+	"net"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
-
 	"github.com/modelgate/modelgate/internal/domain/keys"
 	"github.com/modelgate/modelgate/internal/glue/caddymodule"
 	"github.com/modelgate/modelgate/internal/request/apierr"
@@ -228,4 +229,23 @@ func credential(rt *routes.Route, _ bool) routes.Credential {
 		return routes.CredentialKey
 	}
 	return rt.Credential
+}
+
+// fromLoopback reports whether r comes from a client on a loopback
+// address (127.0.0.0/8, ::1, or an IPv4-mapped loopback). The client is
+// the one Caddy determined: the connection's peer, or the address a
+// trusted proxy forwarded (the server's trusted_proxies).
+func fromLoopback(r *http.Request) bool {
+	addr, _ := caddyhttp.GetVar(r.Context(), caddyhttp.ClientIPVarKey).(string)
+	if addr == "" {
+		addr = r.RemoteAddr
+		if host, _, err := net.SplitHostPort(addr); err == nil {
+			addr = host
+		}
+	}
+	ip, err := netip.ParseAddr(addr)
+	if err != nil {
+		return false
+	}
+	return ip.Unmap().IsLoopback()
 }

@@ -5,7 +5,6 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
-
 	"github.com/modelgate/modelgate/internal/domain/budgets"
 	"github.com/modelgate/modelgate/internal/domain/limits"
 	"github.com/modelgate/modelgate/internal/gateway/proxy"
@@ -243,4 +242,15 @@ func totalTokens(info *reqinfo.Info) int64 {
 		return 0
 	}
 	return u.TotalTokens
+}
+
+// classify is how the user-path rate limits count a request for rt: its
+// RateLimit in the route table. A path no route names, or a method its
+// path does not take (ok false), counts nothing: the proxy answers 404 or
+// 405.
+func classify(rt *routes.Route, ok bool) routes.Counting {
+	if !ok {
+		return routes.CountNone
+	}
+	return rt.RateLimit
 }

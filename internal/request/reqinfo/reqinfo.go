@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/modelgate/modelgate/internal/domain/catalog"
+	"github.com/modelgate/modelgate/internal/request/reqbody"
 	"github.com/modelgate/modelgate/internal/request/routes"
 )
 
@@ -374,4 +375,83 @@ func (i *Info) FirstToken() (time.Time, bool) {
 		return time.Time{}, false
 	}
 	return i.Start.Add(i.firstToken), true
+}
+
+// Body is a request body read whole by an earlier stage, with one scan of
+// its top level, so that later stages neither read nor scan it again.
+type Body struct {
+	// Bytes is the body as the client sent it. Stages must not modify it:
+	// the audit record keeps it. A stage that edits the body in place
+	// works on a copy.
+	Bytes []byte
+	// Fields are the members reqbody.Scan found; valid when ScanErr is nil.
+	Fields reqbody.Fields
+	// ScanErr is reqbody.Scan's refusal of the body (not a JSON object, a
+	// repeated member), for the stage that answers it.
+	ScanErr error
+	// Editable reports that no stage but the proxy holds Bytes (the
+	// proxy read it itself, as the stage that answers), so the proxy may
+	// edit it in place.
+	Editable bool
+}
+
+// SetBody records body, read whole, and scans its top level once.
+func (i *Info) SetBody(body []byte) {
+	i.body.Bytes = body
+	i.body.Fields, i.body.ScanErr = reqbody.Scan(body)
+	i.body.Editable = false
+	i.hasBody = true
+}
+
+// Body returns the body an earlier stage read, or nil when none did (the
+// stage then reads the request's body itself).
+func (i *Info) Body() *Body {
+	if !i.hasBody {
+		return nil
+	}
+	return &i.body
+}
+
+// Reservation is a hold on the budgets covering the caller for the
+// request's worst-case cost (budgets.Reservation), made when the request
+// was admitted. Settle replaces it with the real cost, or releases it
+// with cost 0; only the first call acts.
+type Reservation interface {
+	Settle(cost float64, at time.Time)
+}
+
+// SetReservation records r as the request's budget reservation, for the
+// stage that admitted the request to settle once it has ended
+// (SettleReservation).
+func (i *Info) SetReservation(r Reservation) {
+	i.mu.Lock()
+	i.reservation = r
+	i.mu.Unlock()
+}
+
+// SettleReservation settles the request's budget reservation with cost
+// (USD; 0 releases it: the request failed, was cancelled or its client
+// went away before it cost anything) at at, and reports whether there was
+// one. The reservation is forgotten first, so however many paths end the
+// request, it is settled once.
+func (i *Info) SettleReservation(cost float64, at time.Time) bool {
+	i.mu.Lock()
+	r := i.reservation
+	i.reservation = nil
+	i.mu.Unlock()
+	if r == nil {
+		return false
+	}
+	r.Settle(cost, at)
+	return true
+}
+
+// TakeReservation returns the request's budget reservation and forgets
+// it (nil when there is none), for a stage that settles it itself.
+func (i *Info) TakeReservation() Reservation {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	r := i.reservation
+	i.reservation = nil
+	return r
 }

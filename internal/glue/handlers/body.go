@@ -1,6 +1,11 @@
 package handlers
 
-import "io"
+import (
+	"io"
+	"net/http"
+
+	"github.com/modelgate/modelgate/internal/request/apierr"
+)
 
 // trustedLength is the largest declared Content-Length a body buffer is
 // sized by before any byte arrives; a longer body grows the buffer as it
@@ -66,3 +71,21 @@ func (b *replayBody) Read(p []byte) (int, error) {
 
 // Close closes the original body.
 func (b *replayBody) Close() error { return b.rest.Close() }
+
+// requestTimedOut answers a request whose body did not arrive within the
+// read_body_timeout (see Auth) while a stage read it: 408 request_timeout.
+// The stage that meets the timeout answers at once, because the failed
+// read also cancelled the request's context (net/http does so on any
+// read error of the connection): a later stage would take the request
+// for one whose client went away.
+func requestTimedOut(w http.ResponseWriter, r *http.Request) error {
+	apierr.WriteFor(w, r, apierr.RequestTimeout())
+	return nil
+}
+
+// bodyTimedOut reports whether err, a plan's refusal, is the 408 of a body
+// that did not arrive in time.
+func bodyTimedOut(err error) bool {
+	e, ok := err.(*apierr.Error)
+	return ok && e.StatusCode == http.StatusRequestTimeout
+}

@@ -13,6 +13,11 @@
 # Usage: bench/tracepath/run.sh [ENDPOINT [BODY]]
 # Default: a streamed /v1/messages request for model up/mock-chat.
 # Prints the counts, then the functions with their file, to stdout.
+#
+# With TRACEPATH_MAX_FUNCS and TRACEPATH_MAX_FILES set (CI sets them), it
+# also checks the path: it exits 1 when the request runs more functions
+# or files than those, or looks its route up or waits for the gateway
+# more than once.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -25,7 +30,17 @@ trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 go build -cover -covermode=atomic -coverpkg=github.com/modelgate/modelgate/... -o "$work/modelgate" ./cmd/modelgate
 go build -o "$work/mockupstream" ./cmd/mockupstream
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# free_port prints a loopback port nothing listens on.
+free_port() {
+	local p
+	while :; do
+		p=$((20000 + RANDOM % 40000))
+		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+			echo "$p"
+			return
+		fi
+	done
+}
 up_port=$(free_port)
 gw_port=$(free_port)
 admin_port=$(free_port)
@@ -102,8 +117,26 @@ calls() {
 	line=$(go tool cover -func="$work/trace.txt" | awk -v f="$file" -v n="$name" '!done && index($1, f ":") == 1 && $2 == n { split($1, a, ":"); print a[2]; done = 1 }')
 	awk -v f="$file" -v l="$line" 'index($1, f ":" l ".") == 1 { print $NF; found = 1; exit } END { if (!found) print 0 }' "$work/trace.txt"
 }
+lookups=$(calls github.com/modelgate/modelgate/internal/request/routes/lookup.go Lookup)
+waits=$(calls github.com/modelgate/modelgate/internal/glue/caddymodule/runtime.go Ready)
 echo "request: POST $endpoint"
 echo "own functions: $funcs in $files files and $pkgs packages"
-echo "route lookups: $(calls github.com/modelgate/modelgate/internal/request/routes/lookup.go Lookup)"
-echo "readiness waits: $(calls github.com/modelgate/modelgate/internal/glue/caddymodule/runtime.go Ready)"
+echo "route lookups: $lookups"
+echo "readiness waits: $waits"
 cat "$work/funcs.txt"
+
+if [ -n "${TRACEPATH_MAX_FUNCS:-}" ] || [ -n "${TRACEPATH_MAX_FILES:-}" ]; then
+	fail=""
+	if [ "$funcs" -gt "${TRACEPATH_MAX_FUNCS:-$funcs}" ]; then
+		fail+=" $funcs functions (at most $TRACEPATH_MAX_FUNCS);"
+	fi
+	if [ "$files" -gt "${TRACEPATH_MAX_FILES:-$files}" ]; then
+		fail+=" $files files (at most $TRACEPATH_MAX_FILES);"
+	fi
+	if [ "$lookups" -ne 1 ]; then fail+=" $lookups route lookups (1);"; fi
+	if [ "$waits" -ne 1 ]; then fail+=" $waits readiness waits (1);"; fi
+	if [ -n "$fail" ]; then
+		echo "the traced request's path grew:$fail" >&2
+		exit 1
+	fi
+fi

@@ -5,12 +5,13 @@ import (
 	"errors"
 	"net/http"
 
+	"go.uber.org/zap"
+
 	"github.com/modelgate/modelgate/internal/domain/vmodels"
 	"github.com/modelgate/modelgate/internal/gateway/providers"
 	"github.com/modelgate/modelgate/internal/request/apierr"
 	"github.com/modelgate/modelgate/internal/request/reqinfo"
 	"github.com/modelgate/modelgate/internal/request/routes"
-	"go.uber.org/zap"
 )
 
 // Plan returns the plan of r (reqinfo.Plan), making it when no stage did

@@ -5,11 +5,12 @@ import (
 	"math"
 	"unicode/utf8"
 
+	"github.com/tidwall/gjson"
+	"go.uber.org/zap"
+
 	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/gateway/providers"
 	"github.com/modelgate/modelgate/internal/gateway/providers/translate"
-	"github.com/tidwall/gjson"
-	"go.uber.org/zap"
 )
 
 // bodyUsage reads the usage of a whole upstream answer of endpoint ep.

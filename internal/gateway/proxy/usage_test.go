@@ -6,10 +6,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/gateway/providers"
 	"github.com/modelgate/modelgate/internal/request/reqinfo"
-	"github.com/tidwall/gjson"
 )
 
 // faultLog collects the UsageRejected calls of a service.

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
+	"go.uber.org/zap"
+
 	"github.com/modelgate/modelgate/internal/domain/audit"
 	"github.com/modelgate/modelgate/internal/domain/budgets"
 	"github.com/modelgate/modelgate/internal/domain/keys"
@@ -30,7 +32,6 @@ import (
 	"github.com/modelgate/modelgate/internal/storage/store/pgstore"
 	"github.com/modelgate/modelgate/internal/storage/store/redisstore"
 	"github.com/modelgate/modelgate/internal/surface/admin"
-	"go.uber.org/zap"
 )
 
 func init() {

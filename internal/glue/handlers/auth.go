@@ -8,6 +8,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+
 	"github.com/modelgate/modelgate/internal/domain/keys"
 	"github.com/modelgate/modelgate/internal/glue/caddymodule"
 	"github.com/modelgate/modelgate/internal/request/apierr"

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+
 	"github.com/modelgate/modelgate/internal/request/routes"
 )
 

@@ -7,6 +7,8 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"github.com/tidwall/gjson"
+
 	"github.com/modelgate/modelgate/internal/domain/audit"
 	"github.com/modelgate/modelgate/internal/domain/budgets"
 	"github.com/modelgate/modelgate/internal/domain/limits"
@@ -18,7 +20,6 @@ import (
 	"github.com/modelgate/modelgate/internal/request/reqinfo"
 	"github.com/modelgate/modelgate/internal/request/routes"
 	"github.com/modelgate/modelgate/internal/request/userpath"
-	"github.com/tidwall/gjson"
 )
 
 func init() {

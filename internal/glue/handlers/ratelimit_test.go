@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+
 	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/domain/limits"
 	"github.com/modelgate/modelgate/internal/domain/sessions"

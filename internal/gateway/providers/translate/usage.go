@@ -1,8 +1,9 @@
 package translate
 
 import (
-	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/tidwall/gjson"
+
+	"github.com/modelgate/modelgate/internal/domain/catalog"
 )
 
 // ChatUsage reads an OpenAI usage object (Chat Completions, embeddings);

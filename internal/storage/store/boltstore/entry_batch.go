@@ -5,9 +5,10 @@ import (
 	"encoding/binary"
 	"slices"
 
+	"go.etcd.io/bbolt"
+
 	"github.com/modelgate/modelgate/internal/domain/audit"
 	"github.com/modelgate/modelgate/internal/storage/store"
-	"go.etcd.io/bbolt"
 )
 
 // Body chunks. The writer packs the bodies records of a batch's entries

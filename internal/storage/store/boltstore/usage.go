@@ -6,10 +6,11 @@ import (
 	"math"
 	"time"
 
+	"go.etcd.io/bbolt"
+
 	"github.com/modelgate/modelgate/internal/domain/audit"
 	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/storage/store"
-	"go.etcd.io/bbolt"
 )
 
 // usageWrite is one encoded usage record waiting for the writer.

@@ -5,9 +5,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/modelgate/modelgate/internal/domain/catalog"
 	"github.com/modelgate/modelgate/internal/gateway/providers/translate"
-	"github.com/tidwall/gjson"
 )
 
 // ChatToMessagesResponse translates a non-streamed OpenAI chat completion

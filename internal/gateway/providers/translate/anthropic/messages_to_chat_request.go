@@ -4,8 +4,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/modelgate/modelgate/internal/gateway/providers/translate"
 	"github.com/tidwall/gjson"
+
+	"github.com/modelgate/modelgate/internal/gateway/providers/translate"
 )
 
 // messagesRequest holds the top-level fields of an Anthropic Messages

@@ -62,6 +62,10 @@ func TestCrossEndpointPassthroughProviderPolicy(t *testing.T) {
     enabled: false
 `)
 	g := startGateway(t, mockBlock("config_file "+cfg+"\n"+providerBlock("other", "mock", "", "")))
+	// Both providers list mock-transcribe: the bare name goes to demo, the
+	// first of them, once both listings are in (before that, to the first
+	// that has listed it, which may be other).
+	waitProvidersListed(t)
 	k := createKey(t, g, `{"name":"outsider","user_path":"/other"}`)
 	transcribe := func(path, key string) response {
 		body, ct := multipartBody(t, map[string]string{"model": "mock-transcribe"})

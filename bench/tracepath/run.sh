@@ -30,11 +30,15 @@ trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 go build -cover -covermode=atomic -coverpkg=github.com/modelgate/modelgate/... -o "$work/modelgate" ./cmd/modelgate
 go build -o "$work/mockupstream" ./cmd/mockupstream
 
-# free_port prints a loopback port nothing listens on.
+# free_port prints a loopback port that nothing listens on and that is not
+# in $taken, below Linux's ephemeral range (32768 and up): a port there may
+# be the local end of an outgoing connection, which a listener cannot bind.
+taken=" "
 free_port() {
 	local p
 	while :; do
-		p=$((20000 + RANDOM % 40000))
+		p=$((10000 + RANDOM % 20000))
+		case $taken in *" $p "*) continue ;; esac
 		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
 			echo "$p"
 			return
@@ -42,7 +46,9 @@ free_port() {
 	done
 }
 up_port=$(free_port)
+taken+="$up_port "
 gw_port=$(free_port)
+taken+="$gw_port "
 admin_port=$(free_port)
 
 "$work/mockupstream" -listen "127.0.0.1:$up_port" >"$work/mockupstream.log" 2>&1 &
@@ -64,15 +70,18 @@ http://127.0.0.1:$gw_port {
 }
 CONF
 
+# wait_up PORT PATH LOG: up to 60 s for the server on PORT to answer PATH
+# with a success; when it does not, LOG's end goes to stderr.
 wait_up() {
-	for _ in $(seq 200); do
+	for _ in $(seq 1200); do
 		curl -sf -o /dev/null "http://127.0.0.1:$1$2" && return 0
 		sleep 0.05
 	done
-	echo "server on port $1 did not answer" >&2
+	echo "server on port $1 did not answer $2 within 60 s; the end of its log:" >&2
+	tail -n 20 "$3" >&2
 	return 1
 }
-wait_up "$up_port" /v1/models
+wait_up "$up_port" /v1/models "$work/mockupstream.log"
 
 request() {
 	curl -sf -o /dev/null -N "http://127.0.0.1:$gw_port$endpoint" \
@@ -85,7 +94,7 @@ run() {
 	rm -rf "$work/data"
 	GOCOVERDIR="$1" "$work/modelgate" run --config "$work/Caddyfile" --adapter caddyfile >"$work/gateway.log" 2>&1 &
 	local pid=$!
-	wait_up "$gw_port" /v1/models
+	wait_up "$gw_port" /v1/models "$work/gateway.log"
 	for _ in $(seq "$2"); do request; done
 	kill -INT "$pid"
 	wait "$pid" || true
